@@ -1,0 +1,1 @@
+"""Bots, policies, training and evaluation code for cdc."""

@@ -1,0 +1,161 @@
+"""Decisions a player (or the dice) can make, as small immutable values.
+
+Every action has a JSON form `{"kind": ..., fields...}` so that a game's history can be saved,
+replayed, and sent across a process or a network.
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import asdict, dataclass, fields
+from typing import Any, ClassVar
+
+
+class IllegalActionError(ValueError):
+    """An action the current decision does not allow; the game state is left unchanged."""
+
+
+@dataclass(frozen=True)
+class Action:
+    kind: ClassVar[str] = ""
+
+    def to_json(self) -> dict[str, Any]:
+        data = {"kind": self.kind}
+        for key, value in asdict(self).items():
+            data[key] = list(value) if isinstance(value, tuple) else value
+        return data
+
+    def __str__(self) -> str:
+        args = ", ".join(f"{f.name}={getattr(self, f.name)!r}" for f in fields(self))
+        return f"{self.kind}({args})" if args else self.kind
+
+
+@dataclass(frozen=True)
+class Roll(Action):
+    kind: ClassVar[str] = "roll"
+
+
+@dataclass(frozen=True)
+class Pass(Action):
+    """Decline what is offered: no sirop, no bet, no shout, no challenge, keep one's Boucliette."""
+
+    kind: ClassVar[str] = "pass"
+
+
+@dataclass(frozen=True)
+class DeclareCivet(Action):
+    kind: ClassVar[str] = "civet"
+    combination: str
+    stake: int
+
+
+@dataclass(frozen=True)
+class BetOnSuccess(Action):
+    """A bet that a Civet or a challenge succeeds."""
+
+    kind: ClassVar[str] = "bet_on_success"
+
+
+@dataclass(frozen=True)
+class BuyCul(Action):
+    kind: ClassVar[str] = "buy_cul"
+
+
+@dataclass(frozen=True)
+class Sirop(Action):
+    kind: ClassVar[str] = "sirop"
+
+
+@dataclass(frozen=True)
+class BirdBet(Action):
+    """A bet on the sirop die: Linotte 1, Alouette 2, Fauvette 3, Mouette 4, Bergeronnette 5,
+    Chouette 6."""
+
+    kind: ClassVar[str] = "bird_bet"
+    face: int
+
+
+BIRDS = ("linotte", "alouette", "fauvette", "mouette", "bergeronnette", "chouette")
+
+
+@dataclass(frozen=True)
+class Shout(Action):
+    """A shout in a race. `onset_ms` is when the shout began, in ms after the dice showed:
+    the caller's clock (audio timestamps, key presses, a bot's reaction time)."""
+
+    kind: ClassVar[str] = "shout"
+    phrase: str
+    onset_ms: float | None = None
+
+
+@dataclass(frozen=True)
+class ChallengeSoufflette(Action):
+    kind: ClassVar[str] = "soufflette"
+    target: int
+
+
+@dataclass(frozen=True)
+class KeepDice(Action):
+    """Between Soufflette throws: the faces kept (the others are thrown again)."""
+
+    kind: ClassVar[str] = "keep"
+    keep: tuple[int, ...] = ()
+
+    def __post_init__(self) -> None:
+        object.__setattr__(self, "keep", tuple(sorted(self.keep)))
+
+
+@dataclass(frozen=True)
+class ChallengeGrelottine(Action):
+    kind: ClassVar[str] = "grelottine"
+    combination: str
+    stake: int
+
+
+@dataclass(frozen=True)
+class UseBoucliette(Action):
+    kind: ClassVar[str] = "boucliette"
+
+
+@dataclass(frozen=True)
+class Dice(Action):
+    """A chance outcome: the faces that fell (or, for a random first player, 1..players)."""
+
+    kind: ClassVar[str] = "dice"
+    values: tuple[int, ...] = ()
+
+    def __post_init__(self) -> None:
+        object.__setattr__(self, "values", tuple(self.values))
+
+
+ACTION_TYPES: dict[str, type[Action]] = {
+    cls.kind: cls
+    for cls in (
+        Roll, Pass, DeclareCivet, BetOnSuccess, BuyCul, Sirop, BirdBet, Shout,
+        ChallengeSoufflette, KeepDice, ChallengeGrelottine, UseBoucliette, Dice,
+    )
+}
+
+
+def action_from_json(data: Any) -> Action:
+    """Rebuild an action from its JSON form, with an error that says what is wrong."""
+    if not isinstance(data, dict) or "kind" not in data:
+        raise IllegalActionError(f"an action must be an object with a 'kind', got {data!r}")
+    cls = ACTION_TYPES.get(data["kind"])
+    if cls is None:
+        raise IllegalActionError(
+            f"unknown action kind {data['kind']!r}; known kinds: {', '.join(ACTION_TYPES)}"
+        )
+    names = {f.name for f in fields(cls)}
+    extra = set(data) - names - {"kind"}
+    if extra:
+        raise IllegalActionError(f"action {data['kind']!r} has unknown fields {sorted(extra)}")
+    args = {k: tuple(v) if isinstance(v, list) else v for k, v in data.items() if k != "kind"}
+    try:
+        return cls(**args)
+    except TypeError as error:
+        raise IllegalActionError(f"action {data['kind']!r}: {error}") from None
+
+
+def valid_onset(onset_ms: float | None) -> bool:
+    return isinstance(onset_ms, (int, float)) and not isinstance(onset_ms, bool) and math.isfinite(onset_ms) and onset_ms >= 0

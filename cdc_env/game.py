@@ -1,0 +1,801 @@
+"""The game: a state that knows who must decide what, and moves when a decision is applied.
+
+The flow of a game is written as plain sequential code (generators): each `yield` is a moment
+where a player, or the dice, must decide. `GameState` drives that flow; its whole interface is
+`pending` (who decides what, with the legal options), `legal_actions()` and `apply_action()`.
+Chance is explicit: at a dice moment the caller, or the dice source given to the state, applies
+a `Dice` action. Every score change is an event with its reason, in `log`.
+
+A state saves as its ruleset and the actions applied to it (plus a snapshot that guards against
+corruption); loading replays them. Replaying is exact because the engine has no randomness and
+no clock of its own.
+"""
+
+from __future__ import annotations
+
+import copy
+import itertools
+from collections.abc import Generator, Iterable
+from dataclasses import dataclass, field
+from typing import Any
+
+from cdc_env.actions import (
+    Action,
+    BetOnSuccess,
+    BirdBet,
+    BuyCul,
+    ChallengeGrelottine,
+    ChallengeSoufflette,
+    DeclareCivet,
+    Dice,
+    IllegalActionError,
+    KeepDice,
+    Pass,
+    Roll,
+    Shout,
+    Sirop,
+    UseBoucliette,
+    action_from_json,
+    valid_onset,
+)
+from cdc_env.combinations import RACE_CHOUETTE_VELUTE, RACE_SUITE, Combination, classify
+from cdc_env.dice import DiceExhaustedError, DiceSource, dice_from_json
+from cdc_env.rules import Ruleset, RulesetError
+
+SAVE_FORMAT = "cdc-game/1"
+
+ITEMS = ("grelottine", "civet", "boucliette", "flan")
+
+# The phrase that answers each race. A shout of another phrase in a race is a Bévue.
+RACE_PHRASES = {
+    RACE_CHOUETTE_VELUTE: "pas_mou_le_caillou",
+    RACE_SUITE: "grelotte_ca_picote",
+    "suite_tie": "sans_fin",
+}
+
+# What each kind of decision asks, for messages and user interfaces.
+DECISION_TEXT = {
+    "turn_start": "roll the dice (or declare a Civet first)",
+    "civet_bet": "bet on the Civet's success, or pass",
+    "buy_cul": "buy the cul (the third die), or pass",
+    "sirop": "sirop the odd die, or keep the Chouette",
+    "sirop_bet": "bet a bird on the sirop die, or pass",
+    "race": "shout, or stay silent",
+    "soufflette": "challenge a player to a Soufflette, or pass",
+    "soufflette_keep": "choose the dice to keep before the next Soufflette throw",
+    "grelottine": "challenge the thrower to a Grelottine, or pass",
+    "boucliette": "cancel the challenge with a Boucliette, or pass",
+    "challenge_bet": "bet on the challenge's success, or pass",
+    "challenge_roll": "roll the challenge throw",
+    "chance": "the dice fall",
+}
+
+
+class GameError(RuntimeError):
+    pass
+
+
+class GameLoadError(ValueError):
+    """A saved game that cannot be loaded: says what is wrong with it."""
+
+
+class _Won(Exception):
+    """Ends the flow at once: a player reached the target on their own turn."""
+
+
+@dataclass(frozen=True)
+class Decision:
+    """A moment where `seat` (None: the dice) must choose one of `options`."""
+
+    seat: int | None
+    kind: str
+    options: tuple[Action, ...] = ()
+    # For a chance moment: how many dice fall, with how many sides, and why.
+    count: int = 0
+    sides: int = 6
+    # Why this moment exists: the race, the chance reason ("chouettes", "cul", "sirop", ...).
+    reason: str = ""
+
+    @property
+    def is_chance(self) -> bool:
+        return self.seat is None
+
+    def allows(self, action: Action) -> bool:
+        if self.is_chance:
+            return (
+                isinstance(action, Dice)
+                and len(action.values) == self.count
+                and all(isinstance(v, int) and 1 <= v <= self.sides for v in action.values)
+            )
+        if isinstance(action, Shout):
+            return Shout(action.phrase) in self.options and valid_onset(action.onset_ms)
+        return action in self.options
+
+    def legal_actions(self) -> list[Action]:
+        if self.is_chance:
+            faces = range(1, self.sides + 1)
+            return [Dice(v) for v in itertools.product(faces, repeat=self.count)]
+        return list(self.options)
+
+    def describe(self) -> str:
+        if self.is_chance:
+            return f"the dice fall: {self.count} die(s) of {self.sides} for {self.reason}"
+        what = DECISION_TEXT.get(self.kind, self.kind)
+        extra = f" [{self.reason}]" if self.reason else ""
+        return f"seat {self.seat} must {what}{extra}"
+
+
+@dataclass
+class RollOutcome:
+    """What a roll made, for the rules that judge it afterwards (Civet, Grelottine)."""
+
+    dice: tuple[int, ...]
+    combination: Combination
+    scorer: int
+    sirop_success: bool | None = None  # None: no sirop
+
+
+@dataclass
+class Table:
+    """The public context of the moment, for observations and user interfaces."""
+
+    dice: tuple[int, ...] = ()
+    combination: str = ""
+    thrower: int | None = None
+    buyer: int | None = None
+    civet: dict[str, Any] | None = None
+    challenge: dict[str, Any] | None = None
+    soufflette: dict[str, Any] | None = None
+    sirop_bets: dict[int, int] = field(default_factory=dict)
+    success_bets: list[int] = field(default_factory=list)
+    race: str = ""
+    race_shouts: dict[int, float] = field(default_factory=dict)
+
+    def to_json(self) -> dict[str, Any]:
+        return {
+            "dice": list(self.dice),
+            "combination": self.combination,
+            "thrower": self.thrower,
+            "buyer": self.buyer,
+            "civet": self.civet,
+            "challenge": self.challenge,
+            "soufflette": self.soufflette,
+            "sirop_bets": {str(k): v for k, v in self.sirop_bets.items()},
+            "success_bets": list(self.success_bets),
+            "race": self.race,
+            "race_shouts": {str(k): v for k, v in self.race_shouts.items()},
+        }
+
+
+Flow = Generator[Decision, Action, Any]
+
+
+class GameState:
+    """One game of Cul de Chouette between `players` seats (0-based) under `rules`."""
+
+    def __init__(self, rules: Ruleset, players: int, dice: DiceSource | None = None) -> None:
+        if not rules.min_players <= players <= rules.max_players:
+            raise GameError(
+                f"ruleset {rules.name!r} is for {rules.min_players}–{rules.max_players} players, "
+                f"not {players}"
+            )
+        self.rules = rules
+        self.players = players
+        self.dice_source = dice
+        self.scores = [0] * players
+        self.items: list[dict[str, int]] = [
+            {item: 0 for item in ITEMS} for _ in range(players)
+        ]
+        if rules.boucliette.enabled:
+            for holding in self.items:
+                holding["boucliette"] = rules.boucliette.per_player
+        self.turn_seat: int | None = None
+        self.turn_number = 0
+        self.first_player: int | None = None
+        self.winner: int | None = None
+        self.table = Table()
+        self.log: list[dict[str, Any]] = []
+        self.history: list[dict[str, Any]] = []
+        self._flow: Flow = self._game()
+        self.pending: Decision | None = next(self._flow)
+        self._roll_pending_dice()
+
+    # ---------------------------------------------------------------- interface
+
+    @property
+    def is_over(self) -> bool:
+        return self.pending is None
+
+    @property
+    def current_seat(self) -> int | None:
+        return None if self.pending is None else self.pending.seat
+
+    def legal_actions(self) -> list[Action]:
+        return [] if self.pending is None else self.pending.legal_actions()
+
+    def apply_action(self, action: Action, seat: int | None = None) -> None:
+        """Apply the pending decision's choice. An illegal action raises and changes nothing.
+
+        `seat`, when given, must be the seat whose decision it is (a front-end passes who
+        spoke or pressed a key, so that a player acting out of turn is refused)."""
+        decision = self.pending
+        if decision is None:
+            raise IllegalActionError(f"the game is over (seat {self.winner} won); no more actions")
+        if seat is not None and seat != decision.seat:
+            who = "the dice" if decision.is_chance else f"seat {decision.seat}"
+            raise IllegalActionError(
+                f"seat {seat} acted out of turn: it is {who}'s decision ({decision.describe()})"
+            )
+        if not isinstance(action, Action) or not decision.allows(action):
+            raise IllegalActionError(self._illegal_message(action, decision))
+        self._advance(decision, action)
+        self._roll_pending_dice()
+
+    def decisions(self) -> list[dict[str, Any]]:
+        """The players' decisions so far (chance outcomes left out): with the seed, a replay."""
+        return [entry for entry in self.history if entry["seat"] is not None]
+
+    # ---------------------------------------------------------------- saving
+
+    def to_json(self) -> dict[str, Any]:
+        return {
+            "format": SAVE_FORMAT,
+            "ruleset": self.rules.to_dict(),
+            "players": self.players,
+            "dice": None if self.dice_source is None else self.dice_source.to_json(),
+            "history": copy.deepcopy(self.history),
+            "snapshot": self.snapshot(),
+        }
+
+    def snapshot(self) -> dict[str, Any]:
+        """The public state in plain data (also what a saved game is checked against)."""
+        return {
+            "scores": list(self.scores),
+            "items": [dict(h) for h in self.items],
+            "turn_seat": self.turn_seat,
+            "turn_number": self.turn_number,
+            "first_player": self.first_player,
+            "winner": self.winner,
+            "table": self.table.to_json(),
+            "log_length": len(self.log),
+        }
+
+    @classmethod
+    def from_json(cls, data: Any) -> "GameState":
+        if not isinstance(data, dict) or data.get("format") != SAVE_FORMAT:
+            raise GameLoadError(
+                f"not a saved game: expected an object with format {SAVE_FORMAT!r}"
+            )
+        missing = {"ruleset", "players", "history", "snapshot"} - set(data)
+        if missing:
+            raise GameLoadError(f"saved game is missing {sorted(missing)}")
+        try:
+            rules = Ruleset.from_dict(data["ruleset"], source="(saved game)")
+            state = cls(rules, data["players"])
+        except (RulesetError, GameError, TypeError) as error:
+            raise GameLoadError(f"saved game has a bad ruleset or player count: {error}") from None
+        for index, entry in enumerate(data["history"]):
+            try:
+                state.apply_action(action_from_json(entry["action"]), seat=entry["seat"])
+            except (IllegalActionError, KeyError, TypeError) as error:
+                raise GameLoadError(
+                    f"saved game is corrupt: history entry {index} cannot be replayed: {error}"
+                ) from None
+        if state.snapshot() != data["snapshot"]:
+            raise GameLoadError(
+                "saved game is corrupt: replaying its history does not give the saved scores "
+                "and items (the file was edited or damaged)"
+            )
+        try:
+            state.dice_source = dice_from_json(data.get("dice"))
+        except (ValueError, KeyError, TypeError) as error:
+            raise GameLoadError(f"saved game has a bad dice source: {error}") from None
+        state._roll_pending_dice()
+        return state
+
+    def __eq__(self, other: object) -> bool:
+        return isinstance(other, GameState) and self.to_json() == other.to_json() and self.log == other.log
+
+    __hash__ = None  # type: ignore[assignment]
+
+    # ---------------------------------------------------------------- internals
+
+    def _advance(self, decision: Decision, action: Action) -> None:
+        self.history.append({"seat": decision.seat, "action": action.to_json()})
+        try:
+            self.pending = self._flow.send(action)
+        except StopIteration:
+            self.pending = None
+
+    def _roll_pending_dice(self) -> None:
+        while self.pending is not None and self.pending.is_chance and self.dice_source is not None:
+            try:
+                values = self.dice_source.roll(self.pending.count, self.pending.sides)
+            except DiceExhaustedError:
+                return  # the caller gives the dice from here on
+            self._advance(self.pending, Dice(values))
+
+    def _illegal_message(self, action: object, decision: Decision) -> str:
+        shown = ", ".join(str(a) for a in decision.options[:12])
+        more = f", … ({len(decision.options)} in all)" if len(decision.options) > 12 else ""
+        if isinstance(action, Shout) and not valid_onset(action.onset_ms):
+            return f"a shout needs its onset in ms (a finite number ≥ 0), got {action.onset_ms!r}"
+        if decision.is_chance:
+            return f"{action} is not a legal outcome: {decision.describe()}"
+        return f"{action} is not legal now: {decision.describe()}; legal: {shown}{more}"
+
+    def _event(self, type_: str, **fields: Any) -> None:
+        self.log.append({"type": type_, "turn": self.turn_number, **fields})
+
+    def _seats_from(self, seat: int, include_self: bool = False) -> list[int]:
+        start = 0 if include_self else 1
+        return [(seat + i) % self.players for i in range(start, self.players)]
+
+    def _change_score(self, seat: int, points: int, reason: str, *, own_dice: bool = False,
+                      **details: Any) -> None:
+        """Every score change goes through here, as an event with its reason.
+
+        Only the combination of one's own dice on one's own turn may pass the cap and win;
+        any other gain stops at the cap (and never lowers a score already above it)."""
+        old = self.scores[seat]
+        own_turn_dice = own_dice and seat == self.turn_seat
+        new = old + points
+        if points > 0 and not own_turn_dice:
+            new = max(old, min(new, self.rules.cap_score))
+        if not self.rules.negative_scores:
+            new = max(new, 0)
+        self.scores[seat] = new
+        self._event("score", seat=seat, points=points, delta=new - old, score=new,
+                    reason=reason, **details)
+        if own_turn_dice and points > 0 and new >= self.rules.target_score:
+            self.winner = seat
+            self._event("win", seat=seat, score=new)
+            raise _Won
+
+    def _give_item(self, seat: int, item: str, reason: str) -> bool:
+        """One of each item at a time: a second one is not given."""
+        if self.items[seat][item]:
+            return False
+        self.items[seat][item] = 1
+        self._event("item", seat=seat, item=item, change=1, reason=reason)
+        return True
+
+    def _spend_item(self, seat: int, item: str, reason: str) -> None:
+        self.items[seat][item] -= 1
+        self._event("item", seat=seat, item=item, change=-1, reason=reason)
+
+    def _bevue(self, seat: int, why: str) -> None:
+        self._change_score(seat, -self.rules.bevue.penalty, "bevue", why=why)
+
+    def _roll_dice(self, reason: str, count: int, seat: int | None, sides: int = 6) -> Flow:
+        outcome = yield Decision(None, "chance", count=count, sides=sides, reason=reason)
+        assert isinstance(outcome, Dice)
+        self._event("dice", reason=reason, seat=seat, values=list(outcome.values))
+        return outcome.values
+
+    # ---------------------------------------------------------------- the game
+
+    def _game(self) -> Flow:
+        seat = yield from self._choose_first_player()
+        self.first_player = seat
+        self._event("first_player", seat=seat)
+        try:
+            while True:
+                yield from self._turn(seat)
+                seat = (seat + 1) % self.players
+        except _Won:
+            return
+
+    def _choose_first_player(self) -> Flow:
+        if self.players == 1:
+            return 0
+        if self.rules.first_player == "random":
+            (value,) = yield from self._roll_dice("first_player", 1, None, sides=self.players)
+            return value - 1
+        contenders = list(range(self.players))
+        while True:
+            rolls = {}
+            for seat in contenders:
+                (rolls[seat],) = yield from self._roll_dice("first_player", 1, seat)
+            lowest = min(rolls.values())
+            contenders = [s for s in contenders if rolls[s] == lowest]
+            if len(contenders) == 1:
+                return contenders[0]
+
+    def _turn(self, seat: int) -> Flow:
+        self.turn_seat = seat
+        self.turn_number += 1
+        self.table = Table(thrower=seat)
+        self._event("turn_start", seat=seat)
+        civet = yield from self._turn_start(seat)
+        outcome = yield from self._roll(seat, buyable=civet is None)
+        if civet is not None:
+            self._settle_civet(seat, civet, outcome)
+        yield from self._grelottine_challenges(outcome)
+
+    def _turn_start(self, seat: int) -> Flow:
+        civet_rules = self.rules.civet
+        options: list[Action] = [Roll()]
+        if civet_rules.enabled and self.items[seat]["civet"]:
+            options += [
+                DeclareCivet(combination, stake)
+                for combination in civet_rules.combinations
+                for stake in range(civet_rules.min_stake, civet_rules.max_stake + 1)
+            ]
+        choice = yield Decision(seat, "turn_start", tuple(options))
+        if not isinstance(choice, DeclareCivet):
+            return None
+        self._spend_item(seat, "civet", "civet_declared")
+        self.table.civet = {"seat": seat, "combination": choice.combination, "stake": choice.stake}
+        self._event("civet", seat=seat, combination=choice.combination, stake=choice.stake)
+        backers: list[int] = []
+        if civet_rules.bets:
+            backers = yield from self._success_bets("civet_bet", self._seats_from(seat))
+        return {"choice": choice, "backers": backers}
+
+    def _settle_civet(self, seat: int, civet: dict[str, Any], outcome: RollOutcome) -> None:
+        choice: DeclareCivet = civet["choice"]
+        made = _made(choice.combination, outcome, sirop_counts_for_cul=False)
+        self._change_score(seat, choice.stake if made else -choice.stake,
+                           "civet_made" if made else "civet_failed", combination=choice.combination)
+        self._settle_success_bets(civet["backers"], made, self.rules.civet, "civet")
+
+    def _success_bets(self, kind: str, seats: Iterable[int]) -> Flow:
+        backers = []
+        for seat in seats:
+            choice = yield Decision(seat, kind, (BetOnSuccess(), Pass()))
+            if isinstance(choice, BetOnSuccess):
+                backers.append(seat)
+                self.table.success_bets.append(seat)
+                self._event("bet_on_success", seat=seat, on=kind)
+        return backers
+
+    def _settle_success_bets(self, backers: list[int], made: bool, bet_rules: Any, what: str) -> None:
+        for seat in backers:
+            if made:
+                self._change_score(seat, bet_rules.bet_win, f"{what}_bet_won")
+            else:
+                self._change_score(seat, -bet_rules.bet_loss, f"{what}_bet_lost")
+
+    # ---------------------------------------------------------------- a roll
+
+    def _roll(self, thrower: int, *, buyable: bool) -> Flow:
+        """Two chouettes, perhaps a bought cul, then the combination and its rules."""
+        chouettes = yield from self._roll_dice("chouettes", 2, thrower)
+        self.table.dice = chouettes
+        scorer = thrower
+        if buyable and self.rules.dice_buying.enabled:
+            for seat in self._seats_from(thrower):
+                choice = yield Decision(seat, "buy_cul", (BuyCul(), Pass()))
+                if isinstance(choice, BuyCul):
+                    scorer = seat
+                    self.table.buyer = seat
+                    self._event("buy_cul", seat=seat, from_seat=thrower)
+                    self._change_score(seat, -self.rules.dice_buying.cost, "achat_du_cul")
+                    break
+        cul = yield from self._roll_dice("cul", 1, scorer)
+        dice = chouettes + cul
+        combination = classify(dice, self.rules)
+        self.table.dice = dice
+        self.table.combination = combination.name
+        self._event("combination", seat=scorer, dice=list(dice), combination=combination.name,
+                    value=combination.value, races=list(combination.races))
+        bought = scorer != thrower
+        if bought and chouettes[0] == chouettes[1]:
+            # The seller keeps only the Chouette of the two dice they threw.
+            self._change_score(thrower, self.rules.scores.chouette[chouettes[0] - 1], "chouette",
+                               own_dice=True, bought_cul=True)
+        outcome = RollOutcome(dice, combination, scorer)
+        yield from COMBINATION_RULES.get(combination.name, _no_effect)(self, outcome, bought)
+        for race in combination.races:
+            yield from RACE_RULES[race](self, outcome)
+        return outcome
+
+    # ---------------------------------------------------------------- combinations
+
+    def _score_combination(self, outcome: RollOutcome, _bought: bool) -> Flow:
+        combination = outcome.combination
+        self._change_score(outcome.scorer, combination.value, combination.name, own_dice=True)
+        return
+        yield  # a generator, like every combination rule
+
+    def _chouette(self, outcome: RollOutcome, _bought: bool) -> Flow:
+        scorer, face = outcome.scorer, outcome.combination.face
+        if not self.rules.sirotage.enabled:
+            yield from self._score_combination(outcome, _bought)
+            return
+        choice = yield Decision(scorer, "sirop", (Sirop(), Pass()))
+        if not isinstance(choice, Sirop):
+            yield from self._score_combination(outcome, _bought)
+            return
+        self._event("sirop", seat=scorer, face=face)
+        bets: dict[int, int] = {}
+        if self.rules.sirotage.bird_bets:
+            birds = tuple(BirdBet(f) for f in range(1, 7))
+            for seat in self._seats_from(scorer):
+                bet = yield Decision(seat, "sirop_bet", (Pass(),) + birds)
+                if isinstance(bet, BirdBet):
+                    bets[seat] = bet.face
+                    self.table.sirop_bets[seat] = bet.face
+                    self._event("bird_bet", seat=seat, face=bet.face)
+        (die,) = yield from self._roll_dice("sirop", 1, scorer)
+        self.table.dice = (face, face, die)
+        sirotage = self.rules.sirotage
+        for seat, bet_face in bets.items():
+            if bet_face == die:
+                self._change_score(seat, sirotage.bet_win, "bird_bet_won", face=bet_face)
+            else:
+                self._change_score(seat, -sirotage.bet_loss, "bird_bet_lost", face=bet_face)
+        if die == face:
+            outcome.sirop_success = True
+            self._change_score(scorer, self.rules.scores.cul_de_chouette[face - 1], "sirop_success",
+                               own_dice=True)
+        else:
+            outcome.sirop_success = False
+            self._change_score(scorer, -self.rules.scores.chouette[face - 1], "sirop_failure")
+            if face == 6 and sirotage.civet_on_failed_six:
+                self._give_item(scorer, "civet", "civet_sirote")
+
+    def _soufflette(self, outcome: RollOutcome, bought: bool) -> Flow:
+        # A bought Soufflette does nothing.
+        if bought or not self.rules.soufflette.enabled or self.players < 2:
+            return
+        souffleur = outcome.scorer
+        targets = tuple(ChallengeSoufflette(t) for t in self._seats_from(souffleur))
+        choice = yield Decision(souffleur, "soufflette", (Pass(),) + targets)
+        if not isinstance(choice, ChallengeSoufflette):
+            return
+        target = choice.target
+        rules = self.rules.soufflette
+        self.table.soufflette = {"challenger": souffleur, "target": target, "throw": 0}
+        self._event("soufflette", seat=souffleur, target=target)
+        kept: tuple[int, ...] = ()
+        for throw in range(1, rules.throws + 1):
+            self.table.soufflette["throw"] = throw
+            rolled = yield from self._roll_dice("soufflette", 3 - len(kept), target)
+            dice = kept + rolled
+            self.table.dice = dice
+            if sorted(dice) == [1, 2, 4]:
+                reward = rules.rewards[throw - 1]
+                self._change_score(souffleur, -reward, "soufflette_lost", throw=throw)
+                self._change_score(target, reward, "soufflette_made", throw=throw)
+                return
+            if throw < rules.throws:
+                keep = yield Decision(target, "soufflette_keep", _keep_options(dice))
+                assert isinstance(keep, KeepDice)
+                kept = keep.keep
+        self._change_score(target, -rules.failure, "soufflette_failed")
+        self._change_score(souffleur, rules.failure, "soufflette_won")
+
+    def _neant(self, outcome: RollOutcome, _bought: bool) -> Flow:
+        if self.rules.neant_gives_grelottine:
+            self._give_item(outcome.scorer, "grelottine", "neant")
+        return
+        yield
+
+    # ---------------------------------------------------------------- races
+
+    def _race_phrases(self) -> tuple[str, ...]:
+        phrases = [RACE_PHRASES[RACE_CHOUETTE_VELUTE]]
+        if self.rules.combinations.suite:
+            phrases += [RACE_PHRASES[RACE_SUITE], RACE_PHRASES["suite_tie"]]
+        return tuple(phrases)
+
+    def _collect_shouts(self, race: str, seats: list[int]) -> Flow:
+        """Each seat shouts or not; returns {seat: onset_ms} of the right, timely shouts.
+
+        A wrong phrase is a Bévue (when the ruleset plays Bévues) and counts as no shout;
+        a shout after the race window counts as no shout."""
+        expected = RACE_PHRASES[race]
+        phrases = self._race_phrases() if self.rules.bevue.enabled else (expected,)
+        options = (Pass(),) + tuple(Shout(p) for p in phrases)
+        self.table.race = race
+        self.table.race_shouts = {}
+        shouts: dict[int, float] = {}
+        for seat in seats:
+            choice = yield Decision(seat, "race", options, reason=race)
+            if not isinstance(choice, Shout):
+                continue
+            assert choice.onset_ms is not None
+            self._event("shout", seat=seat, race=race, phrase=choice.phrase, onset_ms=choice.onset_ms)
+            if choice.phrase != expected:
+                self._bevue(seat, f"shouted {choice.phrase!r} in the {race} race")
+            elif choice.onset_ms <= self.rules.races.race_window_ms:
+                shouts[seat] = float(choice.onset_ms)
+                self.table.race_shouts[seat] = float(choice.onset_ms)
+        self.table.race = ""
+        return shouts
+
+    def _chouette_velute_race(self, outcome: RollOutcome) -> Flow:
+        thrower, value = outcome.scorer, outcome.combination.value
+        shouts = yield from self._collect_shouts(RACE_CHOUETTE_VELUTE, self._seats_from(thrower, True))
+        tied = first_shouters(shouts, self.rules.races.tie_window_ms)
+        self._event("race", race=RACE_CHOUETTE_VELUTE, shouts={str(k): v for k, v in shouts.items()},
+                    tied=tied)
+        if not tied:
+            return
+        if len(tied) > 1 and self.rules.races.chouette_velute_tie == "subtract":
+            for seat in tied:
+                self._change_score(seat, -value, "chouette_velute_tie")
+            return
+        winner = tied[0]
+        if len(tied) > 1:
+            winner = yield from self._dice_for_six(tied, thrower)
+        self._change_score(winner, value, "chouette_velute", own_dice=winner == thrower)
+
+    def _dice_for_six(self, tied: list[int], thrower: int) -> Flow:
+        if thrower in tied:
+            # The other tied players roll once: exactly one 6 takes the points, else the
+            # thrower keeps them.
+            sixes = []
+            for seat in tied:
+                if seat != thrower:
+                    (die,) = yield from self._roll_dice("chouette_velute_tie", 1, seat)
+                    if die == 6:
+                        sixes.append(seat)
+            return sixes[0] if len(sixes) == 1 else thrower
+        contenders = list(tied)
+        while True:
+            sixes = []
+            for seat in contenders:
+                (die,) = yield from self._roll_dice("chouette_velute_tie", 1, seat)
+                if die == 6:
+                    sixes.append(seat)
+            if len(sixes) == 1:
+                return sixes[0]
+            if sixes:
+                contenders = sixes  # those still tied roll again
+
+    def _suite_race(self, outcome: RollOutcome) -> Flow:
+        seats = self._seats_from(outcome.scorer, True)
+        races = self.rules.races
+        shouts = yield from self._collect_shouts(RACE_SUITE, seats)
+        tied = last_shouters(shouts, seats, races.tie_window_ms)
+        self._event("race", race=RACE_SUITE, shouts={str(k): v for k, v in shouts.items()}, tied=tied)
+        if len(tied) > 1:
+            shouts = yield from self._collect_shouts("suite_tie", tied)
+            tied = last_shouters(shouts, tied, races.tie_window_ms)
+            self._event("race", race="suite_tie", shouts={str(k): v for k, v in shouts.items()},
+                        tied=tied)
+        penalty = races.suite_penalty
+        while len(tied) > 1:
+            rolls = {}
+            for seat in tied:
+                (rolls[seat],) = yield from self._roll_dice("suite_tie", 1, seat)
+            worst = (min if races.suite_tie_die == "lowest" else max)(rolls.values())
+            tied = [s for s in tied if rolls[s] == worst]
+            if len(tied) > 1:
+                penalty += races.suite_penalty_step
+        self._change_score(tied[0], -penalty, "suite_last")
+
+    # ---------------------------------------------------------------- Grelottine
+
+    def _grelottine_challenges(self, outcome: RollOutcome) -> Flow:
+        """After a Néant, another holder may challenge the thrower; the challenge throw is a
+        normal roll in every respect, so a Néant there may be challenged again."""
+        while self.rules.grelottine.enabled and outcome.combination.name == "neant":
+            challenged = outcome.scorer
+            result = yield from self._grelottine_challenge(challenged)
+            if result is None:
+                return
+            outcome = result
+
+    def _stake_limit(self, challenger: int, challenged: int, combination: str) -> int:
+        limit = self.rules.grelottine.stake_limits[combination]
+        smallest = min(self.scores[challenger], self.scores[challenged])
+        return int(smallest * limit) if smallest > 0 else 0  # floor for positive scores
+
+    def _grelottine_challenge(self, challenged: int) -> Flow:
+        rules = self.rules.grelottine
+        # Several challengers: the lowest score first, then seat order after the thrower.
+        order = sorted(self._seats_from(challenged), key=lambda s: self.scores[s])
+        challenge: ChallengeGrelottine | None = None
+        challenger = -1
+        for seat in order:
+            if not self.items[seat]["grelottine"]:
+                continue
+            options = tuple(
+                ChallengeGrelottine(combination, stake)
+                for combination in rules.stake_limits
+                for stake in range(rules.min_stake, self._stake_limit(seat, challenged, combination) + 1)
+            )
+            if not options:
+                continue
+            choice = yield Decision(seat, "grelottine", (Pass(),) + options)
+            if isinstance(choice, ChallengeGrelottine):
+                challenge, challenger = choice, seat
+                break
+        if challenge is None:
+            return None
+        self._spend_item(challenger, "grelottine", "grelottine_challenge")
+        self.table.challenge = {"challenger": challenger, "challenged": challenged,
+                                "combination": challenge.combination, "stake": challenge.stake}
+        self._event("grelottine", seat=challenger, challenged=challenged,
+                    combination=challenge.combination, stake=challenge.stake)
+        if self.rules.boucliette.enabled:
+            for seat in self._seats_from(challenged, True):
+                if seat == challenger or not self.items[seat]["boucliette"]:
+                    continue
+                choice = yield Decision(seat, "boucliette", (UseBoucliette(), Pass()))
+                if isinstance(choice, UseBoucliette):
+                    self._spend_item(seat, "boucliette", "challenge_cancelled")
+                    self._event("boucliette", seat=seat, challenger=challenger)
+                    self.table.challenge = None
+                    return None
+        backers: list[int] = []
+        if rules.bets:
+            uninvolved = [s for s in self._seats_from(challenged) if s != challenger]
+            backers = yield from self._success_bets("challenge_bet", uninvolved)
+        yield Decision(challenged, "challenge_roll", (Roll(),))
+        outcome = yield from self._roll(challenged, buyable=False)
+        made = _made(challenge.combination, outcome, sirop_counts_for_cul=True)
+        stake = challenge.stake
+        winner, loser = (challenged, challenger) if made else (challenger, challenged)
+        self._event("challenge_result", challenger=challenger, challenged=challenged, made=made)
+        self._change_score(loser, -stake, "grelottine_lost")
+        self._change_score(winner, stake, "grelottine_won")
+        self._settle_success_bets(backers, made, rules, "challenge")
+        self.table.challenge = None
+        return outcome
+
+
+def _no_effect(_state: GameState, _outcome: RollOutcome, _bought: bool) -> Flow:
+    return
+    yield
+
+
+# Each combination's rule: a small generator that scores it (and asks what it must ask).
+COMBINATION_RULES = {
+    "cul_de_chouette": GameState._score_combination,
+    "velute": GameState._score_combination,
+    "chouette": GameState._chouette,
+    "soufflette": GameState._soufflette,
+    "neant": GameState._neant,
+    # The Chouette-Velute's points go to the race winner; the Suite is only a race.
+    "chouette_velute": _no_effect,
+    "suite": _no_effect,
+}
+
+RACE_RULES = {
+    RACE_CHOUETTE_VELUTE: GameState._chouette_velute_race,
+    RACE_SUITE: GameState._suite_race,
+}
+
+
+def first_shouters(shouts: dict[int, float], tie_window_ms: float) -> list[int]:
+    """The first shouter, or those tied for first (within the tie window of the earliest)."""
+    if not shouts:
+        return []
+    earliest = min(shouts.values())
+    return sorted((s for s, t in shouts.items() if t - earliest <= tie_window_ms),
+                  key=lambda s: (shouts[s], s))
+
+
+def last_shouters(shouts: dict[int, float], seats: list[int], tie_window_ms: float) -> list[int]:
+    """The last shouter, or those tied for last. Not shouting counts as last."""
+    silent = [s for s in seats if s not in shouts]
+    if silent:
+        return silent
+    latest = max(shouts.values())
+    return [s for s in seats if latest - shouts[s] <= tie_window_ms]
+
+
+def _made(named: str, outcome: RollOutcome, *, sirop_counts_for_cul: bool) -> bool:
+    """Whether a roll made the combination a Civet or a Grelottine named.
+
+    Judged on the dice as thrown; a successful sirop also makes a Cul de Chouette for a
+    Grelottine ("with sirotage" is its own Civet bet). A sirop never un-makes a Chouette."""
+    thrown = outcome.combination.name
+    if named == "suite":
+        return RACE_SUITE in outcome.combination.races
+    if named == "cul_de_chouette_sirote":
+        return outcome.sirop_success is True
+    if named == "cul_de_chouette" and sirop_counts_for_cul and outcome.sirop_success:
+        return True
+    return thrown == named
+
+
+def _keep_options(dice: tuple[int, ...]) -> tuple[KeepDice, ...]:
+    """Every choice of 0, 1 or 2 of the dice to keep (keeping all three would throw nothing)."""
+    choices = {tuple(sorted(c)) for size in range(3) for c in itertools.combinations(dice, size)}
+    return tuple(KeepDice(c) for c in sorted(choices, key=lambda c: (len(c), c)))

@@ -1,0 +1,64 @@
+"""Playing whole games: a driver loop over the engine, and a readable text log."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import Any, Protocol
+
+from cdc_env.actions import Action
+from cdc_env.dice import SeededDice
+from cdc_env.game import Decision, GameState
+from cdc_env.rules import Ruleset
+
+
+class Policy(Protocol):
+    def act(self, state: GameState, decision: Decision) -> Action: ...
+
+
+class GameTooLongError(RuntimeError):
+    pass
+
+
+def play_game(rules: Ruleset, policies: Sequence[Policy], seed: int,
+              max_actions: int = 200_000) -> GameState:
+    """Play one game to its end: seat i is played by policies[i], the dice by `seed`."""
+    state = GameState(rules, len(policies), dice=SeededDice(seed))
+    for _ in range(max_actions):
+        decision = state.pending
+        if decision is None:
+            return state
+        assert decision.seat is not None  # the seeded dice answer every chance moment
+        state.apply_action(policies[decision.seat].act(state, decision))
+    raise GameTooLongError(f"the game did not end within {max_actions} actions")
+
+
+def describe_event(event: dict[str, Any]) -> str:
+    """One line of the log, in words."""
+    kind = event["type"]
+    seat = event.get("seat")
+    who = f"seat {seat}"
+    if kind == "first_player":
+        return f"{who} starts"
+    if kind == "turn_start":
+        return f"— turn {event['turn']}: {who} throws"
+    if kind == "dice":
+        owner = "" if seat is None else f" ({who})"
+        return f"  dice for {event['reason']}{owner}: {event['values']}"
+    if kind == "combination":
+        races = f", races: {', '.join(event['races'])}" if event["races"] else ""
+        return f"  {who}: {event['dice']} = {event['combination']} ({event['value']}){races}"
+    if kind == "score":
+        detail = f" (of {event['points']:+d}, capped)" if event["delta"] != event["points"] else ""
+        return f"  {who} {event['delta']:+d} for {event['reason']}{detail} → {event['score']}"
+    if kind == "item":
+        verb = "gains" if event["change"] > 0 else "spends"
+        return f"  {who} {verb} a {event['item']} ({event['reason']})"
+    if kind == "shout":
+        return f"  {who} shouts {event['phrase']} at {event['onset_ms']:.0f} ms"
+    if kind == "race":
+        return f"  race {event['race']}: tied {event['tied']}" if len(event["tied"]) > 1 else \
+            f"  race {event['race']} decided"
+    if kind == "win":
+        return f"*** {who} wins with {event['score']} ***"
+    fields = ", ".join(f"{k}={v}" for k, v in event.items() if k not in ("type", "turn", "seat"))
+    return f"  {who} {kind}" + (f": {fields}" if fields else "")

@@ -41,7 +41,7 @@ class RandomBot:
         self.reaction = reaction_model(reaction)
 
     def act(self, state: GameState, decision: Decision) -> Action:
-        choice = self.rng.choice(decision.options)
+        choice = self.rng.choice(decision.legal_actions())
         if isinstance(choice, Shout):
             return Shout(choice.phrase, self.reaction.sample(self.rng))
         return choice
@@ -77,8 +77,8 @@ class SimpleBot:
                       if len(set(k)) == len(k) and set(k) <= {1, 2, 4}]
             return max(wanted, key=lambda o: len(o.keep))
         if kind == "grelottine":
-            velutes = [o for o in options if isinstance(o, ChallengeGrelottine) and o.combination == "velute"]
-            return max(velutes, key=lambda o: o.stake) if velutes else Pass()
+            stakes = dict(decision.stakes).get("velute")
+            return ChallengeGrelottine("velute", stakes[-1]) if stakes else Pass()
         if kind == "boucliette":
             challenge = state.table.challenge or {}
             return UseBoucliette() if challenge.get("challenged") == seat else Pass()

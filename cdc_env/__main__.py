@@ -30,7 +30,7 @@ def play(args: argparse.Namespace) -> int:
     players = 1 if rules.max_players == 1 else args.players
     bots = [make_bot(args.bot, seed=f"{args.seed}:{seat}", reaction=args.reaction)
             for seat in range(players)]
-    state = play_game(rules, bots, seed=args.seed)
+    state = play_game(rules, bots, seed=args.seed, max_turns=args.max_turns or None)
     if args.json:
         print(json.dumps({
             "ruleset": rules.name, "players": players, "seed": args.seed,
@@ -41,7 +41,10 @@ def play(args: argparse.Namespace) -> int:
     print(f"Cul de Chouette — ruleset {rules.name}, {players} players ({args.bot} bots), seed {args.seed}")
     for event in state.log:
         print(describe_event(event))
-    print(f"Final scores: {state.scores} after {state.turn_number} turns; winner: seat {state.winner}")
+    if state.winner is None:
+        print(f"No winner: stopped after {args.max_turns} turns; scores {state.scores}")
+    else:
+        print(f"Final scores: {state.scores} after {state.turn_number} turns; winner: seat {state.winner}")
     return 0
 
 
@@ -57,6 +60,8 @@ def main(argv: list[str] | None = None) -> int:
     game.add_argument("--seed", type=int, default=0)
     game.add_argument("--bot", default="simple", help="built-in bot: simple or random")
     game.add_argument("--reaction", default="human", choices=sorted(REACTION_LEVELS))
+    game.add_argument("--max-turns", type=int, default=2000,
+                      help="stop a game that has no winner after this many turns (0: never)")
     game.add_argument("--json", action="store_true", help="print the whole game as JSON")
     game.set_defaults(run=play)
     args = parser.parse_args(argv)

@@ -95,6 +95,10 @@ class Decision:
     sides: int = 6
     # Why this moment exists: the race, the chance reason ("chouettes", "cul", "sirop", ...).
     reason: str = ""
+    # A staked choice (Civet, Grelottine): its action type and, per combination, the stakes
+    # allowed. Kept as ranges rather than hundreds of options.
+    staked: type[Action] | None = None
+    stakes: tuple[tuple[str, range], ...] = ()
 
     @property
     def is_chance(self) -> bool:
@@ -109,13 +113,22 @@ class Decision:
             )
         if isinstance(action, Shout):
             return Shout(action.phrase) in self.options and valid_onset(action.onset_ms)
+        if self.staked is not None and type(action) is self.staked:
+            stake = getattr(action, "stake")
+            return any(
+                name == getattr(action, "combination") and isinstance(stake, int) and stake in stakes
+                for name, stakes in self.stakes
+            )
         return action in self.options
 
     def legal_actions(self) -> list[Action]:
         if self.is_chance:
             faces = range(1, self.sides + 1)
             return [Dice(v) for v in itertools.product(faces, repeat=self.count)]
-        return list(self.options)
+        staked: list[Action] = []
+        if self.staked is not None:
+            staked = [self.staked(name, stake) for name, stakes in self.stakes for stake in stakes]  # type: ignore[call-arg]
+        return list(self.options) + staked
 
     def describe(self) -> str:
         if self.is_chance:
@@ -318,6 +331,8 @@ class GameState:
     def _illegal_message(self, action: object, decision: Decision) -> str:
         shown = ", ".join(str(a) for a in decision.options[:12])
         more = f", … ({len(decision.options)} in all)" if len(decision.options) > 12 else ""
+        for name, stakes in decision.stakes:
+            more += f", {decision.staked.kind}({name}, stake {stakes.start}..{stakes.stop - 1})"  # type: ignore[union-attr]
         if isinstance(action, Shout) and not valid_onset(action.onset_ms):
             return f"a shout needs its onset in ms (a finite number ≥ 0), got {action.onset_ms!r}"
         if decision.is_chance:
@@ -415,14 +430,12 @@ class GameState:
 
     def _turn_start(self, seat: int) -> Flow:
         civet_rules = self.rules.civet
-        options: list[Action] = [Roll()]
+        stakes: tuple[tuple[str, range], ...] = ()
         if civet_rules.enabled and self.items[seat]["civet"]:
-            options += [
-                DeclareCivet(combination, stake)
-                for combination in civet_rules.combinations
-                for stake in range(civet_rules.min_stake, civet_rules.max_stake + 1)
-            ]
-        choice = yield Decision(seat, "turn_start", tuple(options))
+            allowed = range(civet_rules.min_stake, civet_rules.max_stake + 1)
+            stakes = tuple((combination, allowed) for combination in civet_rules.combinations)
+        choice = yield Decision(seat, "turn_start", (Roll(),),
+                                staked=DeclareCivet if stakes else None, stakes=stakes)
         if not isinstance(choice, DeclareCivet):
             return None
         self._spend_item(seat, "civet", "civet_declared")
@@ -694,14 +707,16 @@ class GameState:
         for seat in order:
             if not self.items[seat]["grelottine"]:
                 continue
-            options = tuple(
-                ChallengeGrelottine(combination, stake)
+            stakes = tuple(
+                (combination, allowed)
                 for combination in rules.stake_limits
-                for stake in range(rules.min_stake, self._stake_limit(seat, challenged, combination) + 1)
+                if (allowed := range(rules.min_stake,
+                                     self._stake_limit(seat, challenged, combination) + 1))
             )
-            if not options:
+            if not stakes:
                 continue
-            choice = yield Decision(seat, "grelottine", (Pass(),) + options)
+            choice = yield Decision(seat, "grelottine", (Pass(),),
+                                    staked=ChallengeGrelottine, stakes=stakes)
             if isinstance(choice, ChallengeGrelottine):
                 challenge, challenger = choice, seat
                 break

@@ -15,21 +15,17 @@ class Policy(Protocol):
     def act(self, state: GameState, decision: Decision) -> Action: ...
 
 
-class GameTooLongError(RuntimeError):
-    pass
-
-
 def play_game(rules: Ruleset, policies: Sequence[Policy], seed: int,
-              max_actions: int = 200_000) -> GameState:
-    """Play one game to its end: seat i is played by policies[i], the dice by `seed`."""
+              max_turns: int | None = None) -> GameState:
+    """Play one game: seat i is played by policies[i], the dice by `seed`. It ends with a
+    winner, or after `max_turns` turns when given (then `state.is_over` is False)."""
     state = GameState(rules, len(policies), dice=SeededDice(seed))
-    for _ in range(max_actions):
-        decision = state.pending
-        if decision is None:
-            return state
+    while (decision := state.pending) is not None:
+        if max_turns is not None and state.turn_number > max_turns:
+            break
         assert decision.seat is not None  # the seeded dice answer every chance moment
         state.apply_action(policies[decision.seat].act(state, decision))
-    raise GameTooLongError(f"the game did not end within {max_actions} actions")
+    return state
 
 
 def describe_event(event: dict[str, Any]) -> str:

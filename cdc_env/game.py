@@ -186,7 +186,10 @@ Flow = Generator[Decision, Action, Any]
 class GameState:
     """One game of Cul de Chouette between `players` seats (0-based) under `rules`."""
 
-    def __init__(self, rules: Ruleset, players: int, dice: DiceSource | None = None) -> None:
+    def __init__(self, rules: Ruleset, players: int, dice: DiceSource | None = None,
+                 setup: dict[str, Any] | None = None) -> None:
+        """`setup` starts from a position other than the rules' own: {"scores": [...],
+        "items": [{"civet": 1, ...}, ...]} (a game carried over from paper, a test)."""
         if not rules.min_players <= players <= rules.max_players:
             raise GameError(
                 f"ruleset {rules.name!r} is for {rules.min_players}–{rules.max_players} players, "
@@ -195,13 +198,16 @@ class GameState:
         self.rules = rules
         self.players = players
         self.dice_source = dice
-        self.scores = [0] * players
+        self.setup = _check_setup(setup, players)
+        self.scores = list(self.setup.get("scores", [0] * players))
         self.items: list[dict[str, int]] = [
             {item: 0 for item in ITEMS} for _ in range(players)
         ]
         if rules.boucliette.enabled:
             for holding in self.items:
                 holding["boucliette"] = rules.boucliette.per_player
+        for holding, given in zip(self.items, self.setup.get("items", [{}] * players)):
+            holding.update(given)
         self.turn_seat: int | None = None
         self.turn_number = 0
         self.first_player: int | None = None
@@ -255,6 +261,7 @@ class GameState:
             "format": SAVE_FORMAT,
             "ruleset": self.rules.to_dict(),
             "players": self.players,
+            "setup": copy.deepcopy(self.setup),
             "dice": None if self.dice_source is None else self.dice_source.to_json(),
             "history": copy.deepcopy(self.history),
             "snapshot": self.snapshot(),
@@ -284,7 +291,7 @@ class GameState:
             raise GameLoadError(f"saved game is missing {sorted(missing)}")
         try:
             rules = Ruleset.from_dict(data["ruleset"], source="(saved game)")
-            state = cls(rules, data["players"])
+            state = cls(rules, data["players"], setup=data.get("setup"))
         except (RulesetError, GameError, TypeError) as error:
             raise GameLoadError(f"saved game has a bad ruleset or player count: {error}") from None
         for index, entry in enumerate(data["history"]):
@@ -752,6 +759,24 @@ class GameState:
         self._settle_success_bets(backers, made, rules, "challenge")
         self.table.challenge = None
         return outcome
+
+
+def _check_setup(setup: dict[str, Any] | None, players: int) -> dict[str, Any]:
+    if setup is None:
+        return {}
+    if not isinstance(setup, dict) or set(setup) - {"scores", "items"}:
+        raise GameError("setup takes only 'scores' and 'items'")
+    scores = setup.get("scores")
+    if scores is not None and (len(scores) != players or not all(isinstance(s, int) for s in scores)):
+        raise GameError(f"setup scores must be {players} whole numbers, got {scores!r}")
+    items = setup.get("items")
+    if items is not None:
+        if len(items) != players:
+            raise GameError(f"setup items must give one mapping per seat ({players})")
+        for holding in items:
+            if set(holding) - set(ITEMS) or any(v not in (0, 1) for v in holding.values()):
+                raise GameError(f"setup items: each of {', '.join(ITEMS)} is held 0 or 1 times, got {holding!r}")
+    return copy.deepcopy(setup)
 
 
 def _no_effect(_state: GameState, _outcome: RollOutcome, _bought: bool) -> Flow:

@@ -368,7 +368,7 @@ class GameState:
             new = max(new, 0)
         self.scores[seat] = new
         self._event("score", seat=seat, points=points, delta=new - old, score=new,
-                    reason=reason, **details)
+                    reason=reason, capped=points > 0 and not own_turn_dice, **details)
         if own_turn_dice and points > 0 and new >= self.rules.target_score:
             self.winner = seat
             self._event("win", seat=seat, score=new)

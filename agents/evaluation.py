@@ -1,0 +1,196 @@
+"""Tournaments between agents: seats rotated, win rates with 95 % intervals, Elo, mean points."""
+
+from __future__ import annotations
+
+import itertools
+import json
+import math
+from collections.abc import Callable, Sequence
+from dataclasses import asdict, dataclass, field
+from pathlib import Path
+from typing import Any
+
+from cdc_env.play import play_game
+from cdc_env.rules import Ruleset
+
+Z95 = 1.959963984540054
+
+
+def wilson_interval(wins: int, games: int, z: float = Z95) -> tuple[float, float]:
+    """95 % Wilson score interval of a win rate (sound near 0 and 1, unlike the normal one)."""
+    if games == 0:
+        return (0.0, 1.0)
+    p = wins / games
+    denominator = 1 + z * z / games
+    centre = (p + z * z / (2 * games)) / denominator
+    half = z * math.sqrt(p * (1 - p) / games + z * z / (4 * games * games)) / denominator
+    return (max(0.0, centre - half), min(1.0, centre + half))
+
+
+def elo_ratings(results: Sequence[tuple[list[str], str | None]], names: Sequence[str],
+                iterations: int = 500) -> dict[str, float]:
+    """Elo ratings fitted to the results (Bradley–Terry by minorisation–maximisation).
+
+    Each game counts as the winner beating every other seat. Ratings are centred on 1500;
+    a 400-point gap means 10-to-1 odds in a head-to-head game."""
+    wins = {n: 0.0 for n in names}
+    pair_games: dict[tuple[str, str], float] = {}
+    for seats, winner in results:
+        if winner is None:
+            continue
+        for loser in seats:
+            if loser == winner:
+                continue
+            wins[winner] += 1
+            key = tuple(sorted((winner, loser)))
+            pair_games[key] = pair_games.get(key, 0) + 1  # type: ignore[index]
+    # A half win and a half loss against a virtual average player keeps every rating finite.
+    strength = {n: 1.0 for n in names}
+    for _ in range(iterations):
+        updated = {}
+        for name in names:
+            denominator = 1.0 / (strength[name] + 1.0)
+            for (a, b), count in pair_games.items():
+                if name in (a, b):
+                    other = b if name == a else a
+                    if other != name:
+                        denominator += count / (strength[name] + strength[other])
+            updated[name] = (wins[name] + 0.5) / denominator
+        mean_log = sum(math.log(v) for v in updated.values()) / len(updated)
+        strength = {n: v / math.exp(mean_log) for n, v in updated.items()}
+    return {n: 1500 + 400 * math.log10(strength[n]) for n in names}
+
+
+@dataclass
+class AgentResult:
+    name: str
+    games: int = 0
+    wins: int = 0
+    points: float = 0.0
+    win_rate: float = 0.0
+    ci_low: float = 0.0
+    ci_high: float = 1.0
+    mean_points: float = 0.0
+    elo: float = 1500.0
+    seats: dict[int, int] = field(default_factory=dict)
+
+
+@dataclass
+class Tournament:
+    ruleset: str
+    seats: int
+    games: int
+    seed: int
+    agents: list[AgentResult]
+    unfinished: int
+    results: list[dict[str, Any]]
+
+    def to_json(self) -> dict[str, Any]:
+        return {
+            "ruleset": self.ruleset, "seats": self.seats, "games": self.games, "seed": self.seed,
+            "unfinished": self.unfinished, "agents": [asdict(a) for a in self.agents],
+        }
+
+
+def lineups(names: Sequence[str], seats: int) -> list[list[str]]:
+    """The seatings a tournament cycles through: every group of `seats` agents (agents repeat
+    when there are fewer agents than seats), each rotated through every seat."""
+    if len(names) >= seats:
+        groups = [list(g) for g in itertools.combinations(names, seats)]
+    else:
+        groups = [[names[i % len(names)] for i in range(seats)]]
+    return [group[r:] + group[:r] for group in groups for r in range(seats)]
+
+
+GameRunner = Callable[[list[str], int], tuple[int | None, list[int]]]
+
+
+def bot_game_runner(rules: Ruleset, reaction: str, max_turns: int) -> GameRunner:
+    from agents.bots import make_bot
+
+    cache: dict[tuple[str, int], Any] = {}
+
+    def run(seating: list[str], seed: int) -> tuple[int | None, list[int]]:
+        # Bots are built once per (name, seat) and reseeded per game: loading a model is slow.
+        policies = []
+        for seat, name in enumerate(seating):
+            key = (name, seat)
+            if key not in cache:
+                cache[key] = make_bot(name, seed=f"{seed}:{seat}", reaction=reaction)
+            bot = cache[key]
+            bot.rng.seed(f"{seed}:{seat}:{name}")
+            policies.append(bot)
+        state = play_game(rules, policies, seed=seed, max_turns=max_turns)
+        return state.winner, list(state.scores)
+
+    return run
+
+
+def run_tournament(names: Sequence[str], rules: Ruleset, seats: int, games: int, seed: int = 0,
+                   reaction: str = "human", max_turns: int = 3000,
+                   runner: GameRunner | None = None,
+                   progress: Callable[[int], None] | None = None) -> Tournament:
+    if len(set(names)) != len(names):
+        raise ValueError("each agent must appear once in a tournament (give distinct names)")
+    run = runner or bot_game_runner(rules, reaction, max_turns)
+    agents = {n: AgentResult(n) for n in names}
+    seatings = lineups(names, seats)
+    records: list[dict[str, Any]] = []
+    results: list[tuple[list[str], str | None]] = []
+    unfinished = 0
+    for game in range(games):
+        seating = seatings[game % len(seatings)]
+        winner, scores = run(seating, seed + game)
+        winner_name = None if winner is None else seating[winner]
+        unfinished += winner is None
+        for seat, name in enumerate(seating):
+            agent = agents[name]
+            agent.games += 1
+            agent.points += scores[seat]
+            agent.seats[seat] = agent.seats.get(seat, 0) + 1
+            agent.wins += winner == seat
+        results.append((seating, winner_name))
+        records.append({"game": game, "seed": seed + game, "seating": seating, "winner": winner,
+                        "scores": scores})
+        if progress:
+            progress(game + 1)
+    ratings = elo_ratings(results, list(names))
+    for agent in agents.values():
+        agent.win_rate = agent.wins / agent.games if agent.games else 0.0
+        agent.ci_low, agent.ci_high = wilson_interval(agent.wins, agent.games)
+        agent.mean_points = agent.points / agent.games if agent.games else 0.0
+        agent.elo = ratings[agent.name]
+    ordered = sorted(agents.values(), key=lambda a: -a.elo)
+    return Tournament(rules.name, seats, games, seed, ordered, unfinished, records)
+
+
+def save_report(tournament: Tournament, out_dir: Path) -> tuple[Path, Path]:
+    """Writes `tournament.json` and `tournament.png` (win rates with intervals, and Elo)."""
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    out_dir.mkdir(parents=True, exist_ok=True)
+    json_path = out_dir / "tournament.json"
+    json_path.write_text(json.dumps({**tournament.to_json(), "games_played": tournament.results},
+                                    indent=1), encoding="utf-8")
+    names = [a.name for a in tournament.agents]
+    rates = [a.win_rate for a in tournament.agents]
+    errors = [[a.win_rate - a.ci_low for a in tournament.agents],
+              [a.ci_high - a.win_rate for a in tournament.agents]]
+    figure, (left, right) = plt.subplots(1, 2, figsize=(10, 4))
+    left.bar(names, rates, yerr=errors, capsize=6, color="#4c72b0")
+    left.axhline(1 / tournament.seats, color="grey", linestyle="--", label="even odds")
+    left.set_ylabel("win rate (95 % interval)")
+    left.set_title(f"{tournament.ruleset}, {tournament.seats} seats, {tournament.games} games")
+    left.legend()
+    right.bar(names, [a.elo for a in tournament.agents], color="#dd8452")
+    right.set_ylabel("Elo")
+    right.set_ylim(min(a.elo for a in tournament.agents) - 100, max(a.elo for a in tournament.agents) + 100)
+    right.set_title("Elo ratings")
+    figure.tight_layout()
+    png_path = out_dir / "tournament.png"
+    figure.savefig(png_path, dpi=120)
+    plt.close(figure)
+    return json_path, png_path

@@ -1,0 +1,258 @@
+"""Heuristic bots that reason from expected values.
+
+Two styles over the same arithmetic:
+- `prudent` takes every bet whose expected value is positive and nothing else, and protects
+  a lead: it keeps sure points near the end and shields itself from big challenges.
+- `bold` plays for variance when behind: it sirops more Chouettes, bets birds, spends a Civet
+  to catch up, and challenges at the maximum.
+
+The probabilities come from enumerating the 216 rolls under the game's ruleset, so the bots
+follow any ruleset file (a changed value table changes their choices).
+"""
+
+from __future__ import annotations
+
+import itertools
+import random
+from collections.abc import Iterable
+from fractions import Fraction
+from functools import lru_cache
+
+from cdc_env.actions import (
+    Action,
+    BetOnSuccess,
+    BirdBet,
+    BuyCul,
+    ChallengeGrelottine,
+    ChallengeSoufflette,
+    DeclareCivet,
+    KeepDice,
+    Pass,
+    Roll,
+    Shout,
+    Sirop,
+    UseBoucliette,
+)
+from cdc_env.combinations import classify
+from cdc_env.game import RACE_PHRASES, Decision, GameState
+from cdc_env.reaction import reaction_model
+from cdc_env.rules import Ruleset
+
+ROLLS = list(itertools.product(range(1, 7), repeat=3))
+
+
+# ---------------------------------------------------------------------- the arithmetic
+
+
+@lru_cache(maxsize=32)
+def _probabilities(rules_json: str) -> dict[str, float]:
+    rules = Ruleset.model_validate_json(rules_json)
+    counts: dict[str, int] = {}
+    for dice in ROLLS:
+        combination = classify(dice, rules)
+        counts[combination.name] = counts.get(combination.name, 0) + 1
+        if combination.races and "suite" in combination.races:
+            counts["any_suite"] = counts.get("any_suite", 0) + 1
+    return {name: count / 216 for name, count in counts.items()}
+
+
+def probabilities(rules: Ruleset) -> dict[str, float]:
+    """Chance that one roll makes each combination (and `any_suite`: three consecutive)."""
+    return _probabilities(rules.model_dump_json())
+
+
+def made_probability(rules: Ruleset, combination: str, sirop_helps: bool) -> float:
+    """Chance a fresh roll makes `combination`; a Cul de Chouette may also come from siroting
+    a Chouette (1 in 6)."""
+    p = probabilities(rules)
+    if combination == "suite":
+        return p.get("any_suite", 0.0)
+    if combination == "cul_de_chouette_sirote":
+        return p.get("chouette", 0.0) / 6
+    made = p.get(combination, 0.0)
+    if combination == "cul_de_chouette" and sirop_helps:
+        made += p.get("chouette", 0.0) / 6
+    return made
+
+
+@lru_cache(maxsize=None)
+def soufflette_chance(kept: tuple[int, ...], throws_left: int) -> Fraction:
+    """Exact chance to make 1,2,4 from `kept` dice with `throws_left` throws, keeping the best
+    dice each time (a small exact recursion over every outcome)."""
+    if throws_left == 0:
+        return Fraction(0)
+    rolled_count = 3 - len(kept)
+    total = Fraction(0)
+    for rolled in itertools.product(range(1, 7), repeat=rolled_count):
+        dice = tuple(sorted(kept + rolled))
+        if dice == (1, 2, 4):
+            total += 1
+        else:
+            total += best_soufflette_keep(dice, throws_left - 1)[1]
+    return total / 6**rolled_count
+
+
+def best_soufflette_keep(dice: tuple[int, ...], throws_left: int) -> tuple[tuple[int, ...], Fraction]:
+    choices = {tuple(sorted(c)) for size in range(3) for c in itertools.combinations(dice, size)}
+    return max(((c, soufflette_chance(c, throws_left)) for c in choices), key=lambda kc: (kc[1], -len(kc[0])))
+
+
+def combination_points(rules: Ruleset, dice: Iterable[int]) -> float:
+    """What a roll is worth to its thrower on average, races counted roughly: a Chouette-Velute
+    won half the time, a Suite costing a tenth of its penalty."""
+    combination = classify(tuple(dice), rules)
+    value = float(combination.value)
+    if combination.name == "chouette_velute":
+        value *= 0.5
+    if "suite" in combination.races:
+        value -= rules.races.suite_penalty * 0.1
+    return value
+
+
+# ---------------------------------------------------------------------- the bots
+
+
+class HeuristicBot:
+    """Expected-value play; `style` tilts the risk it takes (see the module's doc)."""
+
+    def __init__(self, style: str = "prudent", seed: int | str = 0, reaction: str | None = None) -> None:
+        if style not in ("prudent", "bold"):
+            raise ValueError(f"unknown heuristic style {style!r}: prudent or bold")
+        self.style = style
+        self.name = style
+        self.rng = random.Random(seed)
+        self.reaction = reaction_model(reaction or "human")
+
+    # The lead over the best opponent: positive when ahead.
+    @staticmethod
+    def _lead(state: GameState, seat: int) -> int:
+        others = [s for i, s in enumerate(state.scores) if i != seat]
+        return state.scores[seat] - max(others) if others else 0
+
+    def _behind(self, state: GameState, seat: int) -> bool:
+        others = [s for i, s in enumerate(state.scores) if i != seat]
+        return bool(others) and max(others) >= 250 and self._lead(state, seat) < -60
+
+    def act(self, state: GameState, decision: Decision) -> Action:
+        handler = getattr(self, f"_{decision.kind}", None)
+        action = handler(state, decision) if handler else None
+        if action is not None and decision.allows(action):
+            return action
+        # Anything this bot does not reason about: the harmless choice.
+        for fallback in (Roll(), Pass()):
+            if decision.allows(fallback):
+                return fallback
+        return decision.legal_actions()[0]
+
+    # -- races: always the right phrase, as fast as this bot's reflexes allow
+    def _race(self, state: GameState, decision: Decision) -> Action:
+        return Shout(RACE_PHRASES[decision.reason], self.reaction.sample(self.rng))
+
+    # -- before the roll: a Civet only as a comeback
+    def _turn_start(self, state: GameState, decision: Decision) -> Action:
+        if decision.staked is None or self.style != "bold" or not self._behind(state, decision.seat):
+            return Roll()
+        stakes = dict(decision.stakes)
+        best = max(stakes, key=lambda c: made_probability(state.rules, c, False))
+        return DeclareCivet(best, stakes[best][-1])
+
+    def _buy_cul(self, state: GameState, decision: Decision) -> Action:
+        rules, seat = state.rules, decision.seat
+        chouettes = state.table.dice
+        buyer_points = sum(combination_points(rules, (*chouettes, cul)) for cul in range(1, 7)) / 6
+        # What the thrower would have had, against the Chouette they keep if we buy.
+        thrower_now = buyer_points
+        thrower_if_bought = rules.scores.chouette[chouettes[0] - 1] if chouettes[0] == chouettes[1] else 0
+        opponents = max(1, state.players - 1)
+        value = buyer_points - rules.dice_buying.cost + (thrower_now - thrower_if_bought) / opponents
+        room = rules.cap_score - state.scores[seat]
+        if buyer_points > room:  # gains stop at the cap
+            value -= buyer_points - max(room, 0)
+        margin = 0 if self.style == "bold" else 5
+        return BuyCul() if value > margin else Pass()
+
+    def _sirop(self, state: GameState, decision: Decision) -> Action:
+        rules, seat = state.rules, decision.seat
+        dice = state.table.dice
+        face = max(set(dice), key=dice.count)
+        keep = rules.scores.chouette[face - 1]
+        success = rules.scores.cul_de_chouette[face - 1]
+        score = state.scores[seat]
+        target = rules.target_score
+        if score + keep >= target:
+            return Pass()  # the Chouette wins the game
+        if score + success >= target and self._lead(state, seat) < 0:
+            return Sirop()  # only the sirop can win now, and we are behind
+        civet_bonus = 15 if face == 6 and not state.items[seat]["civet"] else 0
+        sirop = success / 6 - keep * 5 / 6 + civet_bonus * 5 / 6
+        if self.style == "bold":
+            sirop += 8 if self._lead(state, seat) < 0 else 0
+        return Sirop() if sirop > keep else Pass()
+
+    def _sirop_bet(self, state: GameState, decision: Decision) -> Action:
+        # A bird bet is worth 25/6 - 5·5/6 = 0 on average: only the bold take it, on the
+        # thrower's own face (the one they hope for).
+        if self.style != "bold" or state.scores[decision.seat] >= state.rules.cap_score:
+            return Pass()
+        dice = state.table.dice
+        face = max(set(dice), key=dice.count)
+        return BirdBet(face)
+
+    def _success_bet(self, state: GameState, decision: Decision, combination: str, sirop_helps: bool) -> Action:
+        rules = state.rules
+        p = made_probability(rules, combination, sirop_helps)
+        bet_rules = rules.grelottine if decision.kind == "challenge_bet" else rules.civet
+        value = p * bet_rules.bet_win - (1 - p) * bet_rules.bet_loss
+        return BetOnSuccess() if value > 0 else Pass()
+
+    def _civet_bet(self, state: GameState, decision: Decision) -> Action:
+        civet = state.table.civet or {}
+        return self._success_bet(state, decision, civet.get("combination", "chouette"), False)
+
+    def _challenge_bet(self, state: GameState, decision: Decision) -> Action:
+        challenge = state.table.challenge or {}
+        return self._success_bet(state, decision, challenge.get("combination", "chouette"), True)
+
+    def _grelottine(self, state: GameState, decision: Decision) -> Action:
+        # The challenger wins the stake when the named combination is *not* made:
+        # value = stake × (1 - 2p). Name the combination with the best value at its maximum.
+        best, best_value = None, 0.0
+        for combination, stakes in decision.stakes:
+            p = made_probability(state.rules, combination, True)
+            value = stakes[-1] * (1 - 2 * p)
+            if value > best_value:
+                best, best_value = ChallengeGrelottine(combination, stakes[-1]), value
+        threshold = 1.0 if self.style == "bold" else 3.0
+        return best if best is not None and best_value >= threshold else Pass()
+
+    def _boucliette(self, state: GameState, decision: Decision) -> Action:
+        challenge = state.table.challenge or {}
+        seat = decision.seat
+        p = made_probability(state.rules, challenge.get("combination", "chouette"), True)
+        expected_loss = challenge.get("stake", 0) * (1 - 2 * p)
+        if challenge.get("challenged") == seat and expected_loss >= (8 if self.style == "prudent" else 15):
+            return UseBoucliette()
+        return Pass()
+
+    def _soufflette(self, state: GameState, decision: Decision) -> Action:
+        # The challenger wins 30 when 1,2,4 is missed, far more often than not: always
+        # challenge, and the strongest opponent.
+        targets = [o for o in decision.options if isinstance(o, ChallengeSoufflette)]
+        return max(targets, key=lambda o: (state.scores[o.target], -o.target)) if targets else Pass()
+
+    def _soufflette_keep(self, state: GameState, decision: Decision) -> Action:
+        souffle = state.table.soufflette or {}
+        throws_left = state.rules.soufflette.throws - souffle.get("throw", 1)
+        keep, _ = best_soufflette_keep(tuple(sorted(state.table.dice)), throws_left)
+        return KeepDice(keep)
+
+    def _challenge_roll(self, state: GameState, decision: Decision) -> Action:
+        return Roll()
+
+
+def prudent(seed: int | str = 0, reaction: str | None = None) -> HeuristicBot:
+    return HeuristicBot("prudent", seed=seed, reaction=reaction)
+
+
+def bold(seed: int | str = 0, reaction: str | None = None) -> HeuristicBot:
+    return HeuristicBot("bold", seed=seed, reaction=reaction)

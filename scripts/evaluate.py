@@ -1,0 +1,66 @@
+"""A tournament between agents: bot names or saved models, any ruleset, any number of seats.
+
+    python scripts/evaluate.py --agents prudent bold simple --ruleset classic --seats 2 --games 2000
+
+Seats are rotated; prints win rates with 95 % intervals, Elo ratings and mean points, and
+writes tournament.json and tournament.png to --out.
+"""
+
+from __future__ import annotations
+
+import argparse
+import sys
+from pathlib import Path
+
+from rich.console import Console
+from rich.progress import Progress
+from rich.table import Table
+
+sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
+
+from agents.evaluation import run_tournament, save_report  # noqa: E402
+from cdc_env.reaction import REACTION_LEVELS  # noqa: E402
+from cdc_env.rules import RulesetError, load_ruleset  # noqa: E402
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("--agents", nargs="+", required=True, help="bot names or model paths")
+    parser.add_argument("--ruleset", default="classic")
+    parser.add_argument("--seats", type=int, default=2)
+    parser.add_argument("--games", type=int, default=1000)
+    parser.add_argument("--seed", type=int, default=0)
+    parser.add_argument("--reaction", default="human", choices=sorted(REACTION_LEVELS),
+                        help="every bot's reaction-time level, so races are fair")
+    parser.add_argument("--out", type=Path, default=Path("runs/evaluate"))
+    args = parser.parse_args(argv)
+    console = Console()
+    try:
+        rules = load_ruleset(args.ruleset)
+        if not rules.min_players <= args.seats <= rules.max_players:
+            raise ValueError(f"ruleset {rules.name} is for {rules.min_players}–{rules.max_players} seats")
+        with Progress(console=console, transient=True) as progress:
+            task = progress.add_task("playing", total=args.games)
+            tournament = run_tournament(args.agents, rules, args.seats, args.games, seed=args.seed,
+                                        reaction=args.reaction,
+                                        progress=lambda done: progress.update(task, completed=done))
+    except (RulesetError, ValueError, FileNotFoundError) as error:
+        console.print(f"[red]error:[/red] {error}")
+        return 2
+    table = Table(title=f"{rules.name}, {args.seats} seats, {args.games} games (seed {args.seed})")
+    for column in ("agent", "games", "win rate", "95 % interval", "Elo", "mean points"):
+        table.add_column(column, justify="left" if column == "agent" else "right")
+    for agent in tournament.agents:
+        table.add_row(agent.name, str(agent.games), f"{agent.win_rate:.1%}",
+                      f"{agent.ci_low:.1%} – {agent.ci_high:.1%}", f"{agent.elo:.0f}",
+                      f"{agent.mean_points:.1f}")
+    console.print(table)
+    if tournament.unfinished:
+        console.print(f"{tournament.unfinished} games had no winner within the turn limit")
+    json_path, png_path = save_report(tournament, args.out)
+    console.print(f"wrote {json_path} and {png_path}")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

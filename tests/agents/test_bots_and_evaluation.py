@@ -1,0 +1,108 @@
+"""Bots choose legal actions; tournament statistics give the known answers on rigged matchups."""
+
+from __future__ import annotations
+
+import json
+import math
+from fractions import Fraction
+from pathlib import Path
+
+import pytest
+
+from agents.bots import BOT_FACTORIES, make_bot
+from agents.evaluation import elo_ratings, lineups, run_tournament, save_report, wilson_interval
+from agents.heuristic import best_soufflette_keep, made_probability, soufflette_chance
+from cdc_env.dice import SeededDice
+from cdc_env.game import GameState
+from cdc_env.rules import RULES_DIR, load_ruleset
+
+RULESETS = sorted(p.stem for p in RULES_DIR.glob("*.yaml"))
+
+
+@pytest.mark.parametrize("name", sorted(BOT_FACTORIES))
+@pytest.mark.parametrize("ruleset", RULESETS)
+def test_bots_only_choose_legal_actions(name: str, ruleset: str) -> None:
+    rules = load_ruleset(ruleset)
+    players = min(max(3, rules.min_players), rules.max_players)
+    for seed in range(3):
+        state = GameState(rules, players, dice=SeededDice(seed))
+        bots = [make_bot(name, seed=f"{seed}:{seat}") for seat in range(players)]
+        while not state.is_over and state.turn_number < 400:
+            decision = state.pending
+            action = bots[decision.seat].act(state, decision)
+            assert decision.allows(action), (decision.describe(), action)
+            state.apply_action(action)
+
+
+def test_unknown_bot_is_named() -> None:
+    with pytest.raises(ValueError, match="unknown bot 'wizard'"):
+        make_bot("wizard")
+
+
+def test_soufflette_chances_by_hand() -> None:
+    # One throw from nothing: 3! orders of 1,2,4 out of 216.
+    assert soufflette_chance((), 1) == Fraction(6, 216)
+    # Holding 1 and 2, one throw: the third die must be a 4.
+    assert soufflette_chance((1, 2), 1) == Fraction(1, 6)
+    # Holding 1 and 2, two throws: 1 - (5/6)².
+    assert soufflette_chance((1, 2), 2) == 1 - Fraction(25, 36)
+    keep, chance = best_soufflette_keep((1, 2, 6), 1)
+    assert keep == (1, 2) and chance == Fraction(1, 6)
+
+
+def test_made_probabilities_from_the_table() -> None:
+    rules = load_ruleset("classic")
+    assert made_probability(rules, "chouette_velute", False) == pytest.approx(9 / 216)
+    assert made_probability(rules, "cul_de_chouette", False) == pytest.approx(6 / 216)
+    # A Cul de Chouette can also come from siroting a Chouette (1 in 6):
+    chouettes = 90 - 9  # pairs, less the Chouette-Velutes
+    assert made_probability(rules, "cul_de_chouette", True) == pytest.approx(6 / 216 + chouettes / 216 / 6)
+
+
+def test_wilson_interval_known_values() -> None:
+    low, high = wilson_interval(75, 100)
+    assert (round(low, 4), round(high, 4)) == (0.657, 0.8245)
+    assert wilson_interval(0, 0) == (0.0, 1.0)
+
+
+def test_lineups_rotate_every_agent_through_every_seat() -> None:
+    seatings = lineups(["a", "b", "c"], 2)
+    assert len(seatings) == 6
+    for name in "abc":
+        assert sorted(s.index(name) for s in seatings if name in s) == [0, 0, 1, 1]
+    assert lineups(["a", "b"], 4) == [["a", "b", "a", "b"], ["b", "a", "b", "a"],
+                                       ["a", "b", "a", "b"], ["b", "a", "b", "a"]]
+
+
+def test_rigged_matchup_gives_the_known_answer() -> None:
+    # "strong" wins 3 games out of 4 whatever its seat.
+    def runner(seating: list[str], seed: int):
+        winner_name = "strong" if seed % 4 != 3 else "weak"
+        return seating.index(winner_name), [343 if n == winner_name else 100 for n in seating]
+
+    rules = load_ruleset("classic")
+    tournament = run_tournament(["strong", "weak"], rules, seats=2, games=4000, runner=runner)
+    strong, weak = tournament.agents
+    assert strong.name == "strong" and strong.win_rate == 0.75 and weak.win_rate == 0.25
+    assert (strong.ci_low, strong.ci_high) == wilson_interval(3000, 4000)
+    assert strong.seats == {0: 2000, 1: 2000}
+    # 3-to-1 odds are 400·log10(3) ≈ 191 Elo apart.
+    assert strong.elo - weak.elo == pytest.approx(400 * math.log10(3), abs=1.0)
+    assert strong.mean_points == pytest.approx(0.75 * 343 + 0.25 * 100)
+
+
+def test_elo_orders_a_cycle_free_result_set() -> None:
+    results = [(["a", "b"], "a")] * 9 + [(["a", "b"], "b")] + [(["b", "c"], "b")] * 9 + [(["b", "c"], "c")]
+    ratings = elo_ratings(results, ["a", "b", "c"])
+    assert ratings["a"] > ratings["b"] > ratings["c"]
+    assert sum(ratings.values()) / 3 == pytest.approx(1500, abs=1)
+
+
+def test_real_tournament_and_report(tmp_path: Path) -> None:
+    tournament = run_tournament(["prudent", "random"], load_ruleset("classic"), seats=2, games=40, seed=1)
+    best = tournament.agents[0]
+    assert best.name == "prudent" and best.win_rate > 0.7
+    json_path, png_path = save_report(tournament, tmp_path)
+    data = json.loads(json_path.read_text())
+    assert data["games"] == 40 and len(data["games_played"]) == 40
+    assert png_path.read_bytes()[:4] == b"\x89PNG"

@@ -28,11 +28,11 @@ def play_game(rules: Ruleset, policies: Sequence[Policy], seed: int,
     return state
 
 
-def describe_event(event: dict[str, Any]) -> str:
-    """One line of the log, in words."""
+def describe_event(event: dict[str, Any], names: Sequence[str] | None = None) -> str:
+    """One line of the log, in words; `names` gives the players' names by seat."""
     kind = event["type"]
     seat = event.get("seat")
-    who = f"seat {seat}"
+    who = f"seat {seat}" if names is None or seat is None else names[seat]
     if kind == "first_player":
         return f"{who} starts"
     if kind == "turn_start":

@@ -1,0 +1,159 @@
+"""The play session: keyboard answers, races in real time decided by onsets, saving."""
+
+from __future__ import annotations
+
+import json
+import os
+import threading
+import time
+from pathlib import Path
+
+from cdc_env.actions import Action, Pass, Roll, Shout
+from cdc_env.dice import InjectedDice
+from cdc_env.game import RACE_PHRASES, Decision, GameState
+from cdc_env.rules import load_ruleset
+from voice.session import Heard, Keyboard, PlaySession, SeatPlayer
+
+
+class Recorder:
+    def __init__(self) -> None:
+        self.said: list[str] = []
+        self.asked: list[str] = []
+
+    def show(self, session: PlaySession) -> None:
+        pass
+
+    def say(self, text: str) -> None:
+        self.said.append(text)
+
+    def ask(self, session: PlaySession, decision: Decision, options: list[Action]) -> None:
+        self.asked.append(decision.kind)
+
+
+class FixedBot:
+    """Rolls, passes, and shouts the right phrase at a fixed onset."""
+
+    def __init__(self, onset_ms: float) -> None:
+        self.onset_ms = onset_ms
+
+    def act(self, state: GameState, decision: Decision) -> Action:
+        if decision.kind == "race":
+            return Shout(RACE_PHRASES[decision.reason], self.onset_ms)
+        return Roll() if decision.allows(Roll()) else Pass()
+
+
+class TypedLater:
+    """A keyboard whose lines arrive at given times after the first race starts."""
+
+    def __init__(self) -> None:
+        read, write = os.pipe()
+        self.reader = os.fdopen(read, "r")
+        self.writer = os.fdopen(write, "w")
+
+    def type(self, text: str, after_s: float = 0.0) -> None:
+        def later() -> None:
+            time.sleep(after_s)
+            self.writer.write(text + "\n")
+            self.writer.flush()
+        threading.Thread(target=later, daemon=True).start()
+
+
+class LateListener:
+    """A microphone that reports a shout whose onset is early but which it recognises late."""
+
+    def __init__(self, seat: int, intent: str, onset_after_s: float, heard_after_s: float) -> None:
+        self.seats = [seat]
+        self.intent, self.onset_after_s, self.heard_after_s = intent, onset_after_s, heard_after_s
+        self.started: float | None = None
+        self.marked: list[tuple[float, float]] = []
+        self.delivered = False
+
+    def listen_for(self, intents: set[str]) -> None:
+        if self.intent in intents and self.started is None:
+            self.started = time.monotonic()
+
+    def poll(self) -> list[Heard]:
+        if self.started is None or self.delivered or time.monotonic() - self.started < self.heard_after_s:
+            return []
+        self.delivered = True
+        return [Heard(self.seats[0], self.intent, self.started + self.onset_after_s)]
+
+    def mark_playback(self, start: float, end: float) -> None:
+        self.marked.append((start, end))
+
+    def close(self) -> None:
+        pass
+
+
+def chouette_velute_session(keyboard: TypedLater, bot_onset_ms: float, listener=None) -> PlaySession:
+    # Seat 0 (human) starts (dice 1 vs 6), rolls 1,1,2: a Chouette-Velute of 8. Then seat 1
+    # (bot) rolls 6,6,6 with a score set to win at once, to end the game.
+    dice = InjectedDice([1, 6, 1, 1, 2, 6, 6, 6])
+    session = PlaySession(load_ruleset("basic"), [SeatPlayer("Ana"), SeatPlayer("bot", FixedBot(bot_onset_ms))],
+                          view=Recorder(), keyboard=Keyboard(keyboard.reader), listener=listener, dice=dice,
+                          setup={"scores": [0, 300]})
+    return session
+
+
+def test_keyboard_answers_and_a_race_won_by_the_earlier_key_press() -> None:
+    keyboard = TypedLater()
+    keyboard.type("1", 0.0)        # roll
+    keyboard.type("", 0.35)        # Enter during the race: the shout begins ~350 ms in
+    session = chouette_velute_session(keyboard, bot_onset_ms=1200)
+    state = session.run()
+    shouts = {s.seat: s for s in session.race_log[0]}
+    assert shouts[0].by == "keyboard" and 300 <= shouts[0].onset_ms <= 700
+    assert shouts[1].by == "bot" and shouts[1].onset_ms == 1200
+    assert state.scores[0] == 8
+    assert state.winner == 1
+
+
+def test_bot_faster_than_the_key_press_wins() -> None:
+    keyboard = TypedLater()
+    keyboard.type("1", 0.0)
+    keyboard.type("", 0.9)
+    session = chouette_velute_session(keyboard, bot_onset_ms=400)
+    state = session.run()
+    assert state.log[[e["type"] for e in state.log].index("race")]["tied"] == [1]
+    assert state.scores[1] >= 300 + 8
+
+
+def test_race_is_decided_by_onset_not_by_recognition_time() -> None:
+    # The human's shout began 200 ms in but the recogniser only reported it at 1.5 s, long after
+    # the bot shouted at 600 ms: the human still wins.
+    keyboard = TypedLater()
+    keyboard.type("1", 0.0)
+    listener = LateListener(0, "pas_mou_le_caillou", onset_after_s=0.2, heard_after_s=1.5)
+    session = chouette_velute_session(keyboard, bot_onset_ms=600, listener=listener)
+    state = session.run()
+    shouts = {s.seat: s for s in session.race_log[0]}
+    assert shouts[0].by == "voice" and abs(shouts[0].onset_ms - 200) < 60
+    assert state.scores[0] == 8
+
+
+def test_game_is_saved_after_every_move_and_resumes(tmp_path: Path) -> None:
+    keyboard = TypedLater()
+    keyboard.type("1", 0.0)
+    keyboard.type("", 0.3)
+    session = chouette_velute_session(keyboard, bot_onset_ms=1500)
+    session.save_path = tmp_path / "game.json"
+    session.run()
+    saved = json.loads(session.save_path.read_text())
+    assert GameState.from_json(saved).winner == 1
+
+
+def test_lost_microphone_falls_back_to_the_keyboard() -> None:
+    from voice.session import InputLost
+
+    class Vanishing(LateListener):
+        def poll(self) -> list[Heard]:
+            raise InputLost("device 'pulse' disappeared")
+
+    keyboard = TypedLater()
+    keyboard.type("1", 0.0)
+    keyboard.type("", 0.3)
+    recorder_session = chouette_velute_session(keyboard, 1500, listener=Vanishing(0, "x", 0, 0))
+    state = recorder_session.run()
+    assert recorder_session.listener is None
+    assert any("microphone lost" in line for line in recorder_session.view.said)
+    assert state.is_over and state.scores[0] == 8

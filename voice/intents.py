@@ -1,0 +1,125 @@
+"""From what a player said (the lexicon's intent names) to the engine's action.
+
+An utterance is a list of intents in the order they were heard: "Grelottine ! Velute, vingt"
+is `["grelottine", "combo_velute", "nombre_20"]`. What it means depends on the moment, so
+the mapping takes the pending decision and returns a legal action, or None with the reason.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+from cdc_env.actions import (
+    Action,
+    BetOnSuccess,
+    BirdBet,
+    BuyCul,
+    ChallengeGrelottine,
+    ChallengeSoufflette,
+    DeclareCivet,
+    KeepDice,
+    Pass,
+    Roll,
+    Shout,
+    Sirop,
+    UseBoucliette,
+)
+from cdc_env.game import Decision
+
+BIRD_INTENTS = {
+    "bird_linotte": 1, "bird_alouette": 2, "bird_fauvette": 3,
+    "bird_mouette": 4, "bird_bergeronnette": 5, "bird_chouette": 6,
+}
+COMBINATION_INTENTS = {
+    "combo_chouette": "chouette",
+    "combo_velute": "velute",
+    "combo_chouette_velute": "chouette_velute",
+    "combo_suite": "suite",
+    "combo_cul_de_chouette": "cul_de_chouette",
+    "combo_cul_de_chouette_sirote": "cul_de_chouette_sirote",
+}
+NO = {"non", "couche_sirop"}
+
+
+def number(intent: str) -> int | None:
+    if intent.startswith("nombre_") and intent[7:].isdigit():
+        return int(intent[7:])
+    return None
+
+
+def seat_of(intent: str) -> int | None:
+    """`joueur_3` is the third seat, 0-based 2."""
+    if intent.startswith("joueur_") and intent[7:].isdigit():
+        return int(intent[7:]) - 1
+    return None
+
+
+def intents_for(decision: Decision) -> set[str]:
+    """The intents worth listening for at this moment (the recogniser's active set)."""
+    kind = decision.kind
+    numbers = {f"nombre_{n}" for n in range(0, 121)}
+    seats = {f"joueur_{n}" for n in range(1, 9)}
+    by_kind: dict[str, set[str]] = {
+        "turn_start": {"je_lance", "civet", *COMBINATION_INTENTS, *numbers},
+        "challenge_roll": {"je_lance"},
+        "buy_cul": {"achat_du_cul", "non"},
+        "sirop": {"je_sirote", "oui", "non"},
+        "sirop_bet": {*BIRD_INTENTS, "couche_sirop", "beau_sirop", "non"},
+        "race": {a.phrase for a in decision.options if isinstance(a, Shout)},
+        "soufflette": {"en_garde_ma_mignonne", *seats, "non"},
+        "soufflette_keep": {*numbers, "non"},
+        "grelottine": {"grelottine", *COMBINATION_INTENTS, *numbers, "non"},
+        "boucliette": {"boucliette", "oui", "non"},
+        "challenge_bet": {"oui", "non"},
+        "civet_bet": {"oui", "non"},
+    }
+    return by_kind.get(kind, {"oui", "non"})
+
+
+def action_for(decision: Decision, intents: Sequence[str],
+               onset_ms: float | None = None) -> tuple[Action | None, str]:
+    """The legal action these intents ask for, or (None, why not)."""
+    said = list(intents)
+    if not said:
+        return None, "nothing was heard"
+    kind = decision.kind
+    first = said[0]
+    numbers = [n for n in map(number, said) if n is not None]
+    combination = next((COMBINATION_INTENTS[i] for i in said if i in COMBINATION_INTENTS), None)
+    action: Action | None = None
+    if first in NO:
+        action = KeepDice(()) if kind == "soufflette_keep" else Pass()
+    elif kind == "race":
+        action = Shout(first, onset_ms)
+    elif kind in ("turn_start", "challenge_roll") and first == "je_lance":
+        action = Roll()
+    elif kind == "turn_start" and first == "civet":
+        if combination is None or not numbers:
+            return None, "a Civet needs a combination and a stake: « civet, velute, quarante »"
+        action = DeclareCivet(combination, numbers[0])
+    elif kind == "grelottine" and first == "grelottine":
+        if combination is None or not numbers:
+            return None, "a Grelottine needs a combination and a stake: « grelottine, chouette, vingt »"
+        action = ChallengeGrelottine(combination, numbers[0])
+    elif kind == "buy_cul" and first == "achat_du_cul":
+        action = BuyCul()
+    elif kind == "sirop" and first in ("je_sirote", "oui"):
+        action = Sirop()
+    elif kind == "sirop_bet" and first in BIRD_INTENTS:
+        action = BirdBet(BIRD_INTENTS[first])
+    elif kind == "soufflette" and first == "en_garde_ma_mignonne":
+        seats = [s for s in map(seat_of, said) if s is not None]
+        if not seats:
+            return None, "name the player you challenge: « en garde ma mignonne, joueur deux »"
+        action = ChallengeSoufflette(seats[0])
+    elif kind == "soufflette_keep" and numbers:
+        action = KeepDice(tuple(numbers))
+    elif kind == "boucliette" and first in ("boucliette", "oui"):
+        action = UseBoucliette()
+    elif kind in ("challenge_bet", "civet_bet") and first == "oui":
+        action = BetOnSuccess()
+    if action is None:
+        return None, f"« {' '.join(said)} » does not answer this moment ({decision.describe()})"
+    if not decision.allows(action):
+        return None, f"{action} is not allowed now ({decision.describe()})"
+    return action, ""

@@ -1,0 +1,58 @@
+"""What players say, mapped to the engine's actions at each moment."""
+
+from __future__ import annotations
+
+from cdc_env.actions import (
+    BetOnSuccess, BirdBet, BuyCul, ChallengeGrelottine, ChallengeSoufflette, DeclareCivet,
+    KeepDice, Pass, Roll, Shout, Sirop, UseBoucliette,
+)
+from cdc_env.game import Decision
+from voice.intents import action_for, intents_for
+
+
+def decision(kind: str, options, **extra) -> Decision:
+    return Decision(0, kind, tuple(options), **extra)
+
+
+def test_simple_moments() -> None:
+    assert action_for(decision("turn_start", [Roll()]), ["je_lance"]) == (Roll(), "")
+    assert action_for(decision("buy_cul", [BuyCul(), Pass()]), ["achat_du_cul"]) == (BuyCul(), "")
+    assert action_for(decision("sirop", [Sirop(), Pass()]), ["je_sirote"]) == (Sirop(), "")
+    assert action_for(decision("sirop", [Sirop(), Pass()]), ["non"]) == (Pass(), "")
+    birds = [Pass()] + [BirdBet(f) for f in range(1, 7)]
+    assert action_for(decision("sirop_bet", birds), ["bird_bergeronnette"]) == (BirdBet(5), "")
+    assert action_for(decision("sirop_bet", birds), ["couche_sirop"]) == (Pass(), "")
+    assert action_for(decision("boucliette", [UseBoucliette(), Pass()]), ["boucliette"])[0] == UseBoucliette()
+    assert action_for(decision("challenge_bet", [BetOnSuccess(), Pass()]), ["oui"])[0] == BetOnSuccess()
+
+
+def test_staked_choices_need_combination_and_stake() -> None:
+    grelottine = decision("grelottine", [Pass()], staked=ChallengeGrelottine,
+                          stakes=(("velute", range(1, 26)), ("chouette", range(1, 34))))
+    assert action_for(grelottine, ["grelottine", "combo_velute", "nombre_20"]) == (ChallengeGrelottine("velute", 20), "")
+    action, why = action_for(grelottine, ["grelottine", "combo_velute", "nombre_30"])
+    assert action is None and "not allowed" in why
+    action, why = action_for(grelottine, ["grelottine"])
+    assert action is None and "combination and a stake" in why
+    civet = decision("turn_start", [Roll()], staked=DeclareCivet, stakes=(("suite", range(1, 103)),))
+    assert action_for(civet, ["civet", "combo_suite", "nombre_102"])[0] == DeclareCivet("suite", 102)
+
+
+def test_soufflette_target_and_keeps() -> None:
+    souffle = decision("soufflette", [Pass(), ChallengeSoufflette(1), ChallengeSoufflette(2)])
+    assert action_for(souffle, ["en_garde_ma_mignonne", "joueur_3"])[0] == ChallengeSoufflette(2)
+    keep = decision("soufflette_keep", [KeepDice(()), KeepDice((1,)), KeepDice((1, 2))])
+    assert action_for(keep, ["nombre_2", "nombre_1"])[0] == KeepDice((1, 2))
+    assert action_for(keep, ["non"])[0] == KeepDice(())
+
+
+def test_race_shouts_carry_the_onset() -> None:
+    race = decision("race", [Pass(), Shout("pas_mou_le_caillou"), Shout("grelotte_ca_picote")], reason="chouette_velute")
+    assert action_for(race, ["pas_mou_le_caillou"], onset_ms=420.0)[0] == Shout("pas_mou_le_caillou", 420.0)
+    assert intents_for(race) == {"pas_mou_le_caillou", "grelotte_ca_picote"}
+
+
+def test_words_that_do_not_fit_the_moment_are_explained() -> None:
+    action, why = action_for(decision("buy_cul", [BuyCul(), Pass()]), ["bird_linotte"])
+    assert action is None and "does not answer this moment" in why
+    assert action_for(decision("buy_cul", [BuyCul(), Pass()]), [])[1] == "nothing was heard"

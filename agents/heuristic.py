@@ -44,21 +44,36 @@ ROLLS = list(itertools.product(range(1, 7), repeat=3))
 # ---------------------------------------------------------------------- the arithmetic
 
 
-@lru_cache(maxsize=32)
-def _probabilities(rules_json: str) -> dict[str, float]:
-    rules = Ruleset.model_validate_json(rules_json)
+_TABLES: dict[int, tuple[Ruleset, dict[str, float], dict[tuple[int, ...], float]]] = {}
+
+
+def _tables(rules: Ruleset) -> tuple[dict[str, float], dict[tuple[int, ...], float]]:
+    """Per ruleset (kept while the ruleset object lives): the chance of each combination in one
+    roll, and what each sorted roll is worth to its thrower. Bots ask these at every decision."""
+    cached = _TABLES.get(id(rules))
+    if cached is not None and cached[0] is rules:
+        return cached[1], cached[2]
     counts: dict[str, int] = {}
+    points: dict[tuple[int, ...], float] = {}
     for dice in ROLLS:
         combination = classify(dice, rules)
         counts[combination.name] = counts.get(combination.name, 0) + 1
-        if combination.races and "suite" in combination.races:
+        if "suite" in combination.races:
             counts["any_suite"] = counts.get("any_suite", 0) + 1
-    return {name: count / 216 for name, count in counts.items()}
+        value = float(combination.value)
+        if combination.name == "chouette_velute":
+            value *= 0.5  # a race the thrower wins about half the time
+        if "suite" in combination.races:
+            value -= rules.races.suite_penalty * 0.1  # the last of the Suite pays
+        points[tuple(sorted(dice))] = value
+    probabilities = {name: count / 216 for name, count in counts.items()}
+    _TABLES[id(rules)] = (rules, probabilities, points)
+    return probabilities, points
 
 
 def probabilities(rules: Ruleset) -> dict[str, float]:
     """Chance that one roll makes each combination (and `any_suite`: three consecutive)."""
-    return _probabilities(rules.model_dump_json())
+    return _tables(rules)[0]
 
 
 def made_probability(rules: Ruleset, combination: str, sirop_helps: bool) -> float:
@@ -100,13 +115,7 @@ def best_soufflette_keep(dice: tuple[int, ...], throws_left: int) -> tuple[tuple
 def combination_points(rules: Ruleset, dice: Iterable[int]) -> float:
     """What a roll is worth to its thrower on average, races counted roughly: a Chouette-Velute
     won half the time, a Suite costing a tenth of its penalty."""
-    combination = classify(tuple(dice), rules)
-    value = float(combination.value)
-    if combination.name == "chouette_velute":
-        value *= 0.5
-    if "suite" in combination.races:
-        value -= rules.races.suite_penalty * 0.1
-    return value
+    return _tables(rules)[1][tuple(sorted(dice))]
 
 
 # ---------------------------------------------------------------------- the bots

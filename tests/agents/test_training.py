@@ -1,0 +1,111 @@
+"""Training: a short run checkpoints, resumes where it stopped, reports a corrupt checkpoint;
+a saved model plays as a bot; bad configs and models get clear errors."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+import yaml
+
+from agents.bots import make_bot
+from agents.model_bot import ModelLoadError, load_model
+from agents.training import ConfigError, latest_checkpoint, load_config
+from cdc_env.dice import SeededDice
+from cdc_env.game import GameState
+from cdc_env.rules import load_ruleset
+
+ROOT = Path(__file__).resolve().parents[2]
+
+
+def tiny_config(tmp_path: Path, **changes) -> Path:
+    config = {
+        "run_name": "tiny", "ruleset": "classic", "players": 2, "seed": 3, "total_timesteps": 256,
+        "n_envs": 2, "max_turns": 60, "opponents": ["simple", "prudent"],
+        "league": {"snapshot_every": 128, "max_snapshots": 2, "self_play_fraction": 0.5},
+        "ppo": {"n_steps": 64, "batch_size": 64, "n_epochs": 1, "net_arch": [16]},
+        "checkpoint_every": 128,
+        "evaluation": {"games": 4, "games_others": 2, "opponents": ["simple"]},
+        "out_dir": str(tmp_path / "run"),
+    }
+    config.update(changes)
+    path = tmp_path / "tiny.yaml"
+    path.write_text(yaml.safe_dump(config), encoding="utf-8")
+    return path
+
+
+def train(*args: str) -> subprocess.CompletedProcess:
+    return subprocess.run([sys.executable, str(ROOT / "scripts" / "train.py"), *args],
+                          capture_output=True, text=True, cwd=ROOT, timeout=300)
+
+
+def test_train_checkpoint_resume_and_report(tmp_path: Path) -> None:
+    config = tiny_config(tmp_path)
+    first = train("--config", str(config))
+    assert first.returncode == 0, first.stderr
+    run = tmp_path / "run"
+    report = json.loads((run / "report.json").read_text())
+    assert report["steps"] == 256
+    assert report["evaluation"]["opponents"]["simple"]["games"] == 4
+    assert (run / "learning_curve.png").exists() and (run / "model.json").exists()
+    checkpoints = sorted(p.name for p in (run / "checkpoints").glob("step_*"))
+    assert checkpoints == ["step_0000000128", "step_0000000256"]
+    assert len(list((run / "snapshots").glob("*.zip"))) == 2
+    assert list((run / "tb").iterdir()), "TensorBoard logs are written"
+
+    # Go on to 512 steps from the last checkpoint: the same run continues.
+    resumed = train("--config", str(config), "--resume", "--timesteps", "512")
+    assert resumed.returncode == 0, resumed.stderr
+    assert "resuming from" in resumed.stdout and "step_0000000256" in resumed.stdout
+    report = json.loads((run / "report.json").read_text())
+    assert report["steps"] == 512
+    assert [p["steps"] for p in report["curve"]][:2] == [128, 256]
+    assert len(list((run / "tb").iterdir())) == 1, "the resumed run logs to the same TensorBoard run"
+
+
+def test_corrupt_checkpoint_is_reported_and_not_loaded(tmp_path: Path) -> None:
+    config = tiny_config(tmp_path)
+    assert train("--config", str(config)).returncode == 0
+    newest = tmp_path / "run" / "checkpoints" / "step_0000000256" / "model.zip"
+    newest.write_bytes(b"not a model")
+    reports: list[str] = []
+    path, state = latest_checkpoint(tmp_path / "run" / "checkpoints", report=reports.append)
+    assert path.name == "step_0000000128" and state["steps"] == 128
+    assert "corrupt" in reports[0] and "step_0000000256" in reports[0]
+    resumed = train("--config", str(config), "--resume", "--timesteps", "256", "--eval-games", "0")
+    assert resumed.returncode == 0, resumed.stderr
+    assert "skipping a corrupt checkpoint" in resumed.stdout and "resuming from" in resumed.stdout
+
+
+def test_saved_model_plays_legal_actions_as_a_bot(tmp_path: Path) -> None:
+    config = tiny_config(tmp_path, total_timesteps=128)
+    assert train("--config", str(config), "--eval-games", "0").returncode == 0
+    model = str(tmp_path / "run" / "model.zip")
+    rules = load_ruleset("classic")
+    for seed in range(3):
+        state = GameState(rules, 2, dice=SeededDice(seed))
+        bots = [make_bot(model, seed=seed), make_bot("simple", seed=seed)]
+        while not state.is_over and state.turn_number < 200:
+            decision = state.pending
+            action = bots[decision.seat].act(state, decision)
+            assert decision.allows(action)
+            state.apply_action(action)
+
+
+def test_bad_config_and_bad_model_files(tmp_path: Path) -> None:
+    with pytest.raises(ConfigError, match="ppo.lerning_rate: unknown key"):
+        load_config(tiny_config(tmp_path, ppo={"lerning_rate": 0.1}))
+    with pytest.raises(ConfigError, match="total_timesteps"):
+        load_config(tiny_config(tmp_path, total_timesteps=-5))
+    broken = tmp_path / "broken.zip"
+    broken.write_bytes(b"garbage")
+    with pytest.raises(ModelLoadError, match="broken.json is missing"):
+        load_model(broken)
+    (tmp_path / "broken.json").write_text(json.dumps({"format": "cdc-model/1"}))
+    with pytest.raises(ModelLoadError, match="cannot be loaded"):
+        load_model(broken)
+    result = train("--config", str(tmp_path / "nothing.yaml"))
+    assert result.returncode == 2 and "no training config" in result.stderr

@@ -1,0 +1,151 @@
+"""The single-agent Gymnasium environment: Gymnasium's and stable-baselines3's checkers,
+opponents, masks, seeding."""
+
+from __future__ import annotations
+
+import random
+
+import gymnasium
+import numpy as np
+import pytest
+from gymnasium.utils.env_checker import check_env
+from stable_baselines3.common.env_checker import check_env as sb3_check_env
+
+from agents.simple import make_bot
+from cdc_env.actions import IllegalActionError, Pass
+from cdc_env.single import ENV_ID, CulDeChouetteEnv, ModelPolicy
+from env_helpers import RULESETS, players_for
+
+pytestmark = pytest.mark.filterwarnings("ignore::UserWarning")
+
+
+@pytest.mark.parametrize("ruleset", RULESETS)
+def test_gymnasium_check_env(ruleset: str) -> None:
+    check_env(CulDeChouetteEnv(ruleset, players_for(ruleset), learner_seat="random"))
+
+
+@pytest.mark.parametrize("ruleset", RULESETS)
+def test_stable_baselines3_check_env(ruleset: str) -> None:
+    sb3_check_env(CulDeChouetteEnv(ruleset, players_for(ruleset)))
+
+
+def test_registered_with_gymnasium() -> None:
+    table = gymnasium.make(ENV_ID, ruleset="basic", players=3)
+    observation, info = table.reset(seed=1)
+    assert observation.shape == table.observation_space.shape and info["seat"] == 0
+    lazy = gymnasium.make("cdc_env.single:" + ENV_ID, ruleset="basic")
+    assert lazy.unwrapped.players == 2
+
+
+def random_episode(table: CulDeChouetteEnv, seed: int, steps: int = 400) -> list[tuple]:
+    rng = random.Random(seed)
+    observation, info = table.reset(seed=seed)
+    trace = [(observation.tobytes(), info["seat"])]
+    for _ in range(steps):
+        action = rng.choice(np.flatnonzero(table.action_masks()).tolist())
+        observation, reward, terminated, truncated, info = table.step(action)
+        trace.append((observation.tobytes(), reward, terminated, truncated))
+        if terminated or truncated:
+            observation, info = table.reset()
+            trace.append((observation.tobytes(), info["seat"]))
+    return trace
+
+
+def test_seeding_replays_dice_opponents_seats_and_onsets() -> None:
+    def make() -> CulDeChouetteEnv:
+        return CulDeChouetteEnv("classic", 3, opponents=["random", "simple"],
+                                learner_seat="random", max_turns=25)
+
+    first = random_episode(make(), seed=3)
+    assert first == random_episode(make(), seed=3)
+    assert first != random_episode(make(), seed=4)
+
+
+def test_the_learning_seat_is_drawn_at_random() -> None:
+    table = CulDeChouetteEnv("basic", 3, learner_seat="random")
+    seats = {table.reset(seed=seed)[1]["seat"] for seed in range(30)}
+    assert seats == {0, 1, 2}
+
+
+def test_action_masks_are_the_learners_legal_actions() -> None:
+    table = CulDeChouetteEnv("classic", 2, max_turns=40)
+    rng = random.Random(0)
+    table.reset(seed=0)
+    for _ in range(300):
+        decision = table.game.state.pending
+        assert decision.seat == table.learner
+        mask = table.action_masks()
+        assert mask.dtype == bool
+        np.testing.assert_array_equal(mask, table.game.codec.mask(decision, table.learner) == 1)
+        _, _, terminated, truncated, _ = table.step(rng.choice(np.flatnonzero(mask).tolist()))
+        if terminated or truncated:
+            table.reset()
+
+
+def test_illegal_action_falls_back_with_a_penalty_or_raises() -> None:
+    table = CulDeChouetteEnv("classic", 2, illegal_penalty=0.5)
+    table.reset(seed=2)
+    illegal = int(np.flatnonzero(~table.action_masks())[0])
+    _, reward, _, _, info = table.step(illegal)
+    assert info["illegal_action"] is True and reward == -0.5
+    strict = CulDeChouetteEnv("classic", 2, illegal_action="raise")
+    strict.reset(seed=2)
+    illegal = int(np.flatnonzero(~strict.action_masks())[0])
+    with pytest.raises(IllegalActionError, match="is not legal now"):
+        strict.step(illegal)
+
+
+def test_an_episode_ends_with_the_win_or_loss() -> None:
+    table = CulDeChouetteEnv("basic", 2, opponents="simple", max_turns=1000)
+    rng = random.Random(1)
+    table.reset(seed=1)
+    rewards = []
+    while True:
+        _, reward, terminated, truncated, info = table.step(
+            rng.choice(np.flatnonzero(table.action_masks()).tolist()))
+        rewards.append(reward)
+        if terminated or truncated:
+            break
+    assert terminated and rewards[-1] in (1.0, -1.0) and sum(rewards[:-1]) == 0.0
+    assert (rewards[-1] == 1.0) == (info["winner"] == table.learner)
+
+
+def test_opponents_as_objects_callables_and_models() -> None:
+    asked: list[str] = []
+    predicted: list[int] = []
+
+    def passer(state, decision):  # a plain callable: pass when possible, else the first option
+        asked.append(decision.kind)
+        return Pass() if decision.allows(Pass()) else decision.options[0]
+
+    class FirstLegal:
+        """Stands in for a MaskablePPO model: `predict` with masks."""
+
+        def predict(self, observation, action_masks=None, deterministic=True):
+            predicted.append(len(observation))
+            return int(np.flatnonzero(action_masks)[0]), None
+
+    table = CulDeChouetteEnv("classic", 4, max_turns=20,
+                             opponents=[passer, make_bot("simple", seed=1), "random"])
+    table.opponents[2] = ModelPolicy(FirstLegal(), table)
+    random_episode(table, seed=5, steps=200)
+    assert "turn_start" in asked
+    assert predicted and set(predicted) == {table.observation_space.shape[0]}
+
+
+def test_a_game_without_a_learner_decision_is_skipped() -> None:
+    """In basic the learner only decides in races (and the first roll): a game without any
+    is replaced by the seed's next game rather than handed over finished."""
+    table = CulDeChouetteEnv("basic", 2, learner_seat=1, max_turns=3)
+    for seed in range(20):
+        table.reset(seed=seed)
+        assert table.game.agent_selection == "seat_1"
+
+
+def test_bad_configuration_says_what_is_wrong() -> None:
+    with pytest.raises(ValueError, match="one policy per other seat"):
+        CulDeChouetteEnv("classic", 3, opponents=["simple"])
+    with pytest.raises(ValueError, match="learner_seat"):
+        CulDeChouetteEnv("classic", 2, learner_seat=2)
+    with pytest.raises(ValueError, match="illegal_action"):
+        CulDeChouetteEnv("classic", 2, illegal_action="ignore")  # type: ignore[arg-type]

@@ -1,0 +1,214 @@
+"""The flat action space and the observation encoding: masks equal the engine's legal actions,
+every legal choice is reachable, and observations hold public information only."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+from cdc_env.actions import ACTION_TYPES, ChallengeGrelottine, Pass, Shout
+from cdc_env.dice import SeededDice
+from cdc_env.env import raw_env
+from cdc_env.game import DECISION_TEXT, RACE_PHRASES, Decision, GameState
+from cdc_env.rules import load_ruleset
+from cdc_env.spaces import (
+    DECISION_KINDS,
+    PHRASES,
+    RACES,
+    SEAT_FEATURES,
+    ActionCodec,
+    ObservationEncoder,
+    stake_at,
+)
+from env_helpers import RULESETS, players_for, random_decisions
+
+
+def check_mask(codec: ActionCodec, decision: Decision) -> None:
+    seat = decision.seat
+    mask = codec.mask(decision, seat)
+    assert mask.dtype == np.int8 and set(np.unique(mask)) <= {0, 1}
+    decoded = []
+    for index in np.flatnonzero(mask):
+        action = codec.decode(index, decision, seat)
+        if isinstance(action, Shout):
+            action = Shout(action.phrase, 500.0)
+        assert decision.allows(action), f"index {index} ({codec.names[index]}) decodes to {action}"
+        decoded.append(action)
+    assert len(set(decoded)) == len(decoded), "two masked-in indices play the same action"
+    # Every option is reachable, and comes back from its own index.
+    for option in decision.options:
+        index = codec.encode(option, decision, seat)
+        assert mask[index], f"{option} is legal but its index {index} is masked out"
+        assert codec.decode(index, decision, seat) == option
+    # Every staked combination is reachable at its minimum and its maximum stake.
+    for combination, allowed in decision.stakes:
+        stakes = {a.stake for a in decoded if getattr(a, "combination", None) == combination
+                  and type(a) is decision.staked}
+        assert min(stakes) == allowed.start and max(stakes) == allowed.stop - 1
+    # Nobody else may act.
+    for other in range(codec.players):
+        if other != seat:
+            assert not codec.mask(decision, other).any()
+
+
+@pytest.mark.parametrize("ruleset", RULESETS)
+def test_masks_are_the_engines_legal_actions(ruleset: str) -> None:
+    kinds = set()
+    players = players_for(ruleset)
+    for seed in range(3):
+        table = raw_env(ruleset, players, max_turns=60, auto_forced=False)
+        for decision in random_decisions(table, 1500, seed):
+            kinds.add(decision.kind)
+            check_mask(table.codec, decision)
+    assert "turn_start" in kinds and ("race" in kinds or players == 1)
+
+
+def test_classic_play_visits_every_decision_kind_and_stakes_are_masked() -> None:
+    """Long random play in classic reaches the rare decisions (Civet, Grelottine, Soufflette)."""
+    kinds = set()
+    staked = 0
+    for seed in range(4):
+        table = raw_env("classic", 4, max_turns=150, auto_forced=False)
+        for decision in random_decisions(table, 4000, seed, frozenset({"buy_cul"})):
+            kinds.add(decision.kind)
+            if decision.stakes:
+                staked += 1
+                check_mask(table.codec, decision)
+    classic = {"turn_start", "buy_cul", "sirop", "sirop_bet", "race", "soufflette",
+               "soufflette_keep", "grelottine", "boucliette", "challenge_bet", "challenge_roll"}
+    assert classic <= kinds, f"never reached: {classic - kinds}"
+    assert staked > 0
+
+
+def test_stake_levels_include_min_and_max_and_skip_duplicates() -> None:
+    codec = ActionCodec(players=3)
+    start = codec._staked_start(Decision(0, "grelottine", staked=ChallengeGrelottine), "velute")
+    for allowed, expected in [
+        (range(1, 2), [1]),
+        (range(1, 4), [1, 2, 3]),
+        (range(1, 101), [1, 26, 51, 75, 100]),
+    ]:
+        decision = Decision(0, "grelottine", (Pass(),), staked=ChallengeGrelottine,
+                            stakes=(("velute", allowed),))
+        mask = codec.mask(decision, 0)
+        chosen = [codec.decode(i, decision, 0).stake for i in np.flatnonzero(mask) if i >= start]
+        assert chosen == expected
+        assert stake_at(allowed, 0.0) == allowed.start and stake_at(allowed, 1.0) == allowed.stop - 1
+
+
+def test_soufflette_targets_are_relative_to_the_acting_seat() -> None:
+    from cdc_env.actions import ChallengeSoufflette
+
+    codec = ActionCodec(players=4)
+    for seat in range(4):
+        options = (Pass(),) + tuple(ChallengeSoufflette((seat + k) % 4) for k in (1, 2, 3))
+        decision = Decision(seat, "soufflette", options)
+        next_seat = codec.blocks["soufflette"].start
+        assert codec.decode(next_seat, decision, seat) == ChallengeSoufflette((seat + 1) % 4)
+
+
+def test_illegal_index_names_the_decision_and_the_legal_choices() -> None:
+    codec = ActionCodec(players=2)
+    decision = Decision(1, "sirop", (ACTION_TYPES["sirop"](), Pass()))
+    roll = codec.blocks["roll"].start
+    legal = r"roll\) is not legal now: seat 1 must sirop.*legal: 0 pass, 3 sirop"
+    with pytest.raises(ValueError, match=legal):
+        codec.decode(roll, decision, 1)
+    with pytest.raises(ValueError, match="outside"):
+        codec.decode(codec.size, decision, 1)
+    with pytest.raises(ValueError, match="an action is an index"):
+        codec.decode("pass", decision, 1)
+
+
+def test_every_engine_kind_has_its_place() -> None:
+    """When the engine grows a decision kind, a race, a phrase or an action type, it must have
+    a place in the spaces (cdc_env/spaces.py)."""
+    codec = ActionCodec(players=4)
+    assert set(DECISION_TEXT) - {"chance"} <= set(DECISION_KINDS)
+    assert set(RACE_PHRASES) <= set(RACES)
+    assert set(RACE_PHRASES.values()) <= set(PHRASES)
+    missing = set(ACTION_TYPES) - {"dice"} - set(codec.blocks)
+    assert not missing, f"action types without a block in ActionCodec: {missing}"
+
+
+class NoDice:
+    """A dice source that fails if anyone asks it anything: encoding must not look ahead."""
+
+    def roll(self, count: int, sides: int = 6) -> tuple[int, ...]:
+        raise AssertionError("the encoder rolled the dice")
+
+    def to_json(self) -> dict:
+        raise AssertionError("the encoder looked at the dice source")
+
+
+@pytest.mark.parametrize("ruleset", RULESETS)
+def test_observations_do_not_depend_on_future_dice(ruleset: str) -> None:
+    players = players_for(ruleset)
+    table = raw_env(ruleset, players, max_turns=40)
+    for count, decision in enumerate(random_decisions(table, 300, seed=5)):
+        state = table.state
+        if count % 25:
+            continue
+        # The same past with another future gives the same observations.
+        saved = state.to_json()
+        saved["dice"] = SeededDice(10_000 + count).to_json()
+        other = GameState.from_json(saved)
+        for seat in range(players):
+            np.testing.assert_array_equal(table.encoder.encode(state, seat),
+                                          table.encoder.encode(other, seat))
+        # And the encoder never touches the dice source.
+        source, state.dice_source = state.dice_source, NoDice()
+        try:
+            for seat in range(players):
+                table.encoder.encode(state, seat)
+                table.codec.mask(state.pending, seat)
+        finally:
+            state.dice_source = source
+
+
+def test_a_race_in_progress_hides_the_others_shouts() -> None:
+    """Races are simultaneous: the seat asked second cannot tell whether the first shouted."""
+    found = 0
+    for seed in range(40):
+        state = GameState(load_ruleset("classic"), 3, dice=SeededDice(seed))
+        while state.pending is not None and state.turn_number < 30:
+            decision = state.pending
+            if decision.kind == "race":
+                shouted = GameState.from_json(state.to_json())
+                silent = GameState.from_json(state.to_json())
+                shouted.apply_action(Shout(RACE_PHRASES[decision.reason], 400.0))
+                silent.apply_action(Pass())
+                if shouted.pending is not None and shouted.pending.kind == "race":
+                    encoder = ObservationEncoder(state.rules, 3, 100)
+                    seat = shouted.pending.seat
+                    np.testing.assert_array_equal(encoder.encode(shouted, seat),
+                                                  encoder.encode(silent, seat))
+                    found += 1
+            state.apply_action(Pass() if decision.allows(Pass()) else decision.options[0])
+        if found >= 3:
+            break
+    assert found >= 3
+
+
+def test_observation_layout_is_seat_relative() -> None:
+    table = raw_env("classic", 4)
+    table.reset(seed=2)
+    state = table.state
+    state.scores[:] = [10, 20, 30, 40]  # scores go first in each seat's block
+    width = len(SEAT_FEATURES)
+    for seat in range(4):
+        observation = table.encoder.encode(state, seat)
+        seats = observation[table.encoder.layout["seats"]].reshape(4, width)
+        expected = [state.scores[(seat + k) % 4] / 343 for k in range(4)]
+        np.testing.assert_allclose(seats[:, 0], expected, rtol=1e-6)
+    sizes = sum(s.stop - s.start for s in table.encoder.layout.values())
+    assert sizes == table.encoder.size
+
+
+@pytest.mark.parametrize("ruleset", RULESETS)
+def test_observations_stay_in_bounds(ruleset: str) -> None:
+    table = raw_env(ruleset, players_for(ruleset), max_turns=200)
+    space = table.observation_space("seat_0")
+    for decision in random_decisions(table, 1000, seed=11):
+        observation = table.observe(f"seat_{decision.seat}")
+        assert space.contains(observation)

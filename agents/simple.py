@@ -11,8 +11,11 @@ from typing import Protocol
 
 from cdc_env.actions import (
     Action,
+    BetSum,
+    BirdBet,
     ChallengeGrelottine,
     ChallengeSoufflette,
+    CoucheSirop,
     KeepDice,
     Pass,
     Roll,
@@ -47,9 +50,15 @@ class RandomBot:
         return choice
 
 
+# Ways three dice make each sum 3..18 (out of 216), for Bleu-Rouge bets.
+SUM_WAYS = {total: sum(1 for a in range(1, 7) for b in range(1, 7) for c in range(1, 7) if a + b + c == total)
+            for total in range(3, 19)}
+
+
 class SimpleBot:
     """Rules of thumb a beginner is taught: sirop only small Chouettes, always shout the right
-    phrase, challenge a Velute at the maximum stake, keep the Boucliette for oneself."""
+    phrase, challenge a Velute at the maximum stake, keep the Boucliette for oneself, claim
+    every gain, bet the likeliest free sum on a Bleu-Rouge, never bet one's Civet."""
 
     name = "simple"
 
@@ -62,16 +71,31 @@ class SimpleBot:
         options = decision.options
         kind = decision.kind
         if kind == "race":
-            return Shout(RACE_PHRASES[decision.reason], self.reaction.sample(self.rng))
+            if (decision.reason == "chouette_velute" and state.rules.races.chouette_velute_tie == "subtract"
+                    and seat != state.table.thrower and state.players > 2):
+                # When ties lose the value, a table of equally quick players mostly ties:
+                # leave the Chouette-Velute to its thrower.
+                return Pass()
+            return Shout(self._phrase(state, decision), self.reaction.sample(self.rng))
+        if kind == "claim":
+            return Shout(decision.reason, self.reaction.sample(self.rng))
         if kind == "sirop":
             # Siroting a Chouette of a wins (40 + 10a)/6 on average and loses 5a²/6: worth it
             # for 1 and 2 only.
-            face = max(set(state.table.dice), key=state.table.dice.count)
-            return Sirop() if face <= 2 else Pass()
+            return Sirop() if _pair_face(state) <= 2 else Pass()
+        if kind == "sirop_bet":
+            if state.rules.sirotage.self_bet:
+                return BirdBet(_pair_face(state))  # a free bonus when the sirop succeeds
+            # A bird bet is worth 25/6 - 5·5/6 = 0 on average: not worth a Bévue risk.
+            return CoucheSirop() if CoucheSirop() in options else Pass()
+        if kind == "bleu_rouge_bet":
+            bet_rules = state.rules.bleu_rouge
+            return max((o for o in options if isinstance(o, BetSum)),
+                       key=lambda o: SUM_WAYS[o.total] * (bet_rules.bet_base + bet_rules.bet_per_point * o.total))
         if kind == "soufflette":
-            leader = max((o for o in options if isinstance(o, ChallengeSoufflette)),
-                         key=lambda o: state.scores[o.target])
-            return leader
+            allowed = [o for o in options if isinstance(o, ChallengeSoufflette)
+                       and _meets(state, seat, "soufflette") and _meets(state, o.target, "soufflette")]
+            return max(allowed, key=lambda o: state.scores[o.target]) if allowed else Pass()
         if kind == "soufflette_keep":
             wanted = [KeepDice(k) for k in (o.keep for o in options if isinstance(o, KeepDice))
                       if len(set(k)) == len(k) and set(k) <= {1, 2, 4}]
@@ -85,6 +109,26 @@ class SimpleBot:
         if Roll() in options:
             return Roll()
         return Pass() if Pass() in options else options[0]
+
+
+    def _phrase(self, state: GameState, decision: Decision) -> str:
+        answers = decision.answers or (RACE_PHRASES[decision.reason],)
+        if "mecreant" in answers:
+            # Take the Grelottine when one may hold it, otherwise keep it from the others.
+            may_take = not state.items[decision.seat]["grelottine"] and _meets(state, decision.seat, "grelottine")
+            return "mecreant" if may_take else "je_suis_un_miserable"
+        return answers[0]
+
+
+def _pair_face(state: GameState) -> int:
+    dice = state.table.dice
+    return max(set(dice), key=dice.count)
+
+
+def _meets(state: GameState, seat: int | None, what: str) -> bool:
+    """Whether `seat` has the minimum score a rule asks for (only without negative scores)."""
+    rules = state.rules
+    return seat is not None and (rules.negative_scores or state.scores[seat] >= getattr(rules.minimum_scores, what))
 
 
 BOTS = {"random": RandomBot, "simple": SimpleBot}

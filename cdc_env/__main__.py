@@ -31,20 +31,28 @@ def play(args: argparse.Namespace) -> int:
     bots = [make_bot(args.bot, seed=f"{args.seed}:{seat}", reaction=args.reaction)
             for seat in range(players)]
     state = play_game(rules, bots, seed=args.seed, max_turns=args.max_turns or None)
+    solo = None
+    if players == 1 and state.is_over:
+        from cdc_env.solo_optimum import solo_result  # the optimum is computed only for solo
+        solo = solo_result(state)
     if args.json:
         print(json.dumps({
             "ruleset": rules.name, "players": players, "seed": args.seed,
             "winner": state.winner, "scores": state.scores, "turns": state.turn_number,
             "log": state.log, "decisions": state.decisions(),
+            **({"solo": solo.__dict__} if solo else {}),
         }, ensure_ascii=False))
         return 0
-    print(f"Cul de Chouette — ruleset {rules.name}, {players} players ({args.bot} bots), seed {args.seed}")
+    who = "1 player" if players == 1 else f"{players} players"
+    print(f"Cul de Chouette — ruleset {rules.name}, {who} ({args.bot} bots), seed {args.seed}")
     for event in state.log:
         print(describe_event(event))
     if state.winner is None:
         print(f"No winner: stopped after {args.max_turns} turns; scores {state.scores}")
     else:
         print(f"Final scores: {state.scores} after {state.turn_number} turns; winner: seat {state.winner}")
+    if solo:
+        print(f"Solo: {solo.describe()}")
     return 0
 
 

@@ -79,6 +79,35 @@ BIRDS = ("linotte", "alouette", "fauvette", "mouette", "bergeronnette", "chouett
 
 
 @dataclass(frozen=True)
+class BeauSirop(Action):
+    """F: "Beau-Sirop !", a bet that the sirop succeeds (instead of naming the chouette's bird)."""
+
+    kind: ClassVar[str] = "beau_sirop"
+
+
+@dataclass(frozen=True)
+class CoucheSirop(Action):
+    """F: "Couche-Sirop !" or "File-Sirop !", the announced refusal to bet on a sirop."""
+
+    kind: ClassVar[str] = "couche_sirop"
+
+
+@dataclass(frozen=True)
+class BetSum(Action):
+    """F: a bet on the sum of the Bleu-Rouge relaunch ("Je relance de 15 !")."""
+
+    kind: ClassVar[str] = "bet_sum"
+    total: int
+
+
+@dataclass(frozen=True)
+class UseGrelottine(Action):
+    """S: use one's Grelottine before one's roll (the game then draws the combination)."""
+
+    kind: ClassVar[str] = "use_grelottine"
+
+
+@dataclass(frozen=True)
 class Shout(Action):
     """A shout in a race. `onset_ms` is when the shout began, in ms after the dice showed:
     the caller's clock (audio timestamps, key presses, a bot's reaction time)."""
@@ -133,6 +162,7 @@ ACTION_TYPES: dict[str, type[Action]] = {
     for cls in (
         Roll, Pass, DeclareCivet, BetOnSuccess, BuyCul, Sirop, BirdBet, Shout,
         ChallengeSoufflette, KeepDice, ChallengeGrelottine, UseBoucliette, Dice,
+        BeauSirop, CoucheSirop, BetSum, UseGrelottine,
     )
 }
 

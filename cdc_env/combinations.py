@@ -15,6 +15,10 @@ from cdc_env.rules import Ruleset
 # Race names, as used in events and by the environment.
 RACE_CHOUETTE_VELUTE = "chouette_velute"
 RACE_SUITE = "suite"
+# complete (F): the thrower against the others, and the Néant Soufflé's race for a Grelottine.
+RACE_SUITE_VELUTEE = "suite_velutee"
+RACE_ARTICHETTE = "artichette"
+RACE_NEANT_SOUFFLE = "neant_souffle"
 
 
 @dataclass(frozen=True)
@@ -120,6 +124,8 @@ def _races(name: str, d: Dice, rules: Ruleset) -> tuple[str, ...]:
     # Velute too, and in `complete` a Suite-Velutée, and "la combinaison Suite s'applique").
     if rules.combinations.suite and _suite(d):
         races.append(RACE_SUITE)
+    if name in (RACE_SUITE_VELUTEE, RACE_ARTICHETTE, RACE_NEANT_SOUFFLE):
+        races.append(name)
     return tuple(races)
 
 

@@ -17,8 +17,11 @@ from pydantic import BaseModel, BeforeValidator, ConfigDict, Field, ValidationEr
 RULES_DIR = Path(__file__).resolve().parent.parent / "configs" / "rules"
 RULESET_NAMES = ("basic", "classic", "v004", "complete", "solo")
 
-# The combinations a Grelottine challenge may name, and those a Civet may bet on.
-GRELOTTINE_COMBINATIONS = ("chouette", "velute", "cul_de_chouette", "chouette_velute")
+# The combinations a Grelottine challenge may name (S adds the Sirop-Grelot, a Cul de Chouette
+# made by a sirop), and those a Civet may bet on.
+GRELOTTINE_COMBINATIONS = (
+    "chouette", "velute", "cul_de_chouette", "chouette_velute", "cul_de_chouette_sirote",
+)
 CIVET_COMBINATIONS = (
     "chouette",
     "velute",
@@ -86,6 +89,12 @@ class Races(_Section):
     suite_penalty_step: int = Field(default=10, ge=0)
     # lowest (C, V) or highest (F): which die loses a Suite tie.
     suite_tie_die: Literal["lowest", "highest"] = "lowest"
+    # A Chouette-Velute nobody shouts in time: nothing happens (B, C, V, F), or the thrower
+    # loses its value (S: the lone player who is too slow "les perd").
+    chouette_velute_missed: Literal["nothing", "lose_value"] = "nothing"
+    # Offer the wrong phrases in a race even without Bévues (S: the player has two buttons and
+    # may press the wrong one; it counts as no shout). Unset: offered when Bévues are played.
+    wrong_phrases_offered: bool | None = None
 
 
 class Sirotage(_Section):
@@ -95,6 +104,26 @@ class Sirotage(_Section):
     bet_loss: int = Field(default=5, ge=0)
     # A failed sirop of a Chouette of 6 gives a Civet ("Civet siroté").
     civet_on_failed_six: bool = True
+    # S: the thrower bets on their own sirop die (there is nobody else).
+    self_bet: bool = False
+    # F: "Beau-Sirop !" bets on the sirop's success; naming the chouette's own bird is a Bévue.
+    beau_sirop: bool = False
+    # F: not betting is announced ("Couche-Sirop !" / "File-Sirop !"); silence is a Bévue.
+    announce_pass: bool = False
+    # F: a winning bet pays only when claimed with "Sirop gagnant !" before the next throw.
+    claim_winning_bets: bool = False
+    # F: combinations whose rule applies to the siroted dice ("toute combinaison réalisée après
+    # le Sirotage est valable"); RULES.md reads it as the Chouette-Velute.
+    rescore_after: list[str] = Field(default_factory=list)
+
+    @model_validator(mode="after")
+    def _rescorable(self) -> "Sirotage":
+        # A siroted die keeps the pair, so only these can differ from a Chouette.
+        allowed = ("chouette_velute", "artichette", "bleu_rouge")
+        for name in self.rescore_after:
+            if name not in allowed:
+                raise ValueError(f"rescore_after: {name!r} cannot follow a sirop; choose from {', '.join(allowed)}")
+        return self
 
 
 class Grelottine(_Section):
@@ -112,6 +141,10 @@ class Grelottine(_Section):
     bets: bool = True
     bet_win: int = Field(default=25, ge=0)
     bet_loss: int = Field(default=5, ge=0)
+    # challenge (B, C, V, F): another holder challenges the thrower of a Néant. before_roll (S):
+    # the holder uses it before their own roll; the game draws the combination (uniformly among
+    # stake_limits) and the stake is the maximum from their own score.
+    use: Literal["challenge", "before_roll"] = "challenge"
 
     @model_validator(mode="after")
     def _known_combinations(self) -> "Grelottine":
@@ -155,6 +188,9 @@ class Soufflette(_Section):
     # Points the challenged takes from the challenger when making 1,2,4 on throw 1, 2, 3...
     rewards: list[int] = Field(default=[50, 40, 30])
     failure: int = Field(default=30, ge=0)
+    # F: when the challenge fails, the points of the last throw's combination go to the
+    # challenged after the failure is paid.
+    failed_throw_scores: bool = False
 
     @model_validator(mode="after")
     def _one_reward_per_throw(self) -> "Soufflette":
@@ -176,6 +212,67 @@ class Boucliette(_Section):
 class Bevue(_Section):
     enabled: bool = True
     penalty: int = Field(default=10, ge=0)
+
+
+class SuiteVelutee(_Section):
+    """F: 1,2,3. The thrower's "Patte de canard !" against the others' "Velutée !"."""
+
+    # A tie between the thrower and a "Velutée !" goes to the thrower (F: catching at least
+    # one of the chouettes is enough).
+    thrower_wins_ties: bool = True
+
+
+class Artichette(_Section):
+    """F: 3,4,4. The thrower's "Raitournelle !" against the others' "Artichette !"."""
+
+    thrower_wins_ties: bool = True
+
+
+class BleuRouge(_Section):
+    """F: 3,3,4. Everyone bets a different sum of a compulsory relaunch of the three dice."""
+
+    # The right bet wins bet_base + bet_per_point × the sum (36 + twice the sum).
+    bet_base: int = Field(default=36, ge=0)
+    bet_per_point: int = Field(default=2, ge=0)
+    # Pélican: a relaunch of this sum starts the "Pélican !" race for pelican_points.
+    pelican_sum: int = Field(default=18, ge=3, le=18)
+    pelican_points: int = Field(default=28, ge=0)
+
+
+class MinimumScores(_Section):
+    """F's minimum scores; they apply only when negative_scores is false."""
+
+    # Both the souffleur and the challenged need this much for a Soufflette.
+    soufflette: int = Field(default=0, ge=0)
+    # To receive a Grelottine (from a Néant, or by "Mécréant !").
+    grelottine: int = Field(default=0, ge=0)
+    # To bet a bird or Beau-Sirop on a sirop; below it the bet is a Bévue that drops the
+    # bettor to 0 and the bet is void.
+    sirop_bet: int = Field(default=0, ge=0)
+    # To sirop, the thrower's score must cover the Chouette's points at stake.
+    sirotage_covers_chouette: bool = False
+
+
+def _default_ranks() -> list[tuple[float, str]]:
+    return [(17.0, "Légende"), (14.0, "Maître"), (11.0, "Chevalier"), (8.0, "Écuyer"),
+            (5.0, "Paysan"), (0.0, "Péquenaud")]
+
+
+class Solo(_Section):
+    """S: the grade out of 20 and the rank given at the end of a solo game."""
+
+    # The grade of a game that took exactly the optimum's expected number of turns; the grade
+    # is par_grade × expected / turns, at most 20.
+    par_grade: float = Field(default=10.0, gt=0, le=20)
+    # (lowest grade, rank), best first; the first whose grade is reached names the rank.
+    ranks: list[tuple[float, str]] = Field(default_factory=_default_ranks)
+
+    @model_validator(mode="after")
+    def _ranks_cover_every_grade(self) -> "Solo":
+        grades = [grade for grade, _ in self.ranks]
+        if not grades or grades != sorted(grades, reverse=True) or grades[-1] != 0:
+            raise ValueError("ranks must go from the best down to a rank for grade 0")
+        return self
 
 
 class Combinations(_Section):
@@ -215,6 +312,11 @@ class Ruleset(BaseModel):
     dice_buying: DiceBuying = Field(default_factory=DiceBuying)
     boucliette: Boucliette = Field(default_factory=Boucliette)
     bevue: Bevue = Field(default_factory=Bevue)
+    suite_velutee: SuiteVelutee = Field(default_factory=SuiteVelutee)
+    artichette: Artichette = Field(default_factory=Artichette)
+    bleu_rouge: BleuRouge = Field(default_factory=BleuRouge)
+    minimum_scores: MinimumScores = Field(default_factory=MinimumScores)
+    solo: Solo = Field(default_factory=Solo)
 
     @model_validator(mode="after")
     def _players(self) -> "Ruleset":
@@ -232,7 +334,7 @@ class Ruleset(BaseModel):
                 return f"{value.numerator}/{value.denominator}"
             if isinstance(value, dict):
                 return {k: plain(v) for k, v in value.items()}
-            if isinstance(value, list):
+            if isinstance(value, (list, tuple)):
                 return [plain(v) for v in value]
             return value
 

@@ -1,0 +1,127 @@
+"""The solo optimum: hand-computed small games, and one turn of the model against the engine."""
+
+from __future__ import annotations
+
+import itertools
+from fractions import Fraction
+
+import pytest
+
+from cdc_env.actions import DeclareCivet, Roll, UseGrelottine
+from cdc_env.dice import InjectedDice, SeededDice
+from cdc_env.game import GameState
+from cdc_env.rules import Ruleset
+from cdc_env.solo_optimum import SoloOptimum, expected_turns, optimal_action, solo_optimum
+from conftest import ruleset
+
+NOTHING = [0] * 6
+
+
+def tiny(target: int, chouette: list[int], cul_de_chouette: list[int], sirop: bool) -> Ruleset:
+    """A solo game where only Chouettes and Culs de Chouette score, without items."""
+    return ruleset("solo", target_score=target, cap_score=target - 1,
+                   neant_gives_grelottine=False,
+                   scores={"chouette": chouette, "velute": NOTHING, "cul_de_chouette": cul_de_chouette},
+                   sirotage={"enabled": sirop, "self_bet": False, "civet_on_failed_six": False},
+                   civet={"enabled": False}, grelottine={"enabled": False})
+
+
+def test_only_a_cul_de_chouette_wins_36_turns() -> None:
+    # 6 rolls of 216 win: a geometric number of turns with mean 216 / 6 = 36.
+    optimum = SoloOptimum(tiny(100, NOTHING, [100] * 6, sirop=False))
+    assert optimum.expected_turns(0) == pytest.approx(36, abs=1e-9)
+
+
+def test_a_cul_de_chouette_thrown_or_siroted() -> None:
+    # A Chouette is worth nothing kept and costs nothing siroted, so sirop every one: a turn
+    # wins with 6/216 + 81/216 × 1/6 (81 Chouettes that are not Chouette-Velutes) = 19.5/216.
+    optimum = SoloOptimum(tiny(100, NOTHING, [100] * 6, sirop=True))
+    assert optimum.expected_turns(0) == pytest.approx(216 / 19.5, abs=1e-9)
+    assert optimum.best_sirop(0, 4) == (True, None)
+
+
+def test_two_steps_keep_the_chouette() -> None:
+    # Target 2: a Chouette is 1, a Cul de Chouette 2. From 1, a Chouette kept or a Cul de
+    # Chouette wins: V1 = 216 / 87. From 0, keeping the Chouette leads to 1:
+    # V0 = (1 + 81/216 × V1) / (87/216) = 36288 / 7569. Siroting is worse (a failure goes to -1).
+    optimum = SoloOptimum(tiny(2, [1] * 6, [2] * 6, sirop=True))
+    assert optimum.expected_turns(1) == pytest.approx(float(Fraction(216, 87)), abs=1e-9)
+    assert optimum.expected_turns(0) == pytest.approx(float(Fraction(36288, 7569)), abs=1e-9)
+    assert optimum.best_sirop(0, 3) == (False, None) and optimum.best_sirop(1, 3) == (False, None)
+    assert optimum.expected_turns(2) == 0.0
+
+
+def test_the_solo_optimum_from_zero() -> None:
+    optimum = solo_optimum("solo")
+    best = optimum.expected_turns(0)
+    assert best == pytest.approx(19.4002994929, abs=1e-8)
+    assert expected_turns(0) == best
+    # Holding a Civet is worth a little; a Grelottine at 0 cannot be used (no stake).
+    assert optimum.expected_turns(0, civet=True) < best
+    assert optimum.expected_turns(0, grelottine=True) == pytest.approx(best, abs=1e-9)
+    # More points, fewer turns.
+    assert all(optimum.expected_turns(s) > optimum.expected_turns(s + 10) for s in range(0, 330, 10))
+    assert optimum.best_turn_start(0).action == Roll()
+
+
+def one_turn_in_the_engine(rules: Ruleset, score: int, items: dict[str, int],
+                           first: tuple = (), dice: tuple[int, ...] = ()) -> float:
+    """1 + E[optimum of the next state], playing `first` then the optimum's choices in the
+    engine itself and following every chance outcome after `dice` (each path replayed from
+    the start)."""
+    optimum = solo_optimum(rules)
+    total = 0.0
+    paths = [(dice, 1.0)]
+    while paths:
+        path, prob = paths.pop()
+        state = GameState(rules, 1, dice=InjectedDice(path), setup={"scores": [score], "items": [items]})
+        for action in first:
+            state.apply_action(action)
+        while True:
+            if state.is_over:
+                break
+            if state.turn_number > 1:
+                holding = state.items[0]
+                total += prob * optimum.expected_turns(state.scores[0], bool(holding["civet"]),
+                                                       bool(holding["grelottine"]))
+                break
+            decision = state.pending
+            if decision.is_chance:  # the given dice ran out: follow every outcome
+                for outcome in itertools.product(range(1, decision.sides + 1), repeat=decision.count):
+                    paths.append((path + outcome, prob / decision.sides ** decision.count))
+                break
+            state.apply_action(optimal_action(state, decision))
+    return 1.0 + total
+
+
+@pytest.mark.parametrize(("score", "items", "first"), [
+    (0, {}, Roll()),
+    (300, {"civet": 1}, DeclareCivet("chouette", 2)),
+])
+def test_one_turn_of_the_model_is_one_turn_of_the_engine(score, items, first) -> None:
+    # The optimum's values satisfy its own equation, V = 1 + E[V(next)], with the engine
+    # playing the turn: the model's turn is the engine's.
+    optimum = solo_optimum("solo")
+    civet, grelottine = bool(items.get("civet")), bool(items.get("grelottine"))
+    best = optimum.best_turn_start(score, civet, grelottine)
+    assert best.action == first
+    expected = optimum.expected_turns(score, civet, grelottine)
+    assert best.expected == pytest.approx(expected, abs=1e-9)
+    assert one_turn_in_the_engine(optimum.rules, score, items) == pytest.approx(expected, abs=1e-9)
+
+
+def test_a_grelottine_roll_of_the_model_is_one_of_the_engine() -> None:
+    # At 250 with a Grelottine, the game draws the 4th combination, Velute (25 %: stake 62).
+    optimum = solo_optimum("solo")
+    assert list(optimum.rules.grelottine.stake_limits)[3] == "velute"
+    engine = one_turn_in_the_engine(optimum.rules, 250, {"grelottine": 1}, first=(UseGrelottine(),), dice=(4,))
+    assert engine == pytest.approx(optimum.roll_expected(250, grelottine_bet="velute"), abs=1e-9)
+
+
+def test_the_optimum_plays_whole_games() -> None:
+    rules = solo_optimum("solo").rules
+    for seed in range(2):
+        state = GameState(rules, 1, dice=SeededDice(seed))
+        while not state.is_over:
+            state.apply_action(optimal_action(state, state.pending))
+        assert 1 <= state.turn_number < 100

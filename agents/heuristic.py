@@ -155,7 +155,8 @@ class HeuristicBot:
 
     # -- races: always the right phrase, as fast as this bot's reflexes allow
     def _race(self, state: GameState, decision: Decision) -> Action:
-        return Shout(RACE_PHRASES[decision.reason], self.reaction.sample(self.rng))
+        phrase = decision.answers[0] if decision.answers else RACE_PHRASES[decision.reason]
+        return Shout(phrase, self.reaction.sample(self.rng))
 
     # -- before the roll: a Civet only as a comeback
     def _turn_start(self, state: GameState, decision: Decision) -> Action:

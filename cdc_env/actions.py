@@ -7,7 +7,7 @@ replayed, and sent across a process or a network.
 from __future__ import annotations
 
 import math
-from dataclasses import asdict, dataclass, fields
+from dataclasses import dataclass, fields
 from typing import Any, ClassVar
 
 
@@ -20,8 +20,10 @@ class Action:
     kind: ClassVar[str] = ""
 
     def to_json(self) -> dict[str, Any]:
-        data = {"kind": self.kind}
-        for key, value in asdict(self).items():
+        # Every action is saved in the game's history: no deep copies on this path.
+        data: dict[str, Any] = {"kind": self.kind}
+        for key in self.__dataclass_fields__:
+            value = getattr(self, key)
             data[key] = list(value) if isinstance(value, tuple) else value
         return data
 

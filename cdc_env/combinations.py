@@ -102,11 +102,28 @@ ROWS: tuple[_Row, ...] = (
 COMBINATION_NAMES: tuple[str, ...] = tuple(row.name for row in ROWS) + ("neant",)
 
 
+_TABLES: dict[int, tuple[Ruleset, dict[tuple[int, ...], Combination]]] = {}
+
+
 def classify(dice: Sequence[int], rules: Ruleset) -> Combination:
     """The combination of three dice; their order never matters."""
+    key = tuple(sorted(dice))
+    cached = _TABLES.get(id(rules))
+    if cached is None or cached[0] is not rules:
+        # Each ruleset's 56 sorted rolls are classified once (kept while the ruleset lives).
+        cached = (rules, {})
+        _TABLES[id(rules)] = cached
+    combination = cached[1].get(key)
+    if combination is None:
+        combination = _classify(key, rules)
+        cached[1][key] = combination
+    return combination
+
+
+def _classify(dice: tuple[int, ...], rules: Ruleset) -> Combination:
     if len(dice) != 3 or any(not 1 <= d <= 6 for d in dice):
         raise ValueError(f"a combination needs three dice of 1..6, got {list(dice)}")
-    d: Dice = tuple(sorted(dice))  # type: ignore[assignment]
+    d: Dice = dice  # type: ignore[assignment]
     for row in ROWS:
         if not row.enabled(rules):
             continue

@@ -57,15 +57,24 @@ class Reward(Protocol):
 
 
 class WinLoss:
-    """+1 to the winner, −1 to every other seat, when the game ends; nothing on truncation."""
+    """+1 to the winner, −1 to every other seat, when the game ends. A game cut short after
+    `max_turns` is decided by the scores: +1 to the single leader, −1 to the others (0 to all
+    when several share the lead). Without this, stalling a game (buying every cul, say) would
+    be worth more than losing it, and agents learn to stall."""
 
     def reset(self, state: GameState) -> None:
         pass
 
     def __call__(self, state: GameState, truncated: bool) -> Sequence[float] | None:
-        if state.winner is None:
+        if state.winner is not None:
+            return [1.0 if seat == state.winner else -1.0 for seat in range(state.players)]
+        if not truncated:
             return None
-        return [1.0 if seat == state.winner else -1.0 for seat in range(state.players)]
+        best = max(state.scores)
+        leaders = [seat for seat, score in enumerate(state.scores) if score == best]
+        if len(leaders) > 1:
+            return None
+        return [1.0 if seat == leaders[0] else -1.0 for seat in range(state.players)]
 
 
 class TurnPenalty:

@@ -208,6 +208,8 @@ class Table:
     success_bets: list[int] = field(default_factory=list)
     race: str = ""
     race_shouts: dict[int, float] = field(default_factory=dict)
+    # During a race: the phrases that count for each seat in it (the thrower's may differ).
+    race_answers: dict[int, tuple[str, ...]] = field(default_factory=dict)
     sum_bets: dict[int, int] = field(default_factory=dict)  # Bleu-Rouge: seat -> sum
 
     def to_json(self) -> dict[str, Any]:
@@ -223,6 +225,7 @@ class Table:
             "success_bets": list(self.success_bets),
             "race": self.race,
             "race_shouts": {str(k): v for k, v in self.race_shouts.items()},
+            "race_answers": {str(k): list(v) for k, v in self.race_answers.items()},
             "sum_bets": {str(k): v for k, v in self.sum_bets.items()},
         }
 
@@ -830,24 +833,30 @@ class GameState:
         A wrong phrase counts as no shout, and is a Bévue when the ruleset plays Bévues."""
         self.table.race = race
         self.table.race_shouts = {}
+        self.table.race_answers = {seat: answers[seat] for seat in seats}
         calls: dict[int, tuple[str, float]] = {}
+        shouted: list[tuple[int, Shout]] = []
         for seat in seats:
             own = answers[seat]
             phrases = self._race_phrases(race) if self._wrong_phrases_offered() else own
             phrases += tuple(p for p in own if p not in phrases)
             options = (Pass(),) + tuple(Shout(p) for p in phrases)
             choice = yield Decision(seat, "race", options, reason=race, answers=own)
-            if not isinstance(choice, Shout):
-                continue
+            if isinstance(choice, Shout):
+                shouted.append((seat, choice))
+        # The shouts are simultaneous: nothing of them (a Bévue's cost included) is known to
+        # anyone until every seat has decided.
+        for seat, choice in shouted:
             assert choice.onset_ms is not None
             self._event("shout", seat=seat, race=race, phrase=choice.phrase, onset_ms=choice.onset_ms)
-            if choice.phrase not in own:
+            if choice.phrase not in answers[seat]:
                 if self.rules.bevue.enabled:
                     self._bevue(seat, f"shouted {choice.phrase!r} in the {race} race")
             elif choice.onset_ms <= self.rules.races.race_window_ms:
                 calls[seat] = (choice.phrase, float(choice.onset_ms))
                 self.table.race_shouts[seat] = float(choice.onset_ms)
         self.table.race = ""
+        self.table.race_answers = {}
         return calls
 
     def _collect_shouts(self, race: str, seats: list[int]) -> Flow:

@@ -243,10 +243,7 @@ class PlaySession:
         return self._race_answers.pop(decision.seat, Pass())
 
     def _race_seats(self, decision: Decision) -> list[int]:
-        if decision.reason == "suite_tie":
-            tie = next(e["tied"] for e in reversed(self.state.log) if e["type"] == "race")
-            return list(tie)
-        return list(range(self.state.players))
+        return list(self.state.table.race_answers) or list(range(self.state.players))
 
     def _run_race(self, decision: Decision) -> dict[int, Action]:
         seats = self._race_seats(decision)
@@ -260,10 +257,16 @@ class PlaySession:
             self._listen(set(phrases))
         shouts: dict[int, RaceShout] = {}
         pending_bots: list[tuple[float, int, Action]] = []
+        answers = self.state.table.race_answers
         for seat in seats:
             player = self.players[seat]
             if not player.human:
-                action = player.bot.act(self.state, Decision(seat, "race", decision.options, reason=decision.reason))
+                # The engine asks each seat in turn; a bot's choice is taken now, with the
+                # phrases that count for its seat, so that it can be shown at its onset.
+                own = answers.get(seat, (RACE_PHRASES[decision.reason],))
+                options = decision.options + tuple(Shout(p) for p in own if Shout(p) not in decision.options)
+                action = player.bot.act(self.state, Decision(seat, "race", options, reason=decision.reason,
+                                                             answers=own))
                 if isinstance(action, Shout):
                     pending_bots.append((action.onset_ms / 1000, seat, action))
         pending_bots.sort()
@@ -300,7 +303,7 @@ class PlaySession:
             words = words[1:]
         if seat not in humans or seat in shouts:
             return
-        phrase = RACE_PHRASES[decision.reason]
+        phrase = self.state.table.race_answers.get(seat, (RACE_PHRASES[decision.reason],))[0]
         if words:
             chosen = [p for p in phrases if p.startswith(words[0].lower())]
             phrase = chosen[0] if chosen else phrase

@@ -24,7 +24,7 @@ def rules_table(args: argparse.Namespace) -> int:
 
 
 def play(args: argparse.Namespace) -> int:
-    from agents.simple import make_bot  # the CLI is a client of the bots, the engine is not
+    from agents.bots import make_bot  # the CLI is a client of the bots, the engine is not
 
     rules = load_ruleset(args.ruleset)
     players = 1 if rules.max_players == 1 else args.players
@@ -66,7 +66,8 @@ def main(argv: list[str] | None = None) -> int:
     game.add_argument("--ruleset", default="classic")
     game.add_argument("--players", type=int, default=4)
     game.add_argument("--seed", type=int, default=0)
-    game.add_argument("--bot", default="simple", help="built-in bot: simple or random")
+    game.add_argument("--bot", default="simple",
+                      help="every seat's bot: random, simple, prudent, bold, or a model path")
     game.add_argument("--reaction", default="human", choices=sorted(REACTION_LEVELS))
     game.add_argument("--max-turns", type=int, default=2000,
                       help="stop a game that has no winner after this many turns (0: never)")

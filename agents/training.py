@@ -10,6 +10,7 @@ import random
 from pathlib import Path
 from typing import Any
 
+import numpy as np
 import yaml
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
@@ -54,6 +55,17 @@ class EvaluationConfig(_Strict):
     games_others: int = Field(default=1000, ge=0)
 
 
+class ImitationConfig(_Strict):
+    # Before PPO, the policy learns to play like `teacher` from `games` of its play (behaviour
+    # cloning), and the value head learns those games' outcomes: PPO then starts from a
+    # competent player instead of spending most of its budget on learning not to buy every cul.
+    teacher: str | None = "bold"
+    games: int = Field(default=1500, ge=0)
+    epochs: int = Field(default=4, ge=1)
+    batch_size: int = Field(default=1024, ge=16)
+    learning_rate: float = Field(default=1e-3, gt=0)
+
+
 class TrainConfig(_Strict):
     run_name: str
     ruleset: str = "classic"
@@ -66,6 +78,7 @@ class TrainConfig(_Strict):
     shaping: float = Field(default=0.0, ge=0)
     opponents: list[str] = Field(default=["bold", "prudent"])
     league: LeagueConfig = Field(default_factory=LeagueConfig)
+    imitation: ImitationConfig = Field(default_factory=ImitationConfig)
     ppo: PPOConfig = Field(default_factory=PPOConfig)
     checkpoint_every: int = Field(default=50_000, ge=1)
     evaluation: EvaluationConfig = Field(default_factory=EvaluationConfig)
@@ -199,3 +212,76 @@ def latest_checkpoint(directory: Path, report: Any = print) -> tuple[Path, dict[
         except CorruptCheckpoint as error:
             report(f"skipping a corrupt checkpoint: {error}")
     return None
+
+
+# ---------------------------------------------------------------------- imitation
+
+
+def teacher_samples(teacher: str, rules: Any, players: int, opponents: list[str], games: int,
+                    encoder: Any, codec: Any, seed: int, reaction: str) -> dict[str, np.ndarray]:
+    """The teacher's decisions in `games` games against the opponents: observations, masks,
+    action indices, and the game's outcome for the teacher (+1 win, -1 loss, 0 unfinished).
+    Forced decisions (a single legal option) are left out, as the environment skips them."""
+    from agents.bots import make_bot
+    from cdc_env.dice import SeededDice
+
+    observations, masks, actions, outcomes = [], [], [], []
+    rng = random.Random(seed)
+    for game in range(games):
+        seat_of_teacher = game % players
+        bots = []
+        for seat in range(players):
+            name = teacher if seat == seat_of_teacher else rng.choice(opponents or [teacher])
+            bots.append(make_bot(name, seed=f"{seed}:{game}:{seat}", reaction=reaction))
+        state = GameState(rules, players, dice=SeededDice(seed * 1_000_003 + game))
+        first = len(actions)
+        while (decision := state.pending) is not None and state.turn_number <= 300:
+            action = bots[decision.seat].act(state, decision)
+            if decision.seat == seat_of_teacher:
+                mask = codec.mask(decision, decision.seat)
+                if int(mask.sum()) > 1:
+                    try:
+                        index = codec.encode(action, decision, decision.seat)
+                    except Exception:  # noqa: BLE001 - a choice the encoding cannot express
+                        index = -1
+                    if index >= 0 and mask[index]:
+                        observations.append(encoder.encode(state, decision.seat))
+                        masks.append(mask.astype(bool))
+                        actions.append(index)
+            state.apply_action(action)
+        result = 0.0 if state.winner is None else (1.0 if state.winner == seat_of_teacher else -1.0)
+        outcomes.extend([result] * (len(actions) - first))
+    return {"observations": np.asarray(observations, np.float32), "masks": np.asarray(masks, bool),
+            "actions": np.asarray(actions, np.int64), "outcomes": np.asarray(outcomes, np.float32)}
+
+
+def clone_teacher(model: Any, samples: dict[str, np.ndarray], epochs: int, batch_size: int,
+                  learning_rate: float, seed: int) -> list[float]:
+    """Behaviour cloning into the model's policy (cross-entropy on the teacher's masked
+    choices) and value head (the outcomes). Returns the mean loss of each epoch."""
+    import torch
+
+    policy = model.policy
+    optimizer = torch.optim.Adam(policy.parameters(), lr=learning_rate)
+    generator = np.random.default_rng(seed)
+    count = len(samples["actions"])
+    losses = []
+    policy.set_training_mode(True)
+    for _ in range(epochs):
+        order = generator.permutation(count)
+        total = 0.0
+        for start in range(0, count, batch_size):
+            batch = order[start:start + batch_size]
+            observations = torch.as_tensor(samples["observations"][batch])
+            actions = torch.as_tensor(samples["actions"][batch])
+            values, log_prob, _ = policy.evaluate_actions(observations, actions,
+                                                          action_masks=samples["masks"][batch])
+            outcomes = torch.as_tensor(samples["outcomes"][batch])
+            loss = -log_prob.mean() + 0.5 * ((values.flatten() - outcomes) ** 2).mean()
+            optimizer.zero_grad()
+            loss.backward()
+            optimizer.step()
+            total += float(loss.detach()) * len(batch)
+        losses.append(total / max(count, 1))
+    policy.set_training_mode(False)
+    return losses

@@ -34,9 +34,11 @@ from agents.training import (  # noqa: E402
     League,
     LeagueOpponent,
     TrainConfig,
+    clone_teacher,
     latest_checkpoint,
     load_config,
     save_checkpoint,
+    teacher_samples,
 )
 from cdc_env.play import play_game  # noqa: E402
 from cdc_env.rules import RulesetError, Ruleset, load_ruleset  # noqa: E402
@@ -124,7 +126,7 @@ def evaluate(model_path: Path, config: TrainConfig, rules: Ruleset, games_overri
             bot.rng.seed(game)
             state = play_game(rules, [bot], seed=10_000_000 + game, max_turns=config.max_turns)
             turns.append(state.turn_number)
-        optimum = expected_turns(0, rules)
+        optimum = expected_turns(0, rules=rules)
         mean = float(np.mean(turns)) if turns else float("nan")
         return {"games": games, "mean_turns": mean,
                 "standard_error": float(np.std(turns) / np.sqrt(len(turns))) if turns else float("nan"),
@@ -227,6 +229,17 @@ def main(argv: list[str] | None = None) -> int:
                             tensorboard_log=str(out / "tb"),
                             policy_kwargs={"net_arch": list(config.ppo.net_arch)},
                             **config.ppo.model_dump(exclude={"net_arch"}))
+        imitation = config.imitation
+        if imitation.teacher and imitation.games:
+            # A warm start: play like the teacher first, then improve on it with PPO.
+            table = envs.envs[0].unwrapped.game
+            samples = teacher_samples(imitation.teacher, rules, config.players, config.opponents,
+                                      imitation.games, table.encoder, table.codec, config.seed,
+                                      config.reaction)
+            losses = clone_teacher(model, samples, imitation.epochs, imitation.batch_size,
+                                   imitation.learning_rate, config.seed)
+            print(f"imitated {imitation.teacher} on {len(samples['actions'])} decisions of "
+                  f"{imitation.games} games: loss {losses[0]:.3f} → {losses[-1]:.3f}")
 
     # 4. Learn.
     callback = RunCallback(config, league, curve, solo)

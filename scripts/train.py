@@ -176,6 +176,7 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--eval-games", type=int, default=None, help="override every evaluation's game count")
     parser.add_argument("--out", default=None, help="override out_dir")
     args = parser.parse_args(argv)
+    sys.stdout.reconfigure(line_buffering=True)  # progress lines reach a log file as they happen
 
     # 1. The config and the ruleset.
     overrides: dict[str, Any] = {}

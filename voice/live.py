@@ -1,0 +1,123 @@
+"""Live listening for a game: one microphone (or channel) and one recogniser per human.
+
+Each microphone is read on its own thread and fed to its recogniser; what the recognisers
+hear comes back to the game as `Heard(seat, intent, onset)` with onsets on the game's clock
+(time.monotonic, from the audio's own sample count). A device that fails mid-game raises
+`InputLost` at the next poll, and the session goes on with the keyboard.
+"""
+
+from __future__ import annotations
+
+import queue
+import threading
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
+
+from voice.lexicon import load_lexicon, spell
+from voice.microphone import Microphone, MicrophoneError
+from voice.model import find_model, load_model
+from voice.recogniser import Recogniser
+from voice.session import Heard, InputLost
+
+
+def parse_device(spec: str | None) -> tuple[int | str | None, int]:
+    """`DEVICE` or `DEVICE:CHANNEL` (channel 1-based, as a sound card labels it)."""
+    if spec is None or spec == "":
+        return None, 0
+    name, _, channel = spec.rpartition(":") if ":" in spec else (spec, "", "")
+    if channel and not channel.isdigit():
+        name, channel = spec, ""
+    device: int | str = int(name) if name.isdigit() else name
+    return device, (int(channel) - 1 if channel else 0)
+
+
+@dataclass
+class _Ear:
+    seat: int
+    microphone: Microphone
+    recogniser: Recogniser
+    lock: threading.Lock
+
+
+class MicrophoneListener:
+    def __init__(self, ears: list[_Ear]) -> None:
+        self.ears = ears
+        self.seats = [ear.seat for ear in ears]
+        self._heard: queue.Queue[Heard] = queue.Queue()
+        self._problem: str | None = None
+        self._running = True
+        self._threads = [threading.Thread(target=self._listen, args=(ear,), daemon=True) for ear in ears]
+        for thread in self._threads:
+            thread.start()
+
+    def _listen(self, ear: _Ear) -> None:
+        while self._running:
+            try:
+                block, start = ear.microphone.read()
+            except MicrophoneError as error:
+                if self._running:
+                    self._problem = f"seat {ear.seat + 1}'s microphone: {error}"
+                return
+            with ear.lock:
+                detections = ear.recogniser.accept(block, start)
+            for detection in detections:
+                self._heard.put(Heard(ear.seat, detection.intent, detection.onset_s))
+
+    def listen_for(self, intents: set[str]) -> None:
+        for ear in self.ears:
+            with ear.lock:
+                known = [i for i in sorted(intents) if i in ear.recogniser.lexicon]
+                for detection in ear.recogniser.set_intents(known):
+                    self._heard.put(Heard(ear.seat, detection.intent, detection.onset_s))
+
+    def poll(self) -> list[Heard]:
+        if self._problem:
+            raise InputLost(self._problem)
+        heard = []
+        while True:
+            try:
+                heard.append(self._heard.get_nowait())
+            except queue.Empty:
+                return heard
+
+    def mark_playback(self, start: float, end: float) -> None:
+        for ear in self.ears:
+            with ear.lock:
+                ear.recogniser.mask_playback(start, end)
+
+    def close(self) -> None:
+        self._running = False
+        for ear in self.ears:
+            ear.microphone.stop()
+
+
+def build_listener(model: str | None, lexicon: str, seats: Sequence[int], devices: Sequence[str] | None,
+                   report: Callable[[str], None] = print) -> MicrophoneListener:
+    """Load the model and the lexicon, open one input per human seat, wait for audio to flow.
+    Raises ModelNotFoundError, LexiconError or MicrophoneError with what to do."""
+    specs = list(devices or [])
+    if len(specs) not in (0, len(seats)) or (not specs and len(seats) > 1):
+        raise MicrophoneError(f"give one --devices entry per human ({len(seats)}), e.g. "
+                              "--devices pulse:1 pulse:2 for two channels of one card")
+    vosk_model = load_model(find_model(model, download=model is None))
+    words = load_lexicon(lexicon)
+    # Every phrase the model cannot hear, with the word that breaks it, once at start-up.
+    for intent, texts in words.intents.items():
+        for text in texts:
+            spelled, bad = spell(text, vosk_model.knows)
+            if spelled is None:
+                report(f"lexicon: the model does not know '{bad}' in « {text} » ({intent}); "
+                       f"add a sound-alike spelling to {lexicon}")
+    ears = []
+    for index, seat in enumerate(seats):
+        device, channel = parse_device(specs[index] if specs else None)
+        microphone = Microphone(device, channel)
+        # Nothing is listened for until the game asks (listen_for): intents that share a
+        # phrase (the bird Chouette, the combination Chouette) are never active together.
+        recogniser = Recogniser(vosk_model, words, intents=[], clock=microphone.clock)
+        microphone.start()
+        ears.append(_Ear(seat, microphone, recogniser, threading.Lock()))
+    for ear in ears:
+        ear.microphone.wait_started()
+    report(f"listening on {len(ears)} microphone(s) with the model {vosk_model.path}")
+    return MicrophoneListener(ears)

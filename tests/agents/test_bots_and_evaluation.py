@@ -19,8 +19,12 @@ from cdc_env.rules import RULES_DIR, load_ruleset
 RULESETS = sorted(p.stem for p in RULES_DIR.glob("*.yaml"))
 
 
-@pytest.mark.parametrize("name", sorted(BOT_FACTORIES))
-@pytest.mark.parametrize("ruleset", RULESETS)
+# The solo optimum plays only the one-player game; every other bot plays every ruleset.
+PAIRS = [(name, ruleset) for name in sorted(BOT_FACTORIES) for ruleset in RULESETS
+         if name != "solo_optimal" or ruleset == "solo"]
+
+
+@pytest.mark.parametrize(("name", "ruleset"), PAIRS)
 def test_bots_only_choose_legal_actions(name: str, ruleset: str) -> None:
     rules = load_ruleset(ruleset)
     players = min(max(3, rules.min_players), rules.max_players)
@@ -32,6 +36,12 @@ def test_bots_only_choose_legal_actions(name: str, ruleset: str) -> None:
             action = bots[decision.seat].act(state, decision)
             assert decision.allows(action), (decision.describe(), action)
             state.apply_action(action)
+
+
+def test_solo_optimum_refuses_a_table_of_several() -> None:
+    state = GameState(load_ruleset("classic"), 2, dice=SeededDice(0))
+    with pytest.raises(ValueError, match="only one-player rulesets"):
+        make_bot("solo_optimal").act(state, state.pending)
 
 
 def test_unknown_bot_is_named() -> None:

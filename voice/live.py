@@ -12,8 +12,9 @@ import queue
 import threading
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
+from typing import Any
 
-from voice.lexicon import load_lexicon, spell
+from voice.lexicon import Lexicon, load_lexicon, spell
 from voice.microphone import Microphone, MicrophoneError
 from voice.model import find_model, load_model
 from voice.recogniser import Recogniser
@@ -108,6 +109,15 @@ def build_listener(model: str | None, lexicon: str, seats: Sequence[int], device
             if spelled is None:
                 report(f"lexicon: the model does not know '{bad}' in « {text} » ({intent}); "
                        f"add a sound-alike spelling to {lexicon}")
+    listener = open_listener(vosk_model, words, seats, specs)
+    report(f"listening on {len(seats)} microphone(s) with the model {vosk_model.path}")
+    return listener
+
+
+def open_listener(vosk_model: Any, words: Lexicon, seats: Sequence[int],
+                  specs: Sequence[str]) -> MicrophoneListener:
+    """One microphone and recogniser per seat (specs: one `DEVICE[:CHANNEL]` per seat, or none
+    for the default input), started, with audio flowing."""
     ears = []
     for index, seat in enumerate(seats):
         device, channel = parse_device(specs[index] if specs else None)
@@ -119,5 +129,4 @@ def build_listener(model: str | None, lexicon: str, seats: Sequence[int], device
         ears.append(_Ear(seat, microphone, recogniser, threading.Lock()))
     for ear in ears:
         ear.microphone.wait_started()
-    report(f"listening on {len(ears)} microphone(s) with the model {vosk_model.path}")
     return MicrophoneListener(ears)

@@ -182,6 +182,21 @@ def usable_phrases(
     return phrases, unknown
 
 
+def spell_all(lexicon: Lexicon, knows: KnowsWord) -> tuple[list[Phrase], list[UnknownWord]]:
+    """Every phrase of the lexicon the model can hear, and the ones it cannot (no conflict
+    check: this is for the start-up report and for decoys, not for the active set)."""
+    phrases: list[Phrase] = []
+    unknown: list[UnknownWord] = []
+    for intent, texts in lexicon.intents.items():
+        for text in texts:
+            words, bad = spell(text, knows)
+            if words is None:
+                unknown.append(UnknownWord(intent, text, bad or text))
+            else:
+                phrases.append(Phrase(intent, text, words))
+    return phrases, unknown
+
+
 # --- French numbers: the lexicon's nombre_N phrases were written out with this function -------
 
 _UNITS = (

@@ -1,0 +1,108 @@
+"""Audio helpers: WAV reading in any format, mono mix, resampling, noise, gating, onsets."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import numpy as np
+import pytest
+from scipy.io import wavfile
+
+from voice.audio import (
+    RATE,
+    AudioError,
+    SpectralGate,
+    add_noise,
+    load_clip,
+    pink_noise,
+    quiet_before,
+    read_wav,
+    refine_onset,
+    rms,
+    sound_span,
+)
+
+
+def tone(seconds: float, rate: int = RATE, freq: float = 440.0, amplitude: float = 8000.0) -> np.ndarray:
+    t = np.arange(int(seconds * rate)) / rate
+    return amplitude * np.sin(2 * np.pi * freq * t)
+
+
+def buzz(seconds: float, pitch: float = 150.0) -> np.ndarray:
+    """A voiced-speech stand-in: a 150 Hz pitch with its harmonics up to 4 kHz."""
+    t = np.arange(int(seconds * RATE)) / RATE
+    return sum(4000 / k * np.sin(2 * np.pi * pitch * k * t) for k in range(1, 27))
+
+
+def test_wav_formats_read_in_int16_units(tmp_path: Path) -> None:
+    x = tone(0.1)
+    wavfile.write(tmp_path / "i16.wav", RATE, np.rint(x).astype(np.int16))
+    wavfile.write(tmp_path / "f32.wav", RATE, (x / 32768).astype(np.float32))
+    wavfile.write(tmp_path / "i32.wav", RATE, (np.rint(x) * 65536).astype(np.int32))
+    for name in ("i16.wav", "f32.wav", "i32.wav"):
+        samples, rate = read_wav(tmp_path / name)
+        assert rate == RATE and samples.shape == (len(x), 1)
+        assert np.max(np.abs(samples[:, 0] - x)) < 1.0, name
+
+
+def test_clips_are_mixed_to_mono_and_resampled(tmp_path: Path) -> None:
+    left, right = tone(1.0, 44100, 300), tone(1.0, 44100, 300) * 0.5
+    wavfile.write(tmp_path / "stereo.wav", 44100, np.rint(np.stack([left, right], 1)).astype(np.int16))
+    clip = load_clip(tmp_path / "stereo.wav")
+    assert len(clip) == RATE
+    assert rms(clip[1000:-1000]) == pytest.approx(rms(tone(1.0, RATE, 300)) * 0.75, rel=0.01)
+
+
+def test_bad_audio_files_are_clear_errors(tmp_path: Path) -> None:
+    with pytest.raises(AudioError, match="no such audio file"):
+        read_wav(tmp_path / "missing.wav")
+    (tmp_path / "text.wav").write_text("not audio")
+    with pytest.raises(AudioError, match="not a readable WAV file"):
+        read_wav(tmp_path / "text.wav")
+
+
+def test_pink_noise_at_a_given_snr() -> None:
+    rng = np.random.default_rng(1)
+    noise = pink_noise(RATE * 4, rng)
+    assert rms(noise) == pytest.approx(1.0)
+    spectrum = np.abs(np.fft.rfft(noise)) ** 2
+    low, high = spectrum[100:200].mean(), spectrum[10000:20000].mean()
+    assert 50 < low / high < 200  # power falls as 1/f: 100 times from bin 150 to 15000
+    clean = np.concatenate([np.zeros(RATE), tone(1.0), np.zeros(RATE)])
+    noisy = add_noise(clean, (RATE, 2 * RATE), 10.0, np.random.default_rng(2))
+    assert 20 * np.log10(rms(clean[RATE:2 * RATE]) / rms(noisy - clean)) == pytest.approx(10.0, abs=0.01)
+
+
+def test_spectral_gate_is_transparent_then_quiets_stationary_noise() -> None:
+    rng = np.random.default_rng(3)
+    x = rng.standard_normal(RATE * 3) * 300
+    x[2 * RATE:2 * RATE + 4000] += tone(0.25)
+    gate = SpectralGate()
+    y = np.concatenate([gate.process(x[i:i + 777]) for i in range(0, len(x), 777)] + [gate.flush()])
+    d = gate.delay
+    # Before it has a noise estimate (0.3 s) it passes the audio through untouched.
+    assert np.max(np.abs(y[d:d + 3000] - x[:3000])) < 1e-6
+    noise_in, noise_out = rms(x[RATE:2 * RATE]), rms(y[d + RATE:d + 2 * RATE])
+    assert noise_out < noise_in / 2  # at least 6 dB quieter
+    tone_in, tone_out = rms(x[2 * RATE:2 * RATE + 4000]), rms(y[d + 2 * RATE:d + 2 * RATE + 4000])
+    assert tone_out > 0.8 * tone_in
+
+
+def test_refine_onset_finds_the_rise_in_silence_and_in_noise() -> None:
+    start = RATE + 1234
+    clean = np.zeros(3 * RATE)
+    clean[start:start + RATE // 2] = buzz(0.5)
+    assert sound_span(clean)[0] == pytest.approx(start, abs=2)
+    for guess in (start - 900, start + 500):  # Vosk's guess, early or late
+        assert refine_onset(clean, guess) == pytest.approx(start, abs=RATE * 0.01)
+    noisy = add_noise(clean, (start, start + RATE // 2), 10.0, np.random.default_rng(4))
+    assert refine_onset(noisy, start - 700) == pytest.approx(start, abs=RATE * 0.03)
+
+
+def test_running_speech_has_no_onset_and_no_pause_before() -> None:
+    x = np.zeros(3 * RATE)
+    x[RATE // 2:2 * RATE] = buzz(1.5)  # sound since 0.5 s
+    guess = int(1.5 * RATE)
+    assert refine_onset(x, guess) is None
+    assert not quiet_before(x, guess)
+    assert quiet_before(x, RATE // 2 + 10)

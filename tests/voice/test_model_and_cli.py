@@ -1,0 +1,135 @@
+"""Finding the model (and saying what to do when there is none), and `python -m voice.detect`."""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+import voice.model as model_module
+from voice.model import (
+    LOW_LATENCY_OPTIONS,
+    ModelNotFoundError,
+    find_model,
+    low_latency_view,
+    packaged_model_path,
+)
+
+ROOT = Path(__file__).resolve().parents[2]
+KO_LEXICON = ROOT / "tests" / "voice" / "data" / "ko.yaml"
+
+
+@pytest.fixture
+def no_models(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
+    """A home with no Vosk model anywhere."""
+    monkeypatch.setenv("HOME", str(tmp_path))
+    monkeypatch.delenv("VOSK_MODEL_PATH", raising=False)
+    monkeypatch.delenv("CDC_VOSK_MODEL", raising=False)
+    monkeypatch.setattr(model_module, "_vosk_dirs", lambda: [tmp_path / ".cache" / "vosk"])
+    return tmp_path
+
+
+def test_missing_model_says_what_was_tried_and_what_to_do(no_models: Path) -> None:
+    with pytest.raises(ModelNotFoundError) as error:
+        find_model()
+    message = str(error.value)
+    assert str(no_models / ".cache" / "vosk") in message
+    for hint in ("vosk-model-small-fr-0.22", "https://alphacephei.com/vosk/models", "--model",
+                 "CDC_VOSK_MODEL", "--keyboard"):
+        assert hint in message
+
+
+def test_a_bad_explicit_path_is_an_error_even_if_others_exist(no_models: Path,
+                                                               monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("CDC_VOSK_MODEL", str(packaged_model_path()))
+    with pytest.raises(ModelNotFoundError, match="--model: .*nope .no such folder."):
+        find_model(no_models / "nope")
+
+
+def test_model_from_environment_configuration_or_vosk_folder(no_models: Path,
+                                                             monkeypatch: pytest.MonkeyPatch) -> None:
+    korean = packaged_model_path()
+    assert find_model(configured=korean) == korean
+    monkeypatch.setenv("CDC_VOSK_MODEL", str(korean))
+    assert find_model() == korean
+    monkeypatch.delenv("CDC_VOSK_MODEL")
+    vosk_dir = no_models / ".cache" / "vosk"
+    vosk_dir.mkdir(parents=True)
+    (vosk_dir / "vosk-model-small-fr-0.22").symlink_to(korean)
+    assert find_model() == vosk_dir / "vosk-model-small-fr-0.22"
+
+
+def test_failed_download_is_reported(no_models: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    import vosk
+
+    def offline(self, name, lang):
+        raise ConnectionError("no network")
+
+    monkeypatch.setattr(vosk.Model, "get_model_path", offline)
+    with pytest.raises(ModelNotFoundError, match="download of vosk-model-small-fr-0.22 .ConnectionError"):
+        find_model(download=True)
+
+
+def test_low_latency_view_links_the_model_and_adds_decoder_options(tmp_path: Path) -> None:
+    korean = packaged_model_path()
+    view = low_latency_view(korean, tmp_path)
+    conf = (view / "conf" / "model.conf").read_text()
+    assert conf.startswith((korean / "conf" / "model.conf").read_text().rstrip("\n"))
+    assert all(option in conf for option in LOW_LATENCY_OPTIONS)
+    assert (view / "am").resolve() == (korean / "am").resolve()
+    assert (view / "conf" / "mfcc.conf").resolve() == (korean / "conf" / "mfcc.conf").resolve()
+    assert low_latency_view(korean, tmp_path) == view  # built once, then reused
+
+
+# --- the command line ------------------------------------------------------------------------
+
+
+def detect(*args: str, tmp_path: Path) -> subprocess.CompletedProcess:
+    env = dict(os.environ, XDG_CACHE_HOME=str(ROOT / "tests" / "voice" / ".cache" / "xdg"))
+    return subprocess.run([sys.executable, "-m", "voice.detect", *args], cwd=ROOT, env=env,
+                          capture_output=True, text=True, timeout=120)
+
+
+@pytest.mark.slow
+def test_detect_prints_json_lines_for_any_rate_and_channels(tmp_path: Path, clip_maker, ko_phrases) -> None:
+    clip = clip_maker(ko_phrases["grelotte_ca_picote"], lead_s=1.3)
+    stereo = tmp_path / "clip-44k-stereo.wav"
+    subprocess.run(["sox", str(clip.path), "-r", "44100", "-c", "2", str(stereo)], check=True)
+    done = detect("--model", str(packaged_model_path()), "--lexicon", str(KO_LEXICON), str(stereo),
+                  tmp_path=tmp_path)
+    assert done.returncode == 0, done.stderr
+    [line] = done.stdout.splitlines()
+    found = json.loads(line)
+    assert set(found) == {"intent", "phrase", "onset_s", "end_s", "confidence"}
+    assert found["intent"] == "grelotte_ca_picote" and found["phrase"] == "마지막 게임"
+    assert found["onset_s"] == pytest.approx(clip.onset_s, abs=0.1)
+    assert found["end_s"] == pytest.approx(clip.end_s, abs=0.3)
+
+    done = detect("--model", str(packaged_model_path()), "--lexicon", str(KO_LEXICON),
+                  "--intents", "oui,non", str(stereo), tmp_path=tmp_path)
+    assert done.returncode == 0 and done.stdout == "", done.stderr
+
+
+def test_detect_errors_are_clear(tmp_path: Path) -> None:
+    done = detect("--model", str(packaged_model_path()), "--lexicon", str(KO_LEXICON),
+                  str(tmp_path / "missing.wav"), tmp_path=tmp_path)
+    assert done.returncode == 2 and "missing.wav: no such audio file" in done.stderr
+
+    not_audio = tmp_path / "notes.wav"
+    not_audio.write_text("hello")
+    done = detect("--model", str(packaged_model_path()), str(not_audio), tmp_path=tmp_path)
+    assert done.returncode == 2 and "not a readable WAV file" in done.stderr
+
+    clip = tmp_path / "silence.wav"
+    subprocess.run(["sox", "-n", "-r", "16000", "-c", "1", "-b", "16", str(clip), "trim", "0", "0.5"],
+                   check=True)
+    done = detect("--model", str(tmp_path / "no-model"), str(clip), tmp_path=tmp_path)
+    assert done.returncode == 2 and "No Vosk model found" in done.stderr and "--keyboard" in done.stderr
+
+    done = detect("--model", str(packaged_model_path()), "--lexicon", str(KO_LEXICON),
+                  "--intents", "oui,peut_etre", str(clip), tmp_path=tmp_path)
+    assert done.returncode == 2 and "no intent named peut_etre" in done.stderr

@@ -1,0 +1,102 @@
+"""The real recogniser on the real Korean model, with clips spoken by espeak-ng."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from voice.audio import RATE
+from voice.lexicon import LexiconError, load_lexicon
+from voice.recogniser import Recogniser, rate_clock
+
+pytestmark = pytest.mark.slow
+
+TOLERANCE_S = 0.1
+# espeak-ng voice variants, speeds and pitches: one per intent, so each phrase is heard once
+# in a different voice.
+VOICES = [("ko", 175, 50), ("ko+f2", 190, 60), ("ko+m3", 160, 40), ("ko+f5", 200, 55),
+          ("ko+m5", 170, 45), ("ko+f1", 180, 65), ("ko+m4", 185, 35), ("ko+m6", 165, 50)]
+
+
+def cases(phrases: dict[str, str]) -> list[tuple[str, str, tuple[str, int, int]]]:
+    return [(intent, phrase, VOICES[i % len(VOICES)]) for i, (intent, phrase) in enumerate(sorted(phrases.items()))]
+
+
+@pytest.mark.parametrize("snr_db", [None, 10.0], ids=["clean", "pink-noise-10dB"])
+def test_each_phrase_is_detected_with_its_onset(ko_model, ko_lexicon, ko_phrases, clip_maker,
+                                                 streamer, snr_db) -> None:
+    misses = []
+    for n, (intent, phrase, (voice, speed, pitch)) in enumerate(cases(ko_phrases)):
+        clip = clip_maker(phrase, lead_s=0.6 + 0.1 * n, voice=voice, speed=speed, pitch=pitch,
+                          snr_db=snr_db, seed=n)
+        found = streamer(Recogniser(ko_model, ko_lexicon), clip.samples)
+        right = [d for d in found if d.intent == intent]
+        if [d.intent for d in found] != [intent] or abs(right[0].onset_s - clip.onset_s) > TOLERANCE_S:
+            misses.append((intent, clip.onset_s, [(d.intent, round(d.onset_s, 3)) for d in found]))
+    # Clean: every phrase. Noise at 10 dB SNR: the bench measures about 92 % right on 48 clips,
+    # so one miss in eight is allowed there, never a wrong onset.
+    allowed = 0 if snr_db is None else 1
+    assert len(misses) <= allowed, misses
+    assert all(not found or found[0][0] != intent for intent, _, found in misses), misses
+
+
+def test_speech_without_a_phrase_gives_nothing(ko_model, ko_lexicon, clip_maker, streamer) -> None:
+    for text in ("오늘 날씨가 정말 좋네요", "도서관에서 책을 읽었어요", "버스를 타고 집에 갑니다"):
+        clip = clip_maker(text)
+        assert streamer(Recogniser(ko_model, ko_lexicon), clip.samples) == [], text
+
+
+def test_several_shouts_in_one_stream_keep_their_onsets(ko_model, ko_lexicon, ko_phrases,
+                                                        clip_maker, streamer) -> None:
+    # One long stream (as from a microphone), starting at sample 160000 of a clock at 50 s.
+    said = ["grelotte_ca_picote", "oui", "sans_fin", "non"]
+    parts, truth, at = [], [], 0
+    for i, intent in enumerate(said):
+        clip = clip_maker(ko_phrases[intent], lead_s=0.9 + 0.3 * i, tail_s=0.4)
+        truth.append(at + round(clip.onset_s * RATE))
+        parts.append(clip.samples)
+        at += len(clip.samples)
+    start, t0 = 160000, 50.0
+    recogniser = Recogniser(ko_model, ko_lexicon, clock=rate_clock(RATE, t0))
+    found = streamer(recogniser, np.concatenate(parts), start=start)
+    assert [d.intent for d in found] == said
+    for detection, onset in zip(found, truth):
+        assert detection.onset_s == pytest.approx(t0 + (start + onset) / RATE, abs=TOLERANCE_S)
+        assert detection.detected_at_s > detection.end_s - 0.2
+
+
+def test_only_active_intents_are_heard(ko_model, ko_lexicon, ko_phrases, clip_maker, streamer) -> None:
+    clip = clip_maker(ko_phrases["oui"])
+    recogniser = Recogniser(ko_model, ko_lexicon, intents=["grelotte_ca_picote", "sans_fin"])
+    assert streamer(recogniser, clip.samples) == []
+    recogniser.set_intents(["oui", "non"])
+    assert [d.intent for d in streamer(recogniser, clip.samples, start=len(clip.samples))] == ["oui"]
+
+
+def test_own_playback_is_not_a_shout(ko_model, ko_lexicon, ko_phrases, clip_maker, streamer) -> None:
+    clip = clip_maker(ko_phrases["oui"])
+    recogniser = Recogniser(ko_model, ko_lexicon)
+    recogniser.mask_playback(clip.onset_s - 0.2, clip.end_s + 0.2)  # the bot said it, we played it
+    assert streamer(recogniser, clip.samples) == []
+
+
+def test_unknown_words_are_reported_with_the_real_model(ko_model, tmp_path: Path) -> None:
+    path = tmp_path / "ko.yaml"
+    path.write_text("oui: [음악 기차, 사랑해요]\nmecreant: [쀍뀖뚧]\n", encoding="utf-8")
+    recogniser = Recogniser(ko_model, load_lexicon(path))
+    assert {(u.intent, u.word) for u in recogniser.unknown_words} == {
+        ("oui", "사랑해요"), ("mecreant", "쀍뀖뚧")}
+    assert recogniser.silent_intents == ["mecreant"]
+    assert [p.text for p in recogniser.phrases] == ["음악 기차"]
+    assert recogniser.garbage == "<UNK>"  # this model's own garbage word
+
+
+def test_two_active_intents_may_not_share_a_phrase(ko_model, tmp_path: Path) -> None:
+    path = tmp_path / "ko.yaml"
+    path.write_text("bird_chouette: [음악 기차]\ncombo_chouette: [음악 기차]\n", encoding="utf-8")
+    lexicon = load_lexicon(path)
+    Recogniser(ko_model, lexicon, intents=["bird_chouette"])  # one at a time is fine
+    with pytest.raises(LexiconError, match="'bird_chouette' and 'combo_chouette'"):
+        Recogniser(ko_model, lexicon)

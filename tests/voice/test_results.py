@@ -1,0 +1,232 @@
+"""Intent parsing on Vosk-shaped results, and the recogniser's streaming logic and clock,
+driven by a scripted stand-in for Vosk (no model needed)."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+import voice.recogniser as recogniser_module
+from voice.lexicon import Phrase, load_lexicon
+from voice.model import VoskModel
+from voice.recogniser import Recogniser, Word, find_phrases, may_grow, parse_words, rate_clock
+
+RATE = 16000
+
+
+def word(text: str, start: float, end: float, conf: float = 1.0) -> dict:
+    return {"word": text, "start": start, "end": end, "conf": conf}
+
+
+def test_parse_words_reads_partial_and_final_results() -> None:
+    partial = {"partial": "pas mou", "partial_result": [word("pas", 0.96, 1.2), word("mou", 1.2, 1.5, 0.8)]}
+    final = {"text": "oui", "result": [{"word": "oui", "start": 2.0, "end": 2.25}]}
+    assert parse_words(partial) == [Word("pas", 15360, 19200, 1.0), Word("mou", 19200, 24000, 0.8)]
+    assert parse_words(final) == [Word("oui", 32000, 36000, 1.0)]
+    assert parse_words({"partial": ""}) == [] and parse_words({"text": ""}) == []
+
+
+PHRASES = [
+    Phrase("combo_chouette", "chouette", ("chouette",)),
+    Phrase("combo_chouette_velute", "chouette velute", ("chouette", "velute")),
+    Phrase("pas_mou_le_caillou", "pas mou le caillou", ("pas", "mou", "le", "caillou")),
+    Phrase("achat_du_cul", "j'achète", ("j'achète",)),
+    Phrase("achat_du_cul", "j'achète le cul", ("j'achète", "le", "cul")),
+]
+
+
+def words(*texts: str) -> list[Word]:
+    return [Word(t, i * 100, i * 100 + 90, 0.9) for i, t in enumerate(texts)]
+
+
+def test_find_phrases_longest_first_without_overlap() -> None:
+    found = find_phrases(words("chouette", "velute", "[unk]", "chouette"), PHRASES)
+    assert [(m.phrase.intent, m.last) for m in found] == [
+        ("combo_chouette_velute", False), ("combo_chouette", True)]
+    found = find_phrases(words("j'achète", "le", "cul"), PHRASES)
+    assert [m.phrase.text for m in found] == ["j'achète le cul"]
+
+
+def test_a_garbage_word_breaks_a_phrase() -> None:
+    assert find_phrases(words("pas", "mou", "[unk]", "caillou"), PHRASES) == []
+
+
+def test_a_phrase_another_intent_may_extend_waits_for_the_next_word() -> None:
+    [alone] = find_phrases(words("chouette"), PHRASES)
+    assert may_grow(alone, PHRASES)  # "chouette" may still become "chouette velute"
+    [followed, _] = find_phrases(words("chouette", "pas", "mou", "le", "caillou"), PHRASES)
+    assert not may_grow(followed, PHRASES)
+    [same_intent] = find_phrases(words("j'achète"), PHRASES)
+    assert not may_grow(same_intent, PHRASES)  # "j'achète le cul" is the same intent
+
+
+# --- the recogniser, with Vosk scripted ----------------------------------------------------------
+
+
+class FakeVosk:
+    def find_word(self, word: str) -> int:
+        return 0 if word in {"pas", "mou", "le", "caillou", "oui", "non", "[unk]"} else -1
+
+
+class ScriptedDecoder:
+    """Answers like vosk.KaldiRecognizer: `partials` are (from this many samples fed, result),
+    `finals` are (endpoint once this many samples are fed, result)."""
+
+    def __init__(self, partials: list[tuple[float, dict]], finals: list[tuple[float, dict]]) -> None:
+        self.partials = sorted(partials, key=lambda p: p[0])
+        self.finals = sorted(finals, key=lambda f: f[0])
+        self.fed = 0
+        self.pending: dict | None = None
+
+    def AcceptWaveform(self, data: bytes) -> bool:  # noqa: N802
+        self.fed += len(data) // 2
+        if self.finals and self.fed >= self.finals[0][0] * RATE:
+            self.pending = self.finals.pop(0)[1]
+            self.partials = [p for p in self.partials if p[0] * RATE > self.fed]
+            return True
+        return False
+
+    def PartialResult(self) -> str:  # noqa: N802
+        current = [r for t, r in self.partials if t * RATE <= self.fed]
+        return json.dumps(current[-1] if current else {"partial": ""})
+
+    def Result(self) -> str:  # noqa: N802
+        result, self.pending = self.pending or {"text": ""}, None
+        return json.dumps(result)
+
+    FinalResult = Result
+
+
+@pytest.fixture
+def lexicon(tmp_path: Path):
+    path = tmp_path / "lexicon.yaml"
+    path.write_text("pas_mou_le_caillou: [pas mou le caillou]\noui: [oui]\nnon: [non]\n", encoding="utf-8")
+    return load_lexicon(path)
+
+
+@pytest.fixture
+def script(monkeypatch: pytest.MonkeyPatch):
+    """script(partials, finals): the next decoders the recogniser opens answer this way."""
+    scripts: list[ScriptedDecoder] = []
+
+    def set_script(partials, finals=()):
+        scripts.clear()
+        scripts.append(ScriptedDecoder(list(partials), list(finals)))
+
+    monkeypatch.setattr(recogniser_module, "open_decoder",
+                        lambda model, rate, grammar: scripts[0] if scripts else ScriptedDecoder([], []))
+    return set_script
+
+
+def make(lexicon, **options) -> Recogniser:
+    return Recogniser(VoskModel(Path("fake"), FakeVosk()), lexicon, **options)
+
+
+def tone(total_s: float, bursts: list[tuple[float, float]]) -> np.ndarray:
+    """Silence with 400 Hz bursts (start_s, end_s): a stand-in for shouted words."""
+    t = np.arange(int(total_s * RATE)) / RATE
+    out = np.zeros_like(t)
+    for a, b in bursts:
+        on = (t >= a) & (t < b)
+        out[on] = 8000 * np.sin(2 * np.pi * 400 * t[on])
+    return np.rint(out).astype(np.int16)
+
+
+def feed(recogniser: Recogniser, pcm: np.ndarray, start: int = 0, chunk: int = 800) -> list:
+    found = []
+    for i in range(0, len(pcm), chunk):
+        found += recogniser.accept(pcm[i:i + chunk], start + i)
+    return found + recogniser.flush()
+
+
+CAILLOU = [word("pas", 0.96, 1.1), word("mou", 1.1, 1.2), word("le", 1.2, 1.3), word("caillou", 1.3, 1.5)]
+
+
+def test_detection_from_partials_with_onset_on_the_callers_clock(lexicon, script) -> None:
+    # Vosk says 0.96 s (early, on its 30 ms grid); the sound starts at 1.000 s.
+    script(partials=[(1.6, {"partial_result": CAILLOU})],
+           finals=[(2.3, {"result": CAILLOU})])
+    recogniser = make(lexicon, clock=rate_clock(RATE, t0=100.0))
+    start = 3 * RATE  # the stream's sample 48000 is this chunk's first sample
+    [found] = feed(recogniser, tone(3.0, [(1.0, 1.5)]), start=start)
+    assert found.intent == "pas_mou_le_caillou" and found.phrase == "pas mou le caillou"
+    assert found.onset_s == pytest.approx(100.0 + 3.0 + 1.0, abs=0.01)  # refined on the audio
+    assert found.end_s == pytest.approx(100.0 + 3.0 + 1.54, abs=0.001)
+    # Emitted from the partials (a stable phrase, speaker quiet), before the final result.
+    assert 100.0 + 3.0 + 1.6 <= found.detected_at_s < 100.0 + 3.0 + 2.3
+
+
+def test_onset_without_refinement_is_vosk_start_plus_bias(lexicon, script) -> None:
+    script(partials=[], finals=[(2.0, {"result": CAILLOU})])
+    recogniser = make(lexicon, refine=False, onset_bias_s=0.04, clock=rate_clock(RATE, t0=5.0))
+    [found] = feed(recogniser, tone(2.5, [(1.0, 1.5)]), start=1600)
+    assert found.onset_s == pytest.approx(5.0 + 0.1 + 0.96 + 0.04, abs=1e-9)
+
+
+def test_a_flickering_guess_is_not_emitted(lexicon, script) -> None:
+    oui = {"partial_result": [word("oui", 0.96, 1.2)]}
+    non = {"partial_result": [word("non", 0.96, 1.2)]}
+    # "oui" shows for 50 ms, then Vosk settles on "non".
+    script(partials=[(1.55, oui), (1.6, non)], finals=[(2.3, {"result": [word("non", 0.96, 1.2)]})])
+    found = feed(make(lexicon), tone(2.5, [(1.0, 1.2)]))
+    assert [d.intent for d in found] == ["non"]
+
+
+def test_final_result_adds_what_partials_missed_and_filters_confidence(lexicon, script) -> None:
+    script(partials=[], finals=[(2.0, {"result": [word("oui", 0.96, 1.2, 0.9)]}),
+                                (4.0, {"result": [word("non", 2.96, 3.2, 0.2)]})])
+    found = feed(make(lexicon), tone(4.5, [(1.0, 1.2), (3.0, 3.2)]))
+    assert [(d.intent, round(d.confidence, 2)) for d in found] == [("oui", 0.9)]
+
+
+def test_own_playback_is_masked(lexicon, script) -> None:
+    script(partials=[], finals=[(2.0, {"result": [word("oui", 0.96, 1.2)]})])
+    recogniser = make(lexicon)
+    recogniser.mask_playback(0.9, 1.3)
+    assert feed(recogniser, tone(2.5, [(1.0, 1.2)])) == []
+    script(partials=[], finals=[(2.0, {"result": [word("oui", 0.96, 1.2)]})])
+    recogniser = make(lexicon)
+    recogniser.mask_playback(1.3, 2.0)  # playback after the shout: no effect
+    assert [d.intent for d in feed(recogniser, tone(2.5, [(1.0, 1.2)]))] == ["oui"]
+
+
+def test_a_phrase_inside_running_speech_is_not_a_shout(lexicon, script) -> None:
+    result = {"result": [word("oui", 1.46, 1.7)]}
+    script(partials=[], finals=[(2.5, result)])
+    assert feed(make(lexicon), tone(3.0, [(0.5, 1.7)])) == []  # sound since 0.5 s
+    script(partials=[], finals=[(2.5, result)])
+    assert [d.intent for d in feed(make(lexicon, pause_s=0), tone(3.0, [(0.5, 1.7)]))] == ["oui"]
+
+
+def test_dropped_input_keeps_the_timeline(lexicon, script) -> None:
+    script(partials=[], finals=[(2.5, {"result": [word("oui", 1.46, 1.7)]})])
+    recogniser = make(lexicon, refine=False, onset_bias_s=0.0)
+    audio = tone(3.0, [(1.5, 1.7)])
+    found = recogniser.accept(audio[:8000], 0)
+    found += recogniser.accept(audio[16000:], 16000)  # samples 8000..16000 never arrived
+    found += recogniser.flush()
+    # The hole was filled with silence, so Vosk's 1.46 s is still sample 1.46 * RATE.
+    assert [round(d.onset_s, 3) for d in found] == [1.46]
+
+
+def test_overlapping_chunks_are_refused(lexicon, script) -> None:
+    script(partials=[])
+    recogniser = make(lexicon)
+    recogniser.accept(np.zeros(800, dtype=np.int16), 0)
+    with pytest.raises(ValueError, match="must not overlap"):
+        recogniser.accept(np.zeros(800, dtype=np.int16), 400)
+    with pytest.raises(ValueError, match="mono"):
+        recogniser.accept(np.zeros((800, 2), dtype=np.int16), 800)
+
+
+def test_unknown_words_and_silent_intents_are_reported(tmp_path: Path, script) -> None:
+    path = tmp_path / "lexicon.yaml"
+    path.write_text("oui: [oui, ouais]\nmecreant: [mécréant]\n", encoding="utf-8")
+    recogniser = make(load_lexicon(path))
+    assert [(u.intent, u.phrase, u.word) for u in recogniser.unknown_words] == [
+        ("oui", "ouais", "ouais"), ("mecreant", "mécréant", "mécréant")]
+    assert recogniser.silent_intents == ["mecreant"]
+    assert [p.text for p in recogniser.phrases] == ["oui"]

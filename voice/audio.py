@@ -1,0 +1,285 @@
+"""Audio helpers: WAV reading, mono mix, resampling, PCM conversion, noise and onsets.
+
+Signals are float64 arrays in int16 units (full scale 32768) unless said otherwise, so the same
+numbers go to Vosk (which takes int16 PCM) and to the onset and noise code.
+"""
+
+from __future__ import annotations
+
+from functools import lru_cache
+from math import gcd
+from pathlib import Path
+
+import numpy as np
+from scipy.io import wavfile
+from scipy.signal import butter, resample_poly, sosfilt
+
+RATE = 16000  # the rate of the Vosk models this project uses
+FULL_SCALE = 32768.0
+QUIET_DB = 10.0  # a 10 ms frame this far above the recent noise floor is sound, below is quiet
+ONSET_DB = 4.0  # ...and the soft start of a sound is traced back while it stays this far above
+
+
+class AudioError(ValueError):
+    """An audio file that cannot be used; the message says which and why."""
+
+
+def read_wav(path: str | Path) -> tuple[np.ndarray, int]:
+    """A WAV file as (samples, rate): float64 in int16 units, shape (frames, channels)."""
+    path = Path(path)
+    if not path.is_file():
+        raise AudioError(f"{path}: no such audio file")
+    try:
+        rate, data = wavfile.read(path)
+    except ValueError as error:
+        raise AudioError(f"{path}: not a readable WAV file ({error}); convert it with "
+                         f"'sox {path.name} -b 16 out.wav'") from None
+    samples = np.asarray(data)
+    if samples.dtype.kind == "f":
+        samples = samples.astype(np.float64) * FULL_SCALE
+    elif samples.dtype == np.uint8:
+        samples = (samples.astype(np.float64) - 128.0) * 256.0
+    else:  # int16 / int32: scale to int16 units
+        samples = samples.astype(np.float64) * (FULL_SCALE / 2.0 ** (8 * samples.itemsize - 1))
+    if samples.ndim == 1:
+        samples = samples[:, None]
+    return samples, int(rate)
+
+
+def to_mono(samples: np.ndarray) -> np.ndarray:
+    """Mix channels by their mean (a one-channel array passes through)."""
+    return samples if samples.ndim == 1 else samples.mean(axis=1)
+
+
+def resample(samples: np.ndarray, rate_in: int, rate_out: int = RATE) -> np.ndarray:
+    """Polyphase resampling (scipy), exact for any pair of integer rates."""
+    if rate_in == rate_out:
+        return samples
+    g = gcd(rate_in, rate_out)
+    return resample_poly(samples, rate_out // g, rate_in // g, axis=0)
+
+
+def load_clip(path: str | Path, rate: int = RATE) -> np.ndarray:
+    """A WAV file as mono float64 at `rate` (the model's rate)."""
+    samples, rate_in = read_wav(path)
+    return resample(to_mono(samples), rate_in, rate)
+
+
+def to_pcm16(samples: np.ndarray) -> np.ndarray:
+    """Round and clip to int16, the PCM Vosk takes."""
+    return np.clip(np.rint(samples), -32768, 32767).astype(np.int16)
+
+
+def rms(samples: np.ndarray) -> float:
+    return float(np.sqrt(np.mean(np.square(samples, dtype=np.float64)))) if len(samples) else 0.0
+
+
+def sound_span(samples: np.ndarray, threshold: float = 64.0) -> tuple[int, int] | None:
+    """First and one-past-last sample louder than `threshold` (int16 units), or None."""
+    loud = np.flatnonzero(np.abs(samples) > threshold)
+    return (int(loud[0]), int(loud[-1]) + 1) if len(loud) else None
+
+
+def pink_noise(n: int, rng: np.random.Generator) -> np.ndarray:
+    """Unit-RMS pink (1/f power) noise: white noise shaped in the frequency domain."""
+    spectrum = np.fft.rfft(rng.standard_normal(n))
+    f = np.arange(len(spectrum), dtype=np.float64)
+    f[0] = 1.0
+    noise = np.fft.irfft(spectrum / np.sqrt(f), n)
+    return noise / rms(noise)
+
+
+def add_noise(samples: np.ndarray, speech: tuple[int, int], snr_db: float,
+              rng: np.random.Generator) -> np.ndarray:
+    """Add pink noise over the whole clip at `snr_db` below the RMS of the speech span."""
+    level = rms(samples[speech[0]:speech[1]]) / 10 ** (snr_db / 20)
+    return samples + pink_noise(len(samples), rng) * level
+
+
+class SpectralGate:
+    """Streaming spectral gating: per-bin noise floor tracked by a running low percentile,
+    Wiener-like gain with a floor, weighted overlap-add.
+
+    Output sample k is input sample k - `delay`; callers shift sample indices by it.
+    """
+
+    def __init__(self, n_fft: int = 512, hop: int = 128, history_s: float = 3.0,
+                 percentile: float = 15.0, over: float = 1.5, floor: float = 0.15,
+                 rate: int = RATE) -> None:
+        self.n_fft, self.hop, self.rate = n_fft, hop, rate
+        self.delay = n_fft - hop
+        self.window = np.sqrt(np.hanning(n_fft + 1)[:-1])  # sqrt-Hann in and out: Hann overall
+        self.scale = hop / (n_fft / 2)  # Hann at this overlap sums to n_fft / (2 hop)
+        self.percentile, self.over, self.floor = percentile, over, floor
+        self.history = np.zeros((max(1, int(history_s * rate / hop)), n_fft // 2 + 1))
+        self.frames_seen = 0
+        self.noise: np.ndarray | None = None
+        self.pending = np.zeros(n_fft - hop)  # input not yet framed
+        self.tail = np.zeros(n_fft - hop)  # overlap-add carry
+        self.prev_power: np.ndarray | None = None
+
+    def process(self, chunk: np.ndarray) -> np.ndarray:
+        """Denoise a chunk; returns the output samples made final by it (a multiple of `hop`,
+        possibly empty). Output sample k (counted over all calls) is input sample k - `delay`."""
+        buffer = np.concatenate([self.pending, np.asarray(chunk, dtype=np.float64)])
+        count = (len(buffer) - self.n_fft) // self.hop + 1 if len(buffer) >= self.n_fft else 0
+        if count == 0:
+            self.pending = buffer
+            return np.zeros(0)
+        idx = np.arange(self.n_fft)[None, :] + self.hop * np.arange(count)[:, None]
+        spectra = np.fft.rfft(buffer[idx] * self.window, axis=1)
+        power = np.abs(spectra) ** 2
+        self._track_noise(power)
+        frames = np.fft.irfft(spectra * self._gains(power), self.n_fft, axis=1)
+        out = np.zeros(count * self.hop + self.delay)
+        out[: self.delay] = self.tail
+        for i, frame in enumerate(frames * self.window * self.scale):
+            out[i * self.hop: i * self.hop + self.n_fft] += frame
+        used = count * self.hop
+        self.pending = buffer[used:]
+        self.tail = out[used:]
+        return out[:used]
+
+    def flush(self) -> np.ndarray:
+        """The output still held back (the last `delay` samples and any partial hop)."""
+        return self.process(np.zeros(self.delay + self.hop))
+
+    def _track_noise(self, power: np.ndarray) -> None:
+        for row in power:  # a ring buffer of recent frame spectra
+            self.history[self.frames_seen % len(self.history)] = row
+            self.frames_seen += 1
+        filled = min(self.frames_seen, len(self.history))
+        # Needs ~0.3 s of audio before the floor means anything.
+        if filled * self.hop >= 0.3 * self.rate:
+            # A bin's noise power is exponentially distributed: its q-quantile is the mean
+            # times -ln(1 - q), so divide that out to get the mean noise power.
+            low = np.percentile(self.history[:filled], self.percentile, axis=0)
+            self.noise = low / -np.log(1 - self.percentile / 100)
+
+    def _gains(self, power: np.ndarray) -> np.ndarray:
+        if self.noise is None:
+            return np.ones_like(power)
+        # Smooth power over time a little: fewer isolated "musical noise" blips.
+        smoothed = power.copy()
+        previous = self.prev_power if self.prev_power is not None else power[0]
+        for i in range(len(power)):
+            smoothed[i] = 0.5 * power[i] + 0.5 * previous
+            previous = power[i]
+        self.prev_power = previous
+        gain = 1.0 - self.over * self.noise / np.maximum(smoothed, 1e-12)
+        return np.sqrt(np.clip(gain, self.floor ** 2, 1.0))
+
+
+def envelope_db(samples: np.ndarray, frame: int = 160, hop: int = 40) -> np.ndarray:
+    """Short-time energy in dB, one value per `hop` samples (frame centred at i*hop + frame/2)."""
+    if len(samples) < frame:
+        return np.zeros(0)
+    count = (len(samples) - frame) // hop + 1
+    idx = np.arange(frame)[None, :] + hop * np.arange(count)[:, None]
+    energy = np.mean(np.square(samples[idx]), axis=1)
+    return 10 * np.log10(energy + 1.0)
+
+
+@lru_cache(maxsize=4)
+def _speech_band(rate: int) -> np.ndarray:
+    return butter(2, 250, btype="highpass", fs=rate, output="sos")
+
+
+def _loudness(samples: np.ndarray, lo: int, hi: int, rate: int) -> tuple[np.ndarray, np.ndarray]:
+    """For 10 ms frames every 2.5 ms between lo and hi: their centres (sample indices) and
+    their level in dB over the noise floor of the 3 s before `hi`.
+
+    Measured above 250 Hz: room noise is mostly low-pitched, and over the whole band a
+    fricative ("s") sinks under it and splits a word in two."""
+    frame, hop = rate // 100, rate // 400
+    ref_lo = max(0, hi - 3 * rate)
+    env = envelope_db(sosfilt(_speech_band(rate), samples[ref_lo:hi]), frame, hop)
+    centres = ref_lo + np.arange(len(env)) * hop + frame // 2
+    if len(env) == 0:
+        return centres, env
+    floor = float(np.percentile(env, 20))  # mostly the room's noise: shouts are short
+    keep = centres >= lo
+    return centres[keep], env[keep] - floor
+
+
+def refine_onset(samples: np.ndarray, guess: int, rate: int = RATE, before_s: float = 0.25,
+                 after_s: float = 0.2, min_gap_s: float = 0.06) -> int | None:
+    """The start of the sound nearest to `guess` (an index into `samples`), or None.
+
+    Sounds are runs of frames over ONSET_DB that reach QUIET_DB somewhere (so a noise blip is
+    not one), split by at least `min_gap_s` under ONSET_DB. The weak threshold keeps a soft
+    first consonant ("m", "n", "h") with its word in noise; the strong one says it is speech.
+    Candidates start between `before_s` before and `after_s` after the guess; None when there
+    is none, or when the sound under way at the guess began before that (speech running into
+    the word: it has no onset of its own).
+    """
+    lo = max(0, guess - int((before_s + 0.1) * rate))
+    hi = min(len(samples), guess + int(after_s * rate))
+    centres, level = _loudness(samples, lo, hi, rate)
+    if len(level) == 0:
+        return None
+    sound = level > ONSET_DB
+    gap = max(1, int(min_gap_s * 400))
+    runs: list[tuple[int, int]] = []  # [first, last] frame of each sound
+    quiet, first = gap, None
+    for i, on in enumerate(sound):
+        if on:
+            if first is None or quiet >= gap:
+                if first is not None:
+                    runs.append((first, last))
+                first = i
+            last, quiet = i, 0
+        else:
+            quiet += 1
+    if first is not None:
+        runs.append((first, last))
+    speech = [(a, b) for a, b in runs if np.any(level[a:b + 1] > QUIET_DB)]
+    window_start = guess - before_s * rate
+    if any(centres[a] < window_start <= centres[b] for a, b in speech) and not any(
+            centres[a] >= window_start for a, b in speech):
+        return None  # one sound from before the window through the guess: running speech
+    starts = [int(centres[a]) for a, _ in speech if centres[a] >= window_start]
+    return min(starts, key=lambda s: abs(s - guess)) if starts else None
+
+
+def is_quiet(samples: np.ndarray, lo: int, hi: int, rate: int = RATE) -> bool:
+    """Whether every 10 ms frame between lo and hi is under the sound threshold."""
+    _centres, level = _loudness(samples, lo, hi, rate)
+    return bool(np.all(level <= QUIET_DB))
+
+
+def last_sound(samples: np.ndarray, lo: int, hi: int, rate: int = RATE) -> int | None:
+    """The centre of the last 10 ms frame over the sound threshold between lo and hi."""
+    centres, level = _loudness(samples, lo, hi, rate)
+    loud = np.flatnonzero(level > QUIET_DB)
+    return int(centres[loud[-1]]) if len(loud) else None
+
+
+def quiet_before(samples: np.ndarray, onset: int, rate: int = RATE, pause_s: float = 0.25,
+                 gap_s: float = 0.05, loud_share: float = 0.3) -> bool:
+    """Whether the `pause_s` before an onset (ending `gap_s` before it) is mostly quiet.
+
+    A shout is said on its own; a phrase found in the middle of running speech is not one.
+    """
+    lo = max(0, onset - int((pause_s + gap_s) * rate))
+    hi = onset - int(gap_s * rate)
+    if hi - lo < rate // 20:  # too little audio before the onset to judge: give it the benefit
+        return True
+    _centres, level = _loudness(samples, lo, hi, rate)
+    return len(level) == 0 or float(np.mean(level > QUIET_DB)) < loud_share
+
+def synthesise(text: str, voice: str = "fr", speed: int = 160, pitch: int = 50,
+               rate: int = RATE) -> np.ndarray:
+    """Speak `text` with espeak-ng (the bots' voice) as mono float64 at `rate`, via sox."""
+    import subprocess
+
+    speech = subprocess.run(["espeak-ng", "-v", voice, "-s", str(speed), "-p", str(pitch),
+                             "--stdout", text], check=True, capture_output=True).stdout
+    pcm = subprocess.run(["sox", "-q", "-t", "wav", "-", "-t", "raw", "-r", str(rate), "-c", "1",
+                          "-b", "16", "-e", "signed-integer", "-L", "-"],
+                         input=speech, check=True, capture_output=True).stdout
+    return np.frombuffer(pcm, dtype="<i2").astype(np.float64)
+
+
+def write_wav(path: str | Path, samples: np.ndarray, rate: int = RATE) -> None:
+    wavfile.write(path, rate, to_pcm16(samples))

@@ -1,0 +1,62 @@
+"""Detect lexicon phrases in a WAV file: one JSON line per phrase heard.
+
+    python -m voice.detect --model PATH --lexicon configs/voice/fr.yaml CLIP.wav
+    {"intent": "pas_mou_le_caillou", "phrase": "pas mou le caillou", "onset_s": 1.212, ...}
+
+Any sample rate and channel count: the clip is mixed to mono and resampled to the model's rate.
+The audio goes through the same streaming recogniser as a microphone, in 50 ms chunks; times
+are seconds from the start of the clip.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import logging
+import sys
+from pathlib import Path
+
+from voice.audio import RATE, AudioError, load_clip, to_pcm16
+from voice.grammar import GrammarError
+from voice.lexicon import LexiconError, load_lexicon
+from voice.model import ModelNotFoundError, find_model, load_model
+
+DEFAULT_LEXICON = Path(__file__).resolve().parents[1] / "configs" / "voice" / "fr.yaml"
+CHUNK = RATE // 20
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(prog="python -m voice.detect", description=__doc__.split("\n\n")[0])
+    parser.add_argument("clip", help="a WAV file")
+    parser.add_argument("--model", help="Vosk model folder (default: $CDC_VOSK_MODEL, then "
+                                        "Vosk's model folders)")
+    parser.add_argument("--lexicon", default=str(DEFAULT_LEXICON), help="lexicon YAML file")
+    parser.add_argument("--intents", help="comma-separated intents to listen for (default: all)")
+    parser.add_argument("--denoise", action="store_true", help="spectral gating before Vosk")
+    parser.add_argument("--verbose", action="store_true", help="log what the recogniser does")
+    args = parser.parse_args(argv)
+    logging.basicConfig(level=logging.INFO if args.verbose else logging.WARNING,
+                        format="%(levelname)s %(name)s: %(message)s")
+    try:
+        from voice.recogniser import Recogniser
+
+        samples = load_clip(args.clip)
+        lexicon = load_lexicon(args.lexicon)
+        intents = [i.strip() for i in args.intents.split(",") if i.strip()] if args.intents else None
+        model = load_model(find_model(args.model))
+        recogniser = Recogniser(model, lexicon, intents, denoise=args.denoise)
+        pcm = to_pcm16(samples)
+        detections = []
+        for i in range(0, len(pcm), CHUNK):
+            detections += recogniser.accept(pcm[i:i + CHUNK], i)
+        detections += recogniser.flush()
+    except (AudioError, LexiconError, GrammarError, ModelNotFoundError) as error:
+        print(f"error: {error}", file=sys.stderr)
+        return 2
+    for detection in detections:
+        print(json.dumps(detection.as_json(), ensure_ascii=False))
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

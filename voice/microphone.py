@@ -1,0 +1,158 @@
+"""One player's microphone: a sounddevice input stream delivering numbered PCM blocks.
+
+Each block comes with the absolute index of its first sample, and `clock` turns an index into
+seconds on the game's clock, time.monotonic(). Sample n was captured at t0 + n / rate: sample
+counting, never a clock read per detection. t0 is pinned by when blocks arrive: a block's last
+sample cannot have been captured after its callback ran, so t0 <= arrival - (index + frames)
+/ rate for every block, and the smallest such bound over the last seconds is the estimate
+(blocks that arrive promptly make it tight; following it over a window absorbs the drift
+between the sound card's clock and the computer's). PortAudio's own ADC timestamps are not
+used: through the ALSA 'pulse' device they were 0.2 s off on the first blocks, then 0.02 s.
+Every microphone shares the game clock, so shouts from several players (and bots' timings,
+taken with time.monotonic()) compare directly.
+"""
+
+from __future__ import annotations
+
+import logging
+import queue
+from collections import deque
+import threading
+import time
+from types import TracebackType
+
+import numpy as np
+
+from voice.audio import RATE
+
+log = logging.getLogger(__name__)
+
+CLOCK_WINDOW_S = 20.0  # blocks whose arrival times pin the clock (sound-card drift is slower)
+
+
+class MicrophoneError(RuntimeError):
+    """The input device is missing, unusable or stopped; the message says what to do."""
+
+
+def _hint() -> str:
+    return ("List the inputs with 'python -m sounddevice', pick one with --device, or play "
+            "without a microphone with --keyboard.")
+
+
+def input_devices() -> list[tuple[int, str, int]]:
+    """(index, name, input channels) of every device that can record."""
+    import sounddevice as sd
+
+    return [(i, d["name"], d["max_input_channels"]) for i, d in enumerate(sd.query_devices())
+            if d["max_input_channels"] > 0]
+
+
+class Microphone:
+    """Records one channel of one input device at the model rate, as int16 blocks.
+
+    device: a sounddevice index or (part of) a name; None is the system default input.
+    channel: which channel of a multi-channel device this player speaks into (0-based).
+    """
+
+    def __init__(self, device: int | str | None = None, channel: int = 0, rate: int = RATE,
+                 block_s: float = 0.05, stall_s: float = 1.0) -> None:
+        self.device, self.channel, self.rate = device, channel, rate
+        self.block = max(1, round(block_s * rate))
+        self.stall_s = stall_s
+        self._queue: queue.Queue[tuple[np.ndarray, int]] = queue.Queue()
+        self._stream = None
+        self._count = 0  # samples delivered so far: the next block's first index
+        self._t0: float | None = None  # game time of sample 0
+        self._bounds: deque[tuple[float, float]] = deque()  # (arrival, bound on t0) per block
+        self._first = threading.Event()
+        self._problem: str | None = None
+
+    # --- life cycle ---------------------------------------------------------------------------
+
+    def start(self) -> None:
+        import sounddevice as sd
+
+        try:
+            info = sd.query_devices(self.device, kind="input")
+        except (ValueError, sd.PortAudioError) as error:
+            raise MicrophoneError(f"no input device {self.device!r} ({error}). {_hint()}") from None
+        if self.channel >= info["max_input_channels"]:
+            raise MicrophoneError(
+                f"input device '{info['name']}' has {info['max_input_channels']} channel(s); "
+                f"channel {self.channel} (0-based) does not exist. {_hint()}")
+        try:
+            self._stream = sd.InputStream(
+                device=self.device, samplerate=self.rate, channels=self.channel + 1,
+                dtype="int16", blocksize=self.block, callback=self._callback)
+            self._stream.start()
+        except sd.PortAudioError as error:
+            self._stream = None
+            raise MicrophoneError(
+                f"cannot record from '{info['name']}' at {self.rate} Hz ({error}); the "
+                f"'pulse' or 'default' device converts rates for you. {_hint()}") from None
+        log.info("recording from '%s' channel %d", info["name"], self.channel)
+
+    def stop(self) -> None:
+        if self._stream is not None:
+            try:
+                self._stream.stop()
+                self._stream.close()
+            except Exception as error:  # a vanished device may fail to close: nothing to keep
+                log.warning("closing the input stream failed: %s", error)
+            self._stream = None
+
+    def __enter__(self) -> Microphone:
+        self.start()
+        return self
+
+    def __exit__(self, kind: type[BaseException] | None, error: BaseException | None,
+                 trace: TracebackType | None) -> None:
+        self.stop()
+
+    # --- reading ------------------------------------------------------------------------------
+
+    def wait_started(self, timeout: float = 5.0) -> None:
+        """Block until audio flows. The first stream of a process can take over a second to
+        deliver its first block; start any playback the test or game times only after this."""
+        if not self._first.wait(timeout):
+            raise MicrophoneError(f"the input device delivered no audio in {timeout:.0f} s. {_hint()}")
+
+    def read(self, timeout: float | None = None) -> tuple[np.ndarray, int]:
+        """The next (int16 mono block, index of its first sample); MicrophoneError when the
+        device has stopped delivering (unplugged, taken by another program)."""
+        wait = self.stall_s if timeout is None else timeout
+        try:
+            return self._queue.get(timeout=wait)
+        except queue.Empty:
+            pass
+        if self._problem:
+            raise MicrophoneError(f"the input device failed: {self._problem}. {_hint()}")
+        if self._stream is None or not self._stream.active:
+            raise MicrophoneError(f"the input device is no longer recording. {_hint()}")
+        raise MicrophoneError(f"no audio from the input device for {wait:.1f} s: was it "
+                              f"unplugged? {_hint()}")
+
+    def clock(self, sample_index: int) -> float:
+        """Game time (time.monotonic() seconds) at which a sample was captured."""
+        if self._t0 is None:
+            raise MicrophoneError("the microphone has not delivered audio yet; call wait_started()")
+        return self._t0 + sample_index / self.rate
+
+    @property
+    def samples(self) -> int:
+        """How many samples have been delivered so far."""
+        return self._count
+
+    def _callback(self, indata: np.ndarray, frames: int, times: object, status: object) -> None:
+        # Runs on PortAudio's thread: copy, stamp, queue; nothing slow.
+        now = time.monotonic()
+        if status and getattr(status, "input_overflow", False):
+            log.warning("input overflow: some audio was lost")
+        start = self._count
+        self._count += frames
+        self._bounds.append((now, now - self._count / self.rate))
+        while now - self._bounds[0][0] > CLOCK_WINDOW_S:
+            self._bounds.popleft()
+        self._t0 = min(bound for _, bound in self._bounds)
+        self._queue.put((indata[:, self.channel].copy(), start))
+        self._first.set()

@@ -20,7 +20,7 @@ from cdc_env.actions import (
 from cdc_env.dice import InjectedDice
 from cdc_env.game import GameState
 from cdc_env.rules import load_ruleset
-from conftest import PASS, ROLL, new_game, play, ruleset, score_events
+from conftest import PASS, ROLL, new_game, play, score_events
 
 # ------------------------------------------------------------------ first player
 

@@ -384,7 +384,7 @@ class ObservationEncoder:
             obs[base[bettor] + f["bird_bet_1"] + face - 1] = 1.0
         for bettor in table.success_bets:
             obs[base[bettor] + f["bet_on_success"]] = 1.0
-        for bettor, total in getattr(table, "sum_bets", {}).items():  # (complete's engine)
+        for bettor, total in table.sum_bets.items():
             obs[base[bettor] + f["sum_bet"]] = total / 18
         if table.civet:
             civet = table.civet

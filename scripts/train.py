@@ -49,10 +49,11 @@ from cdc_env.spaces import STAKE_LEVELS  # noqa: E402
 class RunCallback(BaseCallback):
     """Checkpoints, league snapshots and the learning curve, as the run goes."""
 
-    def __init__(self, config: TrainConfig, league: League, curve: list[dict[str, Any]],
-                 solo: bool) -> None:
+    def __init__(self, config: TrainConfig, rules: Ruleset, league: League,
+                 curve: list[dict[str, Any]]) -> None:
         super().__init__()
-        self.config, self.league, self.curve, self.solo = config, league, curve, solo
+        self.config, self.rules, self.league, self.curve = config, rules, league, curve
+        self.solo = rules.max_players == 1
         self.out = config.output
         self.outcomes: list[float] = []  # episode returns: ±1 a game, or minus the turns in solo
 
@@ -66,7 +67,7 @@ class RunCallback(BaseCallback):
             snapshot = self.out / "snapshots" / f"step_{steps:010d}.zip"
             snapshot.parent.mkdir(parents=True, exist_ok=True)
             self.model.save(snapshot)
-            self._describe(snapshot)
+            describe(snapshot, self.config, self.rules)
             self.league.add_snapshot(snapshot)
         if steps // self.config.checkpoint_every != (steps - n_envs) // self.config.checkpoint_every:
             save_checkpoint(self.out / "checkpoints", self.model, steps, self.progress())
@@ -87,9 +88,6 @@ class RunCallback(BaseCallback):
 
     def progress(self) -> dict[str, Any]:
         return {"curve": self.curve, "snapshots": self.league.snapshot_paths}
-
-    def _describe(self, model_path: Path) -> None:
-        describe(model_path, self.config, load_ruleset(self.config.ruleset))
 
 
 def describe(model_path: Path, config: TrainConfig, rules: Ruleset) -> None:
@@ -243,7 +241,7 @@ def main(argv: list[str] | None = None) -> int:
                   f"{imitation.games} games: loss {losses[0]:.3f} → {losses[-1]:.3f}")
 
     # 4. Learn.
-    callback = RunCallback(config, league, curve, solo)
+    callback = RunCallback(config, rules, league, curve)
     remaining = config.total_timesteps - model.num_timesteps
     if remaining > 0:
         model.learn(total_timesteps=remaining, callback=callback, progress_bar=sys.stderr.isatty(),

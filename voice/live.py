@@ -14,7 +14,7 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from voice.lexicon import Lexicon, load_lexicon, spell
+from voice.lexicon import Lexicon, load_lexicon
 from voice.microphone import Microphone, MicrophoneError
 from voice.model import find_model, load_model
 from voice.recogniser import Recogniser
@@ -102,14 +102,14 @@ def build_listener(model: str | None, lexicon: str, seats: Sequence[int], device
                               "--devices pulse:1 pulse:2 for two channels of one card")
     vosk_model = load_model(find_model(model, download=model is None))
     words = load_lexicon(lexicon)
-    # Every phrase the model cannot hear, with the word that breaks it, once at start-up.
-    for intent, texts in words.intents.items():
-        for text in texts:
-            spelled, bad = spell(text, vosk_model.knows)
-            if spelled is None:
-                report(f"lexicon: the model does not know '{bad}' in « {text} » ({intent}); "
-                       f"add a sound-alike spelling to {lexicon}")
     listener = open_listener(vosk_model, words, seats, specs)
+    # Every phrase the model cannot hear, with the word that breaks it, once at start-up (the
+    # recogniser checked the whole lexicon when it was built).
+    first = listener.ears[0].recogniser
+    for problem in first.unknown_words:
+        report(f"lexicon: {problem}; add a sound-alike spelling to {lexicon}")
+    for intent in first.silent_intents:
+        report(f"lexicon: '{intent}' has no phrase the model knows: it cannot be said")
     report(f"listening on {len(seats)} microphone(s) with the model {vosk_model.path}")
     return listener
 

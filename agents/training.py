@@ -76,6 +76,7 @@ class TrainConfig(_Strict):
     max_turns: int = Field(default=300, ge=1)
     reaction: str = "human"
     shaping: float = Field(default=0.0, ge=0)
+    random_starts: float = Field(default=0.0, ge=0, le=1)
     opponents: list[str] = Field(default=["bold", "prudent"])
     league: LeagueConfig = Field(default_factory=LeagueConfig)
     imitation: ImitationConfig = Field(default_factory=ImitationConfig)

@@ -206,11 +206,13 @@ class raw_env(AECEnv[str, dict[str, np.ndarray], int]):
 
     def reset(self, seed: int | None = None, options: dict[str, Any] | None = None) -> None:
         """A new game. `reset(seed=s)` plays the dice of `python -m cdc_env play --seed s`;
-        later resets without a seed go on with games drawn from `s`."""
+        later resets without a seed go on with games drawn from `s`. `options={"setup": {...}}`
+        starts from another position (scores, items: see `GameState`)."""
         if seed is not None or self._seeds is None:
             self._seeds = random.Random(seed)
         self.game_seed = int(seed) if seed is not None else self._seeds.getrandbits(63)
-        self.state = GameState(self.rules, self.players, dice=SeededDice(self.game_seed))
+        setup = (options or {}).get("setup")
+        self.state = GameState(self.rules, self.players, dice=SeededDice(self.game_seed), setup=setup)
         self._reaction_rngs = [random.Random(f"{self.game_seed}:reaction:{seat}")
                                for seat in range(self.players)]
         self.agents = self.possible_agents[:]

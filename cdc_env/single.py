@@ -87,6 +87,20 @@ class ModelPolicy:
         return action
 
 
+def random_position(rng: np.random.Generator, rules: Ruleset, players: int,
+                    spread: float = 40.0) -> list[int]:
+    """Scores for a game started part-way: how far the game has got is drawn uniformly, and
+    each seat's score scatters around it, up to the cap (no one has won yet).
+
+    Training starts some games here so that the agent meets many more endgames than whole
+    games alone would show it: near 343 the cap, the own-turn win and a rival's winning roll
+    change what every choice is worth, and a whole game holds only one endgame."""
+    progress = rng.uniform(0.0, rules.cap_score)
+    floor = -spread if rules.negative_scores else 0.0
+    return [int(np.clip(round(progress + rng.normal(0.0, spread)), floor, rules.cap_score))
+            for _ in range(players)]
+
+
 class CulDeChouetteEnv(gymnasium.Env[np.ndarray, np.int64]):
     metadata = {"render_modes": ["human", "ansi"], "render_fps": 2}
 
@@ -105,6 +119,7 @@ class CulDeChouetteEnv(gymnasium.Env[np.ndarray, np.int64]):
         illegal_action: Literal["fallback", "raise"] = "fallback",
         illegal_penalty: float = 0.1,
         stake_levels: Sequence[float] = STAKE_LEVELS,
+        random_starts: float = 0.0,
         render_mode: str | None = None,
     ) -> None:
         rules = ruleset if isinstance(ruleset, Ruleset) else load_ruleset(ruleset)
@@ -126,6 +141,9 @@ class CulDeChouetteEnv(gymnasium.Env[np.ndarray, np.int64]):
             raise ValueError(f"opponents needs one policy per other seat ({others}), "
                              f"got {len(opponents)}")
         self.opponents: list[Opponent] = list(opponents)
+        if not 0.0 <= random_starts <= 1.0:
+            raise ValueError(f"random_starts is a fraction of games in [0, 1], got {random_starts!r}")
+        self.random_starts = random_starts
         self.learner_seat_option = learner_seat
         self.illegal_action = illegal_action
         self.illegal_penalty = illegal_penalty
@@ -150,7 +168,10 @@ class CulDeChouetteEnv(gymnasium.Env[np.ndarray, np.int64]):
                 self.learner = self.learner_seat_option
             self._learner_agent = self.game.possible_agents[self.learner]
             self._policies = self._seat_policies(game_seed)
-            self.game.reset(seed=game_seed)
+            setup = None
+            if self.random_starts and self.np_random.random() < self.random_starts:
+                setup = {"scores": random_position(self.np_random, self.game.rules, self.players)}
+            self.game.reset(seed=game_seed, options={"setup": setup})
             self._play_opponents()
             if not self._episode_over():
                 # What the others did before the learner's first decision is no reward of its.

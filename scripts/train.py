@@ -103,7 +103,8 @@ def make_envs(config: TrainConfig, rules: Ruleset, league: League) -> DummyVecEn
             opponents = [LeagueOpponent(league, f"{config.seed}:{index}:{seat}") for seat in range(opponents_per_table)]
             table = CulDeChouetteEnv(rules, config.players, opponents=opponents,
                                      learner_seat="random" if config.players > 1 else 0,
-                                     max_turns=config.max_turns, reaction=config.reaction, shaping=config.shaping)
+                                     max_turns=config.max_turns, reaction=config.reaction, shaping=config.shaping,
+                                     random_starts=config.random_starts)
             return Monitor(table)
         return build
 

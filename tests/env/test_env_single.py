@@ -13,6 +13,7 @@ from stable_baselines3.common.env_checker import check_env as sb3_check_env
 
 from agents.simple import make_bot
 from cdc_env.actions import IllegalActionError, Pass
+from cdc_env.rules import load_ruleset
 from cdc_env.single import ENV_ID, CulDeChouetteEnv, ModelPolicy
 from env_helpers import RULESETS, players_for
 
@@ -149,3 +150,26 @@ def test_bad_configuration_says_what_is_wrong() -> None:
         CulDeChouetteEnv("classic", 2, learner_seat=2)
     with pytest.raises(ValueError, match="illegal_action"):
         CulDeChouetteEnv("classic", 2, illegal_action="ignore")  # type: ignore[arg-type]
+
+
+def test_random_starts_begin_games_part_way_and_only_as_often_as_asked() -> None:
+    from cdc_env.single import random_position
+
+    rules = load_ruleset("classic")
+    rng = np.random.default_rng(3)
+    positions = [random_position(rng, rules, 2) for _ in range(500)]
+    flat = [s for p in positions for s in p]
+    assert all(-40 <= s <= rules.cap_score for s in flat)  # nobody has won yet
+    assert max(flat) > 300 and np.mean(flat) > 100  # endgames are reached
+
+    table = CulDeChouetteEnv("classic", 2, opponents="simple", random_starts=1.0)
+    table.reset(seed=5)
+    assert any(table.game.state.scores)  # started part-way (the chance of 0, 0 is nil)
+    whole = CulDeChouetteEnv("classic", 2, opponents="simple", random_starts=0.0)
+    starts = []
+    for episode in range(20):
+        whole.reset(seed=episode)
+        starts.append(whole.game.state.setup)
+    assert starts == [{}] * 20
+    with pytest.raises(ValueError, match="random_starts"):
+        CulDeChouetteEnv("classic", 2, opponents="simple", random_starts=1.5)

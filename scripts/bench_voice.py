@@ -35,7 +35,7 @@ import numpy as np
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
-from voice.audio import RATE, add_noise, load_clip, sound_span, synthesise, write_wav  # noqa: E402
+from voice.audio import RATE, add_noise, load_clip, sound_span, synthesise, to_pcm16, write_wav  # noqa: E402
 from voice.lexicon import load_lexicon  # noqa: E402
 
 CACHE = ROOT / "tests" / "voice" / ".cache" / "bench"
@@ -116,8 +116,7 @@ def run_ours(model_path: str, lexicon_path: str, clips: list[dict], options: dic
     intents = sorted(lexicon.intents)
     results, cpu = [], 0.0
     for clip in clips:
-        samples = load_clip(clip["path"])
-        pcm = np.clip(np.rint(samples), -32768, 32767).astype(np.int16)
+        pcm = to_pcm16(load_clip(clip["path"]))
         t = time.process_time()
         recogniser = Recogniser(model, lexicon, race_intent(clip, intents), **options)
         found = []
@@ -142,8 +141,7 @@ def run_baseline(model_path: str, lexicon_path: str, clips: list[dict], _: dict)
     intents = sorted(lexicon.intents)
     results, cpu = [], 0.0
     for clip in clips:
-        samples = load_clip(clip["path"])
-        pcm = np.clip(np.rint(samples), -32768, 32767).astype(np.int16)
+        pcm = to_pcm16(load_clip(clip["path"]))
         t = time.process_time()
         active = race_intent(clip, intents) or intents
         phrases, _unknown = usable_phrases(lexicon, active, model.knows)

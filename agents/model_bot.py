@@ -115,6 +115,12 @@ class ModelBot:
         self.meta = meta
         rules = Ruleset.from_dict(meta["ruleset"], source=f"{name} metadata")
         table = raw_env(rules, meta["players"], max_turns=meta["max_turns"], stake_levels=meta["stake_levels"])
+        expected = getattr(getattr(model, "observation_space", None), "shape", None)
+        if expected is not None and tuple(expected) != (table.encoder.size,):
+            raise ModelLoadError(
+                f"model {name} reads observations of {expected[0]} values, but this version of cdc "
+                f"encodes {table.encoder.size} (the observation layout changed since it was trained, "
+                "docs/environment.md): train it again with scripts/train.py")
         self.rules = rules
         self.players = meta["players"]
         self.encoder = table.encoder

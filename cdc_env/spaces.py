@@ -45,7 +45,7 @@ from cdc_env.actions import (
     IllegalActionError,
 )
 from cdc_env import game
-from cdc_env.combinations import COMBINATION_NAMES
+from cdc_env.combinations import COMBINATION_NAMES, classify
 from cdc_env.game import DECISION_TEXT, ITEMS, RACE_PHRASES, Decision, GameState
 from cdc_env.rules import CIVET_COMBINATIONS, GRELOTTINE_COMBINATIONS, Ruleset
 
@@ -311,6 +311,10 @@ SEAT_FEATURES: tuple[str, ...] = (
        "grelottine_challenged", "soufflette_challenger", "soufflette_target")
     + tuple(f"bird_bet_{face}" for face in range(1, 7))
     + ("bet_on_success", "sum_bet")  # sum_bet: a Bleu-Rouge bet (complete), its sum / 18
+    # The chance that one fresh roll of this seat's takes it to the target. Scores are linear
+    # in the vector, but whether a roll can end the game is a sharp step that a small network
+    # finds hard to learn from ±1 outcomes; near the end it decides what a cul is worth.
+    + ("win_reach",)
 )
 
 
@@ -332,6 +336,7 @@ class ObservationEncoder:
             ("challenge", len(GRELOTTINE_COMBINATIONS) + 1),  # named combination, stake / target
             ("soufflette", 1),  # throw / throws
             ("turn", 1),  # turn number / max_turns
+            ("throw_reach", 1),  # chance the throw in progress, from the dice shown, wins for its thrower
         ]
         self.layout: dict[str, slice] = {}
         start = 0
@@ -357,6 +362,31 @@ class ObservationEncoder:
         self._challenge_stake = self.layout["challenge"].stop - 1
         self._soufflette_throw = self.layout["soufflette"].start
         self._turn = self.layout["turn"].start
+        self._throw_reach = self.layout["throw_reach"].start
+        # What each sorted roll is worth to its thrower, and P(a fresh roll is worth ≥ n).
+        self._roll_value = {dice: classify(dice, rules).value
+                            for dice in itertools.combinations_with_replacement(range(1, 7), 3)}
+        values = [self._roll_value[tuple(sorted(d))] for d in itertools.product(range(1, 7), repeat=3)]
+        self._reach = [sum(v >= need for v in values) / len(values) for need in range(max(values) + 2)]
+        self._shown_reach: dict[tuple[tuple[int, ...], int], float] = {}
+
+    def reach(self, need: int) -> float:
+        """Chance that one fresh roll is worth at least `need` points to its thrower."""
+        return 1.0 if need <= 0 else self._reach[min(need, len(self._reach) - 1)]
+
+    def throw_reach(self, shown: Sequence[int], need: int) -> float:
+        """Chance that a throw showing `shown` so far ends worth at least `need` points."""
+        if need <= 0:
+            return 1.0
+        if not shown:
+            return self.reach(need)
+        key = (tuple(sorted(shown)), min(need, len(self._reach) - 1))
+        chance = self._shown_reach.get(key)
+        if chance is None:
+            rest = list(itertools.product(range(1, 7), repeat=3 - len(key[0])))
+            chance = sum(self._roll_value[tuple(sorted(key[0] + r))] >= key[1] for r in rest) / len(rest)
+            self._shown_reach[key] = chance
+        return chance
 
     def encode(self, state: GameState, seat: int) -> np.ndarray:
         # Speed matters (one observation per step): plain scalar writes into a fresh zero
@@ -369,6 +399,9 @@ class ObservationEncoder:
             if score:
                 # (min/max builtins would cost more than the rest of the loop)
                 obs[base[other]] = score * scale if -limit < score < limit else (score > 0) - (score < 0)
+        reach_offset = self._feature["win_reach"]
+        for other, score in enumerate(state.scores):
+            obs[base[other] + reach_offset] = self.reach(limit - score)
         item_offset = self._item_offset
         for other, held in enumerate(state.items):
             for item, count in held.items():
@@ -429,4 +462,9 @@ class ObservationEncoder:
         if race:
             obs[self._index["race"][race]] = 1.0
         obs[self._turn] = min(1.0, state.turn_number / self.max_turns)
+        # While an ordinary throw is in progress (before or between its dice; a challenge's or a
+        # Soufflette's dice score otherwise): the buy-the-cul decision's key number near the end.
+        if (table.thrower is not None and len(table.dice) < 3 and not table.challenge
+                and not table.soufflette):
+            obs[self._throw_reach] = self.throw_reach(table.dice[:3], limit - state.scores[table.thrower])
         return obs

@@ -109,3 +109,17 @@ def test_bad_config_and_bad_model_files(tmp_path: Path) -> None:
         load_model(broken)
     result = train("--config", str(tmp_path / "nothing.yaml"))
     assert result.returncode == 2 and "no training config" in result.stderr
+
+
+def test_model_of_another_observation_layout_is_refused_with_a_clear_error(tmp_path: Path) -> None:
+    from types import SimpleNamespace
+
+    from agents.model_bot import ModelBot
+
+    config = tiny_config(tmp_path, total_timesteps=128)
+    assert train("--config", str(config), "--eval-games", "0").returncode == 0
+    model, meta = load_model(tmp_path / "run" / "model.zip")
+    size = model.observation_space.shape[0]
+    model.observation_space = SimpleNamespace(shape=(size - 3,))  # as if saved by an older cdc
+    with pytest.raises(ModelLoadError, match=f"reads observations of {size - 3} values.*train it again"):
+        ModelBot(model, meta, name="old")

@@ -212,3 +212,28 @@ def test_observations_stay_in_bounds(ruleset: str) -> None:
     for decision in random_decisions(table, 1000, seed=11):
         observation = table.observe(f"seat_{decision.seat}")
         assert space.contains(observation)
+
+
+def test_endgame_reach_features_by_hand() -> None:
+    table = raw_env("classic", 2)
+    table.reset(seed=2)
+    encoder, state = table.encoder, table.state
+    # Classic values: a Cul de Chouette of 6 is worth 100, the best roll; 80 or more only from
+    # the Culs de Chouette of 4, 5 and 6 (3 rolls of 216).
+    assert encoder.reach(0) == 1.0 and encoder.reach(101) == 0.0
+    assert encoder.reach(80) == pytest.approx(3 / 216)
+    # With 3 and 4 shown: a 3 or a 4 makes a Chouette (9, 16), a 1 a Velute of 4 (32), a 2 or
+    # a 5 a Suite (0), a 6 nothing: 3 culs of 6 are worth 7 or more, 1 (the Velute) 17 or more.
+    assert encoder.throw_reach((3, 4), 7) == pytest.approx(3 / 6)
+    assert encoder.throw_reach((3, 4), 17) == pytest.approx(1 / 6)
+    assert encoder.throw_reach((6, 6), 100) == pytest.approx(1 / 6)  # only the Cul de Chouette
+    # In the vector: each seat's reach, seat-relative, and the throw in progress.
+    state.scores[:] = [300, 320]
+    width = len(SEAT_FEATURES)
+    reach_at = SEAT_FEATURES.index("win_reach")
+    seats = encoder.encode(state, 0)[encoder.layout["seats"]].reshape(2, width)
+    assert seats[0, reach_at] == pytest.approx(encoder.reach(43))
+    assert seats[1, reach_at] == pytest.approx(encoder.reach(23))
+    state.table.thrower, state.table.dice = 1, (3, 4)
+    observation = encoder.encode(state, 0)
+    assert observation[encoder.layout["throw_reach"]][0] == pytest.approx(encoder.throw_reach((3, 4), 23))

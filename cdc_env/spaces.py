@@ -376,11 +376,7 @@ class ObservationEncoder:
 
     def throw_reach(self, shown: Sequence[int], need: int) -> float:
         """Chance that a throw showing `shown` so far ends worth at least `need` points."""
-        if need <= 0:
-            return 1.0
-        if not shown:
-            return self.reach(need)
-        key = (tuple(sorted(shown)), min(need, len(self._reach) - 1))
+        key = (tuple(sorted(shown)), max(0, min(need, len(self._reach) - 1)))
         chance = self._shown_reach.get(key)
         if chance is None:
             rest = list(itertools.product(range(1, 7), repeat=3 - len(key[0])))
@@ -395,12 +391,11 @@ class ObservationEncoder:
         base = self._seat_base[seat]  # other seat -> start of its block in this view
         scale = self._scale
         limit = self.rules.target_score
+        reach_offset = self._feature["win_reach"]
         for other, score in enumerate(state.scores):
             if score:
                 # (min/max builtins would cost more than the rest of the loop)
                 obs[base[other]] = score * scale if -limit < score < limit else (score > 0) - (score < 0)
-        reach_offset = self._feature["win_reach"]
-        for other, score in enumerate(state.scores):
             obs[base[other] + reach_offset] = self.reach(limit - score)
         item_offset = self._item_offset
         for other, held in enumerate(state.items):

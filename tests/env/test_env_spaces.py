@@ -227,6 +227,7 @@ def test_endgame_reach_features_by_hand() -> None:
     assert encoder.throw_reach((3, 4), 7) == pytest.approx(3 / 6)
     assert encoder.throw_reach((3, 4), 17) == pytest.approx(1 / 6)
     assert encoder.throw_reach((6, 6), 100) == pytest.approx(1 / 6)  # only the Cul de Chouette
+    assert encoder.throw_reach((), 80) == encoder.reach(80) and encoder.throw_reach((1, 2), -5) == 1.0
     # In the vector: each seat's reach, seat-relative, and the throw in progress.
     state.scores[:] = [300, 320]
     width = len(SEAT_FEATURES)

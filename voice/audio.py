@@ -255,6 +255,14 @@ def last_sound(samples: np.ndarray, lo: int, hi: int, rate: int = RATE) -> int |
     return int(centres[loud[-1]]) if len(loud) else None
 
 
+def peak_snr_db(samples: np.ndarray, lo: int, hi: int, rate: int = RATE) -> float | None:
+    """How far the loud sounds between lo and hi (their 98th percentile, 10 ms frames above
+    250 Hz) rise over the noise floor, in dB; None for too little audio. Clean speech stands
+    60 dB or more over a quiet room's floor; speech at 10 dB SNR (RMS) about 20 dB."""
+    _centres, level = _loudness(samples, lo, hi, rate)
+    return float(np.percentile(level, 98)) if len(level) else None
+
+
 def quiet_before(samples: np.ndarray, onset: int, rate: int = RATE, pause_s: float = 0.25,
                  gap_s: float = 0.05, loud_share: float = 0.3) -> bool:
     """Whether the `pause_s` before an onset (ending `gap_s` before it) is mostly quiet.

@@ -17,8 +17,8 @@ from typing import Any
 
 import numpy as np
 
-from voice.audio import (RATE, SpectralGate, is_quiet, last_sound, quiet_before, refine_onset,
-                         to_pcm16)
+from voice.audio import (RATE, SpectralGate, is_quiet, last_sound, peak_snr_db, quiet_before,
+                         refine_onset, to_pcm16)
 from voice.grammar import build_grammar, garbage_word, validate_grammar
 from voice.lexicon import Lexicon, Phrase, spell_all, usable_phrases
 from voice.model import VoskModel
@@ -138,13 +138,22 @@ class Recogniser:
     onset_bias_s: Vosk's word starts run early; this is added before the audio refinement.
     decoys: the lexicon's inactive phrases go into the grammar too, and are heard but never
     reported: with one phrase active, anything else said would otherwise be forced into it.
+    noisy_snr_db: the room counts as noisy while the last 3 s of sound peak less than this far
+    over the noise floor (see `noisy()`); then a partial must hold for `noisy_stable_s`, and a
+    final result is read from Vosk's `alternatives`-best list, taking the best alternative
+    made of whole phrases within `alternative_margin` (log-likelihood) of the best path.
+    `alternatives=0` turns the n-best reading off. Quiet rooms keep the strict behaviour, so
+    table talk is not read as a shout. (N-best results carry no word confidences, so
+    min_confidence does not apply to them.)
     """
 
     def __init__(self, model: VoskModel, lexicon: Lexicon, intents: Iterable[str] | None = None,
                  clock: SampleClock | None = None, *, rate: int = RATE, denoise: bool = False,
                  min_confidence: float = 0.5, stable_s: float = 0.1, end_quiet_s: float = 0.1,
                  max_wait_s: float = 0.5, cover_s: float = 0.35, pause_s: float = 0.25,
-                 onset_bias_s: float = 0.04,
+                 onset_bias_s: float = 0.04, noisy_snr_db: float = 30.0,
+                 noisy_stable_s: float = 0.2, alternatives: int = 8,
+                 alternative_margin: float = 2.0,
                  refine: bool = True, decoys: bool = True, chunk: int = 800) -> None:
         self.model, self.lexicon, self.rate = model, lexicon, rate
         self.clock = clock or rate_clock(rate)
@@ -158,6 +167,9 @@ class Recogniser:
         self.chunk = chunk  # Vosk gets at most this much audio between two partial results
         self.garbage = garbage_word(model.knows)
         self.decoys = decoys
+        self.noisy_snr_db, self.alternatives = noisy_snr_db, alternatives
+        self.noisy_stable = round(noisy_stable_s * rate)
+        self.alternative_margin = alternative_margin
         # Start-up report over the whole lexicon: phrases the model cannot hear, and intents
         # left with none (they cannot be said at all: the UI should show both).
         self._all_phrases, self.unknown_words = spell_all(lexicon, model.knows)
@@ -235,9 +247,9 @@ class Recogniser:
         if self._next is None:
             return []
         if self.gate is None:
-            return self._final(json.loads(self._decoder.FinalResult()))
+            return self._final(self._result(final=True))
         detections = self._decode(self.gate.flush(), partial=False)
-        detections += self._final(json.loads(self._decoder.FinalResult()))
+        detections += self._final(self._result(final=True))
         # The gate's tail added samples no input stands for: start the timeline afresh.
         self._start_at(self._next)
         return detections
@@ -270,13 +282,14 @@ class Recogniser:
         self._history_start = self._vosk_pos - len(self._history)
         if self._decoder.AcceptWaveform(to_pcm16(heard).tobytes()):
             # Result keeps the speaker and noise adaptation for the next utterance.
-            return self._final(json.loads(self._decoder.Result()))
+            return self._final(self._result(final=False))
         return self._partial(json.loads(self._decoder.PartialResult())) if partial else []
 
     def _partial(self, result: dict[str, object]) -> list[Detection]:
         seen: dict[tuple[str, int], int] = {}
         out: list[Detection] = []
-        ended = None
+        ended: bool | None = None
+        noisy: bool | None = None
         for match in self._matches(result):
             if may_grow(match, self._heard) or match.confidence < self.min_confidence:
                 continue
@@ -289,12 +302,53 @@ class Recogniser:
             age = self._vosk_pos - since
             if age < self.stable:
                 continue
+            if age < self.noisy_stable:  # in noise, Vosk's guesses flip for longer
+                if noisy is None:
+                    noisy = self.noisy()
+                if noisy:
+                    continue
             if ended is None:
                 ended = self._speech_ended()
             if (ended and self._covers_speech(match)) or age >= self.max_wait:
                 out += self._emit(match)
         self._seen = seen
         return out
+
+    def noisy(self) -> bool:
+        """Whether the last 3 s of audio peak less than `noisy_snr_db` over the room's noise."""
+        end = len(self._history)
+        snr = peak_snr_db(self._history, max(0, end - 3 * self.rate), end, self.rate)
+        return snr is not None and snr < self.noisy_snr_db
+
+    def _result(self, final: bool) -> dict[str, object]:
+        """The utterance's result. In a noisy room, Vosk's n-best list: the best path often
+        swaps one word of a phrase for a word of another (the grammar lets any of its words
+        follow any other), while the whole phrase is a close second ("내일 여섯 점심" /
+        "내일 점심"). In a quiet room the single best result, so table talk is not read as a
+        shout because one of its n-best happens to be a phrase."""
+        wanted = self.alternatives if self.alternatives and self.noisy() else 0
+        self._decoder.SetMaxAlternatives(wanted)
+        result = json.loads(self._decoder.FinalResult() if final else self._decoder.Result())
+        alternatives = result.get("alternatives")
+        return self._whole_phrases(alternatives) if alternatives else result
+
+    def _whole_phrases(self, alternatives: list[dict[str, Any]]) -> dict[str, object]:
+        """The best alternative made only of grammar phrases (and garbage) among those within
+        `alternative_margin` (log-likelihood) of the best and no longer than it; the best when
+        there is none. Noise adds words, so a repair may drop words but never add them."""
+        top = float(alternatives[0]["confidence"])
+        length = len(parse_words(alternatives[0], self.rate))
+        for alternative in alternatives:
+            if float(alternative["confidence"]) < top - self.alternative_margin:
+                break
+            words = parse_words(alternative, self.rate)
+            if len(words) > length:
+                continue
+            matched = sum(len(m.words) for m in find_phrases(words, self._heard))
+            garbage = sum(1 for w in words if w.text == self.garbage)
+            if matched and matched + garbage == len(words):
+                return alternative
+        return alternatives[0]
 
     def _final(self, result: dict[str, object]) -> list[Detection]:
         self._seen = {}
@@ -381,3 +435,6 @@ class _Deaf:
 
     def FinalResult(self) -> str:  # noqa: N802
         return '{"text": ""}'
+
+    def SetMaxAlternatives(self, count: int) -> None:  # noqa: N802
+        pass

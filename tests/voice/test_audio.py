@@ -14,6 +14,7 @@ from voice.audio import (
     SpectralGate,
     add_noise,
     load_clip,
+    peak_snr_db,
     pink_noise,
     quiet_before,
     read_wav,
@@ -71,6 +72,16 @@ def test_pink_noise_at_a_given_snr() -> None:
     clean = np.concatenate([np.zeros(RATE), tone(1.0), np.zeros(RATE)])
     noisy = add_noise(clean, (RATE, 2 * RATE), 10.0, np.random.default_rng(2))
     assert 20 * np.log10(rms(clean[RATE:2 * RATE]) / rms(noisy - clean)) == pytest.approx(10.0, abs=0.01)
+
+
+def test_peak_snr_tells_a_noisy_room_from_a_quiet_one() -> None:
+    clean = np.concatenate([np.zeros(RATE), buzz(1.0), np.zeros(RATE)])
+    noisy = add_noise(clean, (RATE, 2 * RATE), 10.0, np.random.default_rng(3))
+    quiet_room = add_noise(clean, (RATE, 2 * RATE), 40.0, np.random.default_rng(3))
+    assert peak_snr_db(clean, 0, len(clean)) > 60
+    assert peak_snr_db(quiet_room, 0, len(clean)) > 30  # the recogniser's noisy-room line
+    assert peak_snr_db(noisy, 0, len(clean)) < 30
+    assert peak_snr_db(clean, 0, 10) is None  # less than one 10 ms frame
 
 
 def test_spectral_gate_is_transparent_then_quiets_stationary_noise() -> None:

@@ -10,6 +10,7 @@ import numpy as np
 import pytest
 
 import voice.recogniser as recogniser_module
+from voice.audio import add_noise
 from voice.lexicon import Phrase, load_lexicon
 from voice.model import VoskModel
 from voice.recogniser import Recogniser, Word, find_phrases, may_grow, parse_words, rate_clock
@@ -80,6 +81,7 @@ class ScriptedDecoder:
         self.finals = sorted(finals, key=lambda f: f[0])
         self.fed = 0
         self.pending: dict | None = None
+        self.alternatives = 0
 
     def AcceptWaveform(self, data: bytes) -> bool:  # noqa: N802
         self.fed += len(data) // 2
@@ -95,9 +97,14 @@ class ScriptedDecoder:
 
     def Result(self) -> str:  # noqa: N802
         result, self.pending = self.pending or {"text": ""}, None
+        if "alternatives" in result and not self.alternatives:  # Vosk gives the best one only
+            result = {"result": result["alternatives"][0]["result"]}
         return json.dumps(result)
 
     FinalResult = Result
+
+    def SetMaxAlternatives(self, count: int) -> None:  # noqa: N802
+        self.alternatives = count
 
 
 @pytest.fixture
@@ -115,6 +122,7 @@ def script(monkeypatch: pytest.MonkeyPatch):
     def set_script(partials, finals=()):
         scripts.clear()
         scripts.append(ScriptedDecoder(list(partials), list(finals)))
+        return scripts[0]
 
     monkeypatch.setattr(recogniser_module, "open_decoder",
                         lambda model, rate, grammar: scripts[0] if scripts else ScriptedDecoder([], []))
@@ -173,6 +181,49 @@ def test_a_flickering_guess_is_not_emitted(lexicon, script) -> None:
     script(partials=[(1.55, oui), (1.6, non)], finals=[(2.3, {"result": [word("non", 0.96, 1.2)]})])
     found = feed(make(lexicon), tone(2.5, [(1.0, 1.2)]))
     assert [d.intent for d in found] == ["non"]
+
+
+def in_noise(pcm: np.ndarray, speech: tuple[float, float], snr_db: float = 10.0) -> np.ndarray:
+    """Pink noise over the whole clip, `snr_db` under the speech between the given times."""
+    span = (int(speech[0] * RATE), int(speech[1] * RATE))
+    noisy = add_noise(pcm.astype(np.float64), span, snr_db, np.random.default_rng(5))
+    return np.rint(noisy).astype(np.int16)
+
+
+def test_in_a_noisy_room_a_whole_phrase_among_the_n_best_wins(lexicon, script) -> None:
+    # Noise turned "non" into "pas caillou" (words of another phrase); "non" is a close second.
+    nbest = {"alternatives": [
+        {"text": "pas caillou", "confidence": 100.0,
+         "result": [word("pas", 0.96, 1.1), word("caillou", 1.1, 1.3)]},
+        {"text": "non", "confidence": 99.0, "result": [word("non", 0.96, 1.3)]},
+        {"text": "oui", "confidence": 90.0, "result": [word("oui", 0.96, 1.3)]},
+    ]}
+    shout = tone(2.5, [(1.0, 1.3)])
+    decoder = script(partials=[], finals=[(2.0, nbest)])
+    assert feed(make(lexicon), shout) == []  # quiet room: the best path only, strict
+    assert decoder.alternatives == 0
+    decoder = script(partials=[], finals=[(2.0, nbest)])
+    recogniser = make(lexicon)
+    found = feed(recogniser, in_noise(shout, (1.0, 1.3)))
+    assert recogniser.noisy() and decoder.alternatives > 0
+    assert [d.intent for d in found] == ["non"]
+    # A longer alternative is not taken: noise adds words, a repair only drops them.
+    longer = {"alternatives": [nbest["alternatives"][0],
+                               {"text": "oui pas caillou", "confidence": 99.5,
+                                "result": [word("oui", 0.96, 1.0), word("pas", 1.0, 1.1),
+                                           word("caillou", 1.1, 1.3)]}]}
+    script(partials=[], finals=[(2.0, longer)])
+    assert feed(make(lexicon), in_noise(shout, (1.0, 1.3))) == []
+
+
+def test_in_a_noisy_room_a_guess_must_hold_longer(lexicon, script) -> None:
+    # "non" shows for 0.15 s after the shout, then Vosk drops it.
+    partials = [(1.35, {"partial_result": [word("non", 0.96, 1.3)]}), (1.5, {"partial": ""})]
+    shout = tone(2.5, [(1.0, 1.3)])
+    script(partials=partials)
+    assert [d.intent for d in feed(make(lexicon), shout)] == ["non"]
+    script(partials=partials)
+    assert feed(make(lexicon), in_noise(shout, (1.0, 1.3))) == []
 
 
 def test_final_result_adds_what_partials_missed_and_filters_confidence(lexicon, script) -> None:

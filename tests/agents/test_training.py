@@ -111,15 +111,16 @@ def test_bad_config_and_bad_model_files(tmp_path: Path) -> None:
     assert result.returncode == 2 and "no training config" in result.stderr
 
 
-def test_model_of_another_observation_layout_is_refused_with_a_clear_error(tmp_path: Path) -> None:
+def test_model_of_another_observation_layout_is_refused_with_a_clear_error() -> None:
     from types import SimpleNamespace
 
     from agents.model_bot import ModelBot
+    from cdc_env.env import raw_env
+    from cdc_env.spaces import STAKE_LEVELS
 
-    config = tiny_config(tmp_path, total_timesteps=128)
-    assert train("--config", str(config), "--eval-games", "0").returncode == 0
-    model, meta = load_model(tmp_path / "run" / "model.zip")
-    size = model.observation_space.shape[0]
-    model.observation_space = SimpleNamespace(shape=(size - 3,))  # as if saved by an older cdc
+    rules = load_ruleset("classic")
+    meta = {"ruleset": rules.to_dict(), "players": 2, "max_turns": 60, "stake_levels": list(STAKE_LEVELS)}
+    size = raw_env(rules, 2).encoder.size
+    old = SimpleNamespace(observation_space=SimpleNamespace(shape=(size - 3,)))  # saved by an older cdc
     with pytest.raises(ModelLoadError, match=f"reads observations of {size - 3} values.*train it again"):
-        ModelBot(model, meta, name="old")
+        ModelBot(old, meta, name="old")

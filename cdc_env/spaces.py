@@ -363,10 +363,8 @@ class ObservationEncoder:
         self._soufflette_throw = self.layout["soufflette"].start
         self._turn = self.layout["turn"].start
         self._throw_reach = self.layout["throw_reach"].start
-        # What each sorted roll is worth to its thrower, and P(a fresh roll is worth ≥ n).
-        self._roll_value = {dice: classify(dice, rules).value
-                            for dice in itertools.combinations_with_replacement(range(1, 7), 3)}
-        values = [self._roll_value[tuple(sorted(d))] for d in itertools.product(range(1, 7), repeat=3)]
+        # P(a fresh roll is worth ≥ n points to its thrower), for every n up to the best roll.
+        values = [classify(dice, rules).value for dice in itertools.product(range(1, 7), repeat=3)]
         self._reach = [sum(v >= need for v in values) / len(values) for need in range(max(values) + 2)]
         self._shown_reach: dict[tuple[tuple[int, ...], int], float] = {}
 
@@ -380,7 +378,7 @@ class ObservationEncoder:
         chance = self._shown_reach.get(key)
         if chance is None:
             rest = list(itertools.product(range(1, 7), repeat=3 - len(key[0])))
-            chance = sum(self._roll_value[tuple(sorted(key[0] + r))] >= key[1] for r in rest) / len(rest)
+            chance = sum(classify(key[0] + r, self.rules).value >= key[1] for r in rest) / len(rest)
             self._shown_reach[key] = chance
         return chance
 

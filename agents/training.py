@@ -64,6 +64,11 @@ class ImitationConfig(_Strict):
     epochs: int = Field(default=4, ge=1)
     batch_size: int = Field(default=1024, ge=16)
     learning_rate: float = Field(default=1e-3, gt=0)
+    # The share of the target spread evenly over the other legal choices. A clone trained on
+    # the teacher's choices alone is all but deterministic (it gives a deviation 1 chance in
+    # 100 or 1000), and PPO improves only on what it samples: with the mass kept here the
+    # learner goes on trying the choices the teacher never makes.
+    label_smoothing: float = Field(default=0.0, ge=0, lt=1)
 
 
 class TrainConfig(_Strict):
@@ -257,9 +262,10 @@ def teacher_samples(teacher: str, rules: Any, players: int, opponents: list[str]
 
 
 def clone_teacher(model: Any, samples: dict[str, np.ndarray], epochs: int, batch_size: int,
-                  learning_rate: float, seed: int) -> list[float]:
+                  learning_rate: float, seed: int, label_smoothing: float = 0.0) -> list[float]:
     """Behaviour cloning into the model's policy (cross-entropy on the teacher's masked
-    choices) and value head (the outcomes). Returns the mean loss of each epoch."""
+    choices, `label_smoothing` of the target spread over every legal choice) and value head
+    (the outcomes). Returns the mean loss of each epoch."""
     import torch
 
     policy = model.policy
@@ -275,10 +281,16 @@ def clone_teacher(model: Any, samples: dict[str, np.ndarray], epochs: int, batch
             batch = order[start:start + batch_size]
             observations = torch.as_tensor(samples["observations"][batch])
             actions = torch.as_tensor(samples["actions"][batch])
-            values, log_prob, _ = policy.evaluate_actions(observations, actions,
-                                                          action_masks=samples["masks"][batch])
+            masks = samples["masks"][batch]
+            values, log_prob, _ = policy.evaluate_actions(observations, actions, action_masks=masks)
             outcomes = torch.as_tensor(samples["outcomes"][batch])
-            loss = -log_prob.mean() + 0.5 * ((values.flatten() - outcomes) ** 2).mean()
+            imitation = -log_prob
+            if label_smoothing:
+                legal = torch.as_tensor(masks)
+                log_probs = policy.get_distribution(observations, action_masks=masks).distribution.logits
+                spread = -(log_probs * legal).sum(dim=1) / legal.sum(dim=1)
+                imitation = (1 - label_smoothing) * imitation + label_smoothing * spread
+            loss = imitation.mean() + 0.5 * ((values.flatten() - outcomes) ** 2).mean()
             optimizer.zero_grad()
             loss.backward()
             optimizer.step()

@@ -237,7 +237,7 @@ def main(argv: list[str] | None = None) -> int:
                                       imitation.games, table.encoder, table.codec, config.seed,
                                       config.reaction)
             losses = clone_teacher(model, samples, imitation.epochs, imitation.batch_size,
-                                   imitation.learning_rate, config.seed)
+                                   imitation.learning_rate, config.seed, imitation.label_smoothing)
             print(f"imitated {imitation.teacher} on {len(samples['actions'])} decisions of "
                   f"{imitation.games} games: loss {losses[0]:.3f} → {losses[-1]:.3f}")
 

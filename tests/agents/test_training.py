@@ -124,3 +124,39 @@ def test_model_of_another_observation_layout_is_refused_with_a_clear_error() -> 
     old = SimpleNamespace(observation_space=SimpleNamespace(shape=(size - 3,)))  # saved by an older cdc
     with pytest.raises(ModelLoadError, match=f"reads observations of {size - 3} values.*train it again"):
         ModelBot(old, meta, name="old")
+
+
+def test_imitation_label_smoothing_keeps_the_teachers_alternatives_alive() -> None:
+    """Cloned without smoothing, the policy all but never tries what the teacher does not do
+    (PPO could not learn a deviation it never samples); with it, every legal choice keeps a
+    share of its probability while the teacher's choice stays the most likely."""
+    import numpy as np
+    from sb3_contrib import MaskablePPO
+
+    from agents.training import clone_teacher, teacher_samples
+    from cdc_env.single import CulDeChouetteEnv
+
+    rules = load_ruleset("classic")
+    env = CulDeChouetteEnv(rules, 2, opponents="bold")
+    table = env.game
+    samples = teacher_samples("bold", rules, 2, ["bold"], 30, table.encoder, table.codec, 0, "human")
+    binary = samples["masks"].sum(axis=1) == 2
+    assert binary.sum() > 100  # the two-way choices: buy the cul or not, sirop or not, …
+
+    def other_choice_probability(smoothing: float) -> np.ndarray:
+        model = MaskablePPO("MlpPolicy", env, seed=0, device="cpu", policy_kwargs={"net_arch": [32]})
+        clone_teacher(model, samples, epochs=40, batch_size=256, learning_rate=1e-2, seed=0,
+                      label_smoothing=smoothing)
+        import torch
+
+        with torch.no_grad():
+            distribution = model.policy.get_distribution(
+                torch.as_tensor(samples["observations"][binary]), action_masks=samples["masks"][binary])
+            probabilities = distribution.distribution.probs.numpy()
+        teacher = probabilities[np.arange(len(probabilities)), samples["actions"][binary]]
+        return 1 - teacher
+
+    sharp, smoothed = other_choice_probability(0.0), other_choice_probability(0.2)
+    assert np.median(sharp) < 0.02
+    assert 0.05 < np.median(smoothed) < 0.2  # the target gives the other choice 0.1
+    assert (smoothed < 0.5).mean() > 0.95  # and the teacher's choice is still the greedy one

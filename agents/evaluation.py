@@ -5,7 +5,8 @@ from __future__ import annotations
 import itertools
 import json
 import math
-from collections.abc import Callable, Sequence
+import multiprocessing
+from collections.abc import Callable, Iterator, Sequence
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import Any
@@ -126,21 +127,55 @@ def bot_game_runner(rules: Ruleset, reaction: str, max_turns: int) -> GameRunner
     return run
 
 
+# A worker process of a tournament plays with its own bots (a model loads once per process).
+_worker_runner: GameRunner | None = None
+
+
+def _start_worker(rules: dict[str, Any], reaction: str, max_turns: int) -> None:
+    global _worker_runner
+    _worker_runner = bot_game_runner(Ruleset.from_dict(rules, source="tournament"), reaction, max_turns)
+
+
+def _play_games(games: list[tuple[list[str], int]]) -> list[tuple[int | None, list[int]]]:
+    assert _worker_runner is not None
+    return [_worker_runner(seating, seed) for seating, seed in games]
+
+
+def _outcomes(games: list[tuple[list[str], int]], run: GameRunner | None, workers: int,
+              rules: Ruleset, reaction: str, max_turns: int) -> Iterator[tuple[int | None, list[int]]]:
+    """Each game's (winner, scores), in order. Every game is fixed by its seating and seed (the
+    bots are reseeded per game), so games played by several processes give the very results
+    one process would."""
+    if run is not None or workers <= 1 or len(games) < 2:
+        run = run or bot_game_runner(rules, reaction, max_turns)
+        for seating, seed in games:
+            yield run(seating, seed)
+        return
+    size = max(1, min(50, len(games) // (workers * 8)))
+    chunks = [games[start:start + size] for start in range(0, len(games), size)]
+    # spawn, not fork: the caller may hold torch's threads, which a fork does not carry safely.
+    context = multiprocessing.get_context("spawn")
+    with context.Pool(workers, initializer=_start_worker,
+                      initargs=(rules.to_dict(), reaction, max_turns)) as pool:
+        for chunk in pool.imap(_play_games, chunks):
+            yield from chunk
+
+
 def run_tournament(names: Sequence[str], rules: Ruleset, seats: int, games: int, seed: int = 0,
                    reaction: str = "human", max_turns: int = 3000,
                    runner: GameRunner | None = None,
-                   progress: Callable[[int], None] | None = None) -> Tournament:
+                   progress: Callable[[int], None] | None = None, workers: int = 1) -> Tournament:
+    """`workers` > 1 plays the games in that many processes, with the same results."""
     if len(set(names)) != len(names):
         raise ValueError("each agent must appear once in a tournament (give distinct names)")
-    run = runner or bot_game_runner(rules, reaction, max_turns)
     agents = {n: AgentResult(n) for n in names}
     seatings = lineups(names, seats)
     records: list[dict[str, Any]] = []
     results: list[tuple[list[str], str | None]] = []
     unfinished = 0
-    for game in range(games):
-        seating = seatings[game % len(seatings)]
-        winner, scores = run(seating, seed + game)
+    schedule = [(seatings[game % len(seatings)], seed + game) for game in range(games)]
+    outcomes = _outcomes(schedule, runner, workers, rules, reaction, max_turns)
+    for game, ((seating, _), (winner, scores)) in enumerate(zip(schedule, outcomes)):
         winner_name = None if winner is None else seating[winner]
         unfinished += winner is None
         for seat, name in enumerate(seating):

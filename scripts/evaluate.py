@@ -9,6 +9,7 @@ writes tournament.json and tournament.png to --out.
 from __future__ import annotations
 
 import argparse
+import os
 import sys
 from pathlib import Path
 
@@ -33,6 +34,9 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--reaction", default="human", choices=sorted(REACTION_LEVELS),
                         help="every bot's reaction-time level, so races are fair")
     parser.add_argument("--out", type=Path, default=Path("runs/evaluate"))
+    parser.add_argument("--workers", type=int, default=os.cpu_count() or 1,
+                        help="processes playing games side by side (default: one per CPU core); "
+                             "the results do not depend on it")
     args = parser.parse_args(argv)
     console = Console()
     try:
@@ -42,7 +46,7 @@ def main(argv: list[str] | None = None) -> int:
         with Progress(console=console, transient=True) as progress:
             task = progress.add_task("playing", total=args.games)
             tournament = run_tournament(args.agents, rules, args.seats, args.games, seed=args.seed,
-                                        reaction=args.reaction,
+                                        reaction=args.reaction, workers=max(1, args.workers),
                                         progress=lambda done: progress.update(task, completed=done))
     except (RulesetError, ValueError, FileNotFoundError) as error:
         console.print(f"[red]error:[/red] {error}")

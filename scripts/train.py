@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import os
 import sys
 import time
 from pathlib import Path
@@ -138,7 +139,8 @@ def evaluate(model_path: Path, config: TrainConfig, rules: Ruleset, games_overri
         if games == 0:
             continue
         tournament = run_tournament([str(model_path), opponent], rules, config.players, games,
-                                    seed=20_000_000, reaction=config.reaction, max_turns=config.max_turns)
+                                    seed=20_000_000, reaction=config.reaction, max_turns=config.max_turns,
+                                    workers=os.cpu_count() or 1)
         agent = next(a for a in tournament.agents if a.name == str(model_path))
         other = next(a for a in tournament.agents if a.name == opponent)
         report["opponents"][opponent] = {

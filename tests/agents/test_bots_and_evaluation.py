@@ -116,3 +116,12 @@ def test_real_tournament_and_report(tmp_path: Path) -> None:
     data = json.loads(json_path.read_text())
     assert data["games"] == 40 and len(data["games_played"]) == 40
     assert png_path.read_bytes()[:4] == b"\x89PNG"
+
+
+def test_tournament_in_several_processes_gives_the_same_results() -> None:
+    rules = load_ruleset("classic")
+    alone = run_tournament(["prudent", "bold", "simple"], rules, seats=2, games=36, seed=5)
+    shared = run_tournament(["prudent", "bold", "simple"], rules, seats=2, games=36, seed=5, workers=2)
+    assert shared.results == alone.results
+    assert [(a.name, a.wins, a.points, a.elo) for a in shared.agents] == \
+        [(a.name, a.wins, a.points, a.elo) for a in alone.agents]

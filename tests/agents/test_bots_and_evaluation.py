@@ -125,3 +125,18 @@ def test_tournament_in_several_processes_gives_the_same_results() -> None:
     assert shared.results == alone.results
     assert [(a.name, a.wins, a.points, a.elo) for a in shared.agents] == \
         [(a.name, a.wins, a.points, a.elo) for a in alone.agents]
+
+
+def test_compare_decisions_finds_where_two_bots_differ() -> None:
+    import importlib.util
+
+    spec = importlib.util.spec_from_file_location("compare_decisions",
+                                                  Path(__file__).resolve().parents[2] / "scripts" / "compare_decisions.py")
+    assert spec is not None and spec.loader is not None
+    script = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(script)
+    asked, differ, threatened = script.compare("bold", "bold", "classic", games=6, seed=0)
+    assert asked["buy_cul"] > 20 and sum(differ.values()) == 0 and threatened[1] == threatened[2]
+    asked, differ, _ = script.compare("prudent", "bold", "classic", games=6, seed=0)
+    # prudent never bets a bird; bold bets on the thrower's face unless it is at the 332 cap
+    assert asked["sirop_bet"] > 10 and differ["sirop_bet"] >= 0.8 * asked["sirop_bet"]

@@ -8,10 +8,11 @@ import threading
 import time
 from pathlib import Path
 
-from cdc_env.actions import Action, Pass, Roll, Shout
+from cdc_env.actions import Action
 from cdc_env.dice import InjectedDice
-from cdc_env.game import RACE_PHRASES, Decision, GameState
+from cdc_env.game import Decision, GameState
 from cdc_env.rules import load_ruleset
+from doubles import FixedBot
 from voice.session import Heard, Keyboard, PlaySession, SeatPlayer
 
 
@@ -30,16 +31,6 @@ class Recorder:
         self.asked.append(decision.kind)
 
 
-class FixedBot:
-    """Rolls, passes, and shouts the right phrase at a fixed onset."""
-
-    def __init__(self, onset_ms: float) -> None:
-        self.onset_ms = onset_ms
-
-    def act(self, state: GameState, decision: Decision) -> Action:
-        if decision.kind == "race":
-            return Shout(RACE_PHRASES[decision.reason], self.onset_ms)
-        return Roll() if decision.allows(Roll()) else Pass()
 
 
 class TypedLater:

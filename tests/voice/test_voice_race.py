@@ -6,23 +6,14 @@ from __future__ import annotations
 import threading
 import time
 
-from cdc_env.actions import Action, Pass, Roll, Shout
 from cdc_env.dice import InjectedDice
-from cdc_env.game import RACE_PHRASES, Decision, GameState
 from cdc_env.rules import load_ruleset
 from conftest import make_clip
+from doubles import FixedBot
 from voice.live import open_listener
 from voice.session import Keyboard, PlaySession, SeatPlayer
 
 
-class FixedBot:
-    def __init__(self, onset_ms: float) -> None:
-        self.onset_ms = onset_ms
-
-    def act(self, state: GameState, decision: Decision) -> Action:
-        if decision.kind == "race":
-            return Shout(RACE_PHRASES[decision.reason], self.onset_ms)
-        return Roll() if decision.allows(Roll()) else Pass()
 
 
 class ShoutsWhenTheRaceOpens:

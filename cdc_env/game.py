@@ -93,6 +93,13 @@ RACE_FAMILIES = {
 }
 # Shouts that claim a gain before the next throw (not races: only the claimant is asked).
 CLAIM_PHRASES = ("a_kadoc", "sirop_gagnant")
+# Every phrase a player may shout, each once: what an interface or an action space must offer.
+SHOUTABLE_PHRASES: tuple[str, ...] = tuple(dict.fromkeys([
+    *RACE_PHRASES.values(),
+    *(phrase for calls in THROWER_CALLS.values() for phrase in calls),
+    *NEANT_SOUFFLE_CALLS,
+    *CLAIM_PHRASES,
+]))
 
 # What each kind of decision asks, for messages and user interfaces.
 DECISION_TEXT = {

@@ -44,9 +44,8 @@ from cdc_env.actions import (
     DeclareCivet,
     IllegalActionError,
 )
-from cdc_env import game
 from cdc_env.combinations import COMBINATION_NAMES, classify
-from cdc_env.game import DECISION_TEXT, ITEMS, RACE_PHRASES, Decision, GameState
+from cdc_env.game import DECISION_TEXT, ITEMS, RACE_PHRASES, SHOUTABLE_PHRASES, Decision, GameState
 from cdc_env.rules import CIVET_COMBINATIONS, GRELOTTINE_COMBINATIONS, Ruleset
 
 # Stake levels, as fractions of the allowed range [min, max]: always the minimum and the maximum.
@@ -69,30 +68,8 @@ DECISION_KINDS: tuple[str, ...] = _extended(
 RACES: tuple[str, ...] = _extended(("chouette_velute", "suite", "suite_tie"), list(RACE_PHRASES))
 
 
-def _engine_phrases() -> list[str]:
-    """Every phrase the engine names in its phrase tables (`RACE_PHRASES`, and in `complete`
-    the thrower's own calls, the Néant Soufflé's calls, the claims): the module-level names of
-    cdc_env/game.py ending in _PHRASES or _CALLS."""
-    found: list[str] = []
-
-    def gather(value: Any) -> None:
-        if isinstance(value, str):
-            found.append(value)
-        elif isinstance(value, dict):
-            for item in value.values():
-                gather(item)
-        elif isinstance(value, (tuple, list)):
-            for item in value:
-                gather(item)
-
-    for name, value in vars(game).items():
-        if name.isupper() and name.endswith(("_PHRASES", "_CALLS")):
-            gather(value)
-    return found
-
-
 PHRASES: tuple[str, ...] = _extended(
-    ("pas_mou_le_caillou", "grelotte_ca_picote", "sans_fin"), _engine_phrases()
+    ("pas_mou_le_caillou", "grelotte_ca_picote", "sans_fin"), SHOUTABLE_PHRASES
 )
 # Kept faces between Soufflette throws: none, one, or two (sorted), whatever the dice show.
 KEEPS: tuple[tuple[int, ...], ...] = (

@@ -9,7 +9,7 @@ import pytest
 from cdc_env.actions import ACTION_TYPES, ChallengeGrelottine, Pass, Shout
 from cdc_env.dice import SeededDice
 from cdc_env.env import raw_env
-from cdc_env.game import DECISION_TEXT, RACE_PHRASES, Decision, GameState
+from cdc_env.game import DECISION_TEXT, RACE_PHRASES, SHOUTABLE_PHRASES, Decision, GameState
 from cdc_env.rules import load_ruleset
 from cdc_env.spaces import (
     DECISION_KINDS,
@@ -126,7 +126,7 @@ def test_every_engine_kind_has_its_place() -> None:
     codec = ActionCodec(players=4)
     assert set(DECISION_TEXT) - {"chance"} <= set(DECISION_KINDS)
     assert set(RACE_PHRASES) <= set(RACES)
-    assert set(RACE_PHRASES.values()) <= set(PHRASES)
+    assert set(RACE_PHRASES.values()) <= set(SHOUTABLE_PHRASES) <= set(PHRASES)
     missing = set(ACTION_TYPES) - {"dice"} - set(codec.blocks)
     assert not missing, f"action types without a block in ActionCodec: {missing}"
 

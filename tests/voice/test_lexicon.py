@@ -7,6 +7,7 @@ from pathlib import Path
 import pytest
 import yaml
 
+from cdc_env.game import SHOUTABLE_PHRASES
 from voice.lexicon import (
     LexiconError,
     french_number,
@@ -40,8 +41,6 @@ def test_french_lexicon_has_every_intent_the_front_end_uses() -> None:
     lexicon = load_lexicon(FR)
     expected = set(REQUIRED) | {f"nombre_{n}" for n in range(121)} | {f"joueur_{n}" for n in range(1, 9)}
     assert set(lexicon.intents) == expected
-    from cdc_env.game import SHOUTABLE_PHRASES
-
     assert set(SHOUTABLE_PHRASES) <= set(lexicon.intents)  # every phrase the engine takes can be said
     assert "sans fin est la moisissure des bières bretonnes" in lexicon.intents["sans_fin"]
     assert {"couche sirop", "file sirop"} <= set(lexicon.intents["couche_sirop"])

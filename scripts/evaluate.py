@@ -46,7 +46,7 @@ def main(argv: list[str] | None = None) -> int:
         with Progress(console=console, transient=True) as progress:
             task = progress.add_task("playing", total=args.games)
             tournament = run_tournament(args.agents, rules, args.seats, args.games, seed=args.seed,
-                                        reaction=args.reaction, workers=max(1, args.workers),
+                                        reaction=args.reaction, workers=args.workers,
                                         progress=lambda done: progress.update(task, completed=done))
     except (RulesetError, ValueError, FileNotFoundError) as error:
         console.print(f"[red]error:[/red] {error}")

@@ -58,9 +58,9 @@ def log_digest(ruleset: str) -> str:
 
 DIGESTS = {
     "basic": "7cb78688a8b5a27049c525aabc4dc5ca21470fbd084e69101c30d03bfb83f4ad",
-    "classic": "983e8f17acf7ceacac235ae5b3ca96bd726d516e55f25804b820eff78567e72e",
-    "v004": "a31a006d4339384c00debf782345afce96c3856537c8f7b813d96d7022b59e69",
-    "complete": "b95c26390896ae931f21dbb0dc03c935d571523459f5c6f4642650c16ba857ff",
+    "classic": "9dd97e124b6a4e5e4576f392e2eb47abd3e26c238c3d3346600e2bfe2901b77c",
+    "v004": "19c05d91797cdace9bb00bffd6499184a2f3974ef7c387bfecf48311f6c9a9a3",
+    "complete": "5b707c7d49a03a53afb5d33bd248b6b7759ebed4f745338d1892ff102b4bb771",
     "solo": "0c78e1a190cedb93faafc24ec1aec2da58e44189621e86e1bfea02baea95e00f",
 }
 

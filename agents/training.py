@@ -8,7 +8,7 @@ import hashlib
 import json
 import random
 from pathlib import Path
-from typing import Any
+from typing import Any, Literal
 
 import numpy as np
 import yaml
@@ -71,8 +71,20 @@ class ImitationConfig(_Strict):
     label_smoothing: float = Field(default=0.0, ge=0, lt=1)
 
 
+class RllibConfig(_Strict):
+    # The Ray RLlib back end (trainer: rllib, agents/rllib_training.py). The PPO settings come
+    # from `ppo` (batch_size is the minibatch, n_epochs the passes over each train batch);
+    # these say how the work spreads over a machine or a cluster.
+    env_runners: int = Field(default=1, ge=0)            # sampling processes (0: in the driver)
+    envs_per_env_runner: int = Field(default=4, ge=1)
+    learners: int = Field(default=0, ge=0)               # 0: learn in the driver process
+    train_batch_size: int = Field(default=4000, ge=16)   # environment steps per PPO update
+    cpus: int | None = Field(default=None, ge=1)         # CPUs a local Ray may use (None: all)
+
+
 class TrainConfig(_Strict):
     run_name: str
+    trainer: Literal["sb3", "rllib"] = "sb3"
     ruleset: str = "classic"
     players: int = Field(default=2, ge=1, le=8)
     seed: int = 0
@@ -86,6 +98,7 @@ class TrainConfig(_Strict):
     league: LeagueConfig = Field(default_factory=LeagueConfig)
     imitation: ImitationConfig = Field(default_factory=ImitationConfig)
     ppo: PPOConfig = Field(default_factory=PPOConfig)
+    rllib: RllibConfig = Field(default_factory=RllibConfig)
     checkpoint_every: int = Field(default=50_000, ge=1)
     evaluation: EvaluationConfig = Field(default_factory=EvaluationConfig)
     out_dir: str = "runs/{run_name}"

@@ -2,6 +2,7 @@
 
     python scripts/train.py --config configs/train/classic_2p.yaml            # a new run
     python scripts/train.py --config configs/train/classic_2p.yaml --resume   # go on after a stop
+    python scripts/train.py --config configs/train/classic_2p_rllib.yaml      # Ray RLlib (trainer: rllib)
 
 A run, top to bottom: read the config; build the league of opponents (heuristic bots, and
 frozen copies of the learner as it improves); build the environments; create the model or
@@ -169,6 +170,45 @@ def plot_curve(curve: list[dict[str, Any]], path: Path, solo: bool, title: str) 
     plt.close(figure)
 
 
+def finish(config: TrainConfig, rules: Ruleset, final: Path, steps: int, curve: list[dict[str, Any]],
+           started: float, trained_s: float, eval_games: int | None) -> None:
+    """Evaluate the saved model; write report.json and learning_curve.png (both back ends)."""
+    out = config.output
+    print(f"trained {steps} steps in {trained_s:.0f} s; evaluating…")
+    results = evaluate(final, config, rules, eval_games)
+    report = {"run_name": config.run_name, "trainer": config.trainer, "ruleset": rules.name,
+              "players": config.players, "steps": steps, "training_seconds": round(trained_s, 1),
+              "evaluation_seconds": round(time.monotonic() - started - trained_s, 1),
+              "model": str(final), "evaluation": results, "curve": curve}
+    (out / "report.json").write_text(json.dumps(report, indent=1), encoding="utf-8")
+    if curve:
+        plot_curve(curve, out / "learning_curve.png", rules.max_players == 1, f"{config.run_name} ({rules.name})")
+    print(json.dumps(results, indent=1))
+    print(f"wrote {out / 'report.json'}" + (f" and {out / 'learning_curve.png'}" if curve else ""))
+
+
+def train_rllib(config: TrainConfig, rules: Ruleset, args: argparse.Namespace, started: float) -> int:
+    """`trainer: rllib`: Ray RLlib trains (agents/rllib_training.py), the same report follows."""
+    if rules.max_players == 1:
+        print(f"error: trainer: rllib trains tables of several seats; {rules.name} is played alone: "
+              "use trainer: sb3", file=sys.stderr)
+        return 2
+    try:
+        from agents import rllib_training
+    except ImportError as error:
+        print(f"error: trainer: rllib needs Ray RLlib ({error}): run scripts/setup.sh, which installs "
+              "the project's rllib extra", file=sys.stderr)
+        return 2
+    try:
+        final, steps, curve = rllib_training.train(config, rules, args.resume, args.address)
+    except rllib_training.CheckpointLoadError as error:
+        print(f"error: {error}", file=sys.stderr)
+        return 2
+    trained_s = time.monotonic() - started
+    finish(config, rules, final, steps, curve, started, trained_s, args.eval_games)
+    return 0
+
+
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--config", default="configs/train/classic_2p.yaml")
@@ -176,6 +216,9 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--timesteps", type=int, default=None, help="override total_timesteps")
     parser.add_argument("--eval-games", type=int, default=None, help="override every evaluation's game count")
     parser.add_argument("--out", default=None, help="override out_dir")
+    parser.add_argument("--address", default=None,
+                        help="trainer: rllib only: the Ray cluster to join (default: $RAY_ADDRESS, "
+                             "else a local Ray on this machine)")
     args = parser.parse_args(argv)
     sys.stdout.reconfigure(line_buffering=True)  # progress lines reach a log file as they happen
 
@@ -198,8 +241,9 @@ def main(argv: list[str] | None = None) -> int:
     out = config.output
     out.mkdir(parents=True, exist_ok=True)
     (out / "config.json").write_text(config.model_dump_json(indent=1), encoding="utf-8")
-    solo = rules.max_players == 1
     started = time.monotonic()
+    if config.trainer == "rllib":
+        return train_rllib(config, rules, args, started)
 
     # 2. The league and the environments.
     league = League(config.opponents, config.reaction, config.league.max_snapshots,
@@ -256,17 +300,7 @@ def main(argv: list[str] | None = None) -> int:
     trained_s = time.monotonic() - started
 
     # 5. Evaluate and report.
-    print(f"trained {model.num_timesteps} steps in {trained_s:.0f} s; evaluating…")
-    results = evaluate(final, config, rules, args.eval_games)
-    report = {"run_name": config.run_name, "ruleset": rules.name, "players": config.players,
-              "steps": model.num_timesteps, "training_seconds": round(trained_s, 1),
-              "evaluation_seconds": round(time.monotonic() - started - trained_s, 1),
-              "model": str(final), "evaluation": results, "curve": curve}
-    (out / "report.json").write_text(json.dumps(report, indent=1), encoding="utf-8")
-    if curve:
-        plot_curve(curve, out / "learning_curve.png", solo, f"{config.run_name} ({rules.name})")
-    print(json.dumps(results, indent=1))
-    print(f"wrote {out / 'report.json'}" + (f" and {out / 'learning_curve.png'}" if curve else ""))
+    finish(config, rules, final, model.num_timesteps, curve, started, trained_s, args.eval_games)
     return 0
 
 

@@ -1,0 +1,501 @@
+"""Ray RLlib as the training back end (`trainer: rllib` in a training config).
+
+Same config, same model format, same evaluation as the stable-baselines3 back end; what RLlib
+adds is sampling spread over processes and machines (env runners) and learners of their own.
+
+The pieces:
+
+- `TableEnv`, one table of the game as an RLlib `MultiAgentEnv` over the PettingZoo env
+  (cdc_env/env.py). Every seat an RL module plays is an agent; seats given to heuristic bots
+  are played inside the env, because a bot plays from the game state, which a module never
+  sees. Each game the env deals the seats: one to the learner, each other seat to a bot of
+  `opponents` or, in `self_play_fraction` of cases, to a frozen past version of the learner.
+  An agent's id says its role and seat ("main@seat_1", "past_0@seat_0"), and the policy
+  mapping sends it to that RL module: self-play and league play are RLlib's own mapping.
+- `MaskedActorCritic`, the RL module: an actor and a critic MLP shaped like SB3's MlpPolicy,
+  whose illegal logits are set to the lowest float before any sampling, so an illegal action
+  never reaches the engine (the env raises if one did).
+- The run: a local Ray (or the cluster at `--address` / RAY_ADDRESS), PPO on the new API stack,
+  an imitation warm start, league snapshots, RLlib checkpoints that resume, and the export of
+  the learner's weights into the project's model format (agents/model_bot.py), so evaluate.py,
+  play.py and ModelBot play it unchanged.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import os
+import random
+import shutil
+import time
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+import torch
+from ray.rllib.algorithms.algorithm import Algorithm
+from ray.rllib.algorithms.ppo import PPOConfig
+from ray.rllib.callbacks.callbacks import RLlibCallback
+from ray.rllib.core.columns import Columns
+from ray.rllib.core.rl_module.apis.value_function_api import ValueFunctionAPI
+from ray.rllib.core.rl_module.multi_rl_module import MultiRLModuleSpec
+from ray.rllib.core.rl_module.rl_module import RLModuleSpec
+from ray.rllib.core.rl_module.torch import TorchRLModule
+from ray.rllib.env.multi_agent_env import MultiAgentEnv
+from ray.rllib.utils.metrics import ENV_RUNNER_RESULTS, NUM_ENV_STEPS_SAMPLED
+from ray.rllib.utils.torch_utils import FLOAT_MIN
+
+from agents.bots import make_bot
+from agents.single import random_position
+from agents.training import TrainConfig
+from cdc_env.actions import IllegalActionError
+from cdc_env.env import raw_env
+from cdc_env.rules import Ruleset, load_ruleset
+
+MAIN = "main"  # the learner's module; the frozen league members are past_0, past_1, …
+CHECKPOINT_FORMAT = "cdc-rllib-checkpoint/1"
+# A game may end before any RL seat decides; reset then deals the next game, this many times.
+MAX_EMPTY_GAMES = 1000
+
+
+def past(index: int) -> str:
+    return f"past_{index}"
+
+
+def agent_id(module: str, seat: int) -> str:
+    return f"{module}@seat_{seat}"
+
+
+def module_of(agent: str, *args: Any, **kwargs: Any) -> str:
+    """The policy mapping: an agent plays with the module its id names."""
+    return agent.split("@", 1)[0]
+
+
+# ---------------------------------------------------------------------- the table
+
+
+class TableEnv(MultiAgentEnv):
+    """A table for RLlib: the RL seats are agents, the bot seats are played inside.
+
+    env_config keys: ruleset, players, max_turns, reaction, shaping, random_starts,
+    opponents (bot names), league_size (how many past_k modules exist), self_play_fraction.
+    Observations are the PettingZoo env's: {"observation": floats, "action_mask": 0/1}.
+    """
+
+    def __init__(self, config: dict[str, Any] | None = None) -> None:
+        super().__init__()
+        config = dict(config or {})
+        rules = config.get("ruleset", "classic")
+        self.rules = rules if isinstance(rules, Ruleset) else load_ruleset(rules)
+        self.game = raw_env(self.rules, config.get("players", 2), max_turns=config.get("max_turns", 300),
+                            reaction=config.get("reaction", "human"), shaping=config.get("shaping", 0.0))
+        self.players = self.game.players
+        self.opponents: list[str] = list(config.get("opponents", ["bold"]))
+        self.league_size: int = int(config.get("league_size", 0))
+        self.self_play_fraction: float = float(config.get("self_play_fraction", 0.0))
+        self.random_starts: float = float(config.get("random_starts", 0.0))
+        modules = [MAIN] + [past(k) for k in range(self.league_size)]
+        self.possible_agents = [agent_id(m, s) for m in modules for s in range(self.players)]
+        self.agents = []
+        space = self.game.observation_spaces["seat_0"]
+        self.observation_spaces = {agent: space for agent in self.possible_agents}
+        self.action_spaces = {agent: self.game.action_spaces["seat_0"] for agent in self.possible_agents}
+        self.rng = random.Random(0)
+        self.learner_seat = 0
+        self.seat_agents: dict[int, str] = {}     # RL seats of this game → agent id
+        self.bots: dict[int, Any] = {}            # bot seats of this game → bot
+        self.seen: set[str] = set()               # agents that have been given an observation
+
+    def reset(self, *, seed: int | None = None,
+              options: dict[str, Any] | None = None) -> tuple[dict[str, Any], dict[str, Any]]:
+        if seed is not None:
+            self.rng.seed(seed)
+        for _ in range(MAX_EMPTY_GAMES):
+            self._deal()
+            game_seed = self.rng.getrandbits(63)
+            setup = None
+            if self.random_starts and self.rng.random() < self.random_starts:
+                generator = np.random.default_rng(self.rng.getrandbits(63))
+                setup = {"scores": random_position(generator, self.rules, self.players)}
+            self.game.reset(seed=game_seed, options={"setup": setup})
+            self.bots = {seat: make_bot(name, seed=f"{game_seed}:{seat}", reaction=self.game.reactions[seat].level)
+                         for seat, name in self.bots.items()}
+            self.seen = set()
+            self._play_bots()
+            if not self._over():
+                self._collect_rewards()  # what the bots did before the first decision is no one's reward
+                agent = self._to_act()
+                self.seen.add(agent)
+                return {agent: self.game.observe(f"seat_{self._seat_to_act()}")}, {}
+        raise RuntimeError(f"{MAX_EMPTY_GAMES} games in a row ended before an RL seat had a decision")
+
+    def step(self, action_dict: dict[str, Any]) -> tuple[dict, dict, dict, dict, dict]:
+        agent = self._to_act()
+        seat = self._seat_to_act()
+        index = int(action_dict[agent])
+        if not self.game.action_mask(f"seat_{seat}")[index]:
+            # The masked module never samples one; a caller that bypasses it is told at once.
+            raise IllegalActionError(f"{agent} sent illegal action index {index}")
+        self.game.step(index)
+        self._play_bots()
+        rewards = self._collect_rewards()
+        if self._over():
+            seat_of = {a: int(a.rsplit("_", 1)[1]) for a in self.seen}
+            observations = {a: self.game.observe(f"seat_{seat_of[a]}") for a in self.seen}
+            winner = self._winner()
+            infos = {a: {"won": winner == seat_of[a]} for a in self.seen}
+            terminated = any(self.game.terminations.values())
+            return (observations, {a: rewards.get(a, 0.0) for a in self.seen},
+                    {"__all__": terminated}, {"__all__": not terminated}, infos)
+        following = self._to_act()
+        self.seen.add(following)
+        return ({following: self.game.observe(f"seat_{self._seat_to_act()}")},
+                {a: r for a, r in rewards.items() if a in self.seen},
+                {"__all__": False}, {"__all__": False}, {})
+
+    # ---------------------------------------------------------------- internals
+
+    def _deal(self) -> None:
+        """This game's seats: one learner, the others bots or frozen past selves."""
+        self.learner_seat = self.rng.randrange(self.players)
+        self.seat_agents = {self.learner_seat: agent_id(MAIN, self.learner_seat)}
+        self.bots = {}
+        for seat in range(self.players):
+            if seat == self.learner_seat:
+                continue
+            if self.league_size and self.rng.random() < self.self_play_fraction:
+                self.seat_agents[seat] = agent_id(past(self.rng.randrange(self.league_size)), seat)
+            else:
+                self.bots[seat] = self.rng.choice(self.opponents)
+        self.agents = list(self.seat_agents.values())
+
+    def _seat_to_act(self) -> int:
+        return int(self.game.agent_selection[5:])
+
+    def _to_act(self) -> str:
+        return self.seat_agents[self._seat_to_act()]
+
+    def _over(self) -> bool:
+        return any(self.game.terminations.values()) or any(self.game.truncations.values())
+
+    def _winner(self) -> int | None:
+        """The winner, or for a game cut at max_turns the single leader (as the reward says)."""
+        state = self.game.state
+        assert state is not None
+        if state.winner is not None:
+            return state.winner
+        best = max(state.scores)
+        leaders = [seat for seat, score in enumerate(state.scores) if score == best]
+        return leaders[0] if len(leaders) == 1 else None
+
+    def _play_bots(self) -> None:
+        game = self.game
+        while not self._over() and self._seat_to_act() in self.bots:
+            state = game.state
+            assert state is not None and state.pending is not None
+            game.act(self.bots[self._seat_to_act()].act(state, state.pending))
+
+    def _collect_rewards(self) -> dict[str, float]:
+        """The reward each RL seat has earned since it was last paid (the engine zeroes a
+        seat's running total when it acts, so it is read after every step)."""
+        paid = {}
+        for seat, agent in self.seat_agents.items():
+            name = f"seat_{seat}"
+            paid[agent] = float(self.game._cumulative_rewards[name])
+            self.game._cumulative_rewards[name] = 0.0
+        return paid
+
+
+# ---------------------------------------------------------------------- the RL module
+
+
+def _mlp(sizes: list[int]) -> torch.nn.Sequential:
+    layers: list[torch.nn.Module] = []
+    for index, (inputs, outputs) in enumerate(zip(sizes, sizes[1:])):
+        layers.append(torch.nn.Linear(inputs, outputs))
+        if index < len(sizes) - 2:
+            layers.append(torch.nn.Tanh())
+    return torch.nn.Sequential(*layers)
+
+
+class MaskedActorCritic(TorchRLModule, ValueFunctionAPI):
+    """SB3 MlpPolicy's layout (separate tanh MLPs for actor and critic), with the action mask
+    applied to the logits: an illegal index gets the lowest float, so its probability is 0."""
+
+    def setup(self) -> None:
+        observations = self.observation_space["observation"].shape[0]
+        hiddens = list(self.model_config.get("hiddens", [128, 128]))
+        self.pi = _mlp([observations, *hiddens, self.action_space.n])
+        self.vf = _mlp([observations, *hiddens, 1])
+
+    def _forward(self, batch: dict[str, Any], **kwargs: Any) -> dict[str, Any]:
+        observation = batch[Columns.OBS]
+        logits = self.pi(observation["observation"])
+        legal = observation["action_mask"] > 0
+        return {Columns.ACTION_DIST_INPUTS: logits.masked_fill(~legal, FLOAT_MIN)}
+
+    def compute_values(self, batch: dict[str, Any], embeddings: Any = None) -> torch.Tensor:
+        return self.vf(batch[Columns.OBS]["observation"]).squeeze(-1)
+
+
+# ---------------------------------------------------------------------- the model format
+
+
+def _sb3_pairs(policy: Any) -> list[tuple[str, torch.nn.Parameter]]:
+    """SB3's MlpPolicy parameters under the module's names (pi.0.weight, …, vf.4.bias)."""
+    pairs = []
+    for prefix, hidden, head in (("pi", policy.mlp_extractor.policy_net, policy.action_net),
+                                 ("vf", policy.mlp_extractor.value_net, policy.value_net)):
+        linears = [m for m in hidden if isinstance(m, torch.nn.Linear)] + [head]
+        for position, linear in enumerate(linears):
+            pairs += [(f"{prefix}.{2 * position}.weight", linear.weight), (f"{prefix}.{2 * position}.bias", linear.bias)]
+    return pairs
+
+
+def sb3_model(config: TrainConfig, rules: Ruleset) -> Any:
+    """An untrained MaskablePPO with the layout of the module (the project's model format)."""
+    from sb3_contrib import MaskablePPO
+
+    from agents.single import CulDeChouetteEnv
+
+    table = CulDeChouetteEnv(rules, config.players, max_turns=config.max_turns, reaction=config.reaction)
+    return MaskablePPO("MlpPolicy", table, seed=config.seed, device="cpu", verbose=0,
+                       policy_kwargs={"net_arch": list(config.ppo.net_arch)})
+
+
+def module_state_from_sb3(policy: Any) -> dict[str, np.ndarray]:
+    return {name: parameter.detach().numpy().copy() for name, parameter in _sb3_pairs(policy)}
+
+
+def load_module_state_into_sb3(policy: Any, state: dict[str, Any]) -> None:
+    with torch.no_grad():
+        for name, parameter in _sb3_pairs(policy):
+            parameter.copy_(torch.as_tensor(np.asarray(state[name])))
+
+
+def export_model(algo: Algorithm, config: TrainConfig, rules: Ruleset, path: Path) -> Path:
+    """The learner's weights as `path` (MaskablePPO zip) and its metadata JSON."""
+    from agents.model_bot import write_metadata
+    from cdc_env.spaces import STAKE_LEVELS
+
+    model = sb3_model(config, rules)
+    load_module_state_into_sb3(model.policy, algo.get_module(MAIN).get_state())
+    path.parent.mkdir(parents=True, exist_ok=True)
+    model.save(path)
+    write_metadata(path, rules, config.players, config.max_turns, list(STAKE_LEVELS),
+                   extra={"run_name": config.run_name, "trainer": "rllib"})
+    return path
+
+
+# ---------------------------------------------------------------------- the algorithm
+
+
+class WinRate(RLlibCallback):
+    """The learner's win rate over its last 200 games, in the training results."""
+
+    def on_episode_end(self, *, episode: Any, metrics_logger: Any = None, **kwargs: Any) -> None:
+        for agent, single in episode.agent_episodes.items():
+            if module_of(agent) == MAIN and len(single) > 0:
+                won = bool(single.get_infos(-1).get("won", False))
+                metrics_logger.log_value("learner_win_rate", float(won), reduce="mean", window=200)
+
+
+def env_config(config: TrainConfig) -> dict[str, Any]:
+    # The ruleset by name (or path), which every machine of a cluster can load.
+    return {"ruleset": config.ruleset, "players": config.players,
+            "max_turns": config.max_turns, "reaction": config.reaction, "shaping": config.shaping,
+            "random_starts": config.random_starts, "opponents": list(config.opponents),
+            "league_size": config.league.max_snapshots, "self_play_fraction": config.league.self_play_fraction}
+
+
+def algorithm_config(config: TrainConfig, rules: Ruleset) -> PPOConfig:
+    ppo, spread = config.ppo, config.rllib
+    modules = [MAIN] + [past(k) for k in range(config.league.max_snapshots)]
+    spec = RLModuleSpec(module_class=MaskedActorCritic, model_config={"hiddens": list(ppo.net_arch)})
+    return (
+        PPOConfig()
+        # RLlib's env checker steps random, mostly illegal, indices, which TableEnv refuses.
+        .environment(TableEnv, env_config=env_config(config), disable_env_checking=True)
+        .env_runners(num_env_runners=spread.env_runners, num_envs_per_env_runner=spread.envs_per_env_runner,
+                     num_cpus_per_env_runner=1)
+        .learners(num_learners=spread.learners)
+        .training(lr=ppo.learning_rate, gamma=ppo.gamma, lambda_=ppo.gae_lambda, clip_param=ppo.clip_range,
+                  entropy_coeff=ppo.ent_coef, num_epochs=ppo.n_epochs, minibatch_size=ppo.batch_size,
+                  train_batch_size_per_learner=spread.train_batch_size, use_kl_loss=False, vf_loss_coeff=0.5)
+        .multi_agent(policies=set(modules), policy_mapping_fn=module_of, policies_to_train=[MAIN])
+        .rl_module(rl_module_spec=MultiRLModuleSpec(rl_module_specs={m: spec for m in modules}))
+        .callbacks(WinRate)
+        .reporting(metrics_num_episodes_for_smoothing=200)
+        .debugging(seed=config.seed, log_level="ERROR")
+    )
+
+
+def set_modules(algo: Algorithm, states: dict[str, dict[str, Any]]) -> None:
+    """New weights for some modules, on the learners and on every env runner."""
+    algo.set_state({"learner_group": {"learner": {"rl_module": states}}})
+    algo.env_runner_group.sync_weights(from_worker_or_learner_group=algo.learner_group,
+                                       policies=list(states), inference_only=True)
+
+
+def freeze_snapshot(algo: Algorithm, slot: int) -> None:
+    """The learner as it is now becomes league member past_<slot>."""
+    set_modules(algo, {past(slot): algo.get_module(MAIN).get_state()})
+
+
+def start_ray(address: str | None, cpus: int | None) -> None:
+    import ray
+
+    address = address or os.environ.get("RAY_ADDRESS")
+    if ray.is_initialized():
+        return
+    if address:
+        ray.init(address=address, log_to_driver=False)  # join the cluster: its CPUs, not ours
+    else:
+        ray.init(num_cpus=cpus or os.cpu_count() or 1, include_dashboard=False, log_to_driver=False)
+
+
+# ---------------------------------------------------------------------- checkpoints
+
+
+class CorruptCheckpoint(ValueError):
+    pass
+
+
+class CheckpointLoadError(ValueError):
+    """An intact-looking checkpoint RLlib cannot restore (another config, another Ray)."""
+
+
+def _files(directory: Path) -> dict[str, str]:
+    return {str(p.relative_to(directory)): hashlib.sha256(p.read_bytes()).hexdigest()
+            for p in sorted(directory.rglob("*")) if p.is_file()}
+
+
+def save_checkpoint(directory: Path, algo: Algorithm, steps: int, progress: dict[str, Any]) -> Path:
+    """RLlib's checkpoint of the whole algorithm, with a manifest of its files' checksums;
+    written aside and renamed, so a checkpoint either exists whole or not at all."""
+    final = directory / f"step_{steps:010d}"
+    staging = directory / f".staging_{steps:010d}"
+    shutil.rmtree(staging, ignore_errors=True)
+    staging.mkdir(parents=True)
+    algo.save_to_path(str((staging / "algorithm").resolve()))
+    state = {"format": CHECKPOINT_FORMAT, "steps": steps, "files": _files(staging / "algorithm"), **progress}
+    (staging / "state.json").write_text(json.dumps(state), encoding="utf-8")
+    shutil.rmtree(final, ignore_errors=True)
+    staging.rename(final)
+    return final
+
+
+def read_checkpoint(path: Path) -> dict[str, Any]:
+    try:
+        state = json.loads((path / "state.json").read_text(encoding="utf-8"))
+    except (OSError, json.JSONDecodeError) as error:
+        raise CorruptCheckpoint(f"{path}: state.json unreadable ({error})") from None
+    if state.get("format") != CHECKPOINT_FORMAT:
+        raise CorruptCheckpoint(f"{path}: not a cdc RLlib checkpoint")
+    algorithm = path / "algorithm"
+    found = _files(algorithm) if algorithm.is_dir() else {}
+    damaged = sorted(name for name, digest in state.get("files", {}).items() if found.get(name) != digest)
+    if damaged or not found:
+        raise CorruptCheckpoint(f"{path}: {', '.join(damaged) or 'algorithm/'} missing or damaged "
+                                "(checksum differs from the one recorded)")
+    return state
+
+
+def latest_checkpoint(directory: Path, report: Callable[[str], Any] = print) -> tuple[Path, dict[str, Any]] | None:
+    """The newest intact checkpoint; corrupt ones are reported and passed over, never loaded."""
+    if not directory.exists():
+        return None
+    for path in sorted(directory.glob("step_*"), reverse=True):
+        try:
+            return path, read_checkpoint(path)
+        except CorruptCheckpoint as error:
+            report(f"skipping a corrupt checkpoint: {error}")
+    return None
+
+
+# ---------------------------------------------------------------------- the run
+
+
+def warm_start(algo: Algorithm, config: TrainConfig, rules: Ruleset) -> str:
+    """Behaviour cloning of the teacher (the SB3 back end's own code, on an SB3 policy of the
+    same layout), then its weights into the learner and every league member."""
+    from agents.training import clone_teacher, teacher_samples
+
+    imitation = config.imitation
+    model = sb3_model(config, rules)
+    table = model.get_env().envs[0].unwrapped.game
+    samples = teacher_samples(imitation.teacher, rules, config.players, config.opponents, imitation.games,
+                              table.encoder, table.codec, config.seed, config.reaction)
+    losses = clone_teacher(model, samples, imitation.epochs, imitation.batch_size, imitation.learning_rate,
+                           config.seed, imitation.label_smoothing)
+    state = module_state_from_sb3(model.policy)
+    set_modules(algo, {m: state for m in [MAIN] + [past(k) for k in range(config.league.max_snapshots)]})
+    return (f"imitated {imitation.teacher} on {len(samples['actions'])} decisions of {imitation.games} games: "
+            f"loss {losses[0]:.3f} → {losses[-1]:.3f}")
+
+
+def train(config: TrainConfig, rules: Ruleset, resume: bool, address: str | None,
+          say: Callable[[str], Any] = print) -> tuple[Path, int, list[dict[str, Any]]]:
+    """Trains with RLlib; returns the exported model's path, the steps done and the curve."""
+    torch.set_num_threads(1)  # tiny networks: one thread is faster than several fighting
+    out = config.output
+    start_ray(address, config.rllib.cpus)
+    algo = algorithm_config(config, rules).build_algo()
+    steps, curve, snapshots = 0, [], 0
+    found = latest_checkpoint(out / "checkpoints", report=say) if resume else None
+    if resume and found is None:
+        say("no intact checkpoint to resume from: starting a new run")
+    if found is not None:
+        path, state = found
+        say(f"resuming from {path} ({state['steps']} steps)")
+        try:
+            algo.restore_from_path(str((path / "algorithm").resolve()))
+        except Exception as error:  # noqa: BLE001 - report it, start nothing from it
+            algo.stop()
+            raise CheckpointLoadError(f"checkpoint {path} cannot be restored ({type(error).__name__}: "
+                                      f"{error}); was it written with another config?") from None
+        steps, curve, snapshots = int(state["steps"]), list(state.get("curve", [])), int(state.get("snapshots", 0))
+    elif config.imitation.teacher and config.imitation.games:
+        say(warm_start(algo, config, rules))
+    league = config.league
+    started, at_start = time.monotonic(), steps
+    while steps < config.total_timesteps:
+        result = algo.train()
+        runners = result.get(ENV_RUNNER_RESULTS, {})
+        before, steps = steps, steps + int(runners.get(NUM_ENV_STEPS_SAMPLED, 0))
+        rate = (steps - at_start) / max(time.monotonic() - started, 1e-9)
+        win_rate = runners.get("learner_win_rate")
+        if win_rate is not None:
+            curve.append({"steps": steps, "win_rate": float(win_rate)})
+        say(f"steps {steps:>9}/{config.total_timesteps}  win rate (last 200) "
+            f"{'—' if win_rate is None else f'{win_rate:.3f}'}  {rate:,.0f} steps/s")
+        if league.max_snapshots and steps // league.snapshot_every != before // league.snapshot_every:
+            freeze_snapshot(algo, snapshots % league.max_snapshots)
+            snapshots += 1
+        if steps // config.checkpoint_every != before // config.checkpoint_every or steps >= config.total_timesteps:
+            save_checkpoint(out / "checkpoints", algo, steps, {"curve": curve, "snapshots": snapshots})
+    final = export_model(algo, config, rules, out / "model.zip")
+    algo.stop()
+    return final, steps, curve
+
+
+def sampling_rate(config: TrainConfig, rules: Ruleset, env_runners: int, iterations: int = 3) -> float:
+    """Environment steps sampled per second with `env_runners` env runners (no learning):
+    the figure a cluster multiplies."""
+    spread = config.rllib.model_copy(update={"env_runners": env_runners})
+    algo = algorithm_config(config.model_copy(update={"rllib": spread}), rules).build_algo()
+    group = algo.env_runner_group
+    # A first sample to warm up (bots built, torch loaded) before the clock starts.
+    group.foreach_env_runner(lambda runner: runner.sample(num_timesteps=100), local_env_runner=env_runners == 0)
+    started, steps = time.monotonic(), 0
+    for _ in range(iterations):
+        episodes = group.foreach_env_runner(
+            lambda runner: sum(e.env_steps() for e in runner.sample(num_timesteps=spread.train_batch_size)),
+            local_env_runner=env_runners == 0)
+        steps += sum(episodes)
+    rate = steps / (time.monotonic() - started)
+    algo.stop()
+    return rate
+

@@ -188,8 +188,9 @@ def test_short_rllib_run_checkpoints_resumes_exports_and_plays_legal_games(tmp_p
     assert "skipping a corrupt checkpoint" in resumed.stdout
     assert f"resuming from {checkpoints[0]}" in resumed.stdout
     report = json.loads((out / "report.json").read_text())
-    assert 450 <= report["steps"] < 600 and report["curve"][0]["steps"] == json.loads(
-        (checkpoints[0] / "state.json").read_text())["curve"][0]["steps"]
+    saved = json.loads((checkpoints[0] / "state.json").read_text())
+    assert saved["steps"] < 300 <= report["steps"] - 150 and report["steps"] < 600
+    assert report["curve"][:len(saved["curve"])] == saved["curve"] and report["curve"]
 
     # The exported model plays whole legal games through evaluate.py (the engine refuses any other).
     played = run("scripts/evaluate.py", "--agents", str(out / "model.zip"), "bold", "--games", "20",

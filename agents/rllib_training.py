@@ -23,7 +23,6 @@ The pieces:
 
 from __future__ import annotations
 
-import hashlib
 import json
 import os
 import random
@@ -49,7 +48,8 @@ from ray.rllib.utils.torch_utils import FLOAT_MIN
 
 from agents.bots import make_bot
 from agents.single import random_position
-from agents.training import TrainConfig
+from agents import training
+from agents.training import CorruptCheckpoint, TrainConfig, _digest
 from cdc_env.actions import IllegalActionError
 from cdc_env.env import raw_env
 from cdc_env.rules import Ruleset, load_ruleset
@@ -58,6 +58,11 @@ MAIN = "main"  # the learner's module; the frozen league members are past_0, pas
 CHECKPOINT_FORMAT = "cdc-rllib-checkpoint/1"
 # A game may end before any RL seat decides; reset then deals the next game, this many times.
 MAX_EMPTY_GAMES = 1000
+
+
+class RunError(ValueError):
+    """What stops a run before it learns, said in one line: a cluster that cannot be joined,
+    a whole checkpoint RLlib cannot restore (another config)."""
 
 
 def past(index: int) -> str:
@@ -351,7 +356,11 @@ def start_ray(address: str | None, cpus: int | None) -> None:
     if ray.is_initialized():
         return
     if address:
-        ray.init(address=address, log_to_driver=False)  # join the cluster: its CPUs, not ours
+        try:
+            ray.init(address=address, log_to_driver=False)  # join the cluster: its CPUs, not ours
+        except (ConnectionError, RuntimeError, ValueError) as error:
+            raise RunError(f"cannot join the Ray cluster at {address} ({error}); is `ray start --head` "
+                           "running there? Without --address and RAY_ADDRESS, Ray starts on this machine") from None
     else:
         ray.init(num_cpus=cpus or os.cpu_count() or 1, include_dashboard=False, log_to_driver=False)
 
@@ -359,17 +368,8 @@ def start_ray(address: str | None, cpus: int | None) -> None:
 # ---------------------------------------------------------------------- checkpoints
 
 
-class CorruptCheckpoint(ValueError):
-    pass
-
-
-class CheckpointLoadError(ValueError):
-    """An intact-looking checkpoint RLlib cannot restore (another config, another Ray)."""
-
-
 def _files(directory: Path) -> dict[str, str]:
-    return {str(p.relative_to(directory)): hashlib.sha256(p.read_bytes()).hexdigest()
-            for p in sorted(directory.rglob("*")) if p.is_file()}
+    return {str(p.relative_to(directory)): _digest(p) for p in sorted(directory.rglob("*")) if p.is_file()}
 
 
 def save_checkpoint(directory: Path, algo: Algorithm, steps: int, progress: dict[str, Any]) -> Path:
@@ -405,14 +405,7 @@ def read_checkpoint(path: Path) -> dict[str, Any]:
 
 def latest_checkpoint(directory: Path, report: Callable[[str], Any] = print) -> tuple[Path, dict[str, Any]] | None:
     """The newest intact checkpoint; corrupt ones are reported and passed over, never loaded."""
-    if not directory.exists():
-        return None
-    for path in sorted(directory.glob("step_*"), reverse=True):
-        try:
-            return path, read_checkpoint(path)
-        except CorruptCheckpoint as error:
-            report(f"skipping a corrupt checkpoint: {error}")
-    return None
+    return training.latest_checkpoint(directory, report, read=read_checkpoint)
 
 
 # ---------------------------------------------------------------------- the run
@@ -454,7 +447,7 @@ def train(config: TrainConfig, rules: Ruleset, resume: bool, address: str | None
             algo.restore_from_path(str((path / "algorithm").resolve()))
         except Exception as error:  # noqa: BLE001 - report it, start nothing from it
             algo.stop()
-            raise CheckpointLoadError(f"checkpoint {path} cannot be restored ({type(error).__name__}: "
+            raise RunError(f"checkpoint {path} cannot be restored ({type(error).__name__}: "
                                       f"{error}); was it written with another config?") from None
         steps, curve, snapshots = int(state["steps"]), list(state.get("curve", [])), int(state.get("snapshots", 0))
     elif config.imitation.teacher and config.imitation.games:

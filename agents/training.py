@@ -221,13 +221,15 @@ def read_checkpoint(path: Path) -> dict[str, Any]:
     return state
 
 
-def latest_checkpoint(directory: Path, report: Any = print) -> tuple[Path, dict[str, Any]] | None:
-    """The newest intact checkpoint; corrupt ones are reported and passed over, never loaded."""
+def latest_checkpoint(directory: Path, report: Any = print,
+                      read: Any = read_checkpoint) -> tuple[Path, dict[str, Any]] | None:
+    """The newest intact checkpoint; corrupt ones are reported and passed over, never loaded.
+    `read` checks one checkpoint (the RLlib back end has its own) or raises CorruptCheckpoint."""
     if not directory.exists():
         return None
     for path in sorted(directory.glob("step_*"), reverse=True):
         try:
-            return path, read_checkpoint(path)
+            return path, read(path)
         except CorruptCheckpoint as error:
             report(f"skipping a corrupt checkpoint: {error}")
     return None

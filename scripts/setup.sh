@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # Sets up everything the project needs on a fresh Debian machine, idempotently.
-#   scripts/setup.sh          core + training extras (the main job)
+#   scripts/setup.sh          core + training extras (the main job), Ray RLlib included
 #   scripts/setup.sh --dev    also voice, test tools and the Debian audio packages the tests use
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -29,8 +29,9 @@ fi
 python=${PYTHON:-python3}
 [[ -x .venv/bin/python ]] || "$python" -m venv .venv
 .venv/bin/python -m pip install -q --upgrade pip
-extras="train,voice"
-(( dev )) && extras="train,voice,dev"
+# rllib: Ray RLlib, the distributed back end (`trainer: rllib`); its tests run in the suite.
+extras="train,voice,rllib"
+(( dev )) && extras="train,voice,dev,rllib"
 # torch is pinned to the CPU build that pip finds locally; a bare `torch` pulls several GB.
 .venv/bin/python -m pip install -q -e ".[${extras}]"
 echo "setup: ready (.venv, extras: ${extras})"

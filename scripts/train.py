@@ -201,7 +201,7 @@ def train_rllib(config: TrainConfig, rules: Ruleset, args: argparse.Namespace, s
         return 2
     try:
         final, steps, curve = rllib_training.train(config, rules, args.resume, args.address)
-    except rllib_training.CheckpointLoadError as error:
+    except rllib_training.RunError as error:
         print(f"error: {error}", file=sys.stderr)
         return 2
     trained_s = time.monotonic() - started

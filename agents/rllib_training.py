@@ -388,12 +388,7 @@ def save_checkpoint(directory: Path, algo: Algorithm, steps: int, progress: dict
 
 
 def read_checkpoint(path: Path) -> dict[str, Any]:
-    try:
-        state = json.loads((path / "state.json").read_text(encoding="utf-8"))
-    except (OSError, json.JSONDecodeError) as error:
-        raise CorruptCheckpoint(f"{path}: state.json unreadable ({error})") from None
-    if state.get("format") != CHECKPOINT_FORMAT:
-        raise CorruptCheckpoint(f"{path}: not a cdc RLlib checkpoint")
+    state = training.read_state(path, CHECKPOINT_FORMAT)
     algorithm = path / "algorithm"
     found = _files(algorithm) if algorithm.is_dir() else {}
     damaged = sorted(name for name, digest in state.get("files", {}).items() if found.get(name) != digest)

@@ -208,13 +208,19 @@ class CorruptCheckpoint(ValueError):
     pass
 
 
-def read_checkpoint(path: Path) -> dict[str, Any]:
+def read_state(path: Path, checkpoint_format: str = CHECKPOINT_FORMAT) -> dict[str, Any]:
+    """A checkpoint's state.json, checked to be of `checkpoint_format` (each back end its own)."""
     try:
         state = json.loads((path / "state.json").read_text(encoding="utf-8"))
     except (OSError, json.JSONDecodeError) as error:
         raise CorruptCheckpoint(f"{path}: state.json unreadable ({error})") from None
-    if state.get("format") != CHECKPOINT_FORMAT:
-        raise CorruptCheckpoint(f"{path}: not a cdc checkpoint")
+    if state.get("format") != checkpoint_format:
+        raise CorruptCheckpoint(f"{path}: not a {checkpoint_format} checkpoint")
+    return state
+
+
+def read_checkpoint(path: Path) -> dict[str, Any]:
+    state = read_state(path)
     model = path / "model.zip"
     if not model.exists() or _digest(model) != state.get("model_sha256"):
         raise CorruptCheckpoint(f"{path}: model.zip is missing or does not match its recorded checksum")

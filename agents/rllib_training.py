@@ -349,6 +349,21 @@ def freeze_snapshot(algo: Algorithm, slot: int) -> None:
     set_modules(algo, {past(slot): algo.get_module(MAIN).get_state()})
 
 
+def check_reachable(address: str) -> None:
+    """Fails at once on a head that does not answer: Ray itself retries for minutes."""
+    import socket
+
+    host, _, port = address.removeprefix("ray://").rpartition(":")
+    if not host or not port.isdigit():
+        return  # "auto" and the like: Ray resolves them
+    try:
+        socket.create_connection((host, int(port)), timeout=5).close()
+    except OSError as error:
+        raise RunError(f"no Ray head answers at {address} ({error}); start one there with "
+                       "`ray start --head --port=PORT`, or leave out --address (and RAY_ADDRESS) "
+                       "to start Ray on this machine") from None
+
+
 def start_ray(address: str | None, cpus: int | None) -> None:
     import ray
 
@@ -356,6 +371,7 @@ def start_ray(address: str | None, cpus: int | None) -> None:
     if ray.is_initialized():
         return
     if address:
+        check_reachable(address)
         try:
             ray.init(address=address, log_to_driver=False)  # join the cluster: its CPUs, not ours
         except (ConnectionError, RuntimeError, ValueError) as error:

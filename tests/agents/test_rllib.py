@@ -200,3 +200,10 @@ def test_short_rllib_run_checkpoints_resumes_exports_and_plays_legal_games(tmp_p
     assert len(tournament["games_played"]) == 20
     bot = ModelBot.load(out / "model.zip")
     assert bot.meta["trainer"] == "rllib"
+
+
+def test_an_unreachable_cluster_is_one_clear_error(tmp_path: Path) -> None:
+    result = run("scripts/train.py", "--config", "configs/train/classic_2p_rllib.yaml", "--address", "127.0.0.1:1",
+                 "--out", str(tmp_path / "run"))
+    assert result.returncode == 2
+    assert "no Ray head answers at 127.0.0.1:1" in result.stderr and "Traceback" not in result.stderr

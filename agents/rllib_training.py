@@ -338,10 +338,16 @@ def algorithm_config(config: TrainConfig, rules: Ruleset) -> PPOConfig:
 
 
 def set_modules(algo: Algorithm, states: dict[str, dict[str, Any]]) -> None:
-    """New weights for some modules, on the learners and on every env runner."""
+    """New weights for some modules, on the learners and on every env runner. (The learner
+    group's weight sync carries only the modules it trains, so the frozen ones are set on the
+    env runners directly.)"""
     algo.set_state({"learner_group": {"learner": {"rl_module": states}}})
-    algo.env_runner_group.sync_weights(from_worker_or_learner_group=algo.learner_group,
-                                       policies=list(states), inference_only=True)
+
+    def load(runner: Any) -> None:
+        for module_id, state in states.items():
+            runner.module[module_id].set_state(state)
+
+    algo.env_runner_group.foreach_env_runner(load, local_env_runner=True)
 
 
 def freeze_snapshot(algo: Algorithm, slot: int) -> None:
@@ -460,6 +466,9 @@ def train(config: TrainConfig, rules: Ruleset, resume: bool, address: str | None
             algo.stop()
             raise RunError(f"checkpoint {path} cannot be restored ({type(error).__name__}: "
                                       f"{error}); was it written with another config?") from None
+        # The restore syncs only the trained module to the env runners: the league's too.
+        modules = algo.learner_group.get_state(components="learner/rl_module")["learner"]["rl_module"]
+        set_modules(algo, {m: modules[m] for m in modules if m != MAIN})
         steps, curve, snapshots = int(state["steps"]), list(state.get("curve", [])), int(state.get("snapshots", 0))
     elif config.imitation.teacher and config.imitation.games:
         say(warm_start(algo, config, rules))

@@ -207,3 +207,33 @@ def test_an_unreachable_cluster_is_one_clear_error(tmp_path: Path) -> None:
                  "--out", str(tmp_path / "run"))
     assert result.returncode == 2
     assert "no Ray head answers at 127.0.0.1:1" in result.stderr and "Traceback" not in result.stderr
+
+
+def test_a_snapshot_reaches_the_env_runners_that_play_it() -> None:
+    """The frozen league members play on the env runners: a snapshot must land there, not only
+    on the learner (RLlib's weight sync carries the trained module alone)."""
+    import ray
+
+    from agents.rllib_training import algorithm_config, freeze_snapshot, past, start_ray
+
+    config = TrainConfig.model_validate({
+        "run_name": "sync", "trainer": "rllib", "players": 2, "max_turns": 60, "opponents": ["simple"],
+        "league": {"max_snapshots": 1, "self_play_fraction": 0.5}, "ppo": {"batch_size": 64, "n_epochs": 1, "net_arch": [16]},
+        "rllib": {"env_runners": 1, "envs_per_env_runner": 1, "train_batch_size": 100, "cpus": 2}})
+    start_ray(None, 2)
+    algo = algorithm_config(config, load_ruleset("classic")).build_algo()
+    try:
+        algo.train()
+
+        def on_runner(module_id: str) -> dict:
+            return algo.env_runner_group.foreach_env_runner(lambda r: r.module[module_id].get_state(),
+                                                            local_env_runner=False)[0]
+
+        learner = on_runner(MAIN)
+        assert any(not np.array_equal(learner[k], on_runner(past(0))[k]) for k in learner)
+        freeze_snapshot(algo, 0)
+        frozen = on_runner(past(0))
+        assert all(np.array_equal(learner[k], frozen[k]) for k in learner)
+    finally:
+        algo.stop()
+        ray.shutdown()

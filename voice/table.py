@@ -126,9 +126,9 @@ def dice_panel(state: GameState, names: Sequence[str]) -> RenderableType:
         return Text("no dice on the table yet", style="dim")
     art = Text("\n".join(dice_art(table.dice)), style="bold")
     lines = [art]
-    owner = f"{names[table.thrower]}: " if table.thrower is not None else ""
-    if table.combination:
-        lines.append(Text(f"{owner}{table.combination.replace('_', ' ')}", style="bold cyan"))
+    owner = f"{names[table.thrower]}'s throw" if table.thrower is not None else "the throw"
+    what = f": {table.combination.replace('_', ' ')}" if table.combination else ""
+    lines.append(Text(f"{owner}{what}", style="bold cyan"))
     if table.civet:
         lines.append(Text(f"Civet: {table.civet['combination']} for {table.civet['stake']}"))
     if table.challenge:
@@ -243,9 +243,28 @@ class TableView:
         state = session.state
         lines = [describe_event(e, names) for e in state.log[self.logged:]]
         self.logged = len(state.log)
-        title = f"Cul de Chouette — {state.rules.name}, turn {state.turn_number}"
+        title = f"{state.rules.name}, turn {state.turn_number}"
         self._post(self.app.show_table, title, dice_panel(state, names), players_table(session, self.voices),
                    race_panel(session), lines)
+        waiting = self._waiting(session)
+        if waiting is not None:
+            self._post(self.app.show_question, waiting)
+
+    @staticmethod
+    def _waiting(session: PlaySession) -> RenderableType | None:
+        """What the question pane says when no human is being asked: a race, or a bot's move."""
+        decision = session.state.pending
+        if decision is None or decision.seat is None:
+            return None
+        if decision.kind == "race":
+            phrase = session.state.table.race_answers.get(decision.seat, (decision.reason,))[0]
+            how = "Enter, or say it" if session.listener is not None else "press Enter"
+            return Group(Text(f"RACE — {decision.reason.replace('_', ' ')}!", style="bold red"),
+                         Text(f"shout « {phrase.replace('_', ' ')} » now: {how}"))
+        player = session.players[decision.seat]
+        if not player.human:
+            return Text(f"{player.name} is playing…", style="dim")
+        return None
 
     def say(self, text: str) -> None:
         self._post(self.app.log_line, Text(text, style="cyan"))
@@ -268,9 +287,9 @@ class TableApp(App[GameState | None]):
     """The whole table on one screen; `build` makes the session from the app's view and keyboard."""
 
     CSS = """
-    #top { height: 10; }
-    #dice { width: 46; border: round $accent; padding: 0 1; }
-    #players { width: 1fr; border: round $accent; }
+    #top { height: auto; }
+    #dice { width: 46; height: auto; min-height: 10; border: round $accent; padding: 0 1; }
+    #players { width: 1fr; height: auto; border: round $accent; }
     #middle { height: auto; max-height: 16; }
     #question, #race { height: auto; min-height: 6; }
     #question { width: 3fr; border: round $success; padding: 0 1; }

@@ -182,8 +182,7 @@ class PlaySession:
         seats = saved.get("players")
         given = [p.to_json() for p in players]
         said = describe_lineup(lineup) if lineup else f"{seats} players"
-        if len(players) != seats or (lineup and [p["bot"] is None for p in given]
-                                     != [p.get("bot") is None for p in lineup]):
+        if len(players) != seats or (lineup and [p["bot"] for p in given] != [p.get("bot") for p in lineup]):
             raise GameLoadError(f"{path} is a game of {said}, not of {describe_lineup(given)}; "
                                 "resume it with the same humans and bots (or with --resume alone)")
         state = GameState.from_json(saved)
@@ -333,6 +332,10 @@ class PlaySession:
         if decision.kind == "soufflette_keep" and all(w.isdigit() for w in words):
             return KeepDice(tuple(int(w) for w in words)), ""
         action, why = action_for(decision, words)
+        if action is None and why.endswith(")"):
+            # action_for's reason names the decision in the engine's general words; at the
+            # keyboard the menu on screen says what is possible.
+            why = f"« {text} » is not one of the choices now: type 1..{choices}, then Enter"
         return action, why
 
     def _listen(self, intents: set[str]) -> None:

@@ -281,6 +281,7 @@ class TableView:
 
     def voice(self, seat: int, status: str) -> None:
         self.voices[seat] = status
+        self._post(self.app.show_players, players_table(self.app.session, self.voices))
 
 
 class TableApp(App[GameState | None]):
@@ -359,6 +360,9 @@ class TableApp(App[GameState | None]):
         log = self.query_one("#log", RichLog)
         for line in lines:
             log.write(Text(line))
+
+    def show_players(self, players: Table) -> None:
+        self.query_one("#players", Static).update(players)
 
     def log_line(self, text: Text) -> None:
         self.query_one("#log", RichLog).write(text)

@@ -93,6 +93,17 @@ RACE_FAMILIES = {
 }
 # Shouts that claim a gain before the next throw (not races: only the claimant is asked).
 CLAIM_PHRASES = ("a_kadoc", "sirop_gagnant")
+# The phrases that start or answer a race. A person can shout one at any moment: outside a race
+# it is a false shout, a Bévue where the ruleset plays Bévues (C: "« Grelotte ça picote »
+# inapproprié (les dés ne sont pas de suite)").
+RACE_SHOUTS: tuple[str, ...] = tuple(dict.fromkeys([
+    *RACE_PHRASES.values(),
+    *(phrase for calls in THROWER_CALLS.values() for phrase in calls),
+    *NEANT_SOUFFLE_CALLS,
+]))
+# "Grelottine !", the challenge, from a player who holds no Grelottine (C: "lancer un défi sans
+# posséder de Grelottine") is a false shout too.
+GRELOTTINE_SHOUT = "grelottine"
 # Every phrase a player may shout, each once: what an interface or an action space must offer.
 SHOUTABLE_PHRASES: tuple[str, ...] = tuple(dict.fromkeys([
     *RACE_PHRASES.values(),
@@ -297,6 +308,10 @@ class GameState:
         decision = self.pending
         if decision is None:
             raise IllegalActionError(f"the game is over (seat {self.winner} won); no more actions")
+        if (isinstance(action, Shout) and seat is not None and decision.kind != "race"
+                and not (decision.kind == "claim" and seat == decision.seat)):
+            self._false_shout(seat, action)
+            return
         if seat is not None and seat != decision.seat:
             who = "the dice" if decision.is_chance else f"seat {decision.seat}"
             raise IllegalActionError(
@@ -306,6 +321,33 @@ class GameState:
             raise IllegalActionError(self._illegal_message(action, decision))
         self._advance(decision, action)
         self._roll_pending_dice()
+
+    def false_shout_allowed(self, seat: int, phrase: str) -> bool:
+        """Whether `seat` may shout `phrase` now outside a race: a race phrase, or "Grelottine !"
+        without a Grelottine. (An interface refuses any other phrase out of its moment.)"""
+        return phrase in RACE_SHOUTS or (phrase == GRELOTTINE_SHOUT and not self.items[seat]["grelottine"])
+
+    def _false_shout(self, seat: int, shout: Shout) -> None:
+        """A shout from `seat` outside any race: logged, and a Bévue where Bévues are played.
+        The pending decision stays as it is; the history keeps the shout for replays."""
+        if not (isinstance(seat, int) and not isinstance(seat, bool) and 0 <= seat < self.players):
+            raise IllegalActionError(f"no seat {seat!r} at this table (seats 0–{self.players - 1})")
+        if not valid_onset(shout.onset_ms):
+            raise IllegalActionError(
+                f"a shout needs its onset in ms (a finite number ≥ 0), got {shout.onset_ms!r}")
+        if not self.false_shout_allowed(seat, shout.phrase):
+            raise IllegalActionError(
+                f"seat {seat} shouted {shout.phrase!r}, which fits no moment now: outside a race a "
+                f"player may shout only a race phrase ({', '.join(RACE_SHOUTS)}), or "
+                f"{GRELOTTINE_SHOUT!r} without holding a Grelottine"
+            )
+        self.history.append({"seat": seat, "action": shout.to_json()})
+        self._event("false_shout", seat=seat, phrase=shout.phrase, onset_ms=shout.onset_ms)
+        if self.rules.bevue.enabled:
+            why = (f"challenged with {GRELOTTINE_SHOUT!r} without holding a Grelottine"
+                   if shout.phrase == GRELOTTINE_SHOUT else
+                   f"shouted {shout.phrase!r} when no race was on")
+            self._bevue(seat, why)
 
     def decisions(self) -> list[dict[str, Any]]:
         """The players' decisions so far (chance outcomes left out): with the seed, a replay."""
@@ -414,19 +456,20 @@ class GameState:
                       **details: Any) -> None:
         """Every score change goes through here, as an event with its reason.
 
-        Only the combination of one's own dice on one's own turn may pass the cap and win;
-        any other gain stops at the cap (and never lowers a score already above it)."""
+        A gain the cap holds (`cap_holds`) stops at the cap and never lowers a score already
+        above it; a gain it does not hold may pass the target and wins at once."""
         old = self.scores[seat]
-        own_turn_dice = own_dice and seat == self.turn_seat
+        own_turn = seat == self.turn_seat
+        uncapped = own_turn and (own_dice or self.rules.cap_holds == "off_own_turn")
         new = old + points
-        if points > 0 and not own_turn_dice:
+        if points > 0 and not uncapped:
             new = max(old, min(new, self.rules.cap_score))
         if not self.rules.negative_scores:
             new = max(new, 0)
         self.scores[seat] = new
         self._event("score", seat=seat, points=points, delta=new - old, score=new,
-                    reason=reason, capped=points > 0 and not own_turn_dice, **details)
-        if own_turn_dice and points > 0 and new >= self.rules.target_score:
+                    reason=reason, capped=points > 0 and not uncapped, **details)
+        if uncapped and points > 0 and new >= self.rules.target_score:
             self.winner = seat
             self._event("win", seat=seat, score=new)
             raise _Won
@@ -516,7 +559,12 @@ class GameState:
         civet_rules = self.rules.civet
         if not (civet_rules.enabled and self.items[seat]["civet"]):
             return ()
-        allowed = range(civet_rules.min_stake, civet_rules.max_stake + 1)
+        highest = civet_rules.max_stake
+        if civet_rules.stake_within_score:
+            highest = min(highest, self.scores[seat])  # C: the stake is one's own points
+        if highest < civet_rules.min_stake:
+            return ()
+        allowed = range(civet_rules.min_stake, highest + 1)
         return tuple((combination, allowed) for combination in civet_rules.combinations)
 
     def _declare_civet(self, seat: int, choice: DeclareCivet) -> Flow:
@@ -609,7 +657,9 @@ class GameState:
     def _apply_combination(self, dice: tuple[int, ...], scorer: int) -> Flow:
         """Dice thrown again inside a rule (a Velutée, a Bleu-Rouge relaunch, a sirop that
         makes a new combination): their combination applies for `scorer`. Off the scorer's own
-        turn it counts like a bought cul (gains capped, a Soufflette does nothing)."""
+        turn it counts like a bought cul (gains capped, a Soufflette does nothing). The table
+        names `scorer` as the thrower from here: the combination is theirs."""
+        self.table.thrower = scorer
         outcome = RollOutcome(dice, self._show(dice, scorer), scorer)
         yield from self._combination_rules(outcome, bought=scorer != self.turn_seat)
         return outcome

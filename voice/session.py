@@ -23,13 +23,12 @@ from typing import IO, Any, Protocol
 
 from cdc_env.actions import Action, IllegalActionError, KeepDice, Pass, Shout
 from cdc_env.dice import DiceSource, SeededDice
-from cdc_env.game import CLAIM_PHRASES, RACE_PHRASES, SHOUTABLE_PHRASES, Decision, GameLoadError, GameState
+from cdc_env.game import RACE_PHRASES, RACE_SHOUTS, Decision, GameLoadError, GameState
 from cdc_env.rules import Ruleset
 from voice.intents import action_for, intents_for
 
-# The phrases a human may shout at any moment: outside their race they are false shouts,
-# which the engine answers (a Bévue in rulesets with Bévues).
-RACE_SHOUTS = tuple(p for p in SHOUTABLE_PHRASES if p not in CLAIM_PHRASES)
+# RACE_SHOUTS, the race phrases, may be shouted at any moment: outside the seat's race they are
+# false shouts, which the engine answers (a Bévue in rulesets with Bévues).
 # Voice status words for the view, per human seat.
 LISTENING, KEYBOARD_ONLY, SAY_AGAIN = "listening", "keyboard only", "say it again"
 

@@ -167,13 +167,19 @@ def race_panel(session: PlaySession) -> RenderableType:
                           f"  ({shout.by})"))
     last_race = max((i for i, e in enumerate(log) if e["type"] == "race"), default=None)
     if last_race is not None and session.race_now:
-        event = log[last_race]
-        first = ", ".join(names[s] for s in event["tied"]) or "nobody"
-        lines.insert(0, Text(f"{event['race'].replace('_', ' ')}: first {first}", style="bold"))
+        # Who was first (or, in a Suite, last) in the engine's own words.
+        lines.insert(0, Text(describe_event(log[last_race], names).strip(), style="bold"))
         for later in log[last_race + 1:]:
             if later["type"] not in ("score", "item"):
                 break
             lines.append(Text(describe_event(later, names).strip(), style="yellow"))
+    false = max((i for i, e in enumerate(log) if e["type"] == "false_shout"), default=-1)
+    if false > (last_race if last_race is not None else -1):
+        event = log[false]
+        lines.append(Text(f"false shout: {names[event['seat']]} « {event['phrase'].replace('_', ' ')} » "
+                          f"with no race on", style="bold"))
+        if not session.rules.bevue.enabled:
+            lines.append(Text(f"no Bévue in the {session.rules.name} rules", style="dim"))
     bevues = [e for e in log if e["type"] == "score" and e["reason"] == "bevue"]
     if bevues:
         last = bevues[-1]
@@ -183,7 +189,7 @@ def race_panel(session: PlaySession) -> RenderableType:
 
 
 def summary(session: PlaySession) -> str:
-    """One short paragraph at the end of a game."""
+    """Three short lines at the end of a game: the winner, the races won, the Bévues."""
     state = session.state
     names = [p.name for p in session.players]
     if state.winner is None:
@@ -199,7 +205,7 @@ def summary(session: PlaySession) -> str:
             bevues[event["seat"]] += 1
     races = ", ".join(f"{names[s]} {n}" for s, n in enumerate(won) if n) or "none"
     faults = ", ".join(f"{names[s]} {n}" for s, n in enumerate(bevues) if n) or "none"
-    return f"{head} Races won: {races}. Bévues: {faults}."
+    return f"{head}\nRaces won: {races}.\nBévues: {faults}."
 
 
 class TypedLines:
@@ -293,8 +299,8 @@ class TableApp(App[GameState | None]):
     #players { width: 1fr; height: auto; border: round $accent; }
     #middle { height: auto; max-height: 16; }
     #question, #race { height: auto; min-height: 6; }
-    #question { width: 3fr; border: round $success; padding: 0 1; }
-    #race { width: 2fr; border: round $warning; padding: 0 1; }
+    #question { width: 1fr; border: round $success; padding: 0 1; }
+    #race { width: 1fr; border: round $warning; padding: 0 1; }
     #log { height: 1fr; border: round $secondary; }
     """
     BINDINGS = [Binding("ctrl+c", "quit", "leave (the game is kept with --save)", priority=True),

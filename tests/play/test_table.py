@@ -92,10 +92,10 @@ def test_a_race_shows_onsets_who_won_and_why_then_the_end() -> None:
         await type_line(pilot, app, "")  # Ana shouts now, well before the bot's 1200 ms
         screen = await until(pilot, app, "game over")
         race = screen[screen.index("race ─"):]
-        assert "chouette velute: first Ana" in race
+        assert "race chouette_velute: Ana first" in race
         assert "Ana « pas mou le caillou »" in race and "(keyboard)" in race
         assert "1200 ms  bot « pas mou le caillou »" in race
-        assert "Ana +8 for chouette_velute → 8" in race
+        assert "Ana +8 for chouette velute → 8" in race
         assert "bot wins with 400 points after 2 turns." in screen and "Races won: Ana 1." in screen
         assert "final table" in screen
         assert screen.index("bot (bot)") < screen.index("Ana  ")  # ranked by score
@@ -221,3 +221,35 @@ def test_a_lexicon_key_with_a_typo_stops_play_with_its_name(tmp_path: Path) -> N
     typo.write_text(text.replace("\nje_lance:", "\nje_lanse:"), encoding="utf-8")
     status, said = prepare(["--humans", "Ana", "--bots", "bold", "--lexicon", str(typo)])
     assert status == 2 and "key 'je_lanse' is not an intent of the game; did you mean 'je_lance'?" in said
+
+
+def test_a_false_shout_at_the_keyboard_ends_that_moment_with_a_bevue_on_the_table(tmp_path: Path) -> None:
+    # scripts/play.py, two humans at one keyboard, the classic rules (with Bévues). Seed 1: Ana
+    # starts and throws 1 and 3; Bob is asked whether he buys the third die. Those dice start
+    # no race, and Ana shouts « pas mou le caillou » (« ! 1 »: seat 1's shout).
+    app, _ = prepare(["--keyboard", "--humans", "Ana", "Bob", "--bots", "--seed", "1", "--ruleset", "classic",
+                      "--save", str(tmp_path / "game.json")])
+    assert isinstance(app, TableApp)
+
+    async def script(app: TableApp, pilot: Pilot) -> None:
+        await until(pilot, app, "Ana: roll the dice")
+        await type_line(pilot, app, "")
+        screen = await until(pilot, app, "Bob: buy the cul (the third die) or keep your dice")
+        assert app.session.state.table.dice == (1, 3)
+        await type_line(pilot, app, "! 1")
+        screen = await until(pilot, app, "Bévue: Ana -10")
+        race = screen[screen.index("race ─"):]
+        assert "false shout: Ana « pas mou le caillou » with no race on" in race
+        assert "'pas_mou_le_caillou' when no race was on" in race  # the Bévue's reason
+        assert "Bob: buy the cul (the third die) or keep your dice" in screen  # the moment goes on
+        assert "Ana shouted « pas_mou_le_caillou » (keyboard) with no race to shout for" in screen
+
+    async def run() -> None:
+        async with app.run_test(size=(120, 44)) as pilot:
+            await script(app, pilot)
+    asyncio.run(run())
+    state = app.session.state
+    assert state.scores[0] == -10 and state.pending.kind == "buy_cul" and state.pending.seat == 1
+    saved = json.loads((tmp_path / "game.json").read_text())
+    assert saved["history"][-1] == {"seat": 0, "action": state.history[-1]["action"]}
+    assert GameState.from_json(saved).scores == [-10, 0]  # the save replays the shout

@@ -58,6 +58,15 @@ class Listener(Protocol):
     def close(self) -> None: ...
 
 
+class KeyLines(Protocol):
+    """Lines typed by the humans, each with the moment Enter was pressed (a terminal's stdin,
+    or the live table's input line)."""
+
+    closed: bool
+
+    def poll(self, timeout: float) -> tuple[str, float] | None: ...
+
+
 class InputLost(RuntimeError):
     """A microphone vanished: the session goes on with the keyboard."""
 
@@ -134,7 +143,7 @@ class PlaySession:
     rules: Ruleset
     players: list[SeatPlayer]
     view: View
-    keyboard: Keyboard
+    keyboard: KeyLines
     listener: Listener | None = None
     seed: int = 0
     speak: Callable[[str], float] | None = None  # speaks a text, returns its duration in s
@@ -247,7 +256,7 @@ class PlaySession:
                 if action is not None:
                     return action
                 self.view.voice(item.seat, SAY_AGAIN)
-                self.view.say(f"heard « {item.intent} »: {why}")
+                self.view.say(f"heard « {item.intent} »: {self._plain_reason(why, options, decision)}")
             typed = self.keyboard.poll(0.05)
             if typed is None:
                 if self.keyboard.closed and self.listener is None:
@@ -331,11 +340,18 @@ class PlaySession:
         if decision.kind == "soufflette_keep" and all(w.isdigit() for w in words):
             return KeepDice(tuple(int(w) for w in words)), ""
         action, why = action_for(decision, words)
-        if action is None and why.endswith(")"):
-            # action_for's reason names the decision in the engine's general words; at the
-            # keyboard the menu on screen says what is possible.
-            why = f"« {text} » is not one of the choices now: type 1..{choices}, then Enter"
-        return action, why
+        return action, self._plain_reason(why, options, decision, typed=text)
+
+    @staticmethod
+    def _plain_reason(why: str, options: list[Action], decision: Decision, typed: str | None = None) -> str:
+        """action_for's reason names the decision in the engine's general words ("roll the dice
+        (or first declare a Civet, …)"); the menu on screen says what is possible now."""
+        if not why.endswith(")"):
+            return why  # a specific hint: "a Civet needs a combination and a stake: …"
+        choices = len(options) + len(decision.stakes)
+        if typed is None:
+            return "not one of the choices now: say it again"
+        return f"« {typed} » is not one of the choices now: type 1..{choices}, then Enter"
 
     def _listen(self, intents: set[str]) -> None:
         try:

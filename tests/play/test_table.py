@@ -89,12 +89,12 @@ def test_a_race_shows_onsets_who_won_and_why_then_the_end() -> None:
         await type_line(pilot, app, "")
         screen = await until(pilot, app, "RACE — chouette velute!")
         assert "shout « pas mou le caillou » now: press Enter" in screen
-        await type_line(pilot, app, "")  # Ana shouts now, well before the bot's 1200 ms
+        await type_line(pilot, app, "")  # Ana shouts now, well before the bot's 2500 ms
         screen = await until(pilot, app, "game over")
         race = screen[screen.index("race ─"):]
         assert "race chouette_velute: Ana first" in race
         assert "Ana « pas mou le caillou »" in race and "(keyboard)" in race
-        assert "1200 ms  bot « pas mou le caillou »" in race
+        assert "2500 ms  bot « pas mou le caillou »" in race
         assert "Ana +8 for chouette velute → 8" in race
         assert "bot wins with 400 points after 2 turns." in screen and "Races won: Ana 1." in screen
         assert "final table" in screen
@@ -102,7 +102,7 @@ def test_a_race_shows_onsets_who_won_and_why_then_the_end() -> None:
         assert "*** bot wins with 400 ***" in screen  # the log pane
 
     # Ana rolls 1, 1, 2 (a Chouette-Velute: a race), then the bot rolls 6, 6, 6 and wins.
-    app = drive(against_a_bot("basic", [1, 6, 1, 1, 2, 6, 6, 6]), script)
+    app = drive(against_a_bot("basic", [1, 6, 1, 1, 2, 6, 6, 6], onset_ms=2500), script)
     assert app.final is not None and app.final.winner == 1
 
 
@@ -135,12 +135,30 @@ def test_voice_status_per_human() -> None:
         screen = await until(pilot, app, "Ana: roll the dice")
         assert "listening" in screen
         microphone.queued.append("oui")  # no answer to a throw
-        screen = await until(pilot, app, "say it again")
+        screen = await until(pilot, app, "heard « oui »: not one of the choices now: say it again")
+        [row] = [line for line in screen.splitlines() if "│ Ana " in line]  # the players' table
+        assert "say it again" in row
+        assert "or first declare" not in screen
         microphone.queued.append("je_lance")
         screen = await until(pilot, app, "Ana: buy the cul")
         assert "heard « je_lance »" in screen and "Ana: [1, 3, 6] = neant (0)" in screen
 
     drive(against_a_bot("classic", NOTHING_TWICE, listener=microphone), script)
+
+
+def test_a_race_phrase_said_outside_a_race_is_a_false_shout() -> None:
+    microphone = SaysOnDemand()
+
+    async def script(app: TableApp, pilot: Pilot) -> None:
+        await until(pilot, app, "Ana: roll the dice")
+        microphone.queued.append("grelotte_ca_picote")  # no dice on the table: no Suite
+        screen = await until(pilot, app, "Bévue: Ana -10")
+        assert "false shout: Ana « grelotte ca picote » with no race on" in screen
+        assert "Ana shouted « grelotte_ca_picote » (voice) with no race to shout for" in screen
+        assert "Ana: roll the dice" in screen  # still her turn to throw
+
+    app = drive(against_a_bot("classic", NOTHING_TWICE, listener=microphone), script)
+    assert [e["type"] for e in app.session.state.log[-2:]] == ["false_shout", "score"]
 
 
 def test_players_table_fits_eight_seats() -> None:

@@ -25,6 +25,11 @@ def rules_table(args: argparse.Namespace) -> int:
 
 
 def main(argv: list[str] | None = None) -> int:
+    argv = sys.argv[1:] if argv is None else argv
+    if argv[:1] == ["play"]:  # the command it used to have
+        print(f"error: a whole game between bots is now `{' '.join(['python -m agents', *argv])}` "
+              "(the engine imports no bots)", file=sys.stderr)
+        return 2
     parser = argparse.ArgumentParser(prog="python -m cdc_env", description=__doc__.split("\n\n")[0],
                                      epilog="A whole game between bots: python -m agents play ...")
     sub = parser.add_subparsers(dest="command", required=True)

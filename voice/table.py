@@ -185,7 +185,12 @@ def race_panel(session: PlaySession) -> RenderableType:
         last = bevues[-1]
         lines.append(Text(f"Bévue: {names[last['seat']]} {last['delta']:+d} — {last.get('why', '')}",
                           style="bold red"))
-    return Group(*lines) if lines else Text("no race yet: shouts appear here with their onsets", style="dim")
+    if lines:
+        return Group(*lines)
+    pending = session.state.pending
+    if pending is not None and pending.kind == "race":
+        return Text(f"{pending.reason.replace('_', ' ')}: the shouts appear here as they come", style="bold")
+    return Text("no race yet: shouts appear here with their onsets", style="dim")
 
 
 def summary(session: PlaySession) -> str:
@@ -263,7 +268,10 @@ class TableView:
         if decision is None or decision.seat is None:
             return None
         if decision.kind == "race":
-            phrase = session.state.table.race_answers.get(decision.seat, (decision.reason,))[0]
+            humans = [s for s in session.state.table.race_answers if session.players[s].human]
+            if not humans:
+                return Text(f"the bots race: {decision.reason.replace('_', ' ')}", style="bold")
+            phrase = session.state.table.race_answers[humans[0]][0]
             how = "Enter, or say it" if session.listener is not None else "press Enter"
             return Group(Text(f"RACE — {decision.reason.replace('_', ' ')}!", style="bold red"),
                          Text(f"shout « {phrase.replace('_', ' ')} » now: {how}"))

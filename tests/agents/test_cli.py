@@ -65,3 +65,10 @@ def test_the_engine_imports_nothing_from_agents_voice_or_scripts() -> None:
                 names = [node.module or ""] if isinstance(node, ast.ImportFrom) else [a.name for a in node.names]
                 assert not any(n.split(".")[0] in ("agents", "voice", "scripts") for n in names), \
                     f"{path.name} imports {names}"
+
+
+def test_the_engines_old_play_command_points_to_the_new_one(capsys: pytest.CaptureFixture[str]) -> None:
+    from cdc_env.__main__ import main as engine_main
+
+    assert engine_main(["play", "--players", "4"]) == 2
+    assert "error: a whole game between bots is now `python -m agents play --players 4`" in capsys.readouterr().err

@@ -83,7 +83,7 @@ def prepare(argv: list[str] | None, console: Console) -> TableApp | int:
     parser.add_argument("--devices", nargs="*", default=None,
                         help="one input per human: DEVICE or DEVICE:CHANNEL (default: the default input)")
     parser.add_argument("--speak", action="store_true", help="speak the bots' shouts with espeak-ng")
-    parser.add_argument("--pace", type=float, default=0.8,
+    parser.add_argument("--pace", type=float, default=0.6,
                         help="seconds the table waits after each bot's move (0: none)")
     parser.add_argument("--save", type=Path, default=None, help="keep the game in this file after every move")
     parser.add_argument("--resume", type=Path, default=None,

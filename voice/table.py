@@ -244,6 +244,8 @@ class TableView:
         self.logged = 0
 
     def _post(self, update: Callable[..., None], *args: Any) -> None:
+        if self.app.keyboard.closed:
+            raise EOFError("the table was closed")  # stops the session, between two moves
         try:
             self.app.call_from_thread(update, *args)
         except RuntimeError:  # the app is closing: nothing more to show

@@ -20,7 +20,7 @@ from cdc_env.game import GameState
 from cdc_env.rules import load_ruleset
 from doubles import FixedBot
 from voice.session import Heard, PlaySession, SeatPlayer
-from voice.table import TableApp, TableView, TypedLines, screen_text
+from voice.table import TableApp, TableView, TypedLines, option_lines, question, screen_text
 
 ROOT = Path(__file__).resolve().parents[2]
 Script = Callable[[TableApp, Pilot], Coroutine[Any, Any, None]]
@@ -104,6 +104,16 @@ def test_a_race_shows_onsets_who_won_and_why_then_the_end() -> None:
     # Ana rolls 1, 1, 2 (a Chouette-Velute: a race), then the bot rolls 6, 6, 6 and wins.
     app = drive(against_a_bot("basic", [1, 6, 1, 1, 2, 6, 6, 6], onset_ms=2500), script)
     assert app.final is not None and app.final.winner == 1
+
+
+def test_the_question_grows_with_what_is_held() -> None:
+    # Ana holds a Civet and has 50 points: she may declare it before her throw.
+    state = GameState(load_ruleset("classic"), 2, dice=InjectedDice([1, 6]),
+                      setup={"scores": [50, 0], "items": [{"civet": 1}, {}]})
+    decision = state.pending
+    assert question("Ana", decision, list(decision.options)) == "Ana: roll the dice or declare a Civet"
+    lines = option_lines(decision, list(decision.options), ["Ana", "Bob"])
+    assert lines[:2] == ["1. roll the dice", "2. declare a Civet on chouette, stake 1..50  — type « 2 50 »"]
 
 
 class SaysOnDemand:

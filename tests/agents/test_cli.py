@@ -52,14 +52,8 @@ def test_bad_input_gets_one_clear_error(argv: list[str], says: str, capsys: pyte
     assert err.startswith("error: ") and says in err and "Traceback" not in err
 
 
-# cdc_env/single.py still builds its opponents with agents.bots: the lead moves that (issue 12).
-NOT_YET_CLEAN = {"single.py"}
-
-
 def test_the_engine_imports_nothing_from_agents_voice_or_scripts() -> None:
-    for path in (ROOT / "cdc_env").glob("*.py"):
-        if path.name in NOT_YET_CLEAN:
-            continue
+    for path in (ROOT / "cdc_env").rglob("*.py"):
         for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
             if isinstance(node, (ast.Import, ast.ImportFrom)):
                 names = [node.module or ""] if isinstance(node, ast.ImportFrom) else [a.name for a in node.names]

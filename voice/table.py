@@ -61,7 +61,7 @@ VERBS: dict[type[Action], str] = {
     BetOnSuccess: "bet on its success", Shout: "shout",
 }
 # Passing means something else at each moment.
-PASS_WORDS = {"sirop": "keep the Chouette", "buy_cul": "let the thrower throw it", "claim": "say nothing",
+PASS_WORDS = {"sirop": "keep the Chouette", "claim": "say nothing",
               "soufflette_keep": "throw all three again"}
 
 PIPS = {1: ["   ", " ● ", "   "], 2: ["●  ", "   ", "  ●"], 3: ["●  ", " ● ", "  ●"],

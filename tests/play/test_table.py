@@ -74,8 +74,8 @@ def test_the_question_names_only_what_is_possible_and_enter_takes_it() -> None:
         assert "heard" not in screen and "or first declare" not in screen
         await type_line(pilot, app, "")  # Enter alone: the only option
         # The bot throws its two dice: Ana may buy the third (two options, numbered).
-        screen = await until(pilot, app, "Ana: buy the cul (the third die) or let the thrower throw it")
-        assert "1. buy the cul (the third die)" in screen and "2. let the thrower throw it" in screen
+        screen = await until(pilot, app, "Ana: buy the cul (the third die) or pass")
+        assert "1. buy the cul (the third die)" in screen and "2. pass" in screen
         assert "Ana: [1, 3, 6] = neant (0)" in screen  # the log
         assert "bot's throw" in screen and "┌───────┐ ┌───────┐" in screen  # the dice, large
         assert "│  ● ●  │" in screen
@@ -262,14 +262,14 @@ def test_a_false_shout_at_the_keyboard_ends_that_moment_with_a_bevue_on_the_tabl
     async def script(app: TableApp, pilot: Pilot) -> None:
         await until(pilot, app, "Ana: roll the dice")
         await type_line(pilot, app, "")
-        screen = await until(pilot, app, "Bob: buy the cul (the third die) or let the thrower throw it")
+        screen = await until(pilot, app, "Bob: buy the cul (the third die) or pass")
         assert app.session.state.table.dice == (1, 3)
         await type_line(pilot, app, "! 1")
         screen = await until(pilot, app, "Bévue: Ana -10")
         race = screen[screen.index("race ─"):]
         assert "false shout: Ana « pas mou le caillou » with no race on" in race
         assert "'pas_mou_le_caillou' when no race was on" in race  # the Bévue's reason
-        assert "Bob: buy the cul (the third die) or let the thrower throw it" in screen  # the moment goes on
+        assert "Bob: buy the cul (the third die) or pass" in screen  # the moment goes on
         assert "Ana shouted « pas_mou_le_caillou » (keyboard) with no race to shout for" in screen
 
     async def run() -> None:

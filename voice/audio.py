@@ -185,20 +185,27 @@ def _speech_band(rate: int) -> np.ndarray:
     return butter(2, 250, btype="highpass", fs=rate, output="sos")
 
 
-def _loudness(samples: np.ndarray, lo: int, hi: int, rate: int) -> tuple[np.ndarray, np.ndarray]:
+def _loudness(samples: np.ndarray, lo: int, hi: int, rate: int,
+              until: int | None = None) -> tuple[np.ndarray, np.ndarray]:
     """For 10 ms frames every 2.5 ms between lo and hi: their centres (sample indices) and
-    their level in dB over the noise floor of the 3 s before `hi`.
+    their level in dB over the noise floor of the 3 s before `until` (default `hi`).
 
     Measured above 250 Hz: room noise is mostly low-pitched, and over the whole band a
     fricative ("s") sinks under it and splits a word in two."""
     frame, hop = rate // 100, rate // 400
-    ref_lo = max(0, hi - 3 * rate)
-    env = envelope_db(sosfilt(_speech_band(rate), samples[ref_lo:hi]), frame, hop)
+    end = max(hi, until or hi)
+    ref_lo = max(0, end - 3 * rate)
+    env = envelope_db(sosfilt(_speech_band(rate), samples[ref_lo:end]), frame, hop)
     centres = ref_lo + np.arange(len(env)) * hop + frame // 2
     if len(env) == 0:
         return centres, env
-    floor = float(np.percentile(env, 20))  # mostly the room's noise: shouts are short
-    keep = centres >= lo
+    # The room's noise: the median of the quiet end (20th percentile) of each 0.5 s. A noise
+    # that began in the window then counts as the floor once it fills half of it, where one
+    # percentile over the whole window would take the silence before it.
+    blocks = [env[i:i + 200] for i in range(0, len(env), 200)]
+    floor = float(np.median([np.percentile(b, 20) for b in blocks if len(b) >= 40] or
+                            [np.percentile(env, 20)]))
+    keep = (centres >= lo) & (centres < hi + frame // 2)
     return centres[keep], env[keep] - floor
 
 
@@ -242,6 +249,58 @@ def refine_onset(samples: np.ndarray, guess: int, rate: int = RATE, before_s: fl
     return min(starts, key=lambda s: abs(s - guess)) if starts else None
 
 
+def speech_onset(samples: np.ndarray, start: int, end: int, rate: int = RATE,
+                 before_s: float = 0.25, min_gap_s: float = 0.06, anchor_db: float = 15.0,
+                 plateau_db: float = 12.0) -> tuple[int, float] | None:
+    """The start of the speech that carries a word Vosk placed between `start` and `end`
+    (indices into `samples`) and the level (dB over the floor) of the noise it rises from;
+    None when there is none.
+
+    The search starts from the word's own sound (its first 10 ms frame within `anchor_db` of
+    the word's loudest), never from Vosk's start, which noise can pull a second early; from
+    there it walks back while frames stay ONSET_DB over the floor (dips under `min_gap_s` do
+    not split a sound). A rise that leads only to a plateau more than `plateau_db` under the
+    word's peak is the noise's start, not the speech's: the floor is raised to that plateau
+    and the walk done again. None when the word has no sound over QUIET_DB, or when the
+    sound runs from more than `before_s` before `start` (running speech: no onset of its own).
+    """
+    lo = max(0, start - int((before_s + 0.1) * rate))
+    hi = min(len(samples), max(end, start + rate // 20))
+    centres, level = _loudness(samples, lo, hi, rate)
+    inside = np.flatnonzero(centres >= start)
+    if len(inside) == 0 or float(np.max(level[inside])) <= QUIET_DB:
+        return None
+    peak = float(np.max(level[inside]))
+    anchor = int(inside[np.argmax(level[inside] >= peak - anchor_db)])
+    gap, span = max(1, int(min_gap_s * 400)), int(0.2 * 400)
+    threshold = ONSET_DB
+    first = anchor
+    for _ in range(3):
+        first = _sound_start(level, anchor, threshold, gap)
+        plateau = level[first:first + span]
+        if anchor - first < span or float(np.median(plateau)) > peak - plateau_db:
+            break
+        threshold = float(np.median(plateau)) + ONSET_DB  # the noise's level: speech rises over it
+    if first == 0 and lo > 0 and level[0] > threshold:
+        return None  # one sound from before the window: running speech
+    onset = int(centres[first])
+    return (onset, threshold - ONSET_DB) if onset >= start - before_s * rate else None
+
+
+def _sound_start(level: np.ndarray, anchor: int, threshold: float, gap: int) -> int:
+    """The first frame of the sound holding frame `anchor`: back while frames stay over
+    `threshold`, across dips shorter than `gap` frames."""
+    first, quiet = anchor, 0
+    for i in range(anchor - 1, -1, -1):
+        if level[i] > threshold:
+            first, quiet = i, 0
+        else:
+            quiet += 1
+            if quiet >= gap:
+                break
+    return first
+
+
 def is_quiet(samples: np.ndarray, lo: int, hi: int, rate: int = RATE) -> bool:
     """Whether every 10 ms frame between lo and hi is under the sound threshold."""
     _centres, level = _loudness(samples, lo, hi, rate)
@@ -264,8 +323,11 @@ def peak_snr_db(samples: np.ndarray, lo: int, hi: int, rate: int = RATE) -> floa
 
 
 def quiet_before(samples: np.ndarray, onset: int, rate: int = RATE, pause_s: float = 0.25,
-                 gap_s: float = 0.05, loud_share: float = 0.3) -> bool:
-    """Whether the `pause_s` before an onset (ending `gap_s` before it) is mostly quiet.
+                 gap_s: float = 0.05, loud_share: float = 0.3, noise_db: float = 0.0,
+                 until: int | None = None) -> bool:
+    """Whether the `pause_s` before an onset (ending `gap_s` before it) is mostly quiet:
+    under the sound threshold over the floor, or over `noise_db` (the level of a noise that
+    rose there, measured by `speech_onset` against the floor of the 3 s before `until`).
 
     A shout is said on its own; a phrase found in the middle of running speech is not one.
     """
@@ -273,8 +335,8 @@ def quiet_before(samples: np.ndarray, onset: int, rate: int = RATE, pause_s: flo
     hi = onset - int(gap_s * rate)
     if hi - lo < rate // 20:  # too little audio before the onset to judge: give it the benefit
         return True
-    _centres, level = _loudness(samples, lo, hi, rate)
-    return len(level) == 0 or float(np.mean(level > QUIET_DB)) < loud_share
+    _centres, level = _loudness(samples, lo, hi, rate, until)
+    return len(level) == 0 or float(np.mean(level > QUIET_DB + noise_db)) < loud_share
 
 def synthesise(text: str, voice: str = "fr", speed: int = 160, pitch: int = 50,
                rate: int = RATE) -> np.ndarray:

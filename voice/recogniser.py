@@ -175,7 +175,7 @@ class Verdict:
 
 
 def judge(readings: Sequence[Reading], active: set[str], margin: float,
-          repair_margin: float = 0.0, nbest: bool = True) -> Verdict | None:
+          repair_margin: float = 0.0, nbest: bool = True, strays: bool = False) -> Verdict | None:
     """One decision for one utterance, or None when nothing worth reporting was said.
 
     The reading believed is the best one made only of whole phrases and garbage, within
@@ -184,13 +184,15 @@ def judge(readings: Sequence[Reading], active: set[str], margin: float,
     by `margin` (log-likelihood) the best whole reading that says anything else: another
     intent, two intents, a decoy, or garbage alone (none in the n-best: nothing else was
     possible). With `nbest` off (a result without
-    alternatives) there is no rival to compare with.
+    alternatives) there is no rival to compare with. With `strays` (a noisy room), words
+    outside any phrase count as garbage: noise inserts words of other phrases ("기차 회사
+    염소") where a quiet room's extra words are table talk.
     """
     if not readings:
         return None
     top = readings[0]
-    chosen = next((r for r in readings if r.whole and r.score >= top.score - repair_margin
-                   and len(r.words) <= len(top.words)), None)
+    chosen = next((r for r in readings if (r.whole or strays)
+                   and r.score >= top.score - repair_margin and len(r.words) <= len(top.words)), None)
     if chosen is None:
         said = [m for m in top.matches if m.phrase.intent in active]
         return Verdict(None, "a phrase among other words") if said else None
@@ -202,8 +204,10 @@ def judge(readings: Sequence[Reading], active: set[str], margin: float,
     match = next(m for m in chosen.matches if m.phrase.intent == intents[0])
     if not nbest:
         return Verdict(match)
-    rival = next((r for r in readings if r is not chosen and r.whole
-                  and r.intents(active) != intents), None)
+    # Rivals: whole readings that say something else; in noise also readings holding another
+    # phrase among stray words (stray words alone are the noise, not a rival).
+    rival = next((r for r in readings if r is not chosen and r.intents(active) != intents
+                  and (r.whole or (strays and r.intents(active)))), None)
     if rival is not None and chosen.score - rival.score < margin:
         other = ", ".join(rival.intents(active)) or "nothing"
         return Verdict(None, f"« {match.phrase.text} » too close to {other}")
@@ -414,7 +418,7 @@ class Recogniser:
         noisy = self.noisy()
         verdict = judge(readings, set(self.active), self.noisy_margin if noisy else self.margin,
                         self.alternative_margin if noisy else 0.0,
-                        nbest="alternatives" in result)
+                        nbest="alternatives" in result, strays=noisy)
         if verdict is None:
             return []
         if verdict.match is None:

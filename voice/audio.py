@@ -209,60 +209,19 @@ def _loudness(samples: np.ndarray, lo: int, hi: int, rate: int,
     return centres[keep], env[keep] - floor
 
 
-def refine_onset(samples: np.ndarray, guess: int, rate: int = RATE, before_s: float = 0.25,
-                 after_s: float = 0.2, min_gap_s: float = 0.06) -> int | None:
-    """The start of the sound nearest to `guess` (an index into `samples`), or None.
-
-    Sounds are runs of frames over ONSET_DB that reach QUIET_DB somewhere (so a noise blip is
-    not one), split by at least `min_gap_s` under ONSET_DB. The weak threshold keeps a soft
-    first consonant ("m", "n", "h") with its word in noise; the strong one says it is speech.
-    Candidates start between `before_s` before and `after_s` after the guess; None when there
-    is none, or when the sound under way at the guess began before that (speech running into
-    the word: it has no onset of its own).
-    """
-    lo = max(0, guess - int((before_s + 0.1) * rate))
-    hi = min(len(samples), guess + int(after_s * rate))
-    centres, level = _loudness(samples, lo, hi, rate)
-    if len(level) == 0:
-        return None
-    sound = level > ONSET_DB
-    gap = max(1, int(min_gap_s * 400))
-    runs: list[tuple[int, int]] = []  # [first, last] frame of each sound
-    quiet, first = gap, None
-    for i, on in enumerate(sound):
-        if on:
-            if first is None or quiet >= gap:
-                if first is not None:
-                    runs.append((first, last))
-                first = i
-            last, quiet = i, 0
-        else:
-            quiet += 1
-    if first is not None:
-        runs.append((first, last))
-    speech = [(a, b) for a, b in runs if np.any(level[a:b + 1] > QUIET_DB)]
-    window_start = guess - before_s * rate
-    if any(centres[a] < window_start <= centres[b] for a, b in speech) and not any(
-            centres[a] >= window_start for a, b in speech):
-        return None  # one sound from before the window through the guess: running speech
-    starts = [int(centres[a]) for a, _ in speech if centres[a] >= window_start]
-    return min(starts, key=lambda s: abs(s - guess)) if starts else None
-
-
 def speech_onset(samples: np.ndarray, start: int, end: int, rate: int = RATE,
-                 before_s: float = 0.25, min_gap_s: float = 0.06, anchor_db: float = 15.0,
-                 plateau_db: float = 12.0) -> tuple[int, float] | None:
+                 before_s: float = 0.25, min_gap_s: float = 0.1, plateau_db: float = 8.0) -> tuple[int, float] | None:
     """The start of the speech that carries a word Vosk placed between `start` and `end`
     (indices into `samples`) and the level (dB over the floor) of the noise it rises from;
     None when there is none.
 
-    The search starts from the word's own sound (its first 10 ms frame within `anchor_db` of
-    the word's loudest), never from Vosk's start, which noise can pull a second early; from
-    there it walks back while frames stay ONSET_DB over the floor (dips under `min_gap_s` do
-    not split a sound). A rise that leads only to a plateau more than `plateau_db` under the
-    word's peak is the noise's start, not the speech's: the floor is raised to that plateau
-    and the walk done again. None when the word has no sound over QUIET_DB, or when the
-    sound runs from more than `before_s` before `start` (running speech: no onset of its own).
+    The search starts from the word's own sound (its loudest 10 ms frame), never from Vosk's
+    start, which noise can pull a second early; from there it walks back while the level stays
+    ONSET_DB over the floor (dips under `min_gap_s`, a stop inside a word, do not split it). A rise that leads only to a plateau more than `plateau_db` under the
+    word's peak, and steady, is the noise's start, not the speech's: the floor is raised to that plateau
+    and the walk done again. None when the word has no sound over QUIET_DB (noise, not
+    speech); `start` itself when the sound runs from more than `before_s` before it (running
+    speech: no onset of its own, and the pause rule will say so).
     """
     lo = max(0, start - int((before_s + 0.1) * rate))
     hi = min(len(samples), max(end, start + rate // 20))
@@ -270,21 +229,28 @@ def speech_onset(samples: np.ndarray, start: int, end: int, rate: int = RATE,
     inside = np.flatnonzero(centres >= start)
     if len(inside) == 0 or float(np.max(level[inside])) <= QUIET_DB:
         return None
-    peak = float(np.max(level[inside]))
-    anchor = int(inside[np.argmax(level[inside] >= peak - anchor_db)])
-    gap, span = max(1, int(min_gap_s * 400)), int(0.2 * 400)
+    anchor = int(inside[np.argmax(level[inside])])
+    peak = float(level[anchor])
+    # The walk reads a 20 ms average: single 10 ms frames of noise poke over ONSET_DB often
+    # enough to bridge any gap.
+    raw, level = level, np.convolve(level, np.ones(8) / 8, mode="same")
+    gap, span = max(1, int(min_gap_s * 400)), int(0.15 * 400)
     threshold = ONSET_DB
     first = anchor
     for _ in range(3):
         first = _sound_start(level, anchor, threshold, gap)
         plateau = level[first:first + span]
-        if anchor - first < span or float(np.median(plateau)) > peak - plateau_db:
-            break
+        steady = float(np.percentile(plateau, 90) - np.percentile(plateau, 10)) < 6.0
+        if anchor - first < span or not steady or float(np.median(plateau)) > peak - plateau_db:
+            break  # speech from its start (a noise is steady; syllables are not)
         threshold = float(np.median(plateau)) + ONSET_DB  # the noise's level: speech rises over it
-    if first == 0 and lo > 0 and level[0] > threshold:
-        return None  # one sound from before the window: running speech
+    # The averaged level rises a little before the sound: the onset is the first frame of the
+    # sound itself from there.
+    first += int(np.argmax(raw[first:anchor + 1] > threshold))
     onset = int(centres[first])
-    return (onset, threshold - ONSET_DB) if onset >= start - before_s * rate else None
+    if (first == 0 and lo > 0 and level[0] > threshold) or onset < start - before_s * rate:
+        onset = start  # one sound from before the window: running speech, no rise of its own
+    return onset, threshold - ONSET_DB
 
 
 def _sound_start(level: np.ndarray, anchor: int, threshold: float, gap: int) -> int:

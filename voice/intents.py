@@ -24,7 +24,7 @@ from cdc_env.actions import (
     Sirop,
     UseBoucliette,
 )
-from cdc_env.game import Decision
+from cdc_env.game import SHOUTABLE_PHRASES, Decision
 
 BIRD_INTENTS = {
     "bird_linotte": 1, "bird_alouette": 2, "bird_fauvette": 3,
@@ -54,26 +54,32 @@ def seat_of(intent: str) -> int | None:
     return None
 
 
+_NUMBERS = {f"nombre_{n}" for n in range(0, 121)}
+_SEATS = {f"joueur_{n}" for n in range(1, 9)}
+# The intents listened for at each moment of the game (the recogniser's active set). Two
+# intents that share a phrase (the bird and the combination "chouette") are never in one set.
+MOMENT_INTENTS: dict[str, set[str]] = {
+    "turn_start": {"je_lance", "civet", *COMBINATION_INTENTS, *_NUMBERS},
+    "challenge_roll": {"je_lance"},
+    "buy_cul": {"achat_du_cul", "non"},
+    "sirop": {"je_sirote", "oui", "non"},
+    "sirop_bet": {*BIRD_INTENTS, "couche_sirop", "beau_sirop", "non"},
+    # In a game only the race's own phrases; every shout when the moment is named alone.
+    "race": set(SHOUTABLE_PHRASES),
+    "soufflette": {"en_garde_ma_mignonne", *_SEATS, "non"},
+    "soufflette_keep": {*_NUMBERS, "non"},
+    "grelottine": {"grelottine", *COMBINATION_INTENTS, *_NUMBERS, "non"},
+    "boucliette": {"boucliette", "oui", "non"},
+    "challenge_bet": {"oui", "non"},
+    "civet_bet": {"oui", "non"},
+}
+
+
 def intents_for(decision: Decision) -> set[str]:
     """The intents worth listening for at this moment (the recogniser's active set)."""
-    kind = decision.kind
-    numbers = {f"nombre_{n}" for n in range(0, 121)}
-    seats = {f"joueur_{n}" for n in range(1, 9)}
-    by_kind: dict[str, set[str]] = {
-        "turn_start": {"je_lance", "civet", *COMBINATION_INTENTS, *numbers},
-        "challenge_roll": {"je_lance"},
-        "buy_cul": {"achat_du_cul", "non"},
-        "sirop": {"je_sirote", "oui", "non"},
-        "sirop_bet": {*BIRD_INTENTS, "couche_sirop", "beau_sirop", "non"},
-        "race": {a.phrase for a in decision.options if isinstance(a, Shout)},
-        "soufflette": {"en_garde_ma_mignonne", *seats, "non"},
-        "soufflette_keep": {*numbers, "non"},
-        "grelottine": {"grelottine", *COMBINATION_INTENTS, *numbers, "non"},
-        "boucliette": {"boucliette", "oui", "non"},
-        "challenge_bet": {"oui", "non"},
-        "civet_bet": {"oui", "non"},
-    }
-    return by_kind.get(kind, {"oui", "non"})
+    if decision.kind == "race":
+        return {a.phrase for a in decision.options if isinstance(a, Shout)}
+    return set(MOMENT_INTENTS.get(decision.kind, {"oui", "non"}))
 
 
 def action_for(decision: Decision, intents: Sequence[str],

@@ -191,7 +191,7 @@ def judge(readings: Sequence[Reading], active: set[str], margin: float,
     if not readings:
         return None
     top = readings[0]
-    chosen = next((r for r in readings if (r.whole or strays)
+    chosen = next((r for r in readings if (r.whole or (strays and r.intents(active)))
                    and r.score >= top.score - repair_margin and len(r.words) <= len(top.words)), None)
     if chosen is None:
         said = [m for m in top.matches if m.phrase.intent in active]

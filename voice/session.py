@@ -32,10 +32,11 @@ Clock = Callable[[], float]
 
 @dataclass(frozen=True)
 class Heard:
-    """A phrase one human said, with its onset on the session's clock."""
+    """A phrase one human said, with its onset on the session's clock; `intent` is None when
+    the recogniser heard an utterance but no phrase clearly won it (say it again)."""
 
     seat: int
-    intent: str
+    intent: str | None
     onset: float
 
 
@@ -174,7 +175,9 @@ class PlaySession:
         while True:
             heard = self._poll_listener()
             for item in heard:
-                if item.seat == decision.seat:
+                if item.seat == decision.seat and self._not_understood(item):
+                    continue
+                if item.seat == decision.seat and item.intent is not None:
                     action, why = action_for(decision, [item.intent])
                     if action is not None:
                         return action
@@ -209,6 +212,14 @@ class PlaySession:
             return KeepDice(tuple(int(w) for w in words)), ""
         action, why = action_for(decision, words)
         return action, why
+
+    def _not_understood(self, heard: Heard) -> bool:
+        """An utterance the recogniser could not tell: ask that player to say it again and
+        keep waiting (the keyboard stays open). A guess would cost more than a repeat."""
+        if heard.intent is not None:
+            return False
+        self.view.say(f"{self.players[heard.seat].name}: not understood, say it again")
+        return True
 
     def _listen(self, intents: set[str]) -> None:
         try:
@@ -280,6 +291,8 @@ class PlaySession:
             if all(s in shouts for s in humans) and not pending_bots:
                 break
             for heard in self._poll_listener():
+                if heard.seat in humans and heard.seat not in shouts and self._not_understood(heard):
+                    continue
                 if heard.seat in humans and heard.seat not in shouts and heard.intent in phrases:
                     onset_ms = max(0.0, (heard.onset - start) * 1000)
                     shouts[heard.seat] = RaceShout(heard.seat, heard.intent, onset_ms, "voice")

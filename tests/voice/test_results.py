@@ -101,7 +101,14 @@ class ScriptedDecoder:
             result = {"result": result["alternatives"][0]["result"]}
         return json.dumps(result)
 
-    FinalResult = Result
+    def FinalResult(self) -> str:  # noqa: N802
+        """Like Vosk: the utterance ends now; its result is what the partial had."""
+        if self.pending is None:
+            current = json.loads(self.PartialResult()).get("partial_result")
+            self.partials = [p for p in self.partials if p[0] * RATE > self.fed]
+            if current:
+                self.pending = {"result": current}
+        return self.Result()
 
     def SetMaxAlternatives(self, count: int) -> None:  # noqa: N802
         self.alternatives = count

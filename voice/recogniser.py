@@ -464,7 +464,7 @@ class Recogniser:
 
     def _emit(self, match: Match) -> list[Outcome]:
         intent, start, end = match.phrase.intent, match.words[0].start, match.words[-1].end
-        if any(i == intent and s < end + self.rate // 2 and start < e for i, s, e in self._recent):
+        if any(i == intent and s < end and start < e + self.rate // 2 for i, s, e in self._recent):
             return []  # the tail of an utterance already decided (closed early on a pause)
         found = self._onset(match.words[0]) if self.refine else (start + self.onset_bias, 0.0)
         if found is None:

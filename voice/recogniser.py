@@ -194,8 +194,7 @@ def judge(readings: Sequence[Reading], active: set[str], margin: float,
     chosen = next((r for r in readings if (r.whole or (strays and r.intents(active)))
                    and r.score >= top.score - repair_margin and len(r.words) <= len(top.words)), None)
     if chosen is None:
-        said = [m for m in top.matches if m.phrase.intent in active]
-        return Verdict(None, "a phrase among other words") if said else None
+        return None  # a phrase among other words, in a quiet room: table talk
     intents = chosen.intents(active)
     if not intents:
         return None  # garbage or a phrase of another moment
@@ -209,8 +208,10 @@ def judge(readings: Sequence[Reading], active: set[str], margin: float,
     rival = next((r for r in readings if r is not chosen and r.intents(active) != intents
                   and (r.whole or (strays and r.intents(active)))), None)
     if rival is not None and chosen.score - rival.score < margin:
-        other = ", ".join(rival.intents(active)) or "nothing"
-        return Verdict(None, f"« {match.phrase.text} » too close to {other}")
+        others = rival.intents(active)
+        if len(others) > 1:
+            return None  # as likely several phrases in a row: table talk, not a call
+        return Verdict(None, f"« {match.phrase.text} » too close to {others[0] if others else 'nothing'}")
     return Verdict(match)
 
 

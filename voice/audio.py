@@ -239,9 +239,9 @@ def speech_onset(samples: np.ndarray, start: int, end: int, rate: int = RATE,
     first = anchor
     for _ in range(3):
         first = _sound_start(level, anchor, threshold, gap)
-        plateau = level[first:first + span]
+        plateau = level[first + 8:first + 8 + span]  # past the average's 20 ms ramp
         steady = float(np.percentile(plateau, 90) - np.percentile(plateau, 10)) < 6.0
-        if anchor - first < span or not steady or float(np.median(plateau)) > peak - plateau_db:
+        if anchor - first < span + 8 or not steady or float(np.median(plateau)) > peak - plateau_db:
             break  # speech from its start (a noise is steady; syllables are not)
         threshold = float(np.median(plateau)) + ONSET_DB  # the noise's level: speech rises over it
     # The averaged level rises a little before the sound: the onset is the first frame of the

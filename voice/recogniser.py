@@ -168,10 +168,15 @@ def read_result(result: dict[str, Any], heard: Sequence[Phrase], garbage: str | 
 
 @dataclass(frozen=True)
 class Verdict:
-    """The decision on one utterance: a phrase (`match`), or not understood (`reason`)."""
+    """The decision on one utterance: the phrase heard (`match`), or, with a `reason`, the
+    phrase that did not clearly win (not understood)."""
 
-    match: Match | None
+    match: Match
     reason: str = ""
+
+    @property
+    def understood(self) -> bool:
+        return not self.reason
 
 
 def judge(readings: Sequence[Reading], active: set[str], margin: float,
@@ -188,6 +193,9 @@ def judge(readings: Sequence[Reading], active: set[str], margin: float,
     outside any phrase count as garbage: noise inserts words of other phrases ("기차 회사
     염소") where a quiet room's extra words are table talk.
     """
+    # Vosk's empty path says "silence". The decision is only kept where the audio shows speech
+    # (see Recogniser._emit), and there silence is no reading at all: neither taken nor a rival.
+    readings = [r for r in readings if r.words]
     if not readings:
         return None
     top = readings[0]
@@ -211,7 +219,7 @@ def judge(readings: Sequence[Reading], active: set[str], margin: float,
         others = rival.intents(active)
         if len(others) > 1:
             return None  # as likely several phrases in a row: table talk, not a call
-        return Verdict(None, f"« {match.phrase.text} » too close to {others[0] if others else 'nothing'}")
+        return Verdict(match, f"« {match.phrase.text} » too close to {others[0] if others else 'nothing'}")
     return Verdict(match)
 
 
@@ -422,8 +430,8 @@ class Recogniser:
                         nbest="alternatives" in result, strays=noisy)
         if verdict is None:
             return []
-        if verdict.match is None:
-            words = [w for w in readings[0].words if w.text != self.garbage] or list(readings[0].words)
+        if not verdict.understood:
+            words = verdict.match.words
             return self._not_understood(self._shift(words[0]), self._shift(words[-1]), verdict.reason)
         match = Match(verdict.match.phrase, tuple(map(self._shift, verdict.match.words)),
                       verdict.match.last)

@@ -312,13 +312,16 @@ def test_a_phrase_must_clearly_beat_its_rivals(lexicon) -> None:
     oui, non = [word("oui", 1.0, 1.2)], [word("non", 1.0, 1.2)]
     close = readings(lexicon, nbest((100.0, oui), (99.5, non)))
     verdict = judge(close, ACTIVE, margin=1.0)
-    assert verdict is not None and verdict.match is None and "non" in verdict.reason
+    assert verdict is not None and not verdict.understood and "non" in verdict.reason
     assert judge(close, ACTIVE, margin=0.0).match.phrase.intent == "oui"  # margin off: a guess
     clear = readings(lexicon, nbest((100.0, oui), (97.0, non)))
     assert judge(clear, ACTIVE, margin=1.0).match.phrase.intent == "oui"
     # The garbage path is a rival too: "oui" barely over "something else".
     garbage = readings(lexicon, nbest((100.0, oui), (99.8, [word("[unk]", 1.0, 1.2)])))
-    assert judge(garbage, ACTIVE, margin=1.0).match is None
+    assert not judge(garbage, ACTIVE, margin=1.0).understood
+    # Vosk's empty path ("silence") where the audio has speech is no reading: not a rival.
+    silence = readings(lexicon, nbest((100.0, []), (99.5, oui), (95.0, non)))
+    assert judge(silence, ACTIVE, margin=1.0).match.phrase.intent == "oui"
     # Nothing else in the n-best: nothing else was possible.
     alone = readings(lexicon, nbest((100.0, oui), (99.9, oui + [word("[unk]", 1.3, 1.4)])))
     assert judge(alone, ACTIVE, margin=1.0).match.phrase.intent == "oui"

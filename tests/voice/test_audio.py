@@ -18,9 +18,9 @@ from voice.audio import (
     pink_noise,
     quiet_before,
     read_wav,
-    speech_onset,
     rms,
     sound_span,
+    speech_onset,
 )
 
 

@@ -13,8 +13,20 @@ import voice.recogniser as recogniser_module
 from voice.audio import add_noise
 from voice.lexicon import Phrase, load_lexicon
 from voice.model import VoskModel
-from voice.recogniser import (NotUnderstood, Reading, Recogniser, Word, find_phrases, judge, may_grow,
-                              parse_words, rate_clock, read_result)
+from voice.recogniser import (
+    Detection,
+    NotUnderstood,
+    Reading,
+    Recogniser,
+    Word,
+    find_phrases,
+    judge,
+    may_grow,
+    parse_words,
+    rate_clock,
+    read_result,
+)
+from voice.session import Heard
 
 RATE = 16000
 
@@ -84,7 +96,7 @@ class ScriptedDecoder:
         self.pending: dict | None = None
         self.alternatives = 0
 
-    def AcceptWaveform(self, data: bytes) -> bool:  # noqa: N802
+    def AcceptWaveform(self, data: bytes) -> bool:
         self.fed += len(data) // 2
         if self.finals and self.fed >= self.finals[0][0] * RATE:
             self.pending = self.finals.pop(0)[1]
@@ -92,17 +104,17 @@ class ScriptedDecoder:
             return True
         return False
 
-    def PartialResult(self) -> str:  # noqa: N802
+    def PartialResult(self) -> str:
         current = [r for t, r in self.partials if t * RATE <= self.fed]
         return json.dumps(current[-1] if current else {"partial": ""})
 
-    def Result(self) -> str:  # noqa: N802
+    def Result(self) -> str:
         result, self.pending = self.pending or {"text": ""}, None
         if "alternatives" in result and not self.alternatives:  # Vosk gives the best one only
             result = {"result": result["alternatives"][0]["result"]}
         return json.dumps(result)
 
-    def FinalResult(self) -> str:  # noqa: N802
+    def FinalResult(self) -> str:
         """Like Vosk: the utterance ends now; its result is what the partial had."""
         if self.pending is None:
             current = json.loads(self.PartialResult()).get("partial_result")
@@ -111,7 +123,7 @@ class ScriptedDecoder:
                 self.pending = {"result": current}
         return self.Result()
 
-    def SetMaxAlternatives(self, count: int) -> None:  # noqa: N802
+    def SetMaxAlternatives(self, count: int) -> None:
         self.alternatives = count
 
 
@@ -363,3 +375,12 @@ def test_not_understood_is_reported_for_speech_never_for_noise(lexicon, script) 
     # Vosk's guess in noise alone, even with a clear margin, is no phrase: no speech under it.
     script(partials=[], finals=[(2.0, nbest((100.0, [word("oui", 0.96, 1.2)])))])
     assert feed(make(lexicon), noise) == []
+
+
+def test_the_listener_hands_not_understood_to_the_session_as_no_intent() -> None:
+    from voice.live import heard
+
+    said = Detection("oui", "oui", 1.0, 1.2, 0.9, 1.5)
+    unclear = NotUnderstood(2.0, 2.3, 2.6, "« oui » too close to non")
+    assert heard(1, said) == Heard(1, "oui", 1.0)
+    assert heard(1, unclear) == Heard(1, None, 2.0)

@@ -24,7 +24,7 @@ from pathlib import Path
 
 from voice.audio import RATE, AudioError, load_clip, to_pcm16
 from voice.grammar import GrammarError
-from voice.intents import MOMENT_INTENTS
+from voice.intents import MOMENT_INTENTS, check_game_lexicon
 from voice.lexicon import Lexicon, LexiconError, load_lexicon
 from voice.model import ModelNotFoundError, find_model, load_model
 
@@ -59,6 +59,8 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--moment", choices=sorted(MOMENT_INTENTS),
                         help="listen for the intents of this moment of the game")
     parser.add_argument("--intents", help="comma-separated intents to listen for")
+    parser.add_argument("--free-intents", action="store_true",
+                        help="a lexicon of any intents (not the game's): its keys are not checked")
     parser.add_argument("--denoise", action="store_true", help="spectral gating before Vosk")
     parser.add_argument("--verbose", action="store_true", help="log what the recogniser does")
     args = parser.parse_args(argv)
@@ -67,10 +69,14 @@ def main(argv: list[str] | None = None) -> int:
     try:
         from voice.recogniser import Recogniser
 
+        samples = load_clip(args.clip)
+        if len(samples) == 0:
+            raise AudioError(f"{args.clip}: the WAV file holds no audio (0 samples); give a recorded clip")
         lexicon = load_lexicon(args.lexicon)
+        if not args.free_intents:
+            lexicon = check_game_lexicon(lexicon)
         intents = listened_intents(lexicon, args.moment, args.intents)
         lexicon.check_shared_phrases(intents)
-        samples = load_clip(args.clip)
         model = load_model(find_model(args.model))
         recogniser = Recogniser(model, lexicon, intents, denoise=args.denoise)
         pcm = to_pcm16(samples)

@@ -134,7 +134,7 @@ def test_imitation_label_smoothing_keeps_the_teachers_alternatives_alive() -> No
     from sb3_contrib import MaskablePPO
 
     from agents.training import clone_teacher, teacher_samples
-    from cdc_env.single import CulDeChouetteEnv
+    from agents.single import CulDeChouetteEnv
 
     rules = load_ruleset("classic")
     env = CulDeChouetteEnv(rules, 2, opponents="bold")

@@ -30,6 +30,9 @@ class Recorder:
     def ask(self, session: PlaySession, decision: Decision, options: list[Action]) -> None:
         self.asked.append(decision.kind)
 
+    def voice(self, seat: int, status: str) -> None:
+        self.said.append(f"voice {seat}: {status}")
+
 
 
 
@@ -169,7 +172,8 @@ def test_not_understood_asks_to_say_it_again_and_keeps_waiting() -> None:
     listener = Unclear(0, "pas_mou_le_caillou", onset_after_s=0.3, heard_after_s=0.6)
     session = chouette_velute_session(keyboard, bot_onset_ms=1500, listener=listener)
     state = session.run()
-    again = [line for line in session.view.said if "say it again" in line]
-    assert len(again) >= 2 and again[0].startswith("Ana")  # at the roll and in the race
+    again = [line for line in session.view.said if line.startswith("Ana: not understood, say it again")]
+    assert len(again) == 2  # at the roll and in the race
+    assert session.view.said.count("voice 0: say it again") == 2  # the seat's voice status
     shouts = {s.seat: s for s in session.race_log[0]}
     assert shouts[0].by == "voice" and state.scores[0] == 8  # it kept waiting for the shout

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import json
 import logging
+import math
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
 from typing import Any
@@ -173,6 +174,7 @@ class Verdict:
 
     match: Match
     reason: str = ""
+    confidence: float = 1.0  # P(this phrase, not the rival), from their log-likelihood gap
 
     @property
     def understood(self) -> bool:
@@ -220,7 +222,9 @@ def judge(readings: Sequence[Reading], active: set[str], margin: float,
         if len(others) > 1:
             return None  # as likely several phrases in a row: table talk, not a call
         return Verdict(match, f"« {match.phrase.text} » too close to {others[0] if others else 'nothing'}")
-    return Verdict(match)
+    if rival is None:
+        return Verdict(match)
+    return Verdict(match, confidence=1.0 / (1.0 + math.exp(rival.score - chosen.score)))
 
 
 class Recogniser:
@@ -437,7 +441,7 @@ class Recogniser:
                       verdict.match.last)
         if "alternatives" not in result and match.confidence < self.min_confidence:
             return []
-        return self._emit(match)
+        return self._emit(match, verdict.confidence if "alternatives" in result else match.confidence)
 
     def _shift(self, word: Word) -> Word:
         base = self._decoder_base  # Vosk times run from the decoder's creation
@@ -471,7 +475,7 @@ class Recogniser:
                                 self.clock(self._next or 0), reason)
         return [] if self._masked(outcome.onset_s) else [outcome]
 
-    def _emit(self, match: Match) -> list[Outcome]:
+    def _emit(self, match: Match, confidence: float) -> list[Outcome]:
         intent, start, end = match.phrase.intent, match.words[0].start, match.words[-1].end
         if any(i == intent and s < end and start < e + self.rate // 2 for i, s, e in self._recent):
             return []  # the tail of an utterance already decided (closed early on a pause)
@@ -489,7 +493,7 @@ class Recogniser:
             intent=intent, phrase=match.phrase.text,
             onset_s=self.clock(self._origin + onset),
             end_s=self.clock(self._origin + end + self.onset_bias),
-            confidence=match.confidence,
+            confidence=confidence,
             detected_at_s=self.clock(self._next or 0),
         )
         if self._masked(detection.onset_s):

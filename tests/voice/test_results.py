@@ -326,8 +326,9 @@ def test_a_phrase_must_clearly_beat_its_rivals(lexicon) -> None:
     verdict = judge(close, ACTIVE, margin=1.0)
     assert verdict is not None and not verdict.understood and "non" in verdict.reason
     assert judge(close, ACTIVE, margin=0.0).match.phrase.intent == "oui"  # margin off: a guess
-    clear = readings(lexicon, nbest((100.0, oui), (97.0, non)))
-    assert judge(clear, ACTIVE, margin=1.0).match.phrase.intent == "oui"
+    clear = judge(readings(lexicon, nbest((100.0, oui), (97.0, non))), ACTIVE, margin=1.0)
+    assert clear.match.phrase.intent == "oui"
+    assert clear.confidence == pytest.approx(1 / (1 + np.exp(-3.0)))  # oui against non
     # The garbage path is a rival too: "oui" barely over "something else".
     garbage = readings(lexicon, nbest((100.0, oui), (99.8, [word("[unk]", 1.0, 1.2)])))
     assert not judge(garbage, ACTIVE, margin=1.0).understood

@@ -210,7 +210,7 @@ def _loudness(samples: np.ndarray, lo: int, hi: int, rate: int,
 
 
 def speech_onset(samples: np.ndarray, start: int, end: int, rate: int = RATE,
-                 before_s: float = 0.25, min_gap_s: float = 0.1, plateau_db: float = 8.0) -> tuple[int, float] | None:
+                 before_s: float = 0.4, min_gap_s: float = 0.1, plateau_db: float = 8.0) -> tuple[int, float] | None:
     """The start of the speech that carries a word Vosk placed between `start` and `end`
     (indices into `samples`) and the level (dB over the floor) of the noise it rises from;
     None when there is none.

@@ -74,6 +74,9 @@ INTENTS_BY_KIND: dict[str, set[str]] = {
 }
 # Every intent the game can ask for: a game lexicon's keys must be among them.
 GAME_INTENTS = frozenset({"oui", "non", *SHOUTABLE_PHRASES}.union(*INTENTS_BY_KIND.values()))
+# The moments `python -m voice.detect --moment` knows: each kind's intents, and for "race"
+# (whose phrases a game takes from the decision) every shout.
+MOMENT_INTENTS: dict[str, set[str]] = {**INTENTS_BY_KIND, "race": set(SHOUTABLE_PHRASES)}
 
 
 def intents_for(decision: Decision) -> set[str]:

@@ -2,7 +2,8 @@
 
 Each microphone is read on its own thread and fed to its recogniser; what the recognisers
 hear comes back to the game as `Heard(seat, intent, onset)` with onsets on the game's clock
-(time.monotonic, from the audio's own sample count). A device that fails mid-game raises
+(time.monotonic, from the audio's own sample count); `intent` is None for an utterance no
+phrase clearly won (the player is asked to say it again). A device that fails mid-game raises
 `InputLost` at the next poll, and the session goes on with the keyboard.
 """
 
@@ -18,8 +19,14 @@ from voice.intents import check_game_lexicon
 from voice.lexicon import Lexicon, load_lexicon
 from voice.microphone import Microphone, MicrophoneError
 from voice.model import find_model, load_model
-from voice.recogniser import Recogniser
+from voice.recogniser import Detection, Outcome, Recogniser
 from voice.session import Heard, InputLost
+
+
+def heard(seat: int, outcome: Outcome) -> Heard:
+    """What the session hears: the intent, or None for "not understood"."""
+    intent = outcome.intent if isinstance(outcome, Detection) else None
+    return Heard(seat, intent, outcome.onset_s)
 
 
 def parse_device(spec: str | None) -> tuple[int | str | None, int]:
@@ -62,15 +69,15 @@ class MicrophoneListener:
                 return
             with ear.lock:
                 detections = ear.recogniser.accept(block, start)
-            for detection in detections:
-                self._heard.put(Heard(ear.seat, detection.intent, detection.onset_s))
+            for outcome in detections:
+                self._heard.put(heard(ear.seat, outcome))
 
     def listen_for(self, intents: set[str]) -> None:
         for ear in self.ears:
             with ear.lock:
                 known = [i for i in sorted(intents) if i in ear.recogniser.lexicon]
-                for detection in ear.recogniser.set_intents(known):
-                    self._heard.put(Heard(ear.seat, detection.intent, detection.onset_s))
+                for outcome in ear.recogniser.set_intents(known):
+                    self._heard.put(heard(ear.seat, outcome))
 
     def poll(self) -> list[Heard]:
         if self._problem:

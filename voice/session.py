@@ -37,10 +37,11 @@ Clock = Callable[[], float]
 
 @dataclass(frozen=True)
 class Heard:
-    """A phrase one human said, with its onset on the session's clock."""
+    """A phrase one human said, with its onset on the session's clock; `intent` is None when
+    the recogniser heard an utterance but no phrase clearly won it (say it again)."""
 
     seat: int
-    intent: str
+    intent: str | None
     onset: float
 
 
@@ -246,6 +247,10 @@ class PlaySession:
             self._listen(intents_for(decision) | set(RACE_SHOUTS))
         while True:
             for item in self._poll_listener():
+                if item.seat == decision.seat and self._not_understood(item):
+                    continue
+                if item.intent is None:
+                    continue  # another player's unclear utterance: not theirs to answer now
                 if item.intent in RACE_SHOUTS and not (item.seat == decision.seat and decision.kind == "claim"):
                     self._false_shout(item.seat, item.intent, item.onset, "voice")
                     return None
@@ -353,6 +358,15 @@ class PlaySession:
             return "not one of the choices now: say it again"
         return f"« {typed} » is not one of the choices now: type 1..{choices}, then Enter"
 
+    def _not_understood(self, heard: Heard) -> bool:
+        """An utterance the recogniser could not tell: ask that player to say it again and
+        keep waiting (the keyboard stays open). A guess would cost more than a repeat."""
+        if heard.intent is not None:
+            return False
+        self.view.voice(heard.seat, SAY_AGAIN)
+        self.view.say(f"{self.players[heard.seat].name}: not understood, say it again")
+        return True
+
     def _listen(self, intents: set[str]) -> None:
         try:
             self.listener.listen_for(intents)  # type: ignore[union-attr]
@@ -426,6 +440,8 @@ class PlaySession:
             if all(s in shouts for s in humans) and not pending_bots:
                 break
             for heard in self._poll_listener():
+                if heard.seat in humans and heard.seat not in shouts and self._not_understood(heard):
+                    continue
                 if heard.seat in humans and heard.seat not in shouts and heard.intent in phrases:
                     onset_ms = max(0.0, (heard.onset - start) * 1000)
                     shouts[heard.seat] = RaceShout(heard.seat, heard.intent, onset_ms, "voice")

@@ -13,7 +13,20 @@ import voice.recogniser as recogniser_module
 from voice.audio import add_noise
 from voice.lexicon import Phrase, load_lexicon
 from voice.model import VoskModel
-from voice.recogniser import Recogniser, Word, find_phrases, may_grow, parse_words, rate_clock
+from voice.recogniser import (
+    Detection,
+    NotUnderstood,
+    Reading,
+    Recogniser,
+    Word,
+    find_phrases,
+    judge,
+    may_grow,
+    parse_words,
+    rate_clock,
+    read_result,
+)
+from voice.session import Heard
 
 RATE = 16000
 
@@ -83,7 +96,7 @@ class ScriptedDecoder:
         self.pending: dict | None = None
         self.alternatives = 0
 
-    def AcceptWaveform(self, data: bytes) -> bool:  # noqa: N802
+    def AcceptWaveform(self, data: bytes) -> bool:
         self.fed += len(data) // 2
         if self.finals and self.fed >= self.finals[0][0] * RATE:
             self.pending = self.finals.pop(0)[1]
@@ -91,19 +104,26 @@ class ScriptedDecoder:
             return True
         return False
 
-    def PartialResult(self) -> str:  # noqa: N802
+    def PartialResult(self) -> str:
         current = [r for t, r in self.partials if t * RATE <= self.fed]
         return json.dumps(current[-1] if current else {"partial": ""})
 
-    def Result(self) -> str:  # noqa: N802
+    def Result(self) -> str:
         result, self.pending = self.pending or {"text": ""}, None
         if "alternatives" in result and not self.alternatives:  # Vosk gives the best one only
             result = {"result": result["alternatives"][0]["result"]}
         return json.dumps(result)
 
-    FinalResult = Result
+    def FinalResult(self) -> str:
+        """Like Vosk: the utterance ends now; its result is what the partial had."""
+        if self.pending is None:
+            current = json.loads(self.PartialResult()).get("partial_result")
+            self.partials = [p for p in self.partials if p[0] * RATE > self.fed]
+            if current:
+                self.pending = {"result": current}
+        return self.Result()
 
-    def SetMaxAlternatives(self, count: int) -> None:  # noqa: N802
+    def SetMaxAlternatives(self, count: int) -> None:
         self.alternatives = count
 
 
@@ -201,7 +221,6 @@ def test_in_a_noisy_room_a_whole_phrase_among_the_n_best_wins(lexicon, script) -
     shout = tone(2.5, [(1.0, 1.3)])
     decoder = script(partials=[], finals=[(2.0, nbest)])
     assert feed(make(lexicon), shout) == []  # quiet room: the best path only, strict
-    assert decoder.alternatives == 0
     decoder = script(partials=[], finals=[(2.0, nbest)])
     recogniser = make(lexicon)
     found = feed(recogniser, in_noise(shout, (1.0, 1.3)))
@@ -246,10 +265,11 @@ def test_own_playback_is_masked(lexicon, script) -> None:
 
 def test_a_phrase_inside_running_speech_is_not_a_shout(lexicon, script) -> None:
     result = {"result": [word("oui", 1.46, 1.7)]}
+    talk = tone(3.0, [(a, a + 0.15) for a in np.arange(0.5, 1.6, 0.25)] + [(1.5, 1.7)])  # since 0.5 s
     script(partials=[], finals=[(2.5, result)])
-    assert feed(make(lexicon), tone(3.0, [(0.5, 1.7)])) == []  # sound since 0.5 s
+    assert feed(make(lexicon), talk) == []
     script(partials=[], finals=[(2.5, result)])
-    assert [d.intent for d in feed(make(lexicon, pause_s=0), tone(3.0, [(0.5, 1.7)]))] == ["oui"]
+    assert [d.intent for d in feed(make(lexicon, pause_s=0), talk)] == ["oui"]
 
 
 def test_dropped_input_keeps_the_timeline(lexicon, script) -> None:
@@ -281,3 +301,87 @@ def test_unknown_words_and_silent_intents_are_reported(tmp_path: Path, script) -
         ("oui", "ouais", "ouais"), ("mecreant", "mécréant", "mécréant")]
     assert recogniser.silent_intents == ["mecreant"]
     assert [p.text for p in recogniser.phrases] == ["oui"]
+
+
+# --- one decision per utterance, and only a clear one -------------------------------------------
+
+
+def nbest(*paths: tuple[float, list[dict]]) -> dict:
+    """A Vosk n-best result: (score, words) per path, best first."""
+    return {"alternatives": [{"confidence": score, "result": words,
+                              "text": " ".join(w["word"] for w in words)} for score, words in paths]}
+
+
+def readings(lexicon, result: dict) -> list[Reading]:
+    phrases = [Phrase(i, t, tuple(t.split())) for i, texts in lexicon.intents.items() for t in texts]
+    return read_result(result, phrases, "[unk]")
+
+
+ACTIVE = {"pas_mou_le_caillou", "oui", "non"}
+
+
+def test_a_phrase_must_clearly_beat_its_rivals(lexicon) -> None:
+    oui, non = [word("oui", 1.0, 1.2)], [word("non", 1.0, 1.2)]
+    close = readings(lexicon, nbest((100.0, oui), (99.5, non)))
+    verdict = judge(close, ACTIVE, margin=1.0)
+    assert verdict is not None and not verdict.understood and "non" in verdict.reason
+    assert judge(close, ACTIVE, margin=0.0).match.phrase.intent == "oui"  # margin off: a guess
+    clear = judge(readings(lexicon, nbest((100.0, oui), (97.0, non))), ACTIVE, margin=1.0)
+    assert clear.match.phrase.intent == "oui"
+    assert clear.confidence == pytest.approx(1 / (1 + np.exp(-3.0)))  # oui against non
+    # The garbage path is a rival too: "oui" barely over "something else".
+    garbage = readings(lexicon, nbest((100.0, oui), (99.8, [word("[unk]", 1.0, 1.2)])))
+    assert not judge(garbage, ACTIVE, margin=1.0).understood
+    # Vosk's empty path ("silence") where the audio has speech is no reading: not a rival.
+    silence = readings(lexicon, nbest((100.0, []), (99.5, oui), (95.0, non)))
+    assert judge(silence, ACTIVE, margin=1.0).match.phrase.intent == "oui"
+    # Nothing else in the n-best: nothing else was possible.
+    alone = readings(lexicon, nbest((100.0, oui), (99.9, oui + [word("[unk]", 1.3, 1.4)])))
+    assert judge(alone, ACTIVE, margin=1.0).match.phrase.intent == "oui"
+
+
+def test_never_two_intents_for_one_utterance(lexicon) -> None:
+    both = readings(lexicon, nbest((100.0, [word("oui", 1.0, 1.2), word("non", 1.3, 1.5)])))
+    assert judge(both, ACTIVE, margin=0.0) is None  # two phrases in one breath: table talk
+    twice = readings(lexicon, nbest((100.0, [word("oui", 1.0, 1.2), word("oui", 1.3, 1.5)])))
+    assert judge(twice, ACTIVE, margin=0.0).match.words[0].start == RATE  # once, the first
+
+
+def test_stray_words_are_noise_only_in_a_noisy_room(lexicon) -> None:
+    stray = readings(lexicon, nbest((100.0, [word("pas", 0.8, 0.9), word("oui", 1.0, 1.2)]),
+                                    (95.0, [word("non", 1.0, 1.2)])))
+    assert judge(stray, ACTIVE, margin=1.0) is None  # among other words in a quiet room: talk
+    assert judge(stray, ACTIVE, margin=1.0, strays=True).match.phrase.intent == "oui"
+
+
+def test_an_utterance_closed_early_is_not_decided_again(lexicon, script) -> None:
+    # The partial "oui" settles after the first burst; the utterance is closed (one decision).
+    # Vosk's own endpoint then reports the tail of the same shout: not a second decision.
+    script(partials=[(1.25, {"partial_result": [word("oui", 0.96, 1.2)]})],
+           finals=[(2.0, {"result": [word("oui", 1.29, 1.42)]})])
+    found = feed(make(lexicon, pause_s=0), tone(2.5, [(1.0, 1.2), (1.32, 1.42)]))
+    assert [d.intent for d in found] == ["oui"]
+    assert found[0].detected_at_s < 2.0  # decided when the partial settled, not at the endpoint
+
+
+def test_not_understood_is_reported_for_speech_never_for_noise(lexicon, script) -> None:
+    close = nbest((100.0, [word("oui", 0.96, 1.2)]), (99.9, [word("non", 0.96, 1.2)]))
+    script(partials=[], finals=[(2.0, close)])
+    [again] = feed(make(lexicon), tone(2.5, [(1.0, 1.2)]))
+    assert isinstance(again, NotUnderstood) and again.onset_s == pytest.approx(1.0, abs=0.01)
+    assert again.as_json()["intent"] is None
+    script(partials=[], finals=[(2.0, close)])
+    noise = np.rint(np.random.default_rng(1).standard_normal(int(2.5 * RATE)) * 3000).astype(np.int16)
+    assert feed(make(lexicon), noise) == []
+    # Vosk's guess in noise alone, even with a clear margin, is no phrase: no speech under it.
+    script(partials=[], finals=[(2.0, nbest((100.0, [word("oui", 0.96, 1.2)])))])
+    assert feed(make(lexicon), noise) == []
+
+
+def test_the_listener_hands_not_understood_to_the_session_as_no_intent() -> None:
+    from voice.live import heard
+
+    said = Detection("oui", "oui", 1.0, 1.2, 0.9, 1.5)
+    unclear = NotUnderstood(2.0, 2.3, 2.6, "« oui » too close to non")
+    assert heard(1, said) == Heard(1, "oui", 1.0)
+    assert heard(1, unclear) == Heard(1, None, 2.0)

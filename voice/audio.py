@@ -273,13 +273,6 @@ def is_quiet(samples: np.ndarray, lo: int, hi: int, rate: int = RATE) -> bool:
     return bool(np.all(level <= QUIET_DB))
 
 
-def last_sound(samples: np.ndarray, lo: int, hi: int, rate: int = RATE) -> int | None:
-    """The centre of the last 10 ms frame over the sound threshold between lo and hi."""
-    centres, level = _loudness(samples, lo, hi, rate)
-    loud = np.flatnonzero(level > QUIET_DB)
-    return int(centres[loud[-1]]) if len(loud) else None
-
-
 def peak_snr_db(samples: np.ndarray, lo: int, hi: int, rate: int = RATE) -> float | None:
     """How far the loud sounds between lo and hi (their 98th percentile, 10 ms frames above
     250 Hz) rise over the noise floor, in dB; None for too little audio. Clean speech stands

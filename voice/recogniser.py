@@ -18,7 +18,7 @@ from typing import Any
 
 import numpy as np
 
-from voice.audio import (RATE, SpectralGate, is_quiet, last_sound, peak_snr_db, quiet_before,
+from voice.audio import (RATE, SpectralGate, is_quiet, peak_snr_db, quiet_before,
                          speech_onset, to_pcm16)
 from voice.grammar import build_grammar, garbage_word, validate_grammar
 from voice.lexicon import Lexicon, Phrase, spell_all, usable_phrases
@@ -74,7 +74,11 @@ class Match:
 
 
 def parse_words(result: dict[str, object], rate: int = RATE) -> list[Word]:
-    """The word list of a Vosk result dict, partial ("partial_result") or final ("result")."""
+    """The word list of a Vosk result dict: final ("result"), or partial. A partial is read
+    from its text ("partial"), whose words carry no times (start = end = 0), unless it has
+    word times ("partial_result", from a decoder with SetPartialWords)."""
+    if "partial" in result and "partial_result" not in result:
+        return [Word(text, 0, 0, 1.0) for text in str(result["partial"]).split()]
     items = result.get("partial_result", result.get("result")) or []
     words = []
     for item in items:  # type: ignore[union-attr]
@@ -112,12 +116,17 @@ def may_grow(match: Match, phrases: Sequence[Phrase]) -> bool:
 
 
 def open_decoder(model: VoskModel, rate: int, grammar: str) -> Any:
-    """A Vosk recogniser for a checked grammar, with word times in partial results too."""
+    """A Vosk recogniser for a checked grammar, with word times in final results.
+
+    Partial results stay text only (SetPartialWords off): word times in a partial need the
+    lattice determinized as it grows, which either trails the audio by up to 1.8 s or, with a
+    delay short enough to be of use, doubles the CPU the decoder takes.
+    """
     import vosk
 
     decoder = vosk.KaldiRecognizer(model.vosk, rate, grammar)
     decoder.SetWords(True)
-    decoder.SetPartialWords(True)
+    decoder.SetPartialWords(False)
     return decoder
 
 
@@ -236,11 +245,10 @@ class Recogniser:
 
     clock: sample index -> game seconds (default: seconds from the first sample).
     denoise: spectral gating in front of Vosk (off by default: it cost accuracy in the bench).
-    stable_s / end_quiet_s / max_wait_s / cover_s: the utterance is closed (Vosk's final result
-    asked for) once its partial result has not changed for stable_s, the speaker has been quiet
-    for end_quiet_s and the partial's last word reaches within cover_s of the last sound; or
-    once the partial has not changed for max_wait_s (a room too loud to hear the end); or at
-    Vosk's own endpoint. noisy_stable_s replaces stable_s in a noisy room.
+    stable_s / end_quiet_s / max_wait_s: the utterance is closed (Vosk's final result asked
+    for) once its partial result has not changed for stable_s and the speaker has been quiet
+    for end_quiet_s; or once the partial has not changed for max_wait_s (a room too loud to
+    hear the end); or at Vosk's own endpoint. noisy_stable_s replaces stable_s in a noisy room.
     margin / noisy_margin: the chosen reading must beat every rival reading by this much
     (log-likelihood, see `judge`); noisy_margin applies in a noisy room, where readings are
     closer and wrong ones likelier. alternatives: the n-best list's length (0: best path only,
@@ -259,7 +267,7 @@ class Recogniser:
     def __init__(self, model: VoskModel, lexicon: Lexicon, intents: Iterable[str] | None = None,
                  clock: SampleClock | None = None, *, rate: int = RATE, denoise: bool = False,
                  min_confidence: float = 0.5, stable_s: float = 0.1, end_quiet_s: float = 0.1,
-                 max_wait_s: float = 0.5, cover_s: float = 0.35, pause_s: float = 0.25,
+                 max_wait_s: float = 0.5, pause_s: float = 0.25,
                  onset_bias_s: float = 0.04, noisy_snr_db: float = 30.0,
                  noisy_stable_s: float = 0.2, alternatives: int = 10,
                  alternative_margin: float = 2.0, margin: float = 1.0, noisy_margin: float = 1.5,
@@ -270,7 +278,6 @@ class Recogniser:
         self.stable = round(stable_s * rate)
         self.end_quiet = round(end_quiet_s * rate)
         self.max_wait = round(max_wait_s * rate)
-        self.cover_slack = round(cover_s * rate)
         self.pause_s = pause_s
         self.onset_bias = round(onset_bias_s * rate)
         self.chunk = chunk  # Vosk gets at most this much audio between two partial results
@@ -421,7 +428,7 @@ class Recogniser:
             return False  # "chouette" may become "chouette velute" after a breath
         if age < self.stable or (age < self.noisy_stable and self.noisy()):
             return False  # in noise, Vosk's guesses flip for longer
-        return self._speech_ended() and self._covers_speech(words[-1])
+        return self._speech_ended()
 
     def _decide(self, final: bool) -> list[Outcome]:
         """The utterance's one decision, from its final result (Vosk's n-best list)."""
@@ -452,15 +459,6 @@ class Recogniser:
         end = len(self._history)
         return end > self.end_quiet + self.rate // 10 and is_quiet(
             self._history, end - self.end_quiet, end, self.rate)
-
-    def _covers_speech(self, last_word: Word) -> bool:
-        """Whether the partial runs to the end of what was said: a guess Vosk made before the
-        last words were decoded ends well before the last sound."""
-        end = len(self._history)
-        last = last_sound(self._history, max(0, end - 3 * self.rate), end, self.rate)
-        if last is None:
-            return True
-        return last_word.end + self._decoder_base - self._history_start >= last - self.cover_slack
 
     def _not_understood(self, first: Word, last: Word, reason: str) -> list[Outcome]:
         """Say it again, but only for speech after a pause: noise, music and clatter never

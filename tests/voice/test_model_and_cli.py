@@ -12,10 +12,8 @@ import pytest
 
 import voice.model as model_module
 from voice.model import (
-    LOW_LATENCY_OPTIONS,
     ModelNotFoundError,
     find_model,
-    low_latency_view,
     packaged_model_path,
 )
 
@@ -72,17 +70,6 @@ def test_failed_download_is_reported(no_models: Path, monkeypatch: pytest.Monkey
     monkeypatch.setattr(vosk.Model, "get_model_path", offline)
     with pytest.raises(ModelNotFoundError, match="download of vosk-model-small-fr-0.22 .ConnectionError"):
         find_model(download=True)
-
-
-def test_low_latency_view_links_the_model_and_adds_decoder_options(tmp_path: Path) -> None:
-    korean = packaged_model_path()
-    view = low_latency_view(korean, tmp_path)
-    conf = (view / "conf" / "model.conf").read_text()
-    assert conf.startswith((korean / "conf" / "model.conf").read_text().rstrip("\n"))
-    assert all(option in conf for option in LOW_LATENCY_OPTIONS)
-    assert (view / "am").resolve() == (korean / "am").resolve()
-    assert (view / "conf" / "mfcc.conf").resolve() == (korean / "conf" / "mfcc.conf").resolve()
-    assert low_latency_view(korean, tmp_path) == view  # built once, then reused
 
 
 # --- the command line ------------------------------------------------------------------------

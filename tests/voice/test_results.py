@@ -117,7 +117,8 @@ class ScriptedDecoder:
     def FinalResult(self) -> str:
         """Like Vosk: the utterance ends now; its result is what the partial had."""
         if self.pending is None:
-            current = json.loads(self.PartialResult()).get("partial_result")
+            partial = json.loads(self.PartialResult())
+            current = partial.get("partial_result") or partial.get("words")
             self.partials = [p for p in self.partials if p[0] * RATE > self.fed]
             if current:
                 self.pending = {"result": current}
@@ -185,6 +186,17 @@ def test_detection_from_partials_with_onset_on_the_callers_clock(lexicon, script
     assert found.end_s == pytest.approx(100.0 + 3.0 + 1.54, abs=0.001)
     # Emitted from the partials (a stable phrase, speaker quiet), before the final result.
     assert 100.0 + 3.0 + 1.6 <= found.detected_at_s < 100.0 + 3.0 + 2.3
+
+
+def test_a_text_only_partial_closes_the_utterance_before_vosks_endpoint(lexicon, script) -> None:
+    # Vosk's partials carry no word times (SetPartialWords off: they cost the CPU of a second
+    # decoder); their text alone says the utterance is over. "words" is the scripted
+    # decoder's final result for that moment.
+    script(partials=[(1.6, {"partial": "pas mou le caillou", "words": CAILLOU})],
+           finals=[(2.3, {"result": CAILLOU})])
+    [found] = feed(make(lexicon), tone(3.0, [(1.0, 1.5)]))
+    assert found.intent == "pas_mou_le_caillou" and found.onset_s == pytest.approx(1.0, abs=0.01)
+    assert 1.6 <= found.detected_at_s < 2.3
 
 
 def test_onset_without_refinement_is_vosk_start_plus_bias(lexicon, script) -> None:

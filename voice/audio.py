@@ -175,8 +175,11 @@ def envelope_db(samples: np.ndarray, frame: int = 160, hop: int = 40) -> np.ndar
     if len(samples) < frame:
         return np.zeros(0)
     count = (len(samples) - frame) // hop + 1
-    idx = np.arange(frame)[None, :] + hop * np.arange(count)[:, None]
-    energy = np.mean(np.square(samples[idx]), axis=1)
+    # Frame sums as differences of one running sum: frames overlap 4 times, and the recogniser
+    # reads 3 s of level several times a second.
+    total = np.concatenate([[0.0], np.cumsum(np.square(samples, dtype=np.float64))])
+    starts = hop * np.arange(count)
+    energy = np.maximum(total[starts + frame] - total[starts], 0.0) / frame
     return 10 * np.log10(energy + 1.0)
 
 
@@ -185,7 +188,7 @@ def _speech_band(rate: int) -> np.ndarray:
     return butter(2, 250, btype="highpass", fs=rate, output="sos")
 
 
-def _loudness(samples: np.ndarray, lo: int, hi: int, rate: int,
+def loudness(samples: np.ndarray, lo: int, hi: int, rate: int,
               until: int | None = None) -> tuple[np.ndarray, np.ndarray]:
     """For 10 ms frames every 2.5 ms between lo and hi: their centres (sample indices) and
     their level in dB over the noise floor of the 3 s before `until` (default `hi`).
@@ -225,7 +228,7 @@ def speech_onset(samples: np.ndarray, start: int, end: int, rate: int = RATE,
     """
     lo = max(0, start - int((before_s + 0.1) * rate))
     hi = min(len(samples), max(end, start + rate // 20))
-    centres, level = _loudness(samples, lo, hi, rate)
+    centres, level = loudness(samples, lo, hi, rate)
     inside = np.flatnonzero(centres >= start)
     if len(inside) == 0 or float(np.max(level[inside])) <= QUIET_DB:
         return None
@@ -267,17 +270,16 @@ def _sound_start(level: np.ndarray, anchor: int, threshold: float, gap: int) -> 
     return first
 
 
-def is_quiet(samples: np.ndarray, lo: int, hi: int, rate: int = RATE) -> bool:
-    """Whether every 10 ms frame between lo and hi is under the sound threshold."""
-    _centres, level = _loudness(samples, lo, hi, rate)
-    return bool(np.all(level <= QUIET_DB))
-
-
 def peak_snr_db(samples: np.ndarray, lo: int, hi: int, rate: int = RATE) -> float | None:
     """How far the loud sounds between lo and hi (their 98th percentile, 10 ms frames above
     250 Hz) rise over the noise floor, in dB; None for too little audio. Clean speech stands
     60 dB or more over a quiet room's floor; speech at 10 dB SNR (RMS) about 20 dB."""
-    _centres, level = _loudness(samples, lo, hi, rate)
+    _centres, level = loudness(samples, lo, hi, rate)
+    return peak_db(level)
+
+
+def peak_db(level: np.ndarray) -> float | None:
+    """The loud end (98th percentile) of levels from `loudness`; None when there are none."""
     return float(np.percentile(level, 98)) if len(level) else None
 
 
@@ -294,7 +296,7 @@ def quiet_before(samples: np.ndarray, onset: int, rate: int = RATE, pause_s: flo
     hi = onset - int(gap_s * rate)
     if hi - lo < rate // 20:  # too little audio before the onset to judge: give it the benefit
         return True
-    _centres, level = _loudness(samples, lo, hi, rate, until)
+    _centres, level = loudness(samples, lo, hi, rate, until)
     return len(level) == 0 or float(np.mean(level > QUIET_DB + noise_db)) < loud_share
 
 def synthesise(text: str, voice: str = "fr", speed: int = 160, pitch: int = 50,

@@ -18,7 +18,7 @@ from typing import Any
 
 import numpy as np
 
-from voice.audio import (RATE, SpectralGate, is_quiet, peak_snr_db, quiet_before,
+from voice.audio import (QUIET_DB, RATE, SpectralGate, loudness, peak_db, quiet_before,
                          speech_onset, to_pcm16)
 from voice.grammar import build_grammar, garbage_word, validate_grammar
 from voice.lexicon import Lexicon, Phrase, spell_all, usable_phrases
@@ -373,9 +373,8 @@ class Recogniser:
 
     def noisy(self) -> bool:
         """Whether the last 3 s of audio peak less than `noisy_snr_db` over the room's noise."""
-        end = len(self._history)
-        snr = peak_snr_db(self._history, max(0, end - 3 * self.rate), end, self.rate)
-        return snr is not None and snr < self.noisy_snr_db
+        peak = peak_db(self._recent_level()[1])
+        return peak is not None and peak < self.noisy_snr_db
 
     # --- internals --------------------------------------------------------------------------
 
@@ -387,6 +386,8 @@ class Recogniser:
         self._origin = start_sample - (self.gate.delay if self.gate else 0)
         self._history = np.zeros(0)  # recent audio as Vosk heard it, for onsets and pauses
         self._history_start = 0  # Vosk-stream index of _history[0]
+        self._level_at = -1  # the Vosk position _level was measured at
+        self._level: tuple[np.ndarray, np.ndarray] = (np.zeros(0), np.zeros(0))
         self._recent: list[tuple[str, int, int]] = []  # decided (intent, start, end)
         self._new_decoder()
 
@@ -457,8 +458,19 @@ class Recogniser:
     def _speech_ended(self) -> bool:
         """Whether the last `end_quiet_s` of audio is quiet (the speaker has stopped)."""
         end = len(self._history)
-        return end > self.end_quiet + self.rate // 10 and is_quiet(
-            self._history, end - self.end_quiet, end, self.rate)
+        if end <= self.end_quiet + self.rate // 10:
+            return False
+        centres, level = self._recent_level()
+        return bool(np.all(level[centres >= end - self.end_quiet] <= QUIET_DB))
+
+    def _recent_level(self) -> tuple[np.ndarray, np.ndarray]:
+        """The level of the last 3 s of audio over their noise floor (`voice.audio.loudness`),
+        measured once per chunk: the end-of-speech and noisy-room checks read the same."""
+        if self._level_at != self._vosk_pos:
+            end = len(self._history)
+            self._level = loudness(self._history, max(0, end - 3 * self.rate), end, self.rate)
+            self._level_at = self._vosk_pos
+        return self._level
 
     def _not_understood(self, first: Word, last: Word, reason: str) -> list[Outcome]:
         """Say it again, but only for speech after a pause: noise, music and clatter never

@@ -364,9 +364,9 @@ class Recogniser:
         if self._next is None:
             return []
         if self.gate is None:
-            return self._decide(final=True)
+            return self._decide(final=True) if self._sound_since_start() else self._forget()
         outcomes = self._decode(self.gate.flush(), partial=False)
-        outcomes += self._decide(final=True)
+        outcomes += self._decide(final=True) if self._sound_since_start() else self._forget()
         # The gate's tail added samples no input stands for: start the timeline afresh.
         self._start_at(self._next)
         return outcomes
@@ -399,6 +399,24 @@ class Recogniser:
         self._decoder_base = self._vosk_pos
         self._partial_text = ""  # the utterance's latest partial result
         self._partial_since = self._vosk_pos  # ...unchanged since this Vosk position
+        self._utterance_start = self._vosk_pos
+
+    def _sound_since_start(self) -> bool:
+        """Whether the utterance under way holds any sound over the room's floor. Without one
+        its final result can give nothing (a decision needs speech under its first word, see
+        `_onset`), and reading it costs as much as deciding on a shout."""
+        start = self._utterance_start - self._history_start
+        if start < 0 or len(self._history) - start > 3 * self.rate:
+            return True  # longer than the level measured: read it
+        centres, level = self._recent_level()
+        return bool(np.any(level[centres >= start] > QUIET_DB))
+
+    def _forget(self) -> list[Outcome]:
+        """End an utterance of silence without reading its result."""
+        self._decoder.Reset()
+        self._partial_text, self._partial_since = "", self._vosk_pos
+        self._utterance_start = self._vosk_pos
+        return []
 
     def _decode(self, heard: np.ndarray, partial: bool = True) -> list[Outcome]:
         if len(heard) == 0:
@@ -435,6 +453,7 @@ class Recogniser:
         """The utterance's one decision, from its final result (Vosk's n-best list)."""
         result = json.loads(self._decoder.FinalResult() if final else self._decoder.Result())
         self._partial_text, self._partial_since = "", self._vosk_pos
+        self._utterance_start = self._vosk_pos
         readings = read_result(result, self._heard, self.garbage, self.rate)
         noisy = self.noisy()
         verdict = judge(readings, set(self.active), self.noisy_margin if noisy else self.margin,
@@ -550,4 +569,7 @@ class _Deaf:
         return '{"text": ""}'
 
     def SetMaxAlternatives(self, count: int) -> None:  # noqa: N802
+        pass
+
+    def Reset(self) -> None:  # noqa: N802
         pass

@@ -95,6 +95,7 @@ class ScriptedDecoder:
         self.fed = 0
         self.pending: dict | None = None
         self.alternatives = 0
+        self.read = 0  # results read (each a lattice Vosk decodes)
 
     def AcceptWaveform(self, data: bytes) -> bool:
         self.fed += len(data) // 2
@@ -109,6 +110,7 @@ class ScriptedDecoder:
         return json.dumps(current[-1] if current else {"partial": ""})
 
     def Result(self) -> str:
+        self.read += 1
         result, self.pending = self.pending or {"text": ""}, None
         if "alternatives" in result and not self.alternatives:  # Vosk gives the best one only
             result = {"result": result["alternatives"][0]["result"]}
@@ -126,6 +128,11 @@ class ScriptedDecoder:
 
     def SetMaxAlternatives(self, count: int) -> None:
         self.alternatives = count
+
+    def Reset(self) -> None:
+        """Like Vosk: the utterance so far is dropped, unread."""
+        self.pending = None
+        self.partials = [p for p in self.partials if p[0] * RATE > self.fed]
 
 
 @pytest.fixture
@@ -197,6 +204,18 @@ def test_a_text_only_partial_closes_the_utterance_before_vosks_endpoint(lexicon,
     [found] = feed(make(lexicon), tone(3.0, [(1.0, 1.5)]))
     assert found.intent == "pas_mou_le_caillou" and found.onset_s == pytest.approx(1.0, abs=0.01)
     assert 1.6 <= found.detected_at_s < 2.3
+
+
+def test_silence_is_ended_without_reading_its_result(lexicon, script) -> None:
+    # Reading a final lattice costs as much as deciding on a shout; a stretch with no sound
+    # over the room's floor can give nothing, so its result is not read.
+    decoder = script(partials=[], finals=[(2.5, {"result": [word("oui", 0.96, 1.2)]})])
+    assert feed(make(lexicon), tone(2.0, [])) == [] and decoder.read == 0
+    # The same flush after a sound reads it (and finds the shout).
+    decoder = script(partials=[], finals=[(2.5, {"result": [word("oui", 0.96, 1.2)]})])
+    decoder.pending = {"result": [word("oui", 0.96, 1.2)]}
+    assert [d.intent for d in feed(make(lexicon), tone(2.0, [(1.0, 1.2)]))] == ["oui"]
+    assert decoder.read == 1
 
 
 def test_onset_without_refinement_is_vosk_start_plus_bias(lexicon, script) -> None:

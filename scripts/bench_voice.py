@@ -2,6 +2,7 @@
 """Benchmark the voice recogniser against plain Vosk grammar decoding, on Korean test clips.
 
     .venv/bin/python scripts/bench_voice.py [--set report|tune] [--json bench.json]
+    .venv/bin/python scripts/bench_voice.py --set report --cpu-ratio
 
 Two clip sets, chosen up front and never mixed: `tune` (the set rules and thresholds are
 worked out on) and `report` (the figures in the README and docs/voice.md). They differ in
@@ -304,6 +305,8 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--json", help="also write the figures to this JSON file")
     parser.add_argument("--option", action="append", default=[], metavar="NAME=VALUE",
                         help="a Recogniser keyword option, e.g. margin=4 (tune on --set tune)")
+    parser.add_argument("--cpu-ratio", action="store_true",
+                        help="only the CPU ratio to plain Vosk, both run in this one process")
     args = parser.parse_args(argv)
 
     from voice.model import packaged_model_path
@@ -313,6 +316,12 @@ def main(argv: list[str] | None = None) -> int:
     started = time.time()
     clips = make_clips(args.set)
     plain = [asdict(c) for c in clips]
+    if args.cpu_ratio:
+        # One after the other in one process: the two figures see the same machine load.
+        ours, baseline = run_ours(model_path, plain, options), run_baseline(model_path, plain, {})
+        print(f"CPU on the {args.set} set, one process: cdc voice {ours['cpu_s']:.1f} s, plain Vosk "
+              f"{baseline['cpu_s']:.1f} s, ratio {ours['cpu_s'] / baseline['cpu_s']:.2f}")
+        return 0
     jobs = [(name, model_path, plain, options) for name in ("ours", "baseline")]
     # Each system in its own process: separate peak-RSS figures, and both cores busy.
     with multiprocessing.get_context("spawn").Pool(2) as pool:

@@ -1,10 +1,10 @@
 """Streaming phrase detection for one player's microphone.
 
-Audio goes in chunk by chunk with the absolute index of its first sample; `Detection`s come out
-as soon as a whole active phrase shows in Vosk's *partial* result, and the final result of the
-same utterance only adds what the partials missed. Each detection's onset is the first word's
-start, moved from Vosk's 30 ms grid onto the energy rise in the audio, and turned into the
-game's clock by sample counting (never by reading a wall clock when the result arrives).
+Audio goes in chunk by chunk with the absolute index of its first sample. Vosk's partial
+results only say when an utterance is over; its one decision (a `Detection` or `NotUnderstood`)
+comes from the utterance's final n-best list. Each detection's onset is the start of the speech
+under the first word, found in the audio, and turned into the game's clock by sample counting
+(never by reading a wall clock when the result arrives).
 """
 
 from __future__ import annotations
@@ -18,8 +18,16 @@ from typing import Any
 
 import numpy as np
 
-from voice.audio import (QUIET_DB, RATE, SpectralGate, loudness, peak_db, quiet_before,
-                         speech_onset, to_pcm16)
+from voice.audio import (
+    QUIET_DB,
+    RATE,
+    SpectralGate,
+    loudness,
+    peak_db,
+    quiet_before,
+    speech_onset,
+    to_pcm16,
+)
 from voice.grammar import build_grammar, garbage_word, validate_grammar
 from voice.lexicon import Lexicon, Phrase, spell_all, usable_phrases
 from voice.model import VoskModel
@@ -74,12 +82,11 @@ class Match:
 
 
 def parse_words(result: dict[str, object], rate: int = RATE) -> list[Word]:
-    """The word list of a Vosk result dict: final ("result"), or partial. A partial is read
-    from its text ("partial"), whose words carry no times (start = end = 0), unless it has
-    word times ("partial_result", from a decoder with SetPartialWords)."""
-    if "partial" in result and "partial_result" not in result:
+    """The word list of a Vosk result dict: final ("result"), or partial ("partial", text
+    only: its words carry no times, start = end = 0)."""
+    if "partial" in result:
         return [Word(text, 0, 0, 1.0) for text in str(result["partial"]).split()]
-    items = result.get("partial_result", result.get("result")) or []
+    items = result.get("result") or []
     words = []
     for item in items:  # type: ignore[union-attr]
         words.append(Word(str(item["word"]), round(float(item["start"]) * rate),

@@ -35,10 +35,15 @@ def word(text: str, start: float, end: float, conf: float = 1.0) -> dict:
     return {"word": text, "start": start, "end": end, "conf": conf}
 
 
+def partial(*words: dict) -> dict:
+    """A partial result as Vosk gives it (text only), with the words the scripted decoder's
+    final result holds at that moment."""
+    return {"partial": " ".join(w["word"] for w in words), "words": list(words)}
+
+
 def test_parse_words_reads_partial_and_final_results() -> None:
-    partial = {"partial": "pas mou", "partial_result": [word("pas", 0.96, 1.2), word("mou", 1.2, 1.5, 0.8)]}
     final = {"text": "oui", "result": [{"word": "oui", "start": 2.0, "end": 2.25}]}
-    assert parse_words(partial) == [Word("pas", 15360, 19200, 1.0), Word("mou", 19200, 24000, 0.8)]
+    assert parse_words({"partial": "pas mou"}) == [Word("pas", 0, 0, 1.0), Word("mou", 0, 0, 1.0)]
     assert parse_words(final) == [Word("oui", 32000, 36000, 1.0)]
     assert parse_words({"partial": ""}) == [] and parse_words({"text": ""}) == []
 
@@ -119,8 +124,7 @@ class ScriptedDecoder:
     def FinalResult(self) -> str:
         """Like Vosk: the utterance ends now; its result is what the partial had."""
         if self.pending is None:
-            partial = json.loads(self.PartialResult())
-            current = partial.get("partial_result") or partial.get("words")
+            current = json.loads(self.PartialResult()).get("words")
             self.partials = [p for p in self.partials if p[0] * RATE > self.fed]
             if current:
                 self.pending = {"result": current}
@@ -183,7 +187,7 @@ CAILLOU = [word("pas", 0.96, 1.1), word("mou", 1.1, 1.2), word("le", 1.2, 1.3), 
 
 def test_detection_from_partials_with_onset_on_the_callers_clock(lexicon, script) -> None:
     # Vosk says 0.96 s (early, on its 30 ms grid); the sound starts at 1.000 s.
-    script(partials=[(1.6, {"partial_result": CAILLOU})],
+    script(partials=[(1.6, partial(*CAILLOU))],
            finals=[(2.3, {"result": CAILLOU})])
     recogniser = make(lexicon, clock=rate_clock(RATE, t0=100.0))
     start = 3 * RATE  # the stream's sample 48000 is this chunk's first sample
@@ -196,10 +200,9 @@ def test_detection_from_partials_with_onset_on_the_callers_clock(lexicon, script
 
 
 def test_a_text_only_partial_closes_the_utterance_before_vosks_endpoint(lexicon, script) -> None:
-    # Vosk's partials carry no word times (SetPartialWords off: they cost the CPU of a second
-    # decoder); their text alone says the utterance is over. "words" is the scripted
-    # decoder's final result for that moment.
-    script(partials=[(1.6, {"partial": "pas mou le caillou", "words": CAILLOU})],
+    # Vosk's partials carry no word times (SetPartialWords off: they doubled the decoder's
+    # CPU); their text alone says the utterance is over.
+    script(partials=[(1.6, partial(*CAILLOU))],
            finals=[(2.3, {"result": CAILLOU})])
     [found] = feed(make(lexicon), tone(3.0, [(1.0, 1.5)]))
     assert found.intent == "pas_mou_le_caillou" and found.onset_s == pytest.approx(1.0, abs=0.01)
@@ -226,8 +229,8 @@ def test_onset_without_refinement_is_vosk_start_plus_bias(lexicon, script) -> No
 
 
 def test_a_flickering_guess_is_not_emitted(lexicon, script) -> None:
-    oui = {"partial_result": [word("oui", 0.96, 1.2)]}
-    non = {"partial_result": [word("non", 0.96, 1.2)]}
+    oui = partial(word("oui", 0.96, 1.2))
+    non = partial(word("non", 0.96, 1.2))
     # "oui" shows for 50 ms, then Vosk settles on "non".
     script(partials=[(1.55, oui), (1.6, non)], finals=[(2.3, {"result": [word("non", 0.96, 1.2)]})])
     found = feed(make(lexicon), tone(2.5, [(1.0, 1.2)]))
@@ -268,7 +271,7 @@ def test_in_a_noisy_room_a_whole_phrase_among_the_n_best_wins(lexicon, script) -
 
 def test_in_a_noisy_room_a_guess_must_hold_longer(lexicon, script) -> None:
     # "non" shows for 0.15 s after the shout, then Vosk drops it.
-    partials = [(1.35, {"partial_result": [word("non", 0.96, 1.3)]}), (1.5, {"partial": ""})]
+    partials = [(1.35, partial(word("non", 0.96, 1.3))), (1.5, {"partial": ""})]
     shout = tone(2.5, [(1.0, 1.3)])
     script(partials=partials)
     assert [d.intent for d in feed(make(lexicon), shout)] == ["non"]
@@ -388,7 +391,7 @@ def test_stray_words_are_noise_only_in_a_noisy_room(lexicon) -> None:
 def test_an_utterance_closed_early_is_not_decided_again(lexicon, script) -> None:
     # The partial "oui" settles after the first burst; the utterance is closed (one decision).
     # Vosk's own endpoint then reports the tail of the same shout: not a second decision.
-    script(partials=[(1.25, {"partial_result": [word("oui", 0.96, 1.2)]})],
+    script(partials=[(1.25, partial(word("oui", 0.96, 1.2)))],
            finals=[(2.0, {"result": [word("oui", 1.29, 1.42)]})])
     found = feed(make(lexicon, pause_s=0), tone(2.5, [(1.0, 1.2), (1.32, 1.42)]))
     assert [d.intent for d in found] == ["oui"]

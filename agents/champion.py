@@ -63,7 +63,8 @@ class ChampionBot:
 
         table = (state.rules.name, state.players)
         if table not in self._players:
-            self._players[table] = ModelBot.load(champion_path(*table), reaction=self.reaction)
+            self._players[table] = ModelBot.load(champion_path(*table), reaction=self.reaction,
+                                                 rules=state.rules)
         bot = self._players[table]
         bot.rng = self.rng  # the caller reseeds this bot's generator between games
         return bot.act(state, decision)

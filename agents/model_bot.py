@@ -182,14 +182,16 @@ class ModelBot:
 
     def __init__(self, model: Any, meta: dict[str, Any], name: str = "model", seed: int | str = 0,
                  reaction: str = DEFAULT_REACTION, deterministic: bool = True,
-                 fast: NumpyPolicy | None = None) -> None:
-        # `model` is None for a champion file: its numpy weights (`fast`) are all it plays with.
+                 fast: NumpyPolicy | None = None, rules: Ruleset | None = None) -> None:
+        # `model` is None for a weights file: its numpy arrays (`fast`) are all it plays with.
+        # `rules` replaces the ruleset of the metadata: a champion plays its table's rules as
+        # they are now (a rule fixed since it was trained changes no observation or action).
         from cdc_env.env import raw_env
 
         self.name = name
         self.model = model
         self.meta = meta
-        rules = Ruleset.from_dict(meta["ruleset"], source=f"{name} metadata")
+        rules = rules or Ruleset.from_dict(meta["ruleset"], source=f"{name} metadata")
         table = raw_env(rules, meta["players"], max_turns=meta["max_turns"], stake_levels=meta["stake_levels"])
         try:
             self.fast: NumpyPolicy | None = fast or NumpyPolicy.from_torch(model.policy)
@@ -213,10 +215,11 @@ class ModelBot:
         self._checked = False
 
     @classmethod
-    def load(cls, path: str | Path, seed: int | str = 0, reaction: str = DEFAULT_REACTION) -> "ModelBot":
+    def load(cls, path: str | Path, seed: int | str = 0, reaction: str = DEFAULT_REACTION,
+             rules: Ruleset | None = None) -> "ModelBot":
         if Path(path).suffix == ".npz":
             fast, meta = load_weights(path)
-            return cls(None, meta, name=Path(path).stem, seed=seed, reaction=reaction, fast=fast)
+            return cls(None, meta, name=Path(path).stem, seed=seed, reaction=reaction, fast=fast, rules=rules)
         model, meta = load_model(path)
         return cls(model, meta, name=Path(path).stem, seed=seed, reaction=reaction)
 

@@ -227,6 +227,36 @@ class LeagueOpponent:
         return self._member.act(state, decision)
 
 
+def make_envs(config: TrainConfig, rules: Any, league: League) -> Any:
+    """The config's training tables as a vector env: each a CulDeChouetteEnv whose other seats
+    are played by members of the league."""
+    from stable_baselines3.common.monitor import Monitor
+    from stable_baselines3.common.vec_env import DummyVecEnv, SubprocVecEnv, VecEnv
+
+    from cdc_env.single import CulDeChouetteEnv
+
+    opponents_per_table = config.players - 1
+
+    def make(index: int) -> Any:
+        def build() -> LeagueTable:
+            opponents = [LeagueOpponent(league, f"{config.seed}:{index}:{seat}") for seat in range(opponents_per_table)]
+            table = CulDeChouetteEnv(rules, config.players, opponents=opponents,
+                                     learner_seat="random" if config.players > 1 else 0,
+                                     max_turns=config.max_turns, reaction=config.reaction, shaping=config.shaping,
+                                     random_starts=config.random_starts)
+            return LeagueTable(Monitor(table), league)
+        return build
+
+    if config.vec_env == "subproc":
+        # One process per environment, each with its own copy of the league (snapshots reach
+        # them through env_method): the tables step on every core while the learner waits.
+        envs: VecEnv = SubprocVecEnv([make(i) for i in range(config.n_envs)], start_method="fork")
+    else:
+        envs = DummyVecEnv([make(i) for i in range(config.n_envs)])
+    envs.seed(config.seed)
+    return envs
+
+
 # ---------------------------------------------------------------------- checkpoints
 
 

@@ -29,8 +29,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 import numpy as np  # noqa: E402
 from sb3_contrib import MaskablePPO  # noqa: E402
 from stable_baselines3.common.callbacks import BaseCallback  # noqa: E402
-from stable_baselines3.common.monitor import Monitor  # noqa: E402
-from stable_baselines3.common.vec_env import DummyVecEnv, SubprocVecEnv, VecEnv  # noqa: E402
+from stable_baselines3.common.vec_env import SubprocVecEnv  # noqa: E402
 
 from agents.champion import CHAMPIONS_DIR, publish  # noqa: E402
 from agents.evaluation import run_tournament  # noqa: E402
@@ -39,7 +38,7 @@ from agents.training import (  # noqa: E402
     ConfigError,
     League,
     LeagueOpponent,
-    LeagueTable,
+    make_envs,
     TrainConfig,
     clone_teacher,
     latest_checkpoint,
@@ -106,29 +105,6 @@ class RunCallback(BaseCallback):
 def describe(model_path: Path, config: TrainConfig, rules: Ruleset) -> None:
     write_metadata(model_path, rules, config.players, config.max_turns, list(STAKE_LEVELS),
                    extra={"run_name": config.run_name})
-
-
-def make_envs(config: TrainConfig, rules: Ruleset, league: League) -> VecEnv:
-    opponents_per_table = config.players - 1
-
-    def make(index: int) -> Any:
-        def build() -> Monitor:
-            opponents = [LeagueOpponent(league, f"{config.seed}:{index}:{seat}") for seat in range(opponents_per_table)]
-            table = CulDeChouetteEnv(rules, config.players, opponents=opponents,
-                                     learner_seat="random" if config.players > 1 else 0,
-                                     max_turns=config.max_turns, reaction=config.reaction, shaping=config.shaping,
-                                     random_starts=config.random_starts)
-            return LeagueTable(Monitor(table), league)
-        return build
-
-    if config.vec_env == "subproc":
-        # One process per environment, each with its own copy of the league (snapshots reach
-        # them through env_method): the tables step on every core while the learner waits.
-        envs: VecEnv = SubprocVecEnv([make(i) for i in range(config.n_envs)], start_method="fork")
-    else:
-        envs = DummyVecEnv([make(i) for i in range(config.n_envs)])
-    envs.seed(config.seed)
-    return envs
 
 
 def evaluate(model_path: Path, config: TrainConfig, rules: Ruleset, games_override: int | None,

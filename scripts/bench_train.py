@@ -9,7 +9,8 @@ In one run, on the config's tables (its ruleset, seats, opponents, league and re
 2. the learner: MaskablePPO learning on the same tables for `--steps` steps (no imitation, no
    checkpoints), learner steps per second, with the vector env, `n_envs` and `n_steps` given;
 and their ratio, the share of the environments' own speed the training loop keeps (1.0: the
-learner costs nothing). Wall-clock time: run it on a quiet machine.
+learner costs nothing). Wall-clock time; the two take turns, `--rounds` slices each, and each
+one's best slice is its figure, so that the load of other processes hits both alike.
 """
 
 from __future__ import annotations
@@ -27,10 +28,7 @@ from agents.training import League, load_config, make_envs  # noqa: E402
 from cdc_env.rules import load_ruleset  # noqa: E402
 
 
-def environment_rate(envs: list, steps: int, seed: int) -> float:
-    rng = np.random.default_rng(seed)
-    for index, table in enumerate(envs):
-        table.reset(seed=seed + index)
+def environment_rate(envs: list, steps: int, rng: np.random.Generator) -> float:
     started = time.perf_counter()
     for step in range(steps):
         table = envs[step % len(envs)]
@@ -44,8 +42,9 @@ def environment_rate(envs: list, steps: int, seed: int) -> float:
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--config", default="configs/train/classic_2p.yaml")
-    parser.add_argument("--steps", type=int, default=60_000, help="learner steps to time")
-    parser.add_argument("--env-steps", type=int, default=60_000, help="environment steps to time")
+    parser.add_argument("--steps", type=int, default=60_000, help="learner steps to time, in all")
+    parser.add_argument("--env-steps", type=int, default=60_000, help="environment steps to time, in all")
+    parser.add_argument("--rounds", type=int, default=3)
     parser.add_argument("--vec-env", choices=["dummy", "subproc"], default=None)
     parser.add_argument("--n-envs", type=int, default=None)
     parser.add_argument("--n-steps", type=int, default=None, help="PPO rollout length per environment")
@@ -65,17 +64,23 @@ def main(argv: list[str] | None = None) -> int:
 
     alone = config.model_copy(update={"vec_env": "dummy"})
     tables = make_envs(alone, rules, league).envs
-    env_rate = environment_rate(tables, args.env_steps, config.seed)
+    rng = np.random.default_rng(config.seed)
+    for index, table in enumerate(tables):
+        table.reset(seed=config.seed + index)
 
     envs = make_envs(config, rules, league)
     model = MaskablePPO("MlpPolicy", envs, seed=config.seed, device="cpu", verbose=0,
                         policy_kwargs={"net_arch": list(ppo.net_arch)}, **ppo.model_dump(exclude={"net_arch"}))
     model.learn(total_timesteps=ppo.n_steps * config.n_envs)  # warm-up: the first rollout and update
-    started = time.perf_counter()
-    before = model.num_timesteps
-    model.learn(total_timesteps=args.steps, reset_num_timesteps=False)
-    learner_rate = (model.num_timesteps - before) / (time.perf_counter() - started)
+    env_rates, learner_rates = [], []
+    for _ in range(args.rounds):
+        env_rates.append(environment_rate(tables, args.env_steps // args.rounds, rng))
+        started = time.perf_counter()
+        before = model.num_timesteps
+        model.learn(total_timesteps=args.steps // args.rounds, reset_num_timesteps=False)
+        learner_rates.append((model.num_timesteps - before) / (time.perf_counter() - started))
     envs.close()
+    env_rate, learner_rate = max(env_rates), max(learner_rates)
 
     print(f"config {args.config}: {config.ruleset}, {config.players} seats, opponents {config.opponents}")
     print(f"learner: {config.vec_env} vector env, {config.n_envs} tables, n_steps {ppo.n_steps}, "

@@ -67,7 +67,7 @@ def main(argv: list[str] | None = None) -> int:
     game.add_argument("--players", type=int, default=4)
     game.add_argument("--seed", type=int, default=0)
     game.add_argument("--bot", default="simple",
-                      help="every seat's bot: random, simple, prudent, bold, or a model path")
+                      help="every seat's bot: random, simple, prudent, bold, champion (the shipped agent of the table), or a model path")
     game.add_argument("--reaction", default="human", choices=sorted(REACTION_LEVELS))
     game.add_argument("--max-turns", type=int, default=2000,
                       help="stop a game that has no winner after this many turns (0: never)")

@@ -25,6 +25,7 @@ from rich.table import Table
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
 from agents.bots import make_bot  # noqa: E402
+from agents.champion import champion_path  # noqa: E402
 from cdc_env.actions import Action  # noqa: E402
 from cdc_env.game import DECISION_TEXT, Decision, GameLoadError  # noqa: E402
 from cdc_env.play import describe_event  # noqa: E402
@@ -99,7 +100,9 @@ def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--ruleset", default="classic")
     parser.add_argument("--humans", nargs="*", default=["You"], help="names of the human players")
-    parser.add_argument("--bots", nargs="*", default=["prudent"], help="bot names or model paths, one per bot seat")
+    parser.add_argument("--bots", nargs="*", default=["champion"],
+                        help="bot names or model paths, one per bot seat (default: the shipped champion "
+                             "of the table, agents/champion.py)")
     parser.add_argument("--reaction", default="human", choices=sorted(REACTION_LEVELS), help="the bots' reaction time")
     parser.add_argument("--seed", type=int, default=None)
     parser.add_argument("--keyboard", action="store_true", help="no microphone: play by keyboard only")
@@ -121,6 +124,8 @@ def main(argv: list[str] | None = None) -> int:
         if not rules.min_players <= len(players) <= rules.max_players:
             raise ValueError(f"ruleset {rules.name} is for {rules.min_players}–{rules.max_players} players, "
                              f"got {len(players)} ({len(args.humans)} humans, {len(args.bots)} bots)")
+        if "champion" in args.bots:
+            champion_path(rules.name, len(players))  # a table without a champion: say so now, listing those with one
     except (RulesetError, ValueError) as error:
         console.print(f"[red]error:[/red] {error}")
         return 2

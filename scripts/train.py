@@ -219,7 +219,8 @@ def publish_run(target: Path, directory: Path) -> int:
     extra: dict[str, Any] = {"source": str(model)}
     if report_path.exists():
         report = json.loads(report_path.read_text(encoding="utf-8"))
-        extra.update({"steps": report.get("steps"), "evaluation": report.get("evaluation")})
+        extra.update({"steps": report.get("steps"), "training_seconds": report.get("training_seconds"),
+                      "run_evaluation": report.get("evaluation")})
     try:
         out = publish(model, directory, extra)
     except ModelLoadError as error:

@@ -25,6 +25,7 @@ from cdc_env.reaction import DEFAULT_REACTION, reaction_model
 from cdc_env.rules import Ruleset
 
 MODEL_FORMAT = "cdc-model/1"
+WEIGHTS_FORMAT = "cdc-weights/1"  # a champion: the actor's arrays (.npz) and this metadata
 
 
 class ModelLoadError(ValueError):
@@ -44,6 +45,22 @@ def write_metadata(model_path: Path, rules: Ruleset, players: int, max_turns: in
     return path
 
 
+def read_metadata(path: Path, expected_format: str, writer: str) -> dict[str, Any]:
+    """The JSON beside a model or weights file, or a ModelLoadError saying what is wrong."""
+    meta_path = metadata_path(path)
+    try:
+        meta = json.loads(meta_path.read_text(encoding="utf-8"))
+    except FileNotFoundError:
+        raise ModelLoadError(f"{meta_path} is missing: it says which ruleset and table {path.name} "
+                             f"was trained for ({writer})") from None
+    except json.JSONDecodeError as error:
+        raise ModelLoadError(f"{meta_path} is not valid JSON ({error})") from None
+    if meta.get("format") != expected_format:
+        raise ModelLoadError(f"{meta_path} is not a cdc model description (format {meta.get('format')!r}, "
+                             f"expected {expected_format})")
+    return meta
+
+
 def load_model(path: str | Path) -> tuple[Any, dict[str, Any]]:
     """The MaskablePPO model and its metadata, or a ModelLoadError saying what is wrong."""
     model_path = Path(path)
@@ -51,16 +68,7 @@ def load_model(path: str | Path) -> tuple[Any, dict[str, Any]]:
         model_path = model_path.with_suffix(".zip")
     if not model_path.exists():
         raise ModelLoadError(f"no model at {model_path}")
-    meta_path = metadata_path(model_path)
-    try:
-        meta = json.loads(meta_path.read_text(encoding="utf-8"))
-    except FileNotFoundError:
-        raise ModelLoadError(f"{meta_path} is missing: it says which ruleset and table {model_path.name} "
-                             "was trained for (scripts/train.py writes it beside the model)") from None
-    except json.JSONDecodeError as error:
-        raise ModelLoadError(f"{meta_path} is not valid JSON ({error})") from None
-    if meta.get("format") != MODEL_FORMAT:
-        raise ModelLoadError(f"{meta_path} is not a cdc model description (format {meta.get('format')!r})")
+    meta = read_metadata(model_path, MODEL_FORMAT, "scripts/train.py writes it beside the model")
     try:
         from sb3_contrib import MaskablePPO
 
@@ -69,9 +77,6 @@ def load_model(path: str | Path) -> tuple[Any, dict[str, Any]]:
         raise ModelLoadError(f"{model_path} cannot be loaded (corrupt, or not a MaskablePPO model: "
                              f"{type(error).__name__}: {error}); train it again or restore it") from None
     return model, meta
-
-
-WEIGHTS_FORMAT = "cdc-weights/1"
 
 
 def save_weights(model_path: str | Path, out: Path, extra: dict[str, Any] | None = None) -> Path:
@@ -93,16 +98,7 @@ def load_weights(path: str | Path) -> tuple[NumpyPolicy, dict[str, Any]]:
     path = Path(path)
     if not path.exists():
         raise ModelLoadError(f"no weights file at {path}")
-    meta_path = metadata_path(path)
-    try:
-        meta = json.loads(meta_path.read_text(encoding="utf-8"))
-    except FileNotFoundError:
-        raise ModelLoadError(f"{meta_path} is missing: it says which ruleset and table {path.name} "
-                             "plays (scripts/train.py --publish writes it)") from None
-    except json.JSONDecodeError as error:
-        raise ModelLoadError(f"{meta_path} is not valid JSON ({error})") from None
-    if meta.get("format") != WEIGHTS_FORMAT:
-        raise ModelLoadError(f"{meta_path} is not a cdc weights description (format {meta.get('format')!r})")
+    meta = read_metadata(path, WEIGHTS_FORMAT, "scripts/train.py --publish writes it")
     try:
         with np.load(path, allow_pickle=False) as arrays:
             policy = NumpyPolicy.from_arrays(arrays)

@@ -205,6 +205,11 @@ class ModelBot:
         self.players = meta["players"]
         self.encoder = table.encoder
         self.codec = table.codec
+        actions = int(self.fast.layers[-1][0].shape[1]) if self.fast is not None else table.codec.size
+        if actions != table.codec.size:
+            raise ModelLoadError(
+                f"model {name} chooses among {actions} actions, but this version of cdc has {table.codec.size} "
+                "(the action encoding changed since it was trained, docs/environment.md): train it again")
         self.rng = random.Random(seed)
         self.reaction = reaction_model(reaction)
         self.deterministic = deterministic

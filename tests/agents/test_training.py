@@ -46,6 +46,9 @@ def test_train_checkpoint_resume_and_report(tmp_path: Path) -> None:
     config = tiny_config(tmp_path)
     first = train("--config", str(config))
     assert first.returncode == 0, first.stderr
+    # The verdict: a table and one line on the terminal; the JSON stays in the run folder.
+    assert "verdict: " in first.stdout and "against simple" in first.stdout
+    assert '"opponents"' not in first.stdout and "95 % interval" in first.stdout
     run = tmp_path / "run"
     report = json.loads((run / "report.json").read_text())
     assert report["steps"] == 256

@@ -233,7 +233,7 @@ def make_envs(config: TrainConfig, rules: Any, league: League) -> Any:
     from stable_baselines3.common.monitor import Monitor
     from stable_baselines3.common.vec_env import DummyVecEnv, SubprocVecEnv, VecEnv
 
-    from cdc_env.single import CulDeChouetteEnv
+    from agents.single import CulDeChouetteEnv
 
     opponents_per_table = config.players - 1
 

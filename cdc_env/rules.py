@@ -165,6 +165,10 @@ class Civet(_Section):
     enabled: bool = True
     min_stake: int = Field(default=1, ge=1)
     max_stake: int = Field(default=102, ge=1)
+    # C: "il mise alors un certain nombre de ses points": the stake is the holder's own points,
+    # so it never exceeds their score (and a player with fewer than min_stake points has no
+    # Civet to bet).
+    stake_within_score: bool = False
     combinations: list[str] = Field(default_factory=lambda: list(CIVET_COMBINATIONS))
     bets: bool = False
     bet_win: int = Field(default=25, ge=0)
@@ -295,8 +299,13 @@ class Ruleset(BaseModel):
     min_players: int = Field(default=2, ge=1, le=8)
     max_players: int = Field(default=8, ge=1, le=8)
     target_score: int = Field(default=343, ge=1)
-    # Gains that are not the combination of one's own dice on one's own turn stop here.
+    # Gains the cap holds stop at cap_score (a gain never lowers a score already above it).
     cap_score: int = Field(default=332, ge=0)
+    # Which gains the cap holds. all_but_own_dice (C: "via un défi ou une mise"): every gain but
+    # the combination of one's own dice on one's own turn. off_own_turn (V: "tant que ça n'est
+    # pas son tour, on ne peut pas dépasser 332 points"): only gains off one's own turn, so an
+    # own-turn Civet or Grelottine challenge may pass the cap and win.
+    cap_holds: Literal["all_but_own_dice", "off_own_turn"] = "all_but_own_dice"
     negative_scores: bool = True
     # lowest_die: everyone rolls, lowest starts, ties roll again; random: a random seat.
     first_player: Literal["lowest_die", "random"] = "lowest_die"
@@ -372,8 +381,13 @@ def load_ruleset(name_or_path: str | Path) -> Ruleset:
             f"no ruleset {str(name_or_path)!r}: give one of {', '.join(RULESET_NAMES)} "
             f"or the path of a YAML file"
         )
+    if not path.is_file():
+        raise RulesetError(f"ruleset {str(name_or_path)!r} is a directory, not a YAML file: give one of "
+                           f"{', '.join(RULESET_NAMES)} or the path of a ruleset's .yaml file")
     try:
         data = yaml.safe_load(path.read_text(encoding="utf-8"))
+    except OSError as error:
+        raise RulesetError(f"ruleset {path} cannot be read: {error.strerror}") from None
     except yaml.YAMLError as error:
         raise RulesetError(f"ruleset {path} is not valid YAML: {error}") from None
     if not isinstance(data, dict):

@@ -16,7 +16,7 @@ policy is then improved greedily, until no choice improves. The last solution is
 to the precision of the linear solve. Scores below `FLOOR` (far below anything optimal play
 reaches from 0) count as `FLOOR`, which keeps the states finite.
 
-Everything comes from the ruleset (the engine's `classify` gives the rolls, its `_made` judges
+Everything comes from the ruleset (the engine's `classify` gives the rolls, its `rulebook.scoring.made` judges
 the bets) and is cached per ruleset; tests check one turn of this model against the engine.
 """
 
@@ -37,7 +37,10 @@ import numpy as np
 from cdc_env import combinations, game
 from cdc_env.actions import Action, BirdBet, DeclareCivet, Pass, Roll, Shout, Sirop, UseGrelottine
 from cdc_env.combinations import Combination, classify
-from cdc_env.game import Decision, GameState, RollOutcome, _made
+from cdc_env.game import Decision, GameState, RollOutcome
+from cdc_env.rulebook.scoring import made as _made
+
+RULEBOOK = Path(game.__file__).parent / "rulebook"
 from cdc_env.rules import Ruleset, load_ruleset
 
 # The lowest score the optimum tells apart (see the module's docstring).
@@ -528,7 +531,7 @@ def _cache_file(rules_json: str) -> Path | None:
     if not root:
         return None
     digest = hashlib.sha256(f"{rules_json}|{FLOOR}".encode())
-    for module in (__file__, combinations.__file__, game.__file__):
+    for module in (__file__, combinations.__file__, game.__file__, *sorted(RULEBOOK.glob("*.py"))):
         digest.update(Path(module).read_bytes())
     return Path(root) / f"solo-optimum-{digest.hexdigest()[:24]}.npy"
 

@@ -30,7 +30,7 @@ import numpy as np
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
 from cdc_env.env import env as cdc_env, raw_env  # noqa: E402
-from cdc_env.single import CulDeChouetteEnv  # noqa: E402
+from agents.single import CulDeChouetteEnv  # noqa: E402
 
 
 class AecRun:

@@ -48,7 +48,7 @@ from agents.training import (  # noqa: E402
 )
 from cdc_env.play import play_game  # noqa: E402
 from cdc_env.rules import RulesetError, Ruleset, load_ruleset  # noqa: E402
-from cdc_env.single import CulDeChouetteEnv  # noqa: E402
+from agents.single import CulDeChouetteEnv  # noqa: E402
 from cdc_env.spaces import STAKE_LEVELS  # noqa: E402
 
 

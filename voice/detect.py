@@ -18,6 +18,7 @@ from pathlib import Path
 
 from voice.audio import RATE, AudioError, load_clip, to_pcm16
 from voice.grammar import GrammarError
+from voice.intents import check_game_lexicon
 from voice.lexicon import LexiconError, load_lexicon
 from voice.model import ModelNotFoundError, find_model, load_model
 
@@ -32,6 +33,8 @@ def main(argv: list[str] | None = None) -> int:
                                         "Vosk's model folders)")
     parser.add_argument("--lexicon", default=str(DEFAULT_LEXICON), help="lexicon YAML file")
     parser.add_argument("--intents", help="comma-separated intents to listen for (default: all)")
+    parser.add_argument("--free-intents", action="store_true",
+                        help="a lexicon of any intents (not the game's): its keys are not checked")
     parser.add_argument("--denoise", action="store_true", help="spectral gating before Vosk")
     parser.add_argument("--verbose", action="store_true", help="log what the recogniser does")
     args = parser.parse_args(argv)
@@ -41,7 +44,11 @@ def main(argv: list[str] | None = None) -> int:
         from voice.recogniser import Recogniser
 
         samples = load_clip(args.clip)
+        if len(samples) == 0:
+            raise AudioError(f"{args.clip}: the WAV file holds no audio (0 samples); give a recorded clip")
         lexicon = load_lexicon(args.lexicon)
+        if not args.free_intents:
+            lexicon = check_game_lexicon(lexicon)
         intents = [i.strip() for i in args.intents.split(",") if i.strip()] if args.intents else None
         model = load_model(find_model(args.model))
         recogniser = Recogniser(model, lexicon, intents, denoise=args.denoise)

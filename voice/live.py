@@ -14,6 +14,7 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import Any
 
+from voice.intents import check_game_lexicon
 from voice.lexicon import Lexicon, load_lexicon
 from voice.microphone import Microphone, MicrophoneError
 from voice.model import find_model, load_model
@@ -101,7 +102,7 @@ def build_listener(model: str | None, lexicon: str, seats: Sequence[int], device
         raise MicrophoneError(f"give one --devices entry per human ({len(seats)}), e.g. "
                               "--devices pulse:1 pulse:2 for two channels of one card")
     vosk_model = load_model(find_model(model, download=model is None))
-    words = load_lexicon(lexicon)
+    words = check_game_lexicon(load_lexicon(lexicon))
     listener = open_listener(vosk_model, words, seats, specs)
     # Every phrase the model cannot hear, with the word that breaks it, once at start-up (the
     # recogniser checked the whole lexicon when it was built).

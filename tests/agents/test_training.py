@@ -137,7 +137,7 @@ def test_imitation_label_smoothing_keeps_the_teachers_alternatives_alive() -> No
     from sb3_contrib import MaskablePPO
 
     from agents.training import clone_teacher, teacher_samples
-    from cdc_env.single import CulDeChouetteEnv
+    from agents.single import CulDeChouetteEnv
 
     rules = load_ruleset("classic")
     env = CulDeChouetteEnv(rules, 2, opponents="bold")
@@ -199,7 +199,7 @@ def test_model_with_a_damaged_policy_is_a_clear_error(tmp_path: Path) -> None:
     from sb3_contrib import MaskablePPO
 
     from agents.model_bot import write_metadata
-    from cdc_env.single import CulDeChouetteEnv
+    from agents.single import CulDeChouetteEnv
     from cdc_env.spaces import STAKE_LEVELS
 
     rules = load_ruleset("classic")

@@ -178,7 +178,9 @@ def neant_game(players: int = 3, dice_after: list[int] | None = None, scores=Non
     state.scores[:] = scores or [100] * players
     for seat in range(1, players):
         state.items[seat]["grelottine"] = 1
-    play(state, ROLL, *[PASS] * (players - 1))
+    play(state, ROLL)
+    while state.pending.kind == "buy_cul":  # v004 has no Achat de dé
+        play(state, PASS)
     return state
 
 
@@ -284,40 +286,44 @@ def test_grelottine_stake_gains_are_capped() -> None:
 # ------------------------------------------------------------------ Civet
 
 
+HOLDER = 150  # the Civet's holder has the points to stake (C: "un certain nombre de ses points")
+
+
 def civet_game(dice: list[int], rules="classic", players: int = 2):
-    return new_game(rules, players, dice=dice, items=[{"civet": 1}] + [{}] * (players - 1))
+    return new_game(rules, players, dice=dice, items=[{"civet": 1}] + [{}] * (players - 1),
+                    scores=[HOLDER] + [0] * (players - 1))
 
 
 def test_civet_made_wins_the_stake_plus_the_combination() -> None:
     state = civet_game([2, 4, 6])
     play(state, DeclareCivet("velute", 80))
-    assert state.scores == [72 + 80, 0]
+    assert state.scores == [HOLDER + 72 + 80, 0]
     assert state.items[0]["civet"] == 0
 
 
 def test_civet_failed_loses_the_stake_but_scores_the_combination() -> None:
     state = civet_game([5, 5, 2])
     play(state, DeclareCivet("velute", 80), PASS)
-    assert state.scores == [25 - 80, 0]
+    assert state.scores == [HOLDER + 25 - 80, 0]
 
 
 def test_civet_cul_de_chouette_with_sirotage() -> None:
     state = civet_game([3, 3, 1, 3])
     play(state, DeclareCivet("cul_de_chouette_sirote", 50), Sirop(), PASS)
-    assert state.scores == [70 + 50, 0]
+    assert state.scores == [HOLDER + 70 + 50, 0]
 
 
 def test_civet_cul_de_chouette_without_sirotage_is_not_made_by_a_sirop() -> None:
     state = civet_game([3, 3, 1, 3])
     play(state, DeclareCivet("cul_de_chouette", 50), Sirop(), PASS)
-    assert state.scores == [70 - 50, 0]
+    assert state.scores == [HOLDER + 70 - 50, 0]
 
 
 def test_civet_on_a_suite_counts_one_two_three() -> None:
     state = civet_game([1, 2, 3])
     from cdc_env.actions import Shout
     play(state, DeclareCivet("suite", 10), Shout("grelotte_ca_picote", 100), Shout("grelotte_ca_picote", 500))
-    assert state.scores == [18 + 10, -10]
+    assert state.scores == [HOLDER + 18 + 10, -10]
 
 
 def test_civet_stake_limits() -> None:
@@ -337,7 +343,7 @@ def test_v004_others_bet_on_the_civet() -> None:
     play(state, DeclareCivet("velute", 10))
     assert state.pending.kind == "civet_bet"
     play(state, BetOnSuccess(), PASS)
-    assert state.scores == [82, 25, 0]
+    assert state.scores == [HOLDER + 82, 25, 0]
 
 
 def test_v004_civet_stake_stops_below_102() -> None:

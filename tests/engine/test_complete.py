@@ -150,10 +150,10 @@ def test_the_others_phrase_from_the_thrower_is_a_bevue() -> None:
 
 
 def test_a_suite_velutee_is_a_velute_for_a_civet() -> None:
-    state = new_game("complete", 2, dice=[1, 2, 3], items=[{"civet": 1}, {}])
+    state = new_game("complete", 2, dice=[1, 2, 3], items=[{"civet": 1}, {}], scores=[100, 0])
     play(state, DeclareCivet("velute", 10))
     play(state, Shout(GRELOTTE, 300), Shout(GRELOTTE, 500), PASS, PASS)
-    assert state.scores == [10, -10]
+    assert state.scores == [100 + 10, -10]
 
 
 # ------------------------------------------------------------------ Artichette
@@ -362,13 +362,13 @@ def test_an_unclaimed_winning_bet_pays_nothing_and_costs_nothing() -> None:
 
 
 def test_silence_on_a_sirop_is_a_bevue_couche_sirop_is_not() -> None:
-    state = sirop_game([3, 3, 5, 4])
+    state = sirop_game([3, 3, 5, 1])
     play(state, PASS, CoucheSirop())
     assert state.scores == [-9, -10, 0]
 
 
 def test_a_lost_bird_bet_costs_five() -> None:
-    state = sirop_game([3, 3, 5, 4])
+    state = sirop_game([3, 3, 5, 1])
     play(state, BirdBet(5), CoucheSirop())
     assert state.scores == [-9, -5, 0]
 
@@ -402,7 +402,7 @@ def no_negative(**overrides: object):
 
 
 def test_without_negative_scores_a_score_stops_at_zero() -> None:
-    state = after_roll([3, 3, 5, 4], rules=ruleset("complete", negative_scores=False,
+    state = after_roll([3, 3, 5, 1], rules=ruleset("complete", negative_scores=False,
                                                     minimum_scores={"sirotage_covers_chouette": False}))
     play(state, Sirop(), CoucheSirop(), CoucheSirop())
     assert state.scores == [0, 0, 0]

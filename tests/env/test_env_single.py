@@ -14,7 +14,7 @@ from stable_baselines3.common.env_checker import check_env as sb3_check_env
 from agents.simple import make_bot
 from cdc_env.actions import IllegalActionError, Pass
 from cdc_env.rules import load_ruleset
-from cdc_env.single import ENV_ID, CulDeChouetteEnv, ModelPolicy
+from agents.single import ENV_ID, CulDeChouetteEnv, ModelPolicy
 from env_helpers import RULESETS, players_for
 
 pytestmark = pytest.mark.filterwarnings("ignore::UserWarning")
@@ -34,7 +34,7 @@ def test_registered_with_gymnasium() -> None:
     table = gymnasium.make(ENV_ID, ruleset="basic", players=3)
     observation, info = table.reset(seed=1)
     assert observation.shape == table.observation_space.shape and info["seat"] == 0
-    lazy = gymnasium.make("cdc_env.single:" + ENV_ID, ruleset="basic")
+    lazy = gymnasium.make("agents.single:" + ENV_ID, ruleset="basic")
     assert lazy.unwrapped.players == 2
 
 
@@ -153,7 +153,7 @@ def test_bad_configuration_says_what_is_wrong() -> None:
 
 
 def test_random_starts_begin_games_part_way_and_only_as_often_as_asked() -> None:
-    from cdc_env.single import random_position
+    from agents.single import random_position
 
     rules = load_ruleset("classic")
     rng = np.random.default_rng(3)

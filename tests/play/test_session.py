@@ -30,6 +30,9 @@ class Recorder:
     def ask(self, session: PlaySession, decision: Decision, options: list[Action]) -> None:
         self.asked.append(decision.kind)
 
+    def voice(self, seat: int, status: str) -> None:
+        self.said.append(f"voice {seat}: {status}")
+
 
 
 

@@ -1,5 +1,8 @@
 """Cul de Chouette as a single-agent Gymnasium environment, for stable-baselines3.
 
+It lives with the agents, not in the engine: its opponents are bots, named or given, and the
+engine imports nothing from the bots.
+
 One learning seat; the other seats are played by given policies: a bot's name (agents/bots.py:
 "random", "simple", "prudent", "bold", or a saved model's path), an object with
 `act(state, decision) -> Action`, a plain callable `(state, decision) -> Action`, or a trained
@@ -7,7 +10,7 @@ model through `ModelPolicy`. The learning seat is fixed or drawn at random each 
 Observations are the flat float32 vector of cdc_env/spaces.py; `action_masks()` gives the legal
 actions to sb3-contrib's MaskablePPO.
 
-    import gymnasium, cdc_env.single
+    import gymnasium, agents.single
     table = gymnasium.make("cdc/CulDeChouette-v0", ruleset="classic", players=2)
 
 Gymnasium's and stable-baselines3's checkers step random indices, which are mostly illegal:
@@ -31,6 +34,7 @@ import gymnasium
 import numpy as np
 from gymnasium import spaces
 
+from agents.bots import make_bot
 from cdc_env.actions import Action, IllegalActionError, Shout
 from cdc_env.env import DEFAULT_MAX_TURNS, Reward, default_players, raw_env
 from cdc_env.game import Decision, GameState
@@ -233,9 +237,7 @@ class CulDeChouetteEnv(gymnasium.Env[np.ndarray, np.int64]):
 
     def _seat_policies(self, game_seed: int) -> list[Callable[[GameState, Decision], Action] | None]:
         """One callable per seat (None for the learner); bots get seeds from the game's seed,
-        like `python -m cdc_env play`, so an episode replays exactly."""
-        from agents.bots import make_bot  # the env is a client of the bots, not the engine
-
+        like `python -m agents play`, so an episode replays exactly."""
         policies: list[Callable[[GameState, Decision], Action] | None] = []
         others = iter(self.opponents)
         for seat in range(self.players):
@@ -275,7 +277,7 @@ class CulDeChouetteEnv(gymnasium.Env[np.ndarray, np.int64]):
 def register() -> None:
     """Registers `cdc/CulDeChouette-v0` with Gymnasium (done when this module is imported)."""
     if ENV_ID not in gymnasium.registry:
-        gymnasium.register(id=ENV_ID, entry_point="cdc_env.single:CulDeChouetteEnv")
+        gymnasium.register(id=ENV_ID, entry_point="agents.single:CulDeChouetteEnv")
 
 
 register()

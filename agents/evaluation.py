@@ -232,8 +232,9 @@ def save_report(tournament: Tournament, out_dir: Path) -> tuple[Path, Path]:
                                     indent=1), encoding="utf-8")
     names = [a.name for a in tournament.agents]
     rates = [a.win_rate for a in tournament.agents]
-    errors = [[a.win_rate - a.ci_low for a in tournament.agents],
-              [a.ci_high - a.win_rate for a in tournament.agents]]
+    # Clipped at 0: at a win rate of 0 or 1 the interval's bound equals it up to rounding.
+    errors = [[max(0.0, a.win_rate - a.ci_low) for a in tournament.agents],
+              [max(0.0, a.ci_high - a.win_rate) for a in tournament.agents]]
     figure, (left, right) = plt.subplots(1, 2, figsize=(10, 4))
     left.bar(names, rates, yerr=errors, capsize=6, color="#4c72b0")
     left.axhline(1 / tournament.seats, color="grey", linestyle="--", label="even odds")

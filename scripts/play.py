@@ -29,6 +29,7 @@ ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
 from agents.bots import make_bot  # noqa: E402
+from agents.champion import champion_path  # noqa: E402
 from cdc_env.game import GameError, GameLoadError  # noqa: E402
 from cdc_env.reaction import REACTION_LEVELS  # noqa: E402
 from cdc_env.rules import RulesetError, load_ruleset  # noqa: E402
@@ -62,7 +63,7 @@ def lineup(args: argparse.Namespace, seed: int, saved: dict | None) -> list[Seat
         return [SeatPlayer(str(p["name"]), None if p["bot"] is None else bot(str(p["bot"]), seat), p["bot"] or "")
                 for seat, p in enumerate(saved["lineup"])]
     humans = ["You"] if args.humans is None else args.humans
-    bots = ["prudent"] if args.bots is None else args.bots
+    bots = ["champion"] if args.bots is None else args.bots
     players = [SeatPlayer(name) for name in humans]
     players += [SeatPlayer(f"{name}-{i + 1}", bot(name, i), name) for i, name in enumerate(bots)]
     return players
@@ -74,7 +75,8 @@ def prepare(argv: list[str] | None, console: Console) -> TableApp | int:
     parser.add_argument("--ruleset", default="classic")
     parser.add_argument("--humans", nargs="*", default=None, help="names of the human players (default: You)")
     parser.add_argument("--bots", nargs="*", default=None,
-                        help="bot names or model paths, one per bot seat (default: prudent)")
+                        help="bot names or model paths, one per bot seat (default: champion, the shipped "
+                             "agent of the table: agents/champion.py)")
     parser.add_argument("--reaction", default="human", choices=sorted(REACTION_LEVELS), help="the bots' reaction time")
     parser.add_argument("--seed", type=int, default=None)
     parser.add_argument("--keyboard", action="store_true", help="no microphone: play by keyboard only")
@@ -99,6 +101,8 @@ def prepare(argv: list[str] | None, console: Console) -> TableApp | int:
         if saved is None and not rules.min_players <= len(players) <= rules.max_players:
             raise ValueError(f"ruleset {rules.name} is for {rules.min_players}–{rules.max_players} players, "
                              f"got {len(players)}; change --humans or --bots")
+        if any(p.bot_name == "champion" for p in players if not p.human):
+            champion_path(rules.name, len(players))  # a table without a champion: say so now, listing those with one
         if not args.keyboard:
             # A bad lexicon is the user's to fix, not a reason to play without voice.
             check_game_lexicon(load_lexicon(args.lexicon))

@@ -224,7 +224,7 @@ def test_resume_of_a_save_whose_history_is_not_a_list(tmp_path: Path, history: A
 @pytest.mark.parametrize("argv, given", [
     (["--humans", "Ana", "Bob"], "not of Ana (human), Bob (human)"),  # the bot seat turned human
     (["--humans", "Ana", "--bots", "bold", "prudent"], "not of Ana (human), bold-1 (bot bold), prudent-2"),
-    (["--humans", "Ana"], "not of Ana (human), prudent-1 (bot prudent);"),  # another bot
+    (["--humans", "Ana"], "not of Ana (human), champion-1 (bot champion);"),  # the default bot: the champion
 ])
 def test_resume_with_another_line_up_names_the_saves(tmp_path: Path, argv: list[str], given: str) -> None:
     path = saved_game(tmp_path)

@@ -1,6 +1,10 @@
 """Every bot by name: `make_bot("prudent", seed=..., reaction="human")`.
 
-A name that is a path to a saved model (`*.zip`) gives a bot that plays that model.
+Besides the built-in names: `champion` (the shipped agent of the game's table,
+agents/champion.py); a path to a saved model (`*.zip`) or a weights file (`*.npz`); and
+`package.module:Name`, a class or factory whose objects have `act(state, decision) -> action`,
+the way a researcher brings their own agent (called with `seed` and `reaction` where it takes
+them).
 """
 
 from __future__ import annotations
@@ -9,6 +13,8 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
+import importlib
+import inspect
 import random
 
 from agents.heuristic import HeuristicBot
@@ -48,14 +54,50 @@ BOT_FACTORIES: dict[str, Callable[..., Any]] = {
 }
 
 
+BOT_NAMES = (*BOT_FACTORIES, "champion")
+
+
+def import_agent(spec: str, seed: int | str, reaction: str) -> Any:
+    """`package.module:Name` → an agent built by that class or factory."""
+    module_name, _, attribute = spec.partition(":")
+    try:
+        module = importlib.import_module(module_name)
+    except Exception as error:  # noqa: BLE001 - any failure to import is the user's to fix
+        raise ValueError(f"agent {spec!r}: module {module_name!r} cannot be imported "
+                         f"({type(error).__name__}: {error}); is it on PYTHONPATH?") from None
+    factory = getattr(module, attribute, None)
+    if factory is None or not callable(factory):
+        raise ValueError(f"agent {spec!r}: {module_name} has no class or factory {attribute!r}")
+    parameters = inspect.signature(factory).parameters
+    takes_any = any(p.kind is inspect.Parameter.VAR_KEYWORD for p in parameters.values())
+    kwargs = {key: value for key, value in (("seed", seed), ("reaction", reaction))
+              if takes_any or key in parameters}
+    try:
+        agent = factory(**kwargs)
+    except Exception as error:  # noqa: BLE001
+        raise ValueError(f"agent {spec!r} could not be built ({type(error).__name__}: {error})") from None
+    if not callable(getattr(agent, "act", None)):
+        raise ValueError(f"agent {spec!r} has no act(state, decision) method")
+    if not hasattr(agent, "rng"):
+        agent.rng = random.Random(seed)  # tournaments reseed every bot between games
+    return agent
+
+
 def make_bot(name: str, seed: int | str = 0, reaction: str = DEFAULT_REACTION) -> Bot:
     if name in BOT_FACTORIES:
         bot = BOT_FACTORIES[name](seed=seed, reaction=reaction)
         return bot
-    if name.endswith(".zip") or Path(name).exists():
+    if name == "champion":
+        from agents.champion import ChampionBot
+
+        return ChampionBot(seed=seed, reaction=reaction)  # type: ignore[return-value]
+    if name.endswith((".zip", ".npz")) or Path(name).exists():
         from agents.model_bot import ModelBot  # torch is only loaded when a model is played
 
         return ModelBot.load(name, seed=seed, reaction=reaction)
+    if ":" in name:
+        return import_agent(name, seed, reaction)
     raise ValueError(
-        f"unknown bot {name!r}: give one of {', '.join(BOT_FACTORIES)} or the path of a saved model (.zip)"
+        f"unknown bot {name!r}: give one of {', '.join(BOT_NAMES)}, the path of a saved model (.zip or .npz) "
+        "or package.module:Name"
     )

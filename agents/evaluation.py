@@ -11,7 +11,9 @@ from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import Any
 
-from cdc_env.play import play_game
+from cdc_env.actions import IllegalActionError
+from cdc_env.dice import SeededDice
+from cdc_env.game import GameState
 from cdc_env.rules import Ruleset
 
 Z95 = 1.959963984540054
@@ -93,10 +95,13 @@ class Tournament:
         }
 
 
-def lineups(names: Sequence[str], seats: int) -> list[list[str]]:
+def lineups(names: Sequence[str], seats: int, field: str | None = None) -> list[list[str]]:
     """The seatings a tournament cycles through: every group of `seats` agents (agents repeat
-    when there are fewer agents than seats), each rotated through every seat."""
-    if len(names) >= seats:
+    when there are fewer agents than seats), each rotated through every seat. With a `field`,
+    each agent sits alone against `seats` − 1 copies of the field's bot, at every seat in turn."""
+    if field is not None:
+        groups = [[name] + [field] * (seats - 1) for name in names]
+    elif len(names) >= seats:
         groups = [list(g) for g in itertools.combinations(names, seats)]
     else:
         groups = [[names[i % len(names)] for i in range(seats)]]
@@ -121,7 +126,15 @@ def bot_game_runner(rules: Ruleset, reaction: str, max_turns: int) -> GameRunner
             bot = cache[key]
             bot.rng.seed(f"{seed}:{seat}:{name}")
             policies.append(bot)
-        state = play_game(rules, policies, seed=seed, max_turns=max_turns)
+        state = GameState(rules, len(policies), dice=SeededDice(seed))
+        while (decision := state.pending) is not None and state.turn_number <= max_turns:
+            assert decision.seat is not None
+            try:
+                state.apply_action(policies[decision.seat].act(state, decision))
+            except IllegalActionError as error:
+                # A brought agent's mistake, named: which agent, at which decision, what it did.
+                raise ValueError(f"agent {seating[decision.seat]!r} played an illegal move in game "
+                                 f"{seed} (seat {decision.seat}): {error}") from None
         return state.winner, list(state.scores)
 
     return run
@@ -164,12 +177,19 @@ def _outcomes(games: list[tuple[list[str], int]], run: GameRunner | None, worker
 def run_tournament(names: Sequence[str], rules: Ruleset, seats: int, games: int, seed: int = 0,
                    reaction: str = "human", max_turns: int = 3000,
                    runner: GameRunner | None = None,
-                   progress: Callable[[int], None] | None = None, workers: int = 1) -> Tournament:
-    """`workers` > 1 plays the games in that many processes, with the same results."""
-    if len(set(names)) != len(names):
-        raise ValueError("each agent must appear once in a tournament (give distinct names)")
-    agents = {n: AgentResult(n) for n in names}
-    seatings = lineups(names, seats)
+                   progress: Callable[[int], None] | None = None, workers: int = 1,
+                   field: str | None = None) -> Tournament:
+    """`workers` > 1 plays the games in that many processes, with the same results. With a
+    `field` bot, every agent plays against `seats` − 1 copies of it (seats rotated); the
+    copies' results are pooled under the field's name."""
+    if games < 1:
+        raise ValueError(f"a tournament needs at least one game (got {games}): give --games 1 or more")
+    if len(set(names)) != len(names) or field in names:
+        raise ValueError("each agent must appear once in a tournament (give distinct names, and a field "
+                         "bot that is not one of the agents)")
+    everyone = [*names, field] if field is not None else list(names)
+    agents = {n: AgentResult(n) for n in everyone}
+    seatings = lineups(names, seats, field)
     records: list[dict[str, Any]] = []
     results: list[tuple[list[str], str | None]] = []
     unfinished = 0
@@ -189,7 +209,7 @@ def run_tournament(names: Sequence[str], rules: Ruleset, seats: int, games: int,
                         "scores": scores})
         if progress:
             progress(game + 1)
-    ratings = elo_ratings(results, list(names))
+    ratings = elo_ratings(results, everyone)
     for agent in agents.values():
         agent.win_rate = agent.wins / agent.games if agent.games else 0.0
         agent.ci_low, agent.ci_high = wilson_interval(agent.wins, agent.games)
@@ -212,8 +232,9 @@ def save_report(tournament: Tournament, out_dir: Path) -> tuple[Path, Path]:
                                     indent=1), encoding="utf-8")
     names = [a.name for a in tournament.agents]
     rates = [a.win_rate for a in tournament.agents]
-    errors = [[a.win_rate - a.ci_low for a in tournament.agents],
-              [a.ci_high - a.win_rate for a in tournament.agents]]
+    # Clipped at 0: at a win rate of 0 or 1 the interval's bound equals it up to rounding.
+    errors = [[max(0.0, a.win_rate - a.ci_low) for a in tournament.agents],
+              [max(0.0, a.ci_high - a.win_rate) for a in tournament.agents]]
     figure, (left, right) = plt.subplots(1, 2, figsize=(10, 4))
     left.bar(names, rates, yerr=errors, capsize=6, color="#4c72b0")
     left.axhline(1 / tournament.seats, color="grey", linestyle="--", label="even odds")

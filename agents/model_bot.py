@@ -25,6 +25,7 @@ from cdc_env.reaction import DEFAULT_REACTION, reaction_model
 from cdc_env.rules import Ruleset
 
 MODEL_FORMAT = "cdc-model/1"
+WEIGHTS_FORMAT = "cdc-weights/1"  # a champion: the actor's arrays (.npz) and this metadata
 
 
 class ModelLoadError(ValueError):
@@ -44,6 +45,22 @@ def write_metadata(model_path: Path, rules: Ruleset, players: int, max_turns: in
     return path
 
 
+def read_metadata(path: Path, expected_format: str, writer: str) -> dict[str, Any]:
+    """The JSON beside a model or weights file, or a ModelLoadError saying what is wrong."""
+    meta_path = metadata_path(path)
+    try:
+        meta = json.loads(meta_path.read_text(encoding="utf-8"))
+    except FileNotFoundError:
+        raise ModelLoadError(f"{meta_path} is missing: it says which ruleset and table {path.name} "
+                             f"was trained for ({writer})") from None
+    except json.JSONDecodeError as error:
+        raise ModelLoadError(f"{meta_path} is not valid JSON ({error})") from None
+    if meta.get("format") != expected_format:
+        raise ModelLoadError(f"{meta_path} is not a cdc model description (format {meta.get('format')!r}, "
+                             f"expected {expected_format})")
+    return meta
+
+
 def load_model(path: str | Path) -> tuple[Any, dict[str, Any]]:
     """The MaskablePPO model and its metadata, or a ModelLoadError saying what is wrong."""
     model_path = Path(path)
@@ -51,46 +68,99 @@ def load_model(path: str | Path) -> tuple[Any, dict[str, Any]]:
         model_path = model_path.with_suffix(".zip")
     if not model_path.exists():
         raise ModelLoadError(f"no model at {model_path}")
-    meta_path = metadata_path(model_path)
-    try:
-        meta = json.loads(meta_path.read_text(encoding="utf-8"))
-    except FileNotFoundError:
-        raise ModelLoadError(f"{meta_path} is missing: it says which ruleset and table {model_path.name} "
-                             "was trained for (scripts/train.py writes it beside the model)") from None
-    except json.JSONDecodeError as error:
-        raise ModelLoadError(f"{meta_path} is not valid JSON ({error})") from None
-    if meta.get("format") != MODEL_FORMAT:
-        raise ModelLoadError(f"{meta_path} is not a cdc model description (format {meta.get('format')!r})")
+    meta = read_metadata(model_path, MODEL_FORMAT, "scripts/train.py writes it beside the model")
     try:
         from sb3_contrib import MaskablePPO
 
         model = MaskablePPO.load(model_path, device="cpu")
-    except (zipfile.BadZipFile, EOFError, KeyError, ValueError, RuntimeError, OSError) as error:
-        raise ModelLoadError(f"{model_path} cannot be loaded (corrupt, or not a MaskablePPO model): {error}") from None
+    except Exception as error:  # noqa: BLE001 - a damaged zip or policy.pth fails in many ways (pickle, torch, zip)
+        raise ModelLoadError(f"{model_path} cannot be loaded (corrupt, or not a MaskablePPO model: "
+                             f"{type(error).__name__}: {error}); train it again or restore it") from None
     return model, meta
 
 
-class _NumpyPolicy:
-    """The greedy (or sampled) masked action of an MLP actor, computed with numpy."""
+def save_weights(model_path: str | Path, out: Path, extra: dict[str, Any] | None = None) -> Path:
+    """Writes a saved model's actor as numpy arrays (`out`, .npz) with its metadata beside it
+    (`out` .json, the model's own plus the observation size): what a champion ships as, a few
+    hundred kB, played without torch."""
+    model, meta = load_model(model_path)
+    policy = NumpyPolicy.from_torch(model.policy)
+    out.parent.mkdir(parents=True, exist_ok=True)
+    np.savez_compressed(out, **policy.to_arrays())
+    data = {**meta, **(extra or {}), "format": WEIGHTS_FORMAT, "observation_size": policy.input_size,
+            "actions": int(policy.layers[-1][0].shape[1])}
+    metadata_path(out).write_text(json.dumps(data, indent=1), encoding="utf-8")
+    return out
 
-    def __init__(self, policy: Any) -> None:
+
+def load_weights(path: str | Path) -> tuple[NumpyPolicy, dict[str, Any]]:
+    """The numpy actor of a weights file (.npz) and its metadata, or a ModelLoadError."""
+    path = Path(path)
+    if not path.exists():
+        raise ModelLoadError(f"no weights file at {path}")
+    meta = read_metadata(path, WEIGHTS_FORMAT, "scripts/train.py --publish writes it")
+    try:
+        with np.load(path, allow_pickle=False) as arrays:
+            policy = NumpyPolicy.from_arrays(arrays)
+    except (OSError, ValueError, KeyError, zipfile.BadZipFile, EOFError) as error:
+        raise ModelLoadError(f"{path} cannot be read (corrupt, or not a weights file): {error}") from None
+    if policy.input_size != meta.get("observation_size"):
+        raise ModelLoadError(f"{path} reads {policy.input_size} values but its metadata says "
+                             f"{meta.get('observation_size')}")
+    return policy, meta
+
+
+class NumpyPolicy:
+    """The greedy (or sampled) masked action of an MLP actor, computed with numpy. Built from a
+    MaskablePPO policy (`from_torch`) or from the arrays of a champion file (`from_arrays`)."""
+
+    def __init__(self, layers: list[tuple[np.ndarray, np.ndarray, str]]) -> None:
+        self.layers = layers
+
+    @classmethod
+    def from_torch(cls, policy: Any) -> "NumpyPolicy":
         import torch
 
-        self.layers: list[tuple[np.ndarray, np.ndarray, str]] = []
+        layers: list[tuple[np.ndarray, np.ndarray, str]] = []
         modules = list(policy.mlp_extractor.policy_net) + [policy.action_net]
         pending: tuple[np.ndarray, np.ndarray] | None = None
         for module in modules:
             if isinstance(module, torch.nn.Linear):
                 if pending is not None:
-                    self.layers.append((*pending, "none"))
+                    layers.append((*pending, "none"))
                 pending = (module.weight.detach().numpy().T.copy(), module.bias.detach().numpy().copy())
             elif isinstance(module, (torch.nn.Tanh, torch.nn.ReLU)) and pending is not None:
-                self.layers.append((*pending, "tanh" if isinstance(module, torch.nn.Tanh) else "relu"))
+                layers.append((*pending, "tanh" if isinstance(module, torch.nn.Tanh) else "relu"))
                 pending = None
             else:
                 raise TypeError(f"unsupported layer {module}")
         if pending is not None:
-            self.layers.append((*pending, "none"))
+            layers.append((*pending, "none"))
+        return cls(layers)
+
+    def to_arrays(self) -> dict[str, np.ndarray]:
+        arrays: dict[str, np.ndarray] = {}
+        for index, (weight, bias, activation) in enumerate(self.layers):
+            arrays[f"weight_{index}"] = weight.astype(np.float32)
+            arrays[f"bias_{index}"] = bias.astype(np.float32)
+            arrays[f"activation_{index}"] = np.array(activation)
+        return arrays
+
+    @classmethod
+    def from_arrays(cls, arrays: Any) -> "NumpyPolicy":
+        layers = []
+        index = 0
+        while f"weight_{index}" in arrays:
+            layers.append((np.asarray(arrays[f"weight_{index}"], np.float32),
+                           np.asarray(arrays[f"bias_{index}"], np.float32), str(arrays[f"activation_{index}"])))
+            index += 1
+        if not layers:
+            raise ValueError("no layers")
+        return cls(layers)
+
+    @property
+    def input_size(self) -> int:
+        return int(self.layers[0][0].shape[0])
 
     def logits(self, observation: np.ndarray) -> np.ndarray:
         x = observation.astype(np.float32)
@@ -107,15 +177,25 @@ class ModelBot:
     """Plays a seat with a trained model; shouts with onsets from its reaction-time model."""
 
     def __init__(self, model: Any, meta: dict[str, Any], name: str = "model", seed: int | str = 0,
-                 reaction: str = DEFAULT_REACTION, deterministic: bool = True) -> None:
+                 reaction: str = DEFAULT_REACTION, deterministic: bool = True,
+                 fast: NumpyPolicy | None = None, rules: Ruleset | None = None) -> None:
+        # `model` is None for a weights file: its numpy arrays (`fast`) are all it plays with.
+        # `rules` replaces the ruleset of the metadata: a champion plays its table's rules as
+        # they are now (a rule fixed since it was trained changes no observation or action).
         from cdc_env.env import raw_env
 
         self.name = name
         self.model = model
         self.meta = meta
-        rules = Ruleset.from_dict(meta["ruleset"], source=f"{name} metadata")
+        rules = rules or Ruleset.from_dict(meta["ruleset"], source=f"{name} metadata")
         table = raw_env(rules, meta["players"], max_turns=meta["max_turns"], stake_levels=meta["stake_levels"])
+        try:
+            self.fast: NumpyPolicy | None = fast or NumpyPolicy.from_torch(model.policy)
+        except (AttributeError, TypeError):
+            self.fast = None
         expected = getattr(getattr(model, "observation_space", None), "shape", None)
+        if expected is None and self.fast is not None:
+            expected = (self.fast.input_size,)
         if expected is not None and tuple(expected) != (table.encoder.size,):
             raise ModelLoadError(
                 f"model {name} reads observations of {expected[0]} values, but this version of cdc "
@@ -125,17 +205,22 @@ class ModelBot:
         self.players = meta["players"]
         self.encoder = table.encoder
         self.codec = table.codec
+        actions = int(self.fast.layers[-1][0].shape[1]) if self.fast is not None else table.codec.size
+        if actions != table.codec.size:
+            raise ModelLoadError(
+                f"model {name} chooses among {actions} actions, but this version of cdc has {table.codec.size} "
+                "(the action encoding changed since it was trained, docs/environment.md): train it again")
         self.rng = random.Random(seed)
         self.reaction = reaction_model(reaction)
         self.deterministic = deterministic
         self._checked = False
-        try:
-            self.fast: _NumpyPolicy | None = _NumpyPolicy(model.policy)
-        except (AttributeError, TypeError):
-            self.fast = None
 
     @classmethod
-    def load(cls, path: str | Path, seed: int | str = 0, reaction: str = DEFAULT_REACTION) -> "ModelBot":
+    def load(cls, path: str | Path, seed: int | str = 0, reaction: str = DEFAULT_REACTION,
+             rules: Ruleset | None = None) -> "ModelBot":
+        if Path(path).suffix == ".npz":
+            fast, meta = load_weights(path)
+            return cls(None, meta, name=Path(path).stem, seed=seed, reaction=reaction, fast=fast, rules=rules)
         model, meta = load_model(path)
         return cls(model, meta, name=Path(path).stem, seed=seed, reaction=reaction)
 

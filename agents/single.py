@@ -237,7 +237,7 @@ class CulDeChouetteEnv(gymnasium.Env[np.ndarray, np.int64]):
 
     def _seat_policies(self, game_seed: int) -> list[Callable[[GameState, Decision], Action] | None]:
         """One callable per seat (None for the learner); bots get seeds from the game's seed,
-        like `python -m cdc_env play`, so an episode replays exactly."""
+        like `python -m agents play`, so an episode replays exactly."""
         policies: list[Callable[[GameState, Decision], Action] | None] = []
         others = iter(self.opponents)
         for seat in range(self.players):

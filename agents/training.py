@@ -10,6 +10,7 @@ import random
 from pathlib import Path
 from typing import Any, Literal
 
+import gymnasium
 import numpy as np
 import yaml
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
@@ -90,6 +91,8 @@ class TrainConfig(_Strict):
     seed: int = 0
     total_timesteps: int = Field(default=500_000, ge=1)
     n_envs: int = Field(default=4, ge=1)
+    # dummy: every table steps in the learner's process; subproc: one process per table.
+    vec_env: Literal["dummy", "subproc"] = "dummy"
     max_turns: int = Field(default=300, ge=1)
     reaction: str = "human"
     shaping: float = Field(default=0.0, ge=0)
@@ -120,13 +123,53 @@ def load_config(path: str | Path, overrides: dict[str, Any] | None = None) -> Tr
         raise ConfigError(f"{path} must be a YAML mapping")
     data.update(overrides or {})
     try:
-        return TrainConfig.model_validate(data)
+        config = TrainConfig.model_validate(data)
     except ValidationError as error:
         problems = "\n".join(
             f"  - {'.'.join(map(str, e['loc']))}: "
             + ("unknown key" if e["type"] == "extra_forbidden" else f"{e['msg']} (got {e.get('input')!r})")
             for e in error.errors())
         raise ConfigError(f"training config {path} is not valid:\n{problems}") from None
+    problems = config_name_problems(config)
+    if problems:
+        raise ConfigError(f"training config {path} is not valid:\n" + "\n".join(f"  - {p}" for p in problems))
+    return config
+
+
+def config_name_problems(config: TrainConfig) -> list[str]:
+    """Every name in a config that would fail later (a bot, a reaction level, the ruleset and its
+    seat count), found when the config is loaded, before any work: a typo in the evaluation's
+    opponents must not wait for the end of a training run to be found."""
+    from agents.bots import make_bot
+    from agents.champion import champion_path
+    from cdc_env.reaction import REACTION_LEVELS
+    from cdc_env.rules import RulesetError, load_ruleset
+
+    problems = []
+    try:
+        rules = load_ruleset(config.ruleset)
+        if not rules.min_players <= config.players <= rules.max_players:
+            problems.append(f"players: ruleset {rules.name} is played by {rules.min_players}–"
+                            f"{rules.max_players} players, not {config.players}")
+    except RulesetError as error:
+        problems.append(f"ruleset: {error}")
+    if config.reaction not in REACTION_LEVELS:
+        problems.append(f"reaction: unknown level {config.reaction!r}; choose from {', '.join(REACTION_LEVELS)}")
+    bots = [("opponents", name) for name in config.opponents]
+    bots += [("evaluation.opponents", name) for name in config.evaluation.opponents]
+    if config.imitation.teacher:
+        bots.append(("imitation.teacher", config.imitation.teacher))
+    for key, name in bots:
+        try:
+            if name == "champion":
+                champion_path(config.ruleset, config.players)
+            else:
+                make_bot(name)
+        except ValueError as error:
+            problems.append(f"{key}: {error}")
+    if config.players > 1 and not config.opponents:
+        problems.append("opponents: a table of several players needs at least one opponent bot")
+    return problems
 
 
 # ---------------------------------------------------------------------- the league
@@ -149,10 +192,12 @@ class League:
     def add_snapshot(self, path: Path) -> None:
         from agents.model_bot import ModelBot
 
-        if self.max_snapshots == 0:
-            return
-        self.snapshot_paths.append(str(path))
+        if self.max_snapshots == 0 or str(path) in self.snapshot_paths:
+            return  # several tables of one process share a league: each adds the snapshot once
+        # Loaded before it is listed: a snapshot that cannot be loaded never enters the list
+        # the checkpoints keep.
         self.snapshots.append(ModelBot.load(path, reaction=self.reaction))
+        self.snapshot_paths.append(str(path))
         if len(self.snapshots) > self.max_snapshots:
             self.snapshot_paths.pop(0)
             self.snapshots.pop(0)
@@ -161,6 +206,21 @@ class League:
         if self.snapshots and rng.random() < self.self_play_fraction:
             return rng.choice(self.snapshots)
         return rng.choice(self.bots)
+
+
+class LeagueTable(gymnasium.Wrapper):  # type: ignore[type-arg]
+    """A training table that knows its league, so a snapshot reaches a table in a worker process
+    (`env_method("add_league_snapshot", path)`)."""
+
+    def __init__(self, env: Any, league: League) -> None:
+        super().__init__(env)
+        self.league = league
+
+    def add_league_snapshot(self, path: str) -> None:
+        self.league.add_snapshot(Path(path))
+
+    def action_masks(self) -> np.ndarray:
+        return self.env.unwrapped.action_masks()
 
 
 class LeagueOpponent:
@@ -178,6 +238,36 @@ class LeagueOpponent:
             self._member = self.league.pick(self.rng)
             self._member.rng.seed(self.rng.random())
         return self._member.act(state, decision)
+
+
+def make_envs(config: TrainConfig, rules: Any, league: League) -> Any:
+    """The config's training tables as a vector env: each a CulDeChouetteEnv whose other seats
+    are played by members of the league."""
+    from stable_baselines3.common.monitor import Monitor
+    from stable_baselines3.common.vec_env import DummyVecEnv, SubprocVecEnv, VecEnv
+
+    from agents.single import CulDeChouetteEnv
+
+    opponents_per_table = config.players - 1
+
+    def make(index: int) -> Any:
+        def build() -> LeagueTable:
+            opponents = [LeagueOpponent(league, f"{config.seed}:{index}:{seat}") for seat in range(opponents_per_table)]
+            table = CulDeChouetteEnv(rules, config.players, opponents=opponents,
+                                     learner_seat="random" if config.players > 1 else 0,
+                                     max_turns=config.max_turns, reaction=config.reaction, shaping=config.shaping,
+                                     random_starts=config.random_starts)
+            return LeagueTable(Monitor(table), league)
+        return build
+
+    if config.vec_env == "subproc":
+        # One process per environment, each with its own copy of the league (snapshots reach
+        # them through env_method): the tables step on every core while the learner waits.
+        envs: VecEnv = SubprocVecEnv([make(i) for i in range(config.n_envs)], start_method="fork")
+    else:
+        envs = DummyVecEnv([make(i) for i in range(config.n_envs)])
+    envs.seed(config.seed)
+    return envs
 
 
 # ---------------------------------------------------------------------- checkpoints

@@ -7,7 +7,9 @@ replayed, and sent across a process or a network.
 from __future__ import annotations
 
 import math
+from collections.abc import Callable
 from dataclasses import dataclass, fields
+from numbers import Integral, Real
 from typing import Any, ClassVar
 
 
@@ -15,9 +17,70 @@ class IllegalActionError(ValueError):
     """An action the current decision does not allow; the game state is left unchanged."""
 
 
+def _integer(value: Any) -> int:
+    if type(value) is int:
+        return value
+    # numpy integers (from an action space) are welcome; 1.0 and True are not seat numbers.
+    if isinstance(value, bool) or not isinstance(value, Integral):
+        raise TypeError("an integer")
+    return int(value)
+
+
+def _text(value: Any) -> str:
+    if type(value) is not str and not isinstance(value, str):
+        raise TypeError("a string")
+    return value
+
+
+def _onset(value: Any) -> float | None:
+    # The value itself (finite, ≥ 0) is the decision's to judge: a wrong onset is refused
+    # by apply_action with its own message.
+    if value is not None and type(value) is not float and (isinstance(value, bool) or not isinstance(value, Real)):
+        raise TypeError("a number of ms, or None")
+    return value
+
+
+def _integers(value: Any) -> tuple[int, ...]:
+    if type(value) is tuple and all(type(v) is int for v in value):
+        return value
+    if isinstance(value, (str, bytes)) or not hasattr(value, "__iter__"):
+        raise TypeError("a sequence of integers")
+    try:
+        return tuple(_integer(v) for v in value)
+    except TypeError:
+        raise TypeError("a sequence of integers") from None
+
+
+# Each field's check, by its annotation: it returns the value to keep or raises TypeError
+# with what was expected.
+_CHECKS: dict[str, Callable[[Any], Any]] = {
+    "int": _integer, "str": _text, "float | None": _onset, "tuple[int, ...]": _integers,
+}
+
+_FIELD_CHECKS: dict[type, tuple[tuple[str, Callable[[Any], Any]], ...]] = {}
+
+
 @dataclass(frozen=True)
 class Action:
     kind: ClassVar[str] = ""
+
+    def __post_init__(self) -> None:
+        """A field of the wrong type is refused here, before it can reach a game."""
+        cls = type(self)
+        checks = _FIELD_CHECKS.get(cls)
+        if checks is None:  # once per class: actions are built by the thousand in training
+            checks = _FIELD_CHECKS[cls] = tuple((f.name, _CHECKS[str(f.type)]) for f in fields(cls))
+        for name, check in checks:
+            value = getattr(self, name)
+            try:
+                checked = check(value)
+            except TypeError as expected:
+                raise IllegalActionError(
+                    f"{cls.__name__}.{name} must be {expected}, got {value!r} "
+                    f"({type(value).__name__}); build the action with the right type"
+                ) from None
+            if checked is not value:
+                object.__setattr__(self, name, checked)
 
     def to_json(self) -> dict[str, Any]:
         # Every action is saved in the game's history: no deep copies on this path.
@@ -133,6 +196,7 @@ class KeepDice(Action):
     keep: tuple[int, ...] = ()
 
     def __post_init__(self) -> None:
+        super().__post_init__()
         object.__setattr__(self, "keep", tuple(sorted(self.keep)))
 
 
@@ -154,9 +218,6 @@ class Dice(Action):
 
     kind: ClassVar[str] = "dice"
     values: tuple[int, ...] = ()
-
-    def __post_init__(self) -> None:
-        object.__setattr__(self, "values", tuple(self.values))
 
 
 ACTION_TYPES: dict[str, type[Action]] = {

@@ -205,7 +205,7 @@ class raw_env(AECEnv[str, dict[str, np.ndarray], int]):
     # ---------------------------------------------------------------- the game
 
     def reset(self, seed: int | None = None, options: dict[str, Any] | None = None) -> None:
-        """A new game. `reset(seed=s)` plays the dice of `python -m cdc_env play --seed s`;
+        """A new game. `reset(seed=s)` plays the dice of `python -m agents play --seed s`;
         later resets without a seed go on with games drawn from `s`. `options={"setup": {...}}`
         starts from another position (scores, items: see `GameState`)."""
         if seed is not None or self._seeds is None:

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from typing import Any, Protocol
 
 from cdc_env.actions import Action
@@ -30,85 +30,78 @@ def play_game(rules: Ruleset, policies: Sequence[Policy], seed: int,
 
 BIRD_NAMES = ("Linotte", "Alouette", "Fauvette", "Mouette", "Bergeronnette", "Chouette")
 
+Names = Callable[[Any], str]  # names a seat (None: the table), or a list of seats
+
+
+def _bird(event: dict[str, Any]) -> str:
+    return "Beau-Sirop" if event["type"] == "beau_sirop" else BIRD_NAMES[event["face"] - 1]
+
+
+def _race(event: dict[str, Any], who: Names) -> str:
+    # The Suite and its tie-break are lost by the last shouter; every other race is won by the first.
+    place = "last" if event["race"] in ("suite", "suite_tie") else "first"
+    tied = event["tied"]
+    if len(tied) > 1:
+        return f"  race {event['race']}: {who(tied)} tied {place}"
+    if tied:
+        return f"  race {event['race']}: {who(tied[0])} {place}"
+    return f"  race {event['race']}: nobody shouted in time"
+
+
+# One line per kind of event, in a scorekeeper's words.
+EVENT_LINES: dict[str, Callable[[dict[str, Any], Names], str]] = {
+    "first_player": lambda e, who: f"{who(e['seat'])} starts",
+    "turn_start": lambda e, who: f"— turn {e['turn']}: {who(e['seat'])} throws",
+    "dice": lambda e, who: f"  dice for {e['reason'].replace('_', ' ')}"
+                           + ("" if e["seat"] is None else f" ({who(e['seat'])})") + f": {e['values']}",
+    "combination": lambda e, who: f"  {who(e['seat'])}: {e['dice']} = {e['combination']} ({e['value']})"
+                                  + (f", races: {', '.join(e['races'])}" if e["races"] else ""),
+    "score": lambda e, who: "  " + _describe_score(e, who(e["seat"])),
+    "item": lambda e, who: f"  {who(e['seat'])} {'gains' if e['change'] > 0 else 'spends'} a "
+                           f"{e['item']} ({e['reason'].replace('_', ' ')})",
+    "shout": lambda e, who: f"  {who(e['seat'])} shouts {e['phrase']} at {e['onset_ms']:.0f} ms",
+    "false_shout": lambda e, who: f"  {who(e['seat'])} shouts {e['phrase']} out of any race",
+    "race": _race,
+    "win": lambda e, who: f"*** {who(e['seat'])} wins with {e['score']} ***",
+    "civet": lambda e, who: f"  {who(e['seat'])} stakes a Civet of {e['stake']} on {e['combination']}",
+    "grelottine": lambda e, who: f"  {who(e['seat'])} challenges {who(e['challenged'])}: a Grelottine "
+                                 f"of {e['stake']} on {e['combination']}",
+    "challenge_result": lambda e, who: f"  {who(e['challenged'])} {'makes' if e['made'] else 'misses'} "
+                                       f"it (challenge of {who(e['challenger'])})",
+    "boucliette": lambda e, who: f"  {who(e['seat'])} cancels {who(e['challenger'])}'s challenge "
+                                 f"with a Boucliette",
+    "bet_on_success": lambda e, who: f"  {who(e['seat'])} bets on success",
+    "buy_cul": lambda e, who: f"  {who(e['seat'])} buys the cul from {who(e['from_seat'])}",
+    "sirop": lambda e, who: f"  {who(e['seat'])} sirops the Chouette of {e['face']}",
+    "bird_bet": lambda e, who: f"  {who(e['seat'])} bets {_bird(e)} ({e['face']})",
+    "beau_sirop": lambda e, who: f"  {who(e['seat'])} bets {_bird(e)} ({e['face']})",
+    "soufflette": lambda e, who: f"  {who(e['seat'])} challenges {who(e['target'])} to a Soufflette",
+    "sum_bet": lambda e, who: f"  {who(e['seat'])} bets on a sum of {e['total']}",
+    "relaunch": lambda e, who: f"  {who(e['seat'])} relaunches {e['dice']} (sum {e['total']}): "
+                               f"{e['combination']}",
+    "claim": lambda e, who: f"  {who(e['seat'])} claims: {e['phrase']}",
+    "bet_unclaimed": lambda e, who: f"  {who(e['seat'])}'s winning bet was not claimed",
+    "velutee_tie": lambda e, who: f"  Velutée tie between {who(e['seats'])}: {e['dice']} = "
+                                  f"{e['combination']}",
+    "jarret": lambda e, who: f"  {who(e['seat'])}: a Jarret {e['dice']}",
+}
+
 
 def describe_event(event: dict[str, Any], names: Sequence[str] | None = None) -> str:
     """One line of the log in a scorekeeper's words; `names` gives the players' names by seat."""
 
-    def who(seat: int | None) -> str:
+    def who(seat: Any) -> str:
+        if isinstance(seat, list):
+            return ", ".join(who(s) for s in seat) or "nobody"
         if seat is None:
             return "the table"
         return names[seat] if names is not None else f"seat {seat}"
 
-    def group(seats: Sequence[int]) -> str:
-        return ", ".join(who(s) for s in seats) or "nobody"
-
-    kind = event["type"]
-    seat = event.get("seat")
-    if kind == "first_player":
-        return f"{who(seat)} starts"
-    if kind == "turn_start":
-        return f"— turn {event['turn']}: {who(seat)} throws"
-    if kind == "dice":
-        owner = "" if seat is None else f" ({who(seat)})"
-        return f"  dice for {event['reason'].replace('_', ' ')}{owner}: {event['values']}"
-    if kind == "combination":
-        races = f", races: {', '.join(event['races'])}" if event["races"] else ""
-        return f"  {who(seat)}: {event['dice']} = {event['combination']} ({event['value']}){races}"
-    if kind == "score":
-        return "  " + _describe_score(event, who(seat))
-    if kind == "item":
-        verb = "gains" if event["change"] > 0 else "spends"
-        return f"  {who(seat)} {verb} a {event['item']} ({event['reason'].replace('_', ' ')})"
-    if kind == "shout":
-        return f"  {who(seat)} shouts {event['phrase']} at {event['onset_ms']:.0f} ms"
-    if kind == "false_shout":
-        return f"  {who(seat)} shouts {event['phrase']} out of any race"
-    if kind == "race":
-        # The Suite and its tie-break are lost by the last shouter; every other race is won
-        # by the first.
-        place = "last" if event["race"] in ("suite", "suite_tie") else "first"
-        if len(event["tied"]) > 1:
-            return f"  race {event['race']}: {group(event['tied'])} tied {place}"
-        if event["tied"]:
-            return f"  race {event['race']}: {who(event['tied'][0])} {place}"
-        return f"  race {event['race']}: nobody shouted in time"
-    if kind == "win":
-        return f"*** {who(seat)} wins with {event['score']} ***"
-    if kind == "civet":
-        return f"  {who(seat)} stakes a Civet of {event['stake']} on {event['combination']}"
-    if kind == "grelottine":
-        return (f"  {who(seat)} challenges {who(event['challenged'])}: a Grelottine of "
-                f"{event['stake']} on {event['combination']}")
-    if kind == "challenge_result":
-        made = "makes it" if event["made"] else "misses it"
-        return f"  {who(event['challenged'])} {made} (challenge of {who(event['challenger'])})"
-    if kind == "boucliette":
-        return f"  {who(seat)} cancels {who(event['challenger'])}'s challenge with a Boucliette"
-    if kind == "bet_on_success":
-        return f"  {who(seat)} bets on success"
-    if kind == "buy_cul":
-        return f"  {who(seat)} buys the cul from {who(event['from_seat'])}"
-    if kind == "sirop":
-        return f"  {who(seat)} sirops the Chouette of {event['face']}"
-    if kind in ("bird_bet", "beau_sirop"):
-        bird = "Beau-Sirop" if kind == "beau_sirop" else BIRD_NAMES[event["face"] - 1]
-        return f"  {who(seat)} bets {bird} ({event['face']})"
-    if kind == "soufflette":
-        return f"  {who(seat)} challenges {who(event['target'])} to a Soufflette"
-    if kind == "sum_bet":
-        return f"  {who(seat)} bets on a sum of {event['total']}"
-    if kind == "relaunch":
-        return f"  {who(seat)} relaunches {event['dice']} (sum {event['total']}): {event['combination']}"
-    if kind == "claim":
-        return f"  {who(seat)} claims: {event['phrase']}"
-    if kind == "bet_unclaimed":
-        return f"  {who(seat)}'s winning bet was not claimed"
-    if kind == "velutee_tie":
-        return f"  Velutée tie between {group(event['seats'])}: {event['dice']} = {event['combination']}"
-    if kind == "jarret":
-        return f"  {who(seat)}: a Jarret {event['dice']}"
+    line = EVENT_LINES.get(event["type"])
+    if line is not None:
+        return line(event, who)
     fields = ", ".join(f"{k}={v}" for k, v in event.items() if k not in ("type", "turn", "seat"))
-    return f"  {who(seat)} {kind.replace('_', ' ')}" + (f": {fields}" if fields else "")
+    return f"  {who(event.get('seat'))} {event['type'].replace('_', ' ')}" + (f": {fields}" if fields else "")
 
 
 def _describe_score(event: dict[str, Any], name: str) -> str:

@@ -381,8 +381,13 @@ def load_ruleset(name_or_path: str | Path) -> Ruleset:
             f"no ruleset {str(name_or_path)!r}: give one of {', '.join(RULESET_NAMES)} "
             f"or the path of a YAML file"
         )
+    if not path.is_file():
+        raise RulesetError(f"ruleset {str(name_or_path)!r} is a directory, not a YAML file: give one of "
+                           f"{', '.join(RULESET_NAMES)} or the path of a ruleset's .yaml file")
     try:
         data = yaml.safe_load(path.read_text(encoding="utf-8"))
+    except OSError as error:
+        raise RulesetError(f"ruleset {path} cannot be read: {error.strerror}") from None
     except yaml.YAMLError as error:
         raise RulesetError(f"ruleset {path} is not valid YAML: {error}") from None
     if not isinstance(data, dict):

@@ -1,8 +1,13 @@
 """A tournament between agents: bot names or saved models, any ruleset, any number of seats.
 
     python scripts/evaluate.py --agents prudent bold simple --ruleset classic --seats 2 --games 2000
+    python scripts/evaluate.py --agents champion --field bold --ruleset v004 --seats 4 --games 3000
+    python scripts/evaluate.py --agents mypackage.agent:MyAgent --field bold --seats 3
 
-Seats are rotated; prints win rates with 95 % intervals, Elo ratings and mean points, and
+An agent is a bot name (random, simple, prudent, bold, champion: the shipped agent of the
+table), a saved model (.zip, or .npz weights), or `package.module:Name`, a class or factory whose
+objects have `act(state, decision) -> action`. With --field BOT each agent plays against
+seats − 1 copies of BOT (the copies pooled under BOT's name). Seats are rotated; prints win rates with 95 % intervals, Elo ratings and mean points, and
 writes tournament.json and tournament.png to --out.
 """
 
@@ -19,17 +24,39 @@ from rich.table import Table
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
+from agents.bots import make_bot  # noqa: E402
+from agents.champion import champion_path  # noqa: E402
 from agents.evaluation import run_tournament, save_report  # noqa: E402
 from cdc_env.reaction import REACTION_LEVELS  # noqa: E402
 from cdc_env.rules import RulesetError, load_ruleset  # noqa: E402
 
 
+def positive_int(text: str) -> int:
+    try:
+        value = int(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"{text!r} is not a whole number") from None
+    if value < 1:
+        raise argparse.ArgumentTypeError(f"{value} games: give 1 or more")
+    return value
+
+
+def check_agent(name: str, ruleset: str, seats: int) -> None:
+    """Builds each agent once before any game, so a bad name fails at once with its error."""
+    if name == "champion":
+        champion_path(ruleset, seats)
+    else:
+        make_bot(name)
+
+
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    parser.add_argument("--agents", nargs="+", required=True, help="bot names or model paths")
+    parser.add_argument("--agents", nargs="+", required=True,
+                        help="bot names, model paths or package.module:Name")
+    parser.add_argument("--field", default=None, help="play each agent against seats − 1 copies of this bot")
     parser.add_argument("--ruleset", default="classic")
     parser.add_argument("--seats", type=int, default=2)
-    parser.add_argument("--games", type=int, default=1000)
+    parser.add_argument("--games", type=positive_int, default=1000)
     parser.add_argument("--seed", type=int, default=0)
     parser.add_argument("--reaction", default="human", choices=sorted(REACTION_LEVELS),
                         help="every bot's reaction-time level, so races are fair")
@@ -43,10 +70,12 @@ def main(argv: list[str] | None = None) -> int:
         rules = load_ruleset(args.ruleset)
         if not rules.min_players <= args.seats <= rules.max_players:
             raise ValueError(f"ruleset {rules.name} is for {rules.min_players}–{rules.max_players} seats")
+        for name in [*args.agents, *([args.field] if args.field else [])]:
+            check_agent(name, rules.name, args.seats)
         with Progress(console=console, transient=True) as progress:
             task = progress.add_task("playing", total=args.games)
             tournament = run_tournament(args.agents, rules, args.seats, args.games, seed=args.seed,
-                                        reaction=args.reaction, workers=args.workers,
+                                        reaction=args.reaction, workers=args.workers, field=args.field,
                                         progress=lambda done: progress.update(task, completed=done))
     except (RulesetError, ValueError, FileNotFoundError) as error:
         console.print(f"[red]error:[/red] {error}")

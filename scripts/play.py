@@ -3,81 +3,40 @@
     python scripts/play.py --humans Alice --bots prudent bold          # voice, keyboard too
     python scripts/play.py --keyboard --humans Alice Bob --bots bold   # no microphone
 
-Humans answer by voice (each with a microphone or a channel: --devices) and always also by
-keyboard: type the number of a choice, or words such as `oui`, `non`, `je_sirote`. In a race
-press Enter the moment you would shout (or say the phrase): who was first or last is decided
-by when each shout began. --save keeps the game in a file after every move; --resume goes on
-from it.
+The game runs on a full-screen table: the dice, the players (score, items, voice status), the
+question with numbered options, the last race (each shout's onset in ms, who won or lost and
+why) and the log. Humans answer by voice (each with a microphone or a channel: --devices) and
+always also by keyboard: type the number of a choice (Enter alone takes the only one), or words
+such as `oui`, `non`, `je_sirote`. In a race press Enter the moment you would shout (or say the
+phrase): who was first or last is decided by when each shout began. `!` shouts a race phrase at
+any other moment (`! 2` for seat 2, `! g` for « grelotte ça picote »): a false shout, which
+costs a Bévue in rulesets with Bévues. --save keeps the game in a file after every move;
+--resume goes on from it (alone, with the save's players). Ctrl+Q leaves.
 """
 
 from __future__ import annotations
 
 import argparse
+import os
 import shutil
 import subprocess
 import sys
 from pathlib import Path
 
 from rich.console import Console
-from rich.panel import Panel
-from rich.table import Table
 
-sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
+ROOT = Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(ROOT))
 
 from agents.bots import make_bot  # noqa: E402
-from cdc_env.actions import Action  # noqa: E402
-from cdc_env.game import DECISION_TEXT, Decision, GameLoadError  # noqa: E402
-from cdc_env.play import describe_event  # noqa: E402
+from agents.champion import champion_path  # noqa: E402
+from cdc_env.game import GameError, GameLoadError  # noqa: E402
 from cdc_env.reaction import REACTION_LEVELS  # noqa: E402
 from cdc_env.rules import RulesetError, load_ruleset  # noqa: E402
-from voice.session import Keyboard, PlaySession, SeatPlayer  # noqa: E402
-
-ITEM_MARKS = {"grelottine": "G", "civet": "C", "boucliette": "B", "flan": "F"}
-
-
-class RichView:
-    """The table in the terminal: seats, scores, items, dice, whose turn, the log."""
-
-    def __init__(self, console: Console) -> None:
-        self.console = console
-        self.shown = 0
-
-    def show(self, session: PlaySession) -> None:
-        state = session.state
-        for event in state.log[self.shown:]:
-            self.console.print(describe_event(event, [p.name for p in session.players]), highlight=False)
-        self.shown = len(state.log)
-        table = Table(expand=False, title=f"Cul de Chouette — {state.rules.name}, turn {state.turn_number}")
-        for column in ("seat", "player", "score", "items"):
-            table.add_column(column)
-        for seat, player in enumerate(session.players):
-            marks = " ".join(ITEM_MARKS[i] for i, n in state.items[seat].items() if n)
-            who = f"{player.name}{'' if player.human else ' (bot)'}"
-            style = "bold yellow" if seat == state.turn_seat else ""
-            table.add_row(str(seat + 1), who, str(state.scores[seat]), marks, style=style)
-        context = [f"dice: {list(state.table.dice) or '-'}  {state.table.combination}"]
-        if state.table.civet:
-            context.append(f"Civet: {state.table.civet['combination']} for {state.table.civet['stake']}")
-        if state.table.challenge:
-            c = state.table.challenge
-            context.append(f"Grelottine: seat {c['challenger'] + 1} → seat {c['challenged'] + 1}, "
-                           f"{c['combination']} for {c['stake']}")
-        if state.table.sirop_bets:
-            context.append("bird bets: " + ", ".join(f"seat {s + 1}: {f}" for s, f in state.table.sirop_bets.items()))
-        self.console.print(Panel.fit(table, subtitle=" · ".join(context)))
-
-    def say(self, text: str) -> None:
-        self.console.print(f"[cyan]{text}[/cyan]")
-
-    def ask(self, session: PlaySession, decision: Decision, options: list[Action]) -> None:
-        name = session.players[decision.seat].name
-        what = DECISION_TEXT.get(decision.kind, decision.kind)
-        self.console.print(f"[bold]{name}[/bold], {what}:")
-        lines = [f"  {i}. {option}" for i, option in enumerate(options, 1)]
-        for j, (combination, stakes) in enumerate(decision.stakes, len(options) + 1):
-            lines.append(f"  {j}. {decision.staked.kind} on {combination}, stake {stakes.start}..{stakes.stop - 1}"
-                         f"  (type: {j} STAKE)")
-        self.console.print("\n".join(lines), highlight=False)
+from voice.intents import check_game_lexicon  # noqa: E402
+from voice.lexicon import LexiconError, load_lexicon  # noqa: E402
+from voice.session import PlaySession, SeatPlayer  # noqa: E402
+from voice.table import TableApp, TableView, TypedLines, summary  # noqa: E402
 
 
 def espeak(text: str) -> float:
@@ -95,62 +54,110 @@ def make_listener(args: argparse.Namespace, human_seats: list[int], console: Con
                           devices=args.devices, report=lambda text: console.print(f"[yellow]{text}[/yellow]"))
 
 
-def main(argv: list[str] | None = None) -> int:
+def lineup(args: argparse.Namespace, seed: int, saved: dict | None) -> list[SeatPlayer]:
+    """The seats: --humans then --bots, or, resuming without them, the save's own line-up."""
+    def bot(name: str, seat: int) -> object:
+        return make_bot(name, seed=f"{seed}:{seat}", reaction=args.reaction)
+
+    if saved is not None and args.humans is None and args.bots is None and saved.get("lineup"):
+        return [SeatPlayer(str(p["name"]), None if p["bot"] is None else bot(str(p["bot"]), seat), p["bot"] or "")
+                for seat, p in enumerate(saved["lineup"])]
+    humans = ["You"] if args.humans is None else args.humans
+    bots = ["champion"] if args.bots is None else args.bots
+    players = [SeatPlayer(name) for name in humans]
+    players += [SeatPlayer(f"{name}-{i + 1}", bot(name, i), name) for i, name in enumerate(bots)]
+    return players
+
+
+def prepare(argv: list[str] | None, console: Console) -> TableApp | int:
+    """The table, ready to run; or the exit status after one clear error."""
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--ruleset", default="classic")
-    parser.add_argument("--humans", nargs="*", default=["You"], help="names of the human players")
-    parser.add_argument("--bots", nargs="*", default=["prudent"], help="bot names or model paths, one per bot seat")
+    parser.add_argument("--humans", nargs="*", default=None, help="names of the human players (default: You)")
+    parser.add_argument("--bots", nargs="*", default=None,
+                        help="bot names or model paths, one per bot seat (default: champion, the shipped "
+                             "agent of the table: agents/champion.py)")
     parser.add_argument("--reaction", default="human", choices=sorted(REACTION_LEVELS), help="the bots' reaction time")
     parser.add_argument("--seed", type=int, default=None)
     parser.add_argument("--keyboard", action="store_true", help="no microphone: play by keyboard only")
     parser.add_argument("--model", default=None, help="path of the French Vosk model (or CDC_VOSK_MODEL)")
-    parser.add_argument("--lexicon", default="configs/voice/fr.yaml")
+    parser.add_argument("--lexicon", default=str(ROOT / "configs" / "voice" / "fr.yaml"))
     parser.add_argument("--devices", nargs="*", default=None,
                         help="one input per human: DEVICE or DEVICE:CHANNEL (default: the default input)")
     parser.add_argument("--speak", action="store_true", help="speak the bots' shouts with espeak-ng")
+    parser.add_argument("--pace", type=float, default=0.6,
+                        help="seconds the table waits after each bot's move (0: none)")
     parser.add_argument("--save", type=Path, default=None, help="keep the game in this file after every move")
-    parser.add_argument("--resume", type=Path, default=None, help="go on with a game saved by --save")
+    parser.add_argument("--resume", type=Path, default=None,
+                        help="go on with a game saved by --save (alone: with the save's players)")
     args = parser.parse_args(argv)
-    console = Console()
-    seed = args.seed if args.seed is not None else int.from_bytes(__import__("os").urandom(4), "little")
+    seed = args.seed if args.seed is not None else int.from_bytes(os.urandom(4), "little")
     try:
+        if args.pace < 0:
+            raise ValueError(f"--pace {args.pace}: give a number of seconds ≥ 0")
+        saved = PlaySession.read_save(args.resume) if args.resume else None
         rules = load_ruleset(args.ruleset)
-        players = [SeatPlayer(name) for name in args.humans]
-        players += [SeatPlayer(f"{name}-{i + 1}", make_bot(name, seed=f"{seed}:{i}", reaction=args.reaction))
-                    for i, name in enumerate(args.bots)]
-        if not rules.min_players <= len(players) <= rules.max_players:
+        players = lineup(args, seed, saved)
+        if saved is None and not rules.min_players <= len(players) <= rules.max_players:
             raise ValueError(f"ruleset {rules.name} is for {rules.min_players}–{rules.max_players} players, "
-                             f"got {len(players)} ({len(args.humans)} humans, {len(args.bots)} bots)")
-    except (RulesetError, ValueError) as error:
-        console.print(f"[red]error:[/red] {error}")
+                             f"got {len(players)}; change --humans or --bots")
+        if any(p.bot_name == "champion" for p in players if not p.human):
+            champion_path(rules.name, len(players))  # a table without a champion: say so now, listing those with one
+        if not args.keyboard:
+            # A bad lexicon is the user's to fix, not a reason to play without voice.
+            check_game_lexicon(load_lexicon(args.lexicon))
+    except GameLoadError as error:
+        console.print(f"[red]cannot resume {args.resume}:[/red] {error}", highlight=False)
+        return 2
+    except (RulesetError, LexiconError, GameError, ValueError) as error:
+        console.print(f"[red]error:[/red] {error}", highlight=False)
         return 2
     human_seats = [s for s, p in enumerate(players) if p.human]
     listener = None
     if not args.keyboard and human_seats:
         try:
             listener = make_listener(args, human_seats, console)
+        except LexiconError as error:
+            console.print(f"[red]error:[/red] {error}", highlight=False)
+            return 2
         except Exception as error:  # noqa: BLE001 - any voice failure falls back to the keyboard
             console.print(f"[yellow]voice is off: {error}\nPlaying by keyboard.[/yellow]")
-    common = dict(view=RichView(console), keyboard=Keyboard(), listener=listener, seed=seed,
-                  speak=espeak if args.speak else None, save_path=args.save or args.resume)
-    try:
+
+    def build(view: TableView, keyboard: TypedLines) -> PlaySession:
+        common = dict(view=view, keyboard=keyboard, listener=listener, seed=seed, pace=args.pace,
+                      speak=espeak if args.speak else None, save_path=args.save or args.resume)
         if args.resume:
-            session = PlaySession.resume(args.resume, players, **common)
-        else:
-            session = PlaySession(rules, players, **common)
-    except (GameLoadError, OSError, ValueError) as error:
-        console.print(f"[red]cannot resume {args.resume}:[/red] {error}")
-        return 2
+            return PlaySession.resume(args.resume, players, **common)
+        return PlaySession(rules, players, **common)
+
     try:
-        state = session.run()
-    except (KeyboardInterrupt, EOFError) as stop:
-        where = f" It is saved in {session.save_path}: --resume {session.save_path}" if session.save_path else ""
-        console.print(f"\nGame stopped ({type(stop).__name__}).{where}")
-        return 1
+        return TableApp(build)
+    except GameLoadError as error:
+        if listener is not None:
+            listener.close()
+        console.print(f"[red]cannot resume {args.resume}:[/red] {error}", highlight=False)
+        return 2
+
+
+def main(argv: list[str] | None = None) -> int:
+    console = Console()
+    app = prepare(argv, console)
+    if isinstance(app, int):
+        return app
+    try:
+        app.run()
     finally:
-        if session.listener is not None:
-            session.listener.close()
-    console.print(f"[bold green]{players[state.winner].name} wins with {state.scores[state.winner]}![/bold green]")
+        if app.session.listener is not None:
+            app.session.listener.close()
+    if app.error is not None:
+        console.print(f"[red]the game stopped on an error:[/red] {app.error!r}")
+        return 1
+    if app.final is None:
+        where = f" It is saved in {app.session.save_path}: --resume {app.session.save_path}" \
+            if app.session.save_path else ""
+        console.print(f"Game stopped.{where}")
+        return 1
+    console.print(f"[bold green]{summary(app.session)}[/bold green]")
     return 0
 
 

@@ -3,12 +3,15 @@
     python scripts/train.py --config configs/train/classic_2p.yaml            # a new run
     python scripts/train.py --config configs/train/classic_2p.yaml --resume   # go on after a stop
     python scripts/train.py --config configs/train/classic_2p_rllib.yaml      # Ray RLlib (trainer: rllib)
+    python scripts/train.py --publish runs/classic_2p     # make a run's model the champion of its table
 
 A run, top to bottom: read the config; build the league of opponents (heuristic bots, and
 frozen copies of the learner as it improves); build the environments; create the model or
 load the last intact checkpoint; learn, with a progress bar, TensorBoard logs (`tensorboard
 --logdir runs/NAME/tb`), checkpoints every `checkpoint_every` steps and league snapshots; save
-the final model; play the evaluation tournaments; write report.json and learning_curve.png.
+the final model; play the evaluation tournaments (the agent against a field of each
+opponent bot); write report.json and learning_curve.png, and print the verdict: a table and one
+line that says whether the agent beats the strongest bot.
 """
 
 from __future__ import annotations
@@ -18,6 +21,7 @@ import json
 import os
 import sys
 import time
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
@@ -26,15 +30,15 @@ sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 import numpy as np  # noqa: E402
 from sb3_contrib import MaskablePPO  # noqa: E402
 from stable_baselines3.common.callbacks import BaseCallback  # noqa: E402
-from stable_baselines3.common.monitor import Monitor  # noqa: E402
-from stable_baselines3.common.vec_env import DummyVecEnv  # noqa: E402
+from stable_baselines3.common.vec_env import SubprocVecEnv  # noqa: E402
 
+from agents.champion import CHAMPIONS_DIR, publish  # noqa: E402
 from agents.evaluation import run_tournament  # noqa: E402
 from agents.model_bot import ModelBot, ModelLoadError, write_metadata  # noqa: E402
 from agents.training import (  # noqa: E402
     ConfigError,
     League,
-    LeagueOpponent,
+    make_envs,
     TrainConfig,
     clone_teacher,
     latest_checkpoint,
@@ -58,8 +62,11 @@ class RunCallback(BaseCallback):
         self.solo = rules.max_players == 1
         self.out = config.output
         self.outcomes: list[float] = []  # episode returns: ±1 a game, or minus the turns in solo
+        self.deadline: float | None = None
 
     def _on_step(self) -> bool:
+        if self.deadline is not None and time.monotonic() > self.deadline:
+            return False  # the time budget is spent: stop, save and evaluate what there is
         for info in self.locals["infos"]:
             if "episode" in info:
                 self.outcomes.append(float(info["episode"]["r"]))
@@ -71,6 +78,9 @@ class RunCallback(BaseCallback):
             self.model.save(snapshot)
             describe(snapshot, self.config, self.rules)
             self.league.add_snapshot(snapshot)
+            if isinstance(self.training_env, SubprocVecEnv):
+                # Each worker process holds its own copy of the league.
+                self.training_env.env_method("add_league_snapshot", str(snapshot))
         if steps // self.config.checkpoint_every != (steps - n_envs) // self.config.checkpoint_every:
             save_checkpoint(self.out / "checkpoints", self.model, steps, self.progress())
         return True
@@ -97,25 +107,8 @@ def describe(model_path: Path, config: TrainConfig, rules: Ruleset) -> None:
                    extra={"run_name": config.run_name})
 
 
-def make_envs(config: TrainConfig, rules: Ruleset, league: League) -> DummyVecEnv:
-    opponents_per_table = config.players - 1
-
-    def make(index: int) -> Any:
-        def build() -> Monitor:
-            opponents = [LeagueOpponent(league, f"{config.seed}:{index}:{seat}") for seat in range(opponents_per_table)]
-            table = CulDeChouetteEnv(rules, config.players, opponents=opponents,
-                                     learner_seat="random" if config.players > 1 else 0,
-                                     max_turns=config.max_turns, reaction=config.reaction, shaping=config.shaping,
-                                     random_starts=config.random_starts)
-            return Monitor(table)
-        return build
-
-    envs = DummyVecEnv([make(i) for i in range(config.n_envs)])
-    envs.seed(config.seed)
-    return envs
-
-
-def evaluate(model_path: Path, config: TrainConfig, rules: Ruleset, games_override: int | None) -> dict[str, Any]:
+def evaluate(model_path: Path, config: TrainConfig, rules: Ruleset, games_override: int | None,
+             workers: int) -> dict[str, Any]:
     evaluation = config.evaluation
     if rules.max_players == 1:
         from cdc_env.solo_optimum import expected_turns
@@ -123,10 +116,12 @@ def evaluate(model_path: Path, config: TrainConfig, rules: Ruleset, games_overri
         games = games_override if games_override is not None else evaluation.games
         bot = ModelBot.load(model_path, reaction=config.reaction)
         turns = []
-        for game in range(games):
-            bot.rng.seed(game)
-            state = play_game(rules, [bot], seed=10_000_000 + game, max_turns=config.max_turns)
-            turns.append(state.turn_number)
+        with progress_bar("evaluating", games) as advance:
+            for game in range(games):
+                bot.rng.seed(game)
+                state = play_game(rules, [bot], seed=10_000_000 + game, max_turns=config.max_turns)
+                turns.append(state.turn_number)
+                advance(game + 1)
         optimum = expected_turns(0, rules=rules)
         mean = float(np.mean(turns)) if turns else float("nan")
         return {"games": games, "mean_turns": mean,
@@ -139,16 +134,100 @@ def evaluate(model_path: Path, config: TrainConfig, rules: Ruleset, games_overri
             games = games_override
         if games == 0:
             continue
-        tournament = run_tournament([str(model_path), opponent], rules, config.players, games,
-                                    seed=20_000_000, reaction=config.reaction, max_turns=config.max_turns,
-                                    workers=os.cpu_count() or 1)
+        # The agent alone against a field of the opponent: players − 1 copies, seats rotated.
+        with progress_bar(f"against {opponent}", games) as advance:
+            tournament = run_tournament([str(model_path)], rules, config.players, games,
+                                        seed=20_000_000, reaction=config.reaction, max_turns=config.max_turns,
+                                        workers=workers, field=opponent, progress=advance)
         agent = next(a for a in tournament.agents if a.name == str(model_path))
         other = next(a for a in tournament.agents if a.name == opponent)
         report["opponents"][opponent] = {
             "games": games, "win_rate": agent.win_rate, "ci95": [agent.ci_low, agent.ci_high],
+            "fair_share": 1 / config.players,
             "elo": agent.elo, "opponent_elo": other.elo, "mean_points": agent.mean_points,
             "opponent_mean_points": other.mean_points, "unfinished": tournament.unfinished}
     return report
+
+
+class progress_bar:
+    """A rich progress bar on a terminal; nothing when the output is a file or CI."""
+
+    def __init__(self, label: str, total: int) -> None:
+        self.label, self.total = label, total
+        self.progress: Any = None
+
+    def __enter__(self) -> Callable[[int], None]:
+        if not sys.stderr.isatty():
+            return lambda done: None
+        from rich.console import Console
+        from rich.progress import Progress
+
+        self.progress = Progress(console=Console(stderr=True), transient=True)
+        self.progress.start()
+        task = self.progress.add_task(self.label, total=self.total)
+        return lambda done: self.progress.update(task, completed=done)
+
+    def __exit__(self, *exc: object) -> None:
+        if self.progress is not None:
+            self.progress.stop()
+
+
+def print_verdict(results: dict[str, Any], config: TrainConfig) -> None:
+    """The evaluation as a table, and one line: does the agent beat the strongest bot?"""
+    from rich.console import Console
+    from rich.table import Table
+
+    console = Console()
+    if "opponents" not in results:
+        console.print(f"solo: {results['mean_turns']:.2f} ± {results['standard_error']:.2f} turns to 343 over "
+                      f"{results['games']} games; the optimum expects {results['optimum_expected_turns']:.2f} "
+                      f"({results['gap']:+.1%})")
+        return
+    fair = 1 / config.players
+    table = Table(title=f"{config.run_name}: the agent against a field of each bot "
+                        f"({config.ruleset}, {config.players} seats; a fair share is {fair:.1%})")
+    for column in ("opponent", "games", "win rate", "95 % interval", "Elo (agent – bot)", "mean points (agent – bot)"):
+        table.add_column(column, justify="left" if column == "opponent" else "right")
+    for opponent, row in results["opponents"].items():
+        table.add_row(opponent, str(row["games"]), f"{row['win_rate']:.1%}",
+                      f"{row['ci95'][0]:.1%} – {row['ci95'][1]:.1%}",
+                      f"{row['elo']:.0f} – {row['opponent_elo']:.0f}",
+                      f"{row['mean_points']:.0f} – {row['opponent_mean_points']:.0f}")
+    console.print(table)
+    if not results["opponents"]:
+        return
+    strongest, row = next(iter(results["opponents"].items()))
+    console.print(verdict_line(strongest, row["win_rate"], row["ci95"], fair))
+
+
+def verdict_line(opponent: str, win_rate: float, interval: list[float], fair: float) -> str:
+    low, high = interval
+    if low > fair:
+        return (f"[green]verdict: the agent beats {opponent}[/green] ({win_rate:.1%}, its 95 % interval "
+                f"above the fair share {fair:.1%})")
+    if high < fair:
+        return (f"[red]verdict: the agent does not beat {opponent}[/red] ({win_rate:.1%}, its 95 % interval "
+                f"below the fair share {fair:.1%})")
+    return (f"[yellow]verdict: no clear winner against {opponent}[/yellow] ({win_rate:.1%}, its 95 % interval "
+            f"{low:.1%} – {high:.1%} holds the fair share {fair:.1%}: play more games)")
+
+
+def publish_run(target: Path, directory: Path) -> int:
+    """`--publish RUN`: the run's model (RUN/model.zip, or a model path) becomes a champion."""
+    model = target / "model.zip" if target.is_dir() else target
+    report_path = model.parent / "report.json"
+    extra: dict[str, Any] = {"source": str(model)}
+    if report_path.exists():
+        report = json.loads(report_path.read_text(encoding="utf-8"))
+        extra.update({"steps": report.get("steps"), "training_seconds": report.get("training_seconds"),
+                      "run_evaluation": report.get("evaluation")})
+    try:
+        out = publish(model, directory, extra)
+    except ModelLoadError as error:
+        print(f"error: {error}", file=sys.stderr)
+        return 2
+    print(f"published {model} as {out} ({out.stat().st_size // 1024} kB) with {out.with_suffix('.json').name}")
+    return 0
 
 
 def plot_curve(curve: list[dict[str, Any]], path: Path, solo: bool, title: str) -> None:
@@ -171,11 +250,11 @@ def plot_curve(curve: list[dict[str, Any]], path: Path, solo: bool, title: str) 
 
 
 def finish(config: TrainConfig, rules: Ruleset, final: Path, steps: int, curve: list[dict[str, Any]],
-           started: float, trained_s: float, eval_games: int | None) -> None:
+           started: float, trained_s: float, eval_games: int | None, workers: int) -> None:
     """Evaluate the saved model; write report.json and learning_curve.png (both back ends)."""
     out = config.output
     print(f"trained {steps} steps in {trained_s:.0f} s; evaluating…")
-    results = evaluate(final, config, rules, eval_games)
+    results = evaluate(final, config, rules, eval_games, workers)
     report = {"run_name": config.run_name, "trainer": config.trainer, "ruleset": rules.name,
               "players": config.players, "steps": steps, "training_seconds": round(trained_s, 1),
               "evaluation_seconds": round(time.monotonic() - started - trained_s, 1),
@@ -183,7 +262,7 @@ def finish(config: TrainConfig, rules: Ruleset, final: Path, steps: int, curve: 
     (out / "report.json").write_text(json.dumps(report, indent=1), encoding="utf-8")
     if curve:
         plot_curve(curve, out / "learning_curve.png", rules.max_players == 1, f"{config.run_name} ({rules.name})")
-    print(json.dumps(results, indent=1))
+    print_verdict(results, config)
     print(f"wrote {out / 'report.json'}" + (f" and {out / 'learning_curve.png'}" if curve else ""))
 
 
@@ -205,8 +284,17 @@ def train_rllib(config: TrainConfig, rules: Ruleset, args: argparse.Namespace, s
         print(f"error: {error}", file=sys.stderr)
         return 2
     trained_s = time.monotonic() - started
-    finish(config, rules, final, steps, curve, started, trained_s, args.eval_games)
+    finish(config, rules, final, steps, curve, started, trained_s, args.eval_games, args.workers)
     return 0
+
+
+def tensorboard_dir(out: Path) -> str | None:
+    """TensorBoard logs when tensorboard is installed (the `train` extra has it); none otherwise."""
+    try:
+        import torch.utils.tensorboard  # noqa: F401
+    except ImportError:
+        return None
+    return str(out / "tb")
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -219,8 +307,18 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--address", default=None,
                         help="trainer: rllib only: the Ray cluster to join (default: $RAY_ADDRESS, "
                              "else a local Ray on this machine)")
+    parser.add_argument("--time-limit", type=float, default=None,
+                        help="stop learning after this many seconds (then save and evaluate)")
+    parser.add_argument("--workers", type=int, default=os.cpu_count() or 1,
+                        help="processes playing the evaluation games (default: one per core)")
+    parser.add_argument("--publish", type=Path, default=None, metavar="RUN",
+                        help="train nothing: install RUN's model (RUN/model.zip) as the champion of its table")
+    parser.add_argument("--champions", type=Path, default=CHAMPIONS_DIR,
+                        help="where --publish writes (default: the package's champions)")
     args = parser.parse_args(argv)
     sys.stdout.reconfigure(line_buffering=True)  # progress lines reach a log file as they happen
+    if args.publish is not None:
+        return publish_run(args.publish, args.champions)
 
     # 1. The config and the ruleset.
     overrides: dict[str, Any] = {}
@@ -249,6 +347,7 @@ def main(argv: list[str] | None = None) -> int:
     league = League(config.opponents, config.reaction, config.league.max_snapshots,
                     config.league.self_play_fraction)
     envs = make_envs(config, rules, league)
+    tensorboard = tensorboard_dir(out)
 
     # 3. A new model, or the last intact checkpoint.
     curve: list[dict[str, Any]] = []
@@ -260,7 +359,7 @@ def main(argv: list[str] | None = None) -> int:
         print(f"resuming from {path} ({state['steps']} steps)")
         try:
             model = MaskablePPO.load(path / "model.zip", env=envs, device="cpu",
-                                     tensorboard_log=str(out / "tb"))
+                                     tensorboard_log=tensorboard)
         except Exception as error:  # noqa: BLE001 - report, do not load
             print(f"error: checkpoint {path} cannot be loaded: {error}", file=sys.stderr)
             return 2
@@ -269,16 +368,18 @@ def main(argv: list[str] | None = None) -> int:
             try:
                 league.add_snapshot(Path(snapshot))
             except ModelLoadError as error:
-                print(f"a league snapshot is lost: {error}")
+                # Reported once, and dropped from the league: the next checkpoint no longer lists it.
+                print(f"a league snapshot is lost and dropped from the league: {error}")
     else:
         model = MaskablePPO("MlpPolicy", envs, seed=config.seed, device="cpu", verbose=0,
-                            tensorboard_log=str(out / "tb"),
+                            tensorboard_log=tensorboard,
                             policy_kwargs={"net_arch": list(config.ppo.net_arch)},
                             **config.ppo.model_dump(exclude={"net_arch"}))
         imitation = config.imitation
         if imitation.teacher and imitation.games:
             # A warm start: play like the teacher first, then improve on it with PPO.
-            table = envs.envs[0].unwrapped.game
+            table = CulDeChouetteEnv(rules, config.players, opponents="random",
+                                     max_turns=config.max_turns).game  # its encoder and codec
             samples = teacher_samples(imitation.teacher, rules, config.players, config.opponents,
                                       imitation.games, table.encoder, table.codec, config.seed,
                                       config.reaction)
@@ -289,6 +390,8 @@ def main(argv: list[str] | None = None) -> int:
 
     # 4. Learn.
     callback = RunCallback(config, rules, league, curve)
+    if args.time_limit is not None:
+        callback.deadline = time.monotonic() + args.time_limit
     remaining = config.total_timesteps - model.num_timesteps
     if remaining > 0:
         model.learn(total_timesteps=remaining, callback=callback, progress_bar=sys.stderr.isatty(),
@@ -300,7 +403,9 @@ def main(argv: list[str] | None = None) -> int:
     trained_s = time.monotonic() - started
 
     # 5. Evaluate and report.
-    finish(config, rules, final, model.num_timesteps, curve, started, trained_s, args.eval_games)
+    envs.close()
+    finish(config, rules, final, model.num_timesteps, curve, started, trained_s, args.eval_games,
+           args.workers)
     return 0
 
 

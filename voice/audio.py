@@ -175,8 +175,11 @@ def envelope_db(samples: np.ndarray, frame: int = 160, hop: int = 40) -> np.ndar
     if len(samples) < frame:
         return np.zeros(0)
     count = (len(samples) - frame) // hop + 1
-    idx = np.arange(frame)[None, :] + hop * np.arange(count)[:, None]
-    energy = np.mean(np.square(samples[idx]), axis=1)
+    # Frame sums as differences of one running sum: frames overlap 4 times, and the recogniser
+    # reads 3 s of level several times a second.
+    total = np.concatenate([[0.0], np.cumsum(np.square(samples, dtype=np.float64))])
+    starts = hop * np.arange(count)
+    energy = np.maximum(total[starts + frame] - total[starts], 0.0) / frame
     return 10 * np.log10(energy + 1.0)
 
 
@@ -185,87 +188,107 @@ def _speech_band(rate: int) -> np.ndarray:
     return butter(2, 250, btype="highpass", fs=rate, output="sos")
 
 
-def _loudness(samples: np.ndarray, lo: int, hi: int, rate: int) -> tuple[np.ndarray, np.ndarray]:
+def loudness(samples: np.ndarray, lo: int, hi: int, rate: int,
+              until: int | None = None) -> tuple[np.ndarray, np.ndarray]:
     """For 10 ms frames every 2.5 ms between lo and hi: their centres (sample indices) and
-    their level in dB over the noise floor of the 3 s before `hi`.
+    their level in dB over the noise floor of the 3 s before `until` (default `hi`).
 
     Measured above 250 Hz: room noise is mostly low-pitched, and over the whole band a
     fricative ("s") sinks under it and splits a word in two."""
     frame, hop = rate // 100, rate // 400
-    ref_lo = max(0, hi - 3 * rate)
-    env = envelope_db(sosfilt(_speech_band(rate), samples[ref_lo:hi]), frame, hop)
+    end = max(hi, until or hi)
+    ref_lo = max(0, end - 3 * rate)
+    env = envelope_db(sosfilt(_speech_band(rate), samples[ref_lo:end]), frame, hop)
     centres = ref_lo + np.arange(len(env)) * hop + frame // 2
     if len(env) == 0:
         return centres, env
-    floor = float(np.percentile(env, 20))  # mostly the room's noise: shouts are short
-    keep = centres >= lo
+    # The room's noise: the median of the quiet end (20th percentile) of each 0.5 s. A noise
+    # that began in the window then counts as the floor once it fills half of it, where one
+    # percentile over the whole window would take the silence before it.
+    blocks = [env[i:i + 200] for i in range(0, len(env), 200)]
+    floor = float(np.median([np.percentile(b, 20) for b in blocks if len(b) >= 40] or
+                            [np.percentile(env, 20)]))
+    keep = (centres >= lo) & (centres < hi + frame // 2)
     return centres[keep], env[keep] - floor
 
 
-def refine_onset(samples: np.ndarray, guess: int, rate: int = RATE, before_s: float = 0.25,
-                 after_s: float = 0.2, min_gap_s: float = 0.06) -> int | None:
-    """The start of the sound nearest to `guess` (an index into `samples`), or None.
+def speech_onset(samples: np.ndarray, start: int, end: int, rate: int = RATE,
+                 before_s: float = 0.4, min_gap_s: float = 0.1, plateau_db: float = 8.0) -> tuple[int, float] | None:
+    """The start of the speech that carries a word Vosk placed between `start` and `end`
+    (indices into `samples`) and the level (dB over the floor) of the noise it rises from;
+    None when there is none.
 
-    Sounds are runs of frames over ONSET_DB that reach QUIET_DB somewhere (so a noise blip is
-    not one), split by at least `min_gap_s` under ONSET_DB. The weak threshold keeps a soft
-    first consonant ("m", "n", "h") with its word in noise; the strong one says it is speech.
-    Candidates start between `before_s` before and `after_s` after the guess; None when there
-    is none, or when the sound under way at the guess began before that (speech running into
-    the word: it has no onset of its own).
+    The search starts from the word's own sound (its loudest 10 ms frame), never from Vosk's
+    start, which noise can pull a second early; from there it walks back while the level stays
+    ONSET_DB over the floor (dips under `min_gap_s`, a stop inside a word, do not split it). A rise that leads only to a plateau more than `plateau_db` under the
+    word's peak, and steady, is the noise's start, not the speech's: the floor is raised to that plateau
+    and the walk done again. None when the word has no sound over QUIET_DB (noise, not
+    speech); `start` itself when the sound runs from more than `before_s` before it (running
+    speech: no onset of its own, and the pause rule will say so).
     """
-    lo = max(0, guess - int((before_s + 0.1) * rate))
-    hi = min(len(samples), guess + int(after_s * rate))
-    centres, level = _loudness(samples, lo, hi, rate)
-    if len(level) == 0:
+    lo = max(0, start - int((before_s + 0.1) * rate))
+    hi = min(len(samples), max(end, start + rate // 20))
+    centres, level = loudness(samples, lo, hi, rate)
+    inside = np.flatnonzero(centres >= start)
+    if len(inside) == 0 or float(np.max(level[inside])) <= QUIET_DB:
         return None
-    sound = level > ONSET_DB
-    gap = max(1, int(min_gap_s * 400))
-    runs: list[tuple[int, int]] = []  # [first, last] frame of each sound
-    quiet, first = gap, None
-    for i, on in enumerate(sound):
-        if on:
-            if first is None or quiet >= gap:
-                if first is not None:
-                    runs.append((first, last))
-                first = i
-            last, quiet = i, 0
+    anchor = int(inside[np.argmax(level[inside])])
+    peak = float(level[anchor])
+    # The walk reads a 20 ms average: single 10 ms frames of noise poke over ONSET_DB often
+    # enough to bridge any gap.
+    raw, level = level, np.convolve(level, np.ones(8) / 8, mode="same")
+    gap, span = max(1, int(min_gap_s * 400)), int(0.15 * 400)
+    threshold = ONSET_DB
+    first = anchor
+    for _ in range(3):
+        first = _sound_start(level, anchor, threshold, gap)
+        plateau = level[first + 8:first + 8 + span]  # past the average's 20 ms ramp
+        steady = float(np.percentile(plateau, 90) - np.percentile(plateau, 10)) < 6.0
+        if anchor - first < span + 8 or not steady or float(np.median(plateau)) > peak - plateau_db:
+            break  # speech from its start (a noise is steady; syllables are not)
+        threshold = float(np.median(plateau)) + ONSET_DB  # the noise's level: speech rises over it
+    # The averaged level rises a little before the sound: the onset is the first frame of the
+    # sound itself from there.
+    first += int(np.argmax(raw[first:anchor + 1] > threshold))
+    onset = int(centres[first])
+    if (first == 0 and lo > 0 and level[0] > threshold) or onset < start - before_s * rate:
+        onset = start  # one sound from before the window: running speech, no rise of its own
+    return onset, threshold - ONSET_DB
+
+
+def _sound_start(level: np.ndarray, anchor: int, threshold: float, gap: int) -> int:
+    """The first frame of the sound holding frame `anchor`: back while frames stay over
+    `threshold`, across dips shorter than `gap` frames."""
+    first, quiet = anchor, 0
+    for i in range(anchor - 1, -1, -1):
+        if level[i] > threshold:
+            first, quiet = i, 0
         else:
             quiet += 1
-    if first is not None:
-        runs.append((first, last))
-    speech = [(a, b) for a, b in runs if np.any(level[a:b + 1] > QUIET_DB)]
-    window_start = guess - before_s * rate
-    if any(centres[a] < window_start <= centres[b] for a, b in speech) and not any(
-            centres[a] >= window_start for a, b in speech):
-        return None  # one sound from before the window through the guess: running speech
-    starts = [int(centres[a]) for a, _ in speech if centres[a] >= window_start]
-    return min(starts, key=lambda s: abs(s - guess)) if starts else None
-
-
-def is_quiet(samples: np.ndarray, lo: int, hi: int, rate: int = RATE) -> bool:
-    """Whether every 10 ms frame between lo and hi is under the sound threshold."""
-    _centres, level = _loudness(samples, lo, hi, rate)
-    return bool(np.all(level <= QUIET_DB))
-
-
-def last_sound(samples: np.ndarray, lo: int, hi: int, rate: int = RATE) -> int | None:
-    """The centre of the last 10 ms frame over the sound threshold between lo and hi."""
-    centres, level = _loudness(samples, lo, hi, rate)
-    loud = np.flatnonzero(level > QUIET_DB)
-    return int(centres[loud[-1]]) if len(loud) else None
+            if quiet >= gap:
+                break
+    return first
 
 
 def peak_snr_db(samples: np.ndarray, lo: int, hi: int, rate: int = RATE) -> float | None:
     """How far the loud sounds between lo and hi (their 98th percentile, 10 ms frames above
     250 Hz) rise over the noise floor, in dB; None for too little audio. Clean speech stands
     60 dB or more over a quiet room's floor; speech at 10 dB SNR (RMS) about 20 dB."""
-    _centres, level = _loudness(samples, lo, hi, rate)
+    _centres, level = loudness(samples, lo, hi, rate)
+    return peak_db(level)
+
+
+def peak_db(level: np.ndarray) -> float | None:
+    """The loud end (98th percentile) of levels from `loudness`; None when there are none."""
     return float(np.percentile(level, 98)) if len(level) else None
 
 
 def quiet_before(samples: np.ndarray, onset: int, rate: int = RATE, pause_s: float = 0.25,
-                 gap_s: float = 0.05, loud_share: float = 0.3) -> bool:
-    """Whether the `pause_s` before an onset (ending `gap_s` before it) is mostly quiet.
+                 gap_s: float = 0.05, loud_share: float = 0.3, noise_db: float = 0.0,
+                 until: int | None = None) -> bool:
+    """Whether the `pause_s` before an onset (ending `gap_s` before it) is mostly quiet:
+    under the sound threshold over the floor, or over `noise_db` (the level of a noise that
+    rose there, measured by `speech_onset` against the floor of the 3 s before `until`).
 
     A shout is said on its own; a phrase found in the middle of running speech is not one.
     """
@@ -273,8 +296,8 @@ def quiet_before(samples: np.ndarray, onset: int, rate: int = RATE, pause_s: flo
     hi = onset - int(gap_s * rate)
     if hi - lo < rate // 20:  # too little audio before the onset to judge: give it the benefit
         return True
-    _centres, level = _loudness(samples, lo, hi, rate)
-    return len(level) == 0 or float(np.mean(level > QUIET_DB)) < loud_share
+    _centres, level = loudness(samples, lo, hi, rate, until)
+    return len(level) == 0 or float(np.mean(level > QUIET_DB + noise_db)) < loud_share
 
 def synthesise(text: str, voice: str = "fr", speed: int = 160, pitch: int = 50,
                rate: int = RATE) -> np.ndarray:

@@ -7,6 +7,7 @@ the mapping takes the pending decision and returns a legal action, or None with 
 
 from __future__ import annotations
 
+import difflib
 from collections.abc import Sequence
 
 from cdc_env.actions import (
@@ -24,7 +25,8 @@ from cdc_env.actions import (
     Sirop,
     UseBoucliette,
 )
-from cdc_env.game import Decision
+from cdc_env.game import SHOUTABLE_PHRASES, Decision
+from voice.lexicon import Lexicon, LexiconError
 
 BIRD_INTENTS = {
     "bird_linotte": 1, "bird_alouette": 2, "bird_fauvette": 3,
@@ -54,26 +56,45 @@ def seat_of(intent: str) -> int | None:
     return None
 
 
+NUMBERS = {f"nombre_{n}" for n in range(0, 121)}
+SEATS = {f"joueur_{n}" for n in range(1, 9)}
+# The intents worth listening for at each kind of moment (races: the decision's phrases).
+INTENTS_BY_KIND: dict[str, set[str]] = {
+    "turn_start": {"je_lance", "civet", *COMBINATION_INTENTS, *NUMBERS},
+    "challenge_roll": {"je_lance"},
+    "buy_cul": {"achat_du_cul", "non"},
+    "sirop": {"je_sirote", "oui", "non"},
+    "sirop_bet": {*BIRD_INTENTS, "couche_sirop", "beau_sirop", "non"},
+    "soufflette": {"en_garde_ma_mignonne", *SEATS, "non"},
+    "soufflette_keep": {*NUMBERS, "non"},
+    "grelottine": {"grelottine", *COMBINATION_INTENTS, *NUMBERS, "non"},
+    "boucliette": {"boucliette", "oui", "non"},
+    "challenge_bet": {"oui", "non"},
+    "civet_bet": {"oui", "non"},
+}
+# Every intent the game can ask for: a game lexicon's keys must be among them.
+GAME_INTENTS = frozenset({"oui", "non", *SHOUTABLE_PHRASES}.union(*INTENTS_BY_KIND.values()))
+# The moments `python -m voice.detect --moment` knows: each kind's intents, and for "race"
+# (whose phrases a game takes from the decision) every shout.
+MOMENT_INTENTS: dict[str, set[str]] = {**INTENTS_BY_KIND, "race": set(SHOUTABLE_PHRASES)}
+
+
 def intents_for(decision: Decision) -> set[str]:
     """The intents worth listening for at this moment (the recogniser's active set)."""
-    kind = decision.kind
-    numbers = {f"nombre_{n}" for n in range(0, 121)}
-    seats = {f"joueur_{n}" for n in range(1, 9)}
-    by_kind: dict[str, set[str]] = {
-        "turn_start": {"je_lance", "civet", *COMBINATION_INTENTS, *numbers},
-        "challenge_roll": {"je_lance"},
-        "buy_cul": {"achat_du_cul", "non"},
-        "sirop": {"je_sirote", "oui", "non"},
-        "sirop_bet": {*BIRD_INTENTS, "couche_sirop", "beau_sirop", "non"},
-        "race": {a.phrase for a in decision.options if isinstance(a, Shout)},
-        "soufflette": {"en_garde_ma_mignonne", *seats, "non"},
-        "soufflette_keep": {*numbers, "non"},
-        "grelottine": {"grelottine", *COMBINATION_INTENTS, *numbers, "non"},
-        "boucliette": {"boucliette", "oui", "non"},
-        "challenge_bet": {"oui", "non"},
-        "civet_bet": {"oui", "non"},
-    }
-    return by_kind.get(kind, {"oui", "non"})
+    if decision.kind == "race":
+        return {a.phrase for a in decision.options if isinstance(a, Shout)}
+    return set(INTENTS_BY_KIND.get(decision.kind, {"oui", "non"}))
+
+
+def check_game_lexicon(lexicon: Lexicon) -> Lexicon:
+    """The lexicon, after checking that each key is an intent the game asks for: a key with a
+    typo would otherwise be a phrase nobody can ever use."""
+    for key in lexicon.intents:
+        if key not in GAME_INTENTS:
+            near = difflib.get_close_matches(key, sorted(GAME_INTENTS), n=1)
+            hint = f"did you mean '{near[0]}'?" if near else "see configs/voice/fr.yaml for the intents"
+            raise LexiconError(f"{lexicon.path}: key '{key}' is not an intent of the game; {hint}")
+    return lexicon
 
 
 def action_for(decision: Decision, intents: Sequence[str],

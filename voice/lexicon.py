@@ -87,6 +87,23 @@ class Lexicon:
                     )
 
 
+    def without_shared(self) -> tuple[list[str], list[str]]:
+        """Every intent that can be active with the ones before it (lexicon order), and the
+        ones left out because an earlier intent has the same phrase ("combo_chouette" after
+        "bird_chouette"): a set that can be listened for all at once."""
+        owner: dict[str, str] = {}
+        kept: list[str] = []
+        left_out: list[str] = []
+        for intent, phrases in self.intents.items():
+            if any(owner.get(phrase, intent) != intent for phrase in phrases):
+                left_out.append(intent)
+                continue
+            kept.append(intent)
+            for phrase in phrases:
+                owner.setdefault(phrase, intent)
+        return kept, left_out
+
+
 def normalise(phrase: str) -> str:
     """Lower case, accents kept (NFC), punctuation and hyphens to single spaces."""
     text = unicodedata.normalize("NFC", phrase).translate(_APOSTROPHES).lower()

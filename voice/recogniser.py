@@ -1,24 +1,33 @@
 """Streaming phrase detection for one player's microphone.
 
-Audio goes in chunk by chunk with the absolute index of its first sample; `Detection`s come out
-as soon as a whole active phrase shows in Vosk's *partial* result, and the final result of the
-same utterance only adds what the partials missed. Each detection's onset is the first word's
-start, moved from Vosk's 30 ms grid onto the energy rise in the audio, and turned into the
-game's clock by sample counting (never by reading a wall clock when the result arrives).
+Audio goes in chunk by chunk with the absolute index of its first sample. Vosk's partial
+results only say when an utterance is over; its one decision (a `Detection` or `NotUnderstood`)
+comes from the utterance's final n-best list. Each detection's onset is the start of the speech
+under the first word, found in the audio, and turned into the game's clock by sample counting
+(never by reading a wall clock when the result arrives).
 """
 
 from __future__ import annotations
 
 import json
 import logging
+import math
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
 from typing import Any
 
 import numpy as np
 
-from voice.audio import (RATE, SpectralGate, is_quiet, last_sound, peak_snr_db, quiet_before,
-                         refine_onset, to_pcm16)
+from voice.audio import (
+    QUIET_DB,
+    RATE,
+    SpectralGate,
+    loudness,
+    peak_db,
+    quiet_before,
+    speech_onset,
+    to_pcm16,
+)
 from voice.grammar import build_grammar, garbage_word, validate_grammar
 from voice.lexicon import Lexicon, Phrase, spell_all, usable_phrases
 from voice.model import VoskModel
@@ -73,8 +82,11 @@ class Match:
 
 
 def parse_words(result: dict[str, object], rate: int = RATE) -> list[Word]:
-    """The word list of a Vosk result dict, partial ("partial_result") or final ("result")."""
-    items = result.get("partial_result", result.get("result")) or []
+    """The word list of a Vosk result dict: final ("result"), or partial ("partial", text
+    only: its words carry no times, start = end = 0)."""
+    if "partial" in result:
+        return [Word(text, 0, 0, 1.0) for text in str(result["partial"]).split()]
+    items = result.get("result") or []
     words = []
     for item in items:  # type: ignore[union-attr]
         words.append(Word(str(item["word"]), round(float(item["start"]) * rate),
@@ -111,49 +123,161 @@ def may_grow(match: Match, phrases: Sequence[Phrase]) -> bool:
 
 
 def open_decoder(model: VoskModel, rate: int, grammar: str) -> Any:
-    """A Vosk recogniser for a checked grammar, with word times in partial results too."""
+    """A Vosk recogniser for a checked grammar, with word times in final results.
+
+    Partial results stay text only (SetPartialWords off): word times in a partial need the
+    lattice determinized as it grows, which either trails the audio by up to 1.8 s or, with a
+    delay short enough to be of use, doubles the CPU the decoder takes.
+    """
     import vosk
 
     decoder = vosk.KaldiRecognizer(model.vosk, rate, grammar)
     decoder.SetWords(True)
-    decoder.SetPartialWords(True)
+    decoder.SetPartialWords(False)
     return decoder
+
+
+@dataclass(frozen=True)
+class NotUnderstood:
+    """Something like a phrase was said, but no phrase clearly beat its rivals: the player is
+    asked to say it again (a guess costs more than a repeat). Times on the recogniser's clock."""
+
+    onset_s: float
+    end_s: float
+    detected_at_s: float
+    reason: str
+
+    def as_json(self) -> dict[str, object]:
+        return {"intent": None, "not_understood": self.reason, "onset_s": round(self.onset_s, 3),
+                "end_s": round(self.end_s, 3)}
+
+
+Outcome = Detection | NotUnderstood
+"""What one utterance gives: one phrase, or a request to say it again."""
+
+
+@dataclass(frozen=True)
+class Reading:
+    """One path of Vosk's n-best list: its total log-likelihood and the phrases in it."""
+
+    score: float
+    words: tuple[Word, ...]
+    matches: tuple[Match, ...]  # the grammar's phrases (active ones and decoys), in order
+    whole: bool  # every word is part of a phrase or the garbage word
+
+    def intents(self, active: set[str]) -> list[str]:
+        return list(dict.fromkeys(m.phrase.intent for m in self.matches if m.phrase.intent in active))
+
+
+def read_result(result: dict[str, Any], heard: Sequence[Phrase], garbage: str | None,
+                rate: int = RATE) -> list[Reading]:
+    """Vosk's result as readings, best first (a result without n-best is one reading)."""
+    paths = result.get("alternatives") or [result]
+    readings = []
+    for path in paths:
+        words = parse_words(path, rate)
+        matches = find_phrases(words, heard)
+        covered = sum(len(m.words) for m in matches) + sum(1 for w in words if w.text == garbage)
+        readings.append(Reading(float(path.get("confidence", 0.0)), tuple(words), tuple(matches),
+                                covered == len(words)))
+    return readings
+
+
+@dataclass(frozen=True)
+class Verdict:
+    """The decision on one utterance: the phrase heard (`match`), or, with a `reason`, the
+    phrase that did not clearly win (not understood)."""
+
+    match: Match
+    reason: str = ""
+    confidence: float = 1.0  # P(this phrase, not the rival), from their log-likelihood gap
+
+    @property
+    def understood(self) -> bool:
+        return not self.reason
+
+
+def judge(readings: Sequence[Reading], active: set[str], margin: float,
+          repair_margin: float = 0.0, nbest: bool = True, strays: bool = False) -> Verdict | None:
+    """One decision for one utterance, or None when nothing worth reporting was said.
+
+    The reading believed is the best one made only of whole phrases and garbage, within
+    `repair_margin` of the best path and no longer than it (noise swaps and adds words; a
+    repair may drop words, never add them). It must hold exactly one active intent, and beat
+    by `margin` (log-likelihood) the best whole reading that says anything else: another
+    intent, two intents, a decoy, or garbage alone (none in the n-best: nothing else was
+    possible). With `nbest` off (a result without
+    alternatives) there is no rival to compare with. With `strays` (a noisy room), words
+    outside any phrase count as garbage: noise inserts words of other phrases ("기차 회사
+    염소") where a quiet room's extra words are table talk.
+    """
+    # Vosk's empty path says "silence". The decision is only kept where the audio shows speech
+    # (see Recogniser._emit), and there silence is no reading at all: neither taken nor a rival.
+    readings = [r for r in readings if r.words]
+    if not readings:
+        return None
+    top = readings[0]
+    chosen = next((r for r in readings if (r.whole or (strays and r.intents(active)))
+                   and r.score >= top.score - repair_margin and len(r.words) <= len(top.words)), None)
+    if chosen is None:
+        return None  # a phrase among other words, in a quiet room: table talk
+    intents = chosen.intents(active)
+    if not intents:
+        return None  # garbage or a phrase of another moment
+    if len(intents) > 1:
+        return None  # several phrases in one breath: table talk, not a shout or an answer
+    match = next(m for m in chosen.matches if m.phrase.intent == intents[0])
+    if not nbest:
+        return Verdict(match)
+    # Rivals: whole readings that say something else; in noise also readings holding another
+    # phrase among stray words (stray words alone are the noise, not a rival).
+    rival = next((r for r in readings if r is not chosen and r.intents(active) != intents
+                  and (r.whole or (strays and r.intents(active)))), None)
+    if rival is not None and chosen.score - rival.score < margin:
+        others = rival.intents(active)
+        if len(others) > 1:
+            return None  # as likely several phrases in a row: table talk, not a call
+        return Verdict(match, f"« {match.phrase.text} » too close to {others[0] if others else 'nothing'}")
+    if rival is None:
+        return Verdict(match)
+    return Verdict(match, confidence=1.0 / (1.0 + math.exp(rival.score - chosen.score)))
 
 
 class Recogniser:
     """Detects the active intents' phrases in one input stream (int16 mono at the model rate).
 
+    One utterance gives at most one decision: a `Detection` (one phrase) or `NotUnderstood`.
+    Vosk's partial results only say when the utterance is over; the intent is then taken from
+    the utterance's final n-best list, never from a partial guess (in noise those flip).
+
     clock: sample index -> game seconds (default: seconds from the first sample).
     denoise: spectral gating in front of Vosk (off by default: it cost accuracy in the bench).
-    min_confidence: floor on the phrase's lowest word confidence.
-    stable_s: a phrase must show in the partial results for this much audio before it counts
-    (the last word of a partial is Vosk's early guess and flips while the word is being said).
-    end_quiet_s / max_wait_s: a partial phrase is emitted once the speaker has been quiet for
-    end_quiet_s (the shout is over, so Vosk's guess covers all of it), or after max_wait_s of
-    unchanged partials when the room is too loud to hear the end. cover_s: and only if the
-    phrase's last word (as Vosk has it so far) ends at most this long before the last sound,
-    so a guess made before the last words were decoded waits for them.
+    stable_s / end_quiet_s / max_wait_s: the utterance is closed (Vosk's final result asked
+    for) once its partial result has not changed for stable_s and the speaker has been quiet
+    for end_quiet_s; or once the partial has not changed for max_wait_s (a room too loud to
+    hear the end); or at Vosk's own endpoint. noisy_stable_s replaces stable_s in a noisy room.
+    margin / noisy_margin: the chosen reading must beat every rival reading by this much
+    (log-likelihood, see `judge`); noisy_margin applies in a noisy room, where readings are
+    closer and wrong ones likelier. alternatives: the n-best list's length (0: best path only,
+    then min_confidence, the floor on a phrase's lowest word confidence, is the only check).
+    alternative_margin: in a noisy room, how far under the best path a reading made of whole
+    phrases may be and still be taken (noise swaps words).
     pause_s: a shout must follow this much quiet (0 turns the check off): a phrase found inside
     running speech is table talk, not a shout.
-    onset_bias_s: Vosk's word starts run early; this is added before the audio refinement.
+    onset_bias_s: Vosk's word starts run early; added when the audio shows no onset.
     decoys: the lexicon's inactive phrases go into the grammar too, and are heard but never
     reported: with one phrase active, anything else said would otherwise be forced into it.
     noisy_snr_db: the room counts as noisy while the last 3 s of sound peak less than this far
-    over the noise floor (see `noisy()`); then a partial must hold for `noisy_stable_s`, and a
-    final result is read from Vosk's `alternatives`-best list, taking the best alternative
-    made of whole phrases within `alternative_margin` (log-likelihood) of the best path.
-    `alternatives=0` turns the n-best reading off. Quiet rooms keep the strict behaviour, so
-    table talk is not read as a shout. (N-best results carry no word confidences, so
-    min_confidence does not apply to them.)
+    over the noise floor (see `noisy()`).
     """
 
     def __init__(self, model: VoskModel, lexicon: Lexicon, intents: Iterable[str] | None = None,
                  clock: SampleClock | None = None, *, rate: int = RATE, denoise: bool = False,
                  min_confidence: float = 0.5, stable_s: float = 0.1, end_quiet_s: float = 0.1,
-                 max_wait_s: float = 0.5, cover_s: float = 0.35, pause_s: float = 0.25,
+                 max_wait_s: float = 0.5, pause_s: float = 0.25,
                  onset_bias_s: float = 0.04, noisy_snr_db: float = 30.0,
-                 noisy_stable_s: float = 0.2, alternatives: int = 8,
-                 alternative_margin: float = 2.0,
+                 noisy_stable_s: float = 0.2, alternatives: int = 10,
+                 alternative_margin: float = 2.0, margin: float = 1.0, noisy_margin: float = 1.5,
                  refine: bool = True, decoys: bool = True, chunk: int = 800) -> None:
         self.model, self.lexicon, self.rate = model, lexicon, rate
         self.clock = clock or rate_clock(rate)
@@ -161,7 +285,6 @@ class Recogniser:
         self.stable = round(stable_s * rate)
         self.end_quiet = round(end_quiet_s * rate)
         self.max_wait = round(max_wait_s * rate)
-        self.cover_slack = round(cover_s * rate)
         self.pause_s = pause_s
         self.onset_bias = round(onset_bias_s * rate)
         self.chunk = chunk  # Vosk gets at most this much audio between two partial results
@@ -170,6 +293,7 @@ class Recogniser:
         self.noisy_snr_db, self.alternatives = noisy_snr_db, alternatives
         self.noisy_stable = round(noisy_stable_s * rate)
         self.alternative_margin = alternative_margin
+        self.margin, self.noisy_margin = margin, noisy_margin
         # Start-up report over the whole lexicon: phrases the model cannot hear, and intents
         # left with none (they cannot be said at all: the UI should show both).
         self._all_phrases, self.unknown_words = spell_all(lexicon, model.knows)
@@ -192,9 +316,9 @@ class Recogniser:
 
     # --- configuration ----------------------------------------------------------------------
 
-    def set_intents(self, intents: Iterable[str]) -> list[Detection]:
+    def set_intents(self, intents: Iterable[str]) -> list[Outcome]:
         """Change the active intents. The utterance under way is finished with the old grammar
-        and its detections are returned (usually none)."""
+        and its decision is returned (usually none)."""
         intents = list(intents)
         pending = self.flush() if self._next is not None else []
         phrases, _unknown = usable_phrases(self.lexicon, intents, self.model.knows)
@@ -217,13 +341,13 @@ class Recogniser:
 
     # --- streaming --------------------------------------------------------------------------
 
-    def accept(self, pcm: np.ndarray, start_sample: int | None = None) -> list[Detection]:
+    def accept(self, pcm: np.ndarray, start_sample: int | None = None) -> list[Outcome]:
         """Feed a chunk of int16 mono PCM whose first sample has absolute index `start_sample`
-        (default: right after the previous chunk). Returns the detections it completed."""
+        (default: right after the previous chunk). Returns the decisions it completed."""
         pcm = np.asarray(pcm)
         if pcm.ndim != 1:
             raise ValueError(f"expected mono PCM (one dimension), got shape {pcm.shape}")
-        detections: list[Detection] = []
+        outcomes: list[Outcome] = []
         if self._next is None:
             self._start_at(0 if start_sample is None else start_sample)
         elif start_sample is not None and start_sample < self._next:
@@ -232,27 +356,32 @@ class Recogniser:
         elif start_sample is not None and start_sample > self._next:
             gap = start_sample - self._next  # input was dropped
             if gap > self.rate:  # a long hole: start afresh rather than decode silence
-                detections += self.flush()
+                outcomes += self.flush()
                 self._start_at(start_sample)
             else:  # a short one: keep the timeline by feeding silence
-                detections += self.accept(np.zeros(gap, dtype=np.int16))
+                outcomes += self.accept(np.zeros(gap, dtype=np.int16))
         for i in range(0, len(pcm), self.chunk):
             piece = pcm[i:i + self.chunk].astype(np.float64)
             self._next += len(piece)
-            detections += self._decode(self.gate.process(piece) if self.gate else piece)
-        return detections
+            outcomes += self._decode(self.gate.process(piece) if self.gate else piece)
+        return outcomes
 
-    def flush(self) -> list[Detection]:
-        """End of stream (or pause): finish the utterance under way and return its detections."""
+    def flush(self) -> list[Outcome]:
+        """End of stream (or pause): decide on the utterance under way."""
         if self._next is None:
             return []
         if self.gate is None:
-            return self._final(self._result(final=True))
-        detections = self._decode(self.gate.flush(), partial=False)
-        detections += self._final(self._result(final=True))
+            return self._decide(final=True) if self._sound_since_start() else self._forget()
+        outcomes = self._decode(self.gate.flush(), partial=False)
+        outcomes += self._decide(final=True) if self._sound_since_start() else self._forget()
         # The gate's tail added samples no input stands for: start the timeline afresh.
         self._start_at(self._next)
-        return detections
+        return outcomes
+
+    def noisy(self) -> bool:
+        """Whether the last 3 s of audio peak less than `noisy_snr_db` over the room's noise."""
+        peak = peak_db(self._recent_level()[1])
+        return peak is not None and peak < self.noisy_snr_db
 
     # --- internals --------------------------------------------------------------------------
 
@@ -264,161 +393,171 @@ class Recogniser:
         self._origin = start_sample - (self.gate.delay if self.gate else 0)
         self._history = np.zeros(0)  # recent audio as Vosk heard it, for onsets and pauses
         self._history_start = 0  # Vosk-stream index of _history[0]
-        self._recent: list[tuple[str, int, int]] = []  # emitted (intent, start, end)
+        self._level_at = -1  # the Vosk position _level was measured at
+        self._level: tuple[np.ndarray, np.ndarray] = (np.zeros(0), np.zeros(0))
+        self._recent: list[tuple[str, int, int]] = []  # decided (intent, start, end)
         self._new_decoder()
 
     def _new_decoder(self) -> None:
         self._decoder = (open_decoder(self.model, self.rate, self._grammar)
                          if self._grammar is not None else _Deaf())
+        self._decoder.SetMaxAlternatives(self.alternatives)
         # Vosk counts time from the decoder's creation: remember where that is in our stream.
         self._decoder_base = self._vosk_pos
-        self._seen: dict[tuple[str, int], int] = {}  # match -> Vosk position first seen
+        self._partial_text = ""  # the utterance's latest partial result
+        self._partial_since = self._vosk_pos  # ...unchanged since this Vosk position
+        self._utterance_start = self._vosk_pos
 
-    def _decode(self, heard: np.ndarray, partial: bool = True) -> list[Detection]:
+    def _sound_since_start(self) -> bool:
+        """Whether the utterance under way holds any sound over the room's floor. Without one
+        its final result can give nothing (a decision needs speech under its first word, see
+        `_onset`), and reading it costs as much as deciding on a shout."""
+        start = self._utterance_start - self._history_start
+        if start < 0 or len(self._history) - start > 3 * self.rate:
+            return True  # longer than the level measured: read it
+        centres, level = self._recent_level()
+        return bool(np.any(level[centres >= start] > QUIET_DB))
+
+    def _forget(self) -> list[Outcome]:
+        """End an utterance of silence without reading its result."""
+        self._decoder.Reset()
+        self._partial_text, self._partial_since = "", self._vosk_pos
+        self._utterance_start = self._vosk_pos
+        return []
+
+    def _decode(self, heard: np.ndarray, partial: bool = True) -> list[Outcome]:
         if len(heard) == 0:
             return []
         self._history = np.concatenate([self._history, heard])[-10 * self.rate:]
         self._vosk_pos += len(heard)
         self._history_start = self._vosk_pos - len(self._history)
         if self._decoder.AcceptWaveform(to_pcm16(heard).tobytes()):
-            # Result keeps the speaker and noise adaptation for the next utterance.
-            return self._final(self._result(final=False))
-        return self._partial(json.loads(self._decoder.PartialResult())) if partial else []
+            return self._decide(final=False)  # Vosk's own endpoint
+        if partial and self._utterance_over(json.loads(self._decoder.PartialResult())):
+            return self._decide(final=True)
+        return []
 
-    def _partial(self, result: dict[str, object]) -> list[Detection]:
-        seen: dict[tuple[str, int], int] = {}
-        out: list[Detection] = []
-        ended: bool | None = None
-        noisy: bool | None = None
-        for match in self._matches(result):
-            if may_grow(match, self._heard) or match.confidence < self.min_confidence:
-                continue
-            intent, start = match.phrase.intent, match.words[0].start
-            # Word starts may shift by a frame between partials: the same match all the same.
-            since = min((pos for (i, s), pos in self._seen.items()
-                         if i == intent and abs(s - start) <= 0.07 * self.rate),
-                        default=self._vosk_pos)
-            seen[(intent, start)] = since
-            age = self._vosk_pos - since
-            if age < self.stable:
-                continue
-            if age < self.noisy_stable:  # in noise, Vosk's guesses flip for longer
-                if noisy is None:
-                    noisy = self.noisy()
-                if noisy:
-                    continue
-            if ended is None:
-                ended = self._speech_ended()
-            if (ended and self._covers_speech(match)) or age >= self.max_wait:
-                out += self._emit(match)
-        self._seen = seen
-        return out
+    def _utterance_over(self, partial: dict[str, Any]) -> bool:
+        """Whether to close the utterance now: its partial result has settled and the speaker
+        has stopped, or it has not changed for max_wait_s (too loud to hear the end)."""
+        words = parse_words(partial, self.rate)
+        text = " ".join(w.text for w in words)
+        if text != self._partial_text:
+            self._partial_text, self._partial_since = text, self._vosk_pos
+        matches = [m for m in find_phrases(words, self._heard) if m.phrase.intent in self.active]
+        if not matches:
+            return False  # nothing to decide on yet: Vosk's endpoint will close it
+        age = self._vosk_pos - self._partial_since
+        if age >= self.max_wait:
+            return True
+        if may_grow(matches[-1], self.phrases):
+            return False  # "chouette" may become "chouette velute" after a breath
+        if age < self.stable or (age < self.noisy_stable and self.noisy()):
+            return False  # in noise, Vosk's guesses flip for longer
+        return self._speech_ended()
 
-    def noisy(self) -> bool:
-        """Whether the last 3 s of audio peak less than `noisy_snr_db` over the room's noise."""
-        end = len(self._history)
-        snr = peak_snr_db(self._history, max(0, end - 3 * self.rate), end, self.rate)
-        return snr is not None and snr < self.noisy_snr_db
-
-    def _result(self, final: bool) -> dict[str, object]:
-        """The utterance's result. In a noisy room, Vosk's n-best list: the best path often
-        swaps one word of a phrase for a word of another (the grammar lets any of its words
-        follow any other), while the whole phrase is a close second ("내일 여섯 점심" /
-        "내일 점심"). In a quiet room the single best result, so table talk is not read as a
-        shout because one of its n-best happens to be a phrase."""
-        wanted = self.alternatives if self.alternatives and self.noisy() else 0
-        self._decoder.SetMaxAlternatives(wanted)
+    def _decide(self, final: bool) -> list[Outcome]:
+        """The utterance's one decision, from its final result (Vosk's n-best list)."""
         result = json.loads(self._decoder.FinalResult() if final else self._decoder.Result())
-        alternatives = result.get("alternatives")
-        return self._whole_phrases(alternatives) if alternatives else result
+        self._partial_text, self._partial_since = "", self._vosk_pos
+        self._utterance_start = self._vosk_pos
+        readings = read_result(result, self._heard, self.garbage, self.rate)
+        noisy = self.noisy()
+        verdict = judge(readings, set(self.active), self.noisy_margin if noisy else self.margin,
+                        self.alternative_margin if noisy else 0.0,
+                        nbest="alternatives" in result, strays=noisy)
+        if verdict is None:
+            return []
+        if not verdict.understood:
+            words = verdict.match.words
+            return self._not_understood(self._shift(words[0]), self._shift(words[-1]), verdict.reason)
+        match = Match(verdict.match.phrase, tuple(map(self._shift, verdict.match.words)),
+                      verdict.match.last)
+        if "alternatives" not in result and match.confidence < self.min_confidence:
+            return []
+        return self._emit(match, verdict.confidence if "alternatives" in result else match.confidence)
 
-    def _whole_phrases(self, alternatives: list[dict[str, Any]]) -> dict[str, object]:
-        """The best alternative made only of grammar phrases (and garbage) among those within
-        `alternative_margin` (log-likelihood) of the best and no longer than it; the best when
-        there is none. Noise adds words, so a repair may drop words but never add them."""
-        top = float(alternatives[0]["confidence"])
-        length = len(parse_words(alternatives[0], self.rate))
-        for alternative in alternatives:
-            if float(alternative["confidence"]) < top - self.alternative_margin:
-                break
-            words = parse_words(alternative, self.rate)
-            if len(words) > length:
-                continue
-            matched = sum(len(m.words) for m in find_phrases(words, self._heard))
-            garbage = sum(1 for w in words if w.text == self.garbage)
-            if matched and matched + garbage == len(words):
-                return alternative
-        return alternatives[0]
-
-    def _final(self, result: dict[str, object]) -> list[Detection]:
-        self._seen = {}
-        out: list[Detection] = []
-        for match in self._matches(result):
-            if match.confidence >= self.min_confidence:
-                out += self._emit(match)
-        return out
-
-    def _matches(self, result: dict[str, object]) -> list[Match]:
-        """Active phrases in a result; decoys take their words but are not reported."""
-        active = set(self.active)
-        return [m for m in find_phrases(self._words(result), self._heard) if m.phrase.intent in active]
-
-    def _words(self, result: dict[str, object]) -> list[Word]:
+    def _shift(self, word: Word) -> Word:
         base = self._decoder_base  # Vosk times run from the decoder's creation
-        return [Word(w.text, w.start + base, w.end + base, w.conf)
-                for w in parse_words(result, self.rate)]
+        return Word(word.text, word.start + base, word.end + base, word.conf)
 
     def _speech_ended(self) -> bool:
         """Whether the last `end_quiet_s` of audio is quiet (the speaker has stopped)."""
         end = len(self._history)
-        return end > self.end_quiet + self.rate // 10 and is_quiet(
-            self._history, end - self.end_quiet, end, self.rate)
+        if end <= self.end_quiet + self.rate // 10:
+            return False
+        centres, level = self._recent_level()
+        return bool(np.all(level[centres >= end - self.end_quiet] <= QUIET_DB))
 
-    def _covers_speech(self, match: Match) -> bool:
-        """Whether the phrase runs to the end of what was said: a guess Vosk made before the
-        last words were decoded ends well before the last sound."""
-        end = len(self._history)
-        last = last_sound(self._history, max(0, end - 3 * self.rate), end, self.rate)
-        if last is None:
-            return True
-        return match.words[-1].end - self._history_start >= last - self.cover_slack
+    def _recent_level(self) -> tuple[np.ndarray, np.ndarray]:
+        """The level of the last 3 s of audio over their noise floor (`voice.audio.loudness`),
+        measured once per chunk: the end-of-speech and noisy-room checks read the same."""
+        if self._level_at != self._vosk_pos:
+            end = len(self._history)
+            self._level = loudness(self._history, max(0, end - 3 * self.rate), end, self.rate)
+            self._level_at = self._vosk_pos
+        return self._level
 
-    def _emit(self, match: Match) -> list[Detection]:
+    def _not_understood(self, first: Word, last: Word, reason: str) -> list[Outcome]:
+        """Say it again, but only for speech after a pause: noise, music and clatter never
+        stand QUIET_DB over the room where Vosk put the words (`speech_onset` finds none)."""
+        found = self._onset(first)
+        if found is None or (self.pause_s and not self._after_pause(*found, first)):
+            return []
+        onset = found[0]
+        log.info("not understood: %s", reason)
+        outcome = NotUnderstood(self.clock(self._origin + onset),
+                                self.clock(self._origin + last.end + self.onset_bias),
+                                self.clock(self._next or 0), reason)
+        return [] if self._masked(outcome.onset_s) else [outcome]
+
+    def _emit(self, match: Match, confidence: float) -> list[Outcome]:
         intent, start, end = match.phrase.intent, match.words[0].start, match.words[-1].end
-        if any(i == intent and s < end and start < e for i, s, e in self._recent):
-            return []  # already emitted from an earlier partial of the same utterance
-        onset = self._onset(start)
-        if self.pause_s and not self._after_pause(onset):
+        if any(i == intent and s < end and start < e + self.rate // 2 for i, s, e in self._recent):
+            return []  # the tail of an utterance already decided (closed early on a pause)
+        found = self._onset(match.words[0]) if self.refine else (start + self.onset_bias, 0.0)
+        if found is None:
+            log.debug("ignored %s: no speech where Vosk heard it", intent)
+            return []
+        if self.pause_s and not self._after_pause(*found, match.words[0]):
             log.debug("ignored %s: said inside running speech", intent)
             return []
+        onset = found[0]
         self._recent = [r for r in self._recent if r[2] > self._vosk_pos - 30 * self.rate]
         self._recent.append((intent, start, end))
         detection = Detection(
             intent=intent, phrase=match.phrase.text,
             onset_s=self.clock(self._origin + onset),
             end_s=self.clock(self._origin + end + self.onset_bias),
-            confidence=match.confidence,
+            confidence=confidence,
             detected_at_s=self.clock(self._next or 0),
         )
-        if any(a <= detection.onset_s <= b for a, b in self._masks):
+        if self._masked(detection.onset_s):
             log.info("ignored %s: its onset falls in our own playback", intent)
             return []
         return [detection]
 
-    def _onset(self, start: int) -> int:
-        """The phrase onset in the Vosk stream: Vosk's start plus its bias, then the energy rise."""
-        guess = start + self.onset_bias
-        i = guess - self._history_start
-        if not self.refine or not 0 <= i < len(self._history):
-            return guess
-        refined = refine_onset(self._history, i, self.rate)
-        return guess if refined is None else self._history_start + refined
+    def _masked(self, onset_s: float) -> bool:
+        return any(a <= onset_s <= b for a, b in self._masks)
 
-    def _after_pause(self, onset: int) -> bool:
+    def _onset(self, first: Word) -> tuple[int, float] | None:
+        """The phrase onset in the Vosk stream, the start of the speech under its first word,
+        and the level of the noise it rises from (see `speech_onset`); None: no speech there."""
+        i = first.start - self._history_start
+        if not 0 <= i < len(self._history):
+            return first.start + self.onset_bias, 0.0
+        found = speech_onset(self._history, i, first.end + self.onset_bias - self._history_start,
+                             self.rate)
+        return None if found is None else (self._history_start + found[0], found[1])
+
+    def _after_pause(self, onset: int, noise_db: float, first: Word) -> bool:
         i = onset - self._history_start
         if not 0 < i <= len(self._history):
             return True
-        return quiet_before(self._history, i, self.rate, self.pause_s)
+        # The floor speech_onset measured the noise against: the 3 s before the word's end.
+        until = first.end + self.onset_bias - self._history_start
+        return quiet_before(self._history, i, self.rate, self.pause_s, noise_db=noise_db,
+                           until=min(len(self._history), until))
 
 
 class _Deaf:
@@ -437,4 +576,7 @@ class _Deaf:
         return '{"text": ""}'
 
     def SetMaxAlternatives(self, count: int) -> None:  # noqa: N802
+        pass
+
+    def Reset(self) -> None:  # noqa: N802
         pass

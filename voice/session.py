@@ -21,21 +21,27 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import IO, Any, Protocol
 
-from cdc_env.actions import Action, KeepDice, Pass, Shout
+from cdc_env.actions import Action, IllegalActionError, KeepDice, Pass, Shout
 from cdc_env.dice import DiceSource, SeededDice
-from cdc_env.game import RACE_PHRASES, Decision, GameState
+from cdc_env.game import RACE_PHRASES, RACE_SHOUTS, Decision, GameLoadError, GameState
 from cdc_env.rules import Ruleset
 from voice.intents import action_for, intents_for
+
+# RACE_SHOUTS, the race phrases, may be shouted at any moment: outside the seat's race they are
+# false shouts, which the engine answers (a Bévue in rulesets with Bévues).
+# Voice status words for the view, per human seat.
+LISTENING, KEYBOARD_ONLY, SAY_AGAIN = "listening", "keyboard only", "say it again"
 
 Clock = Callable[[], float]
 
 
 @dataclass(frozen=True)
 class Heard:
-    """A phrase one human said, with its onset on the session's clock."""
+    """A phrase one human said, with its onset on the session's clock; `intent` is None when
+    the recogniser heard an utterance but no phrase clearly won it (say it again)."""
 
     seat: int
-    intent: str
+    intent: str | None
     onset: float
 
 
@@ -51,6 +57,15 @@ class Listener(Protocol):
     def mark_playback(self, start: float, end: float) -> None: ...
 
     def close(self) -> None: ...
+
+
+class KeyLines(Protocol):
+    """Lines typed by the humans, each with the moment Enter was pressed (a terminal's stdin,
+    or the live table's input line)."""
+
+    closed: bool
+
+    def poll(self, timeout: float) -> tuple[str, float] | None: ...
 
 
 class InputLost(RuntimeError):
@@ -87,10 +102,20 @@ class Keyboard:
 class SeatPlayer:
     name: str
     bot: Any = None  # an object with act(state, decision); None for a human
+    bot_name: str = ""  # what the bot was made from ("bold", a model path): kept in saves
 
     @property
     def human(self) -> bool:
         return self.bot is None
+
+    def to_json(self) -> dict[str, Any]:
+        return {"name": self.name, "bot": None if self.human else (self.bot_name or "bot")}
+
+
+def describe_lineup(lineup: Sequence[dict[str, Any]]) -> str:
+    """`Ana (human), bold-1 (bot bold)`: a saved line-up in words."""
+    return ", ".join(f"{p.get('name')} ({'human' if p.get('bot') is None else 'bot ' + str(p['bot'])})"
+                     for p in lineup)
 
 
 class View(Protocol):
@@ -101,6 +126,9 @@ class View(Protocol):
     def say(self, text: str) -> None: ...
 
     def ask(self, session: "PlaySession", decision: Decision, options: list[Action]) -> None: ...
+
+    def voice(self, seat: int, status: str) -> None:
+        """A human's voice status: "listening", 'heard « … »', "say it again", "keyboard only"."""
 
 
 @dataclass
@@ -116,7 +144,7 @@ class PlaySession:
     rules: Ruleset
     players: list[SeatPlayer]
     view: View
-    keyboard: Keyboard
+    keyboard: KeyLines
     listener: Listener | None = None
     seed: int = 0
     speak: Callable[[str], float] | None = None  # speaks a text, returns its duration in s
@@ -124,17 +152,48 @@ class PlaySession:
     save_path: Path | None = None
     dice: DiceSource | None = None  # default: dice seeded by `seed`
     setup: dict[str, Any] | None = None  # a starting position (see GameState)
+    pace: float = 0.0  # seconds to leave after each bot's move, for people to follow (and shout)
     state: GameState = field(init=False)
     race_log: list[list[RaceShout]] = field(default_factory=list)
+    race_now: list[RaceShout] = field(default_factory=list)  # the shouts of the race under way
     _race_answers: dict[int, Action] = field(default_factory=dict)
+    _moment: float = 0.0  # when the current decision was put (false shouts' onsets count from it)
 
     def __post_init__(self) -> None:
         self.state = GameState(self.rules, len(self.players), dice=self.dice or SeededDice(self.seed),
                                setup=self.setup)
 
+    @staticmethod
+    def read_save(path: Path) -> dict[str, Any]:
+        """A save file's content, checked enough to resume it; GameLoadError says what is wrong."""
+        try:
+            saved = json.loads(path.read_text(encoding="utf-8"))
+        except OSError as error:
+            raise GameLoadError(f"{path}: {error.strerror}; give a file written by --save") from None
+        except json.JSONDecodeError as error:
+            raise GameLoadError(f"{path} is not a saved game (not JSON: {error})") from None
+        if not isinstance(saved, dict):
+            raise GameLoadError(f"{path} is not a saved game: expected a JSON object")
+        if not isinstance(saved.get("history"), list):
+            raise GameLoadError(f"{path} is damaged: its 'history' must be the list of moves, got "
+                                f"{json.dumps(saved.get('history'))}; resume from another save")
+        lineup = saved.get("lineup")
+        if lineup is not None and (not isinstance(lineup, list) or not all(isinstance(p, dict) for p in lineup)):
+            raise GameLoadError(f"{path} is damaged: its 'lineup' must be a list of players")
+        return saved
+
     @classmethod
     def resume(cls, path: Path, players: list[SeatPlayer], **kwargs: Any) -> "PlaySession":
-        saved = json.loads(path.read_text(encoding="utf-8"))
+        """Go on with a saved game, with the players it was saved with (same seats, the same
+        seats human); any other line-up is refused with the save's own."""
+        saved = cls.read_save(path)
+        lineup = saved.get("lineup")
+        seats = saved.get("players")
+        given = [p.to_json() for p in players]
+        said = describe_lineup(lineup) if lineup else f"{seats} players"
+        if len(players) != seats or (lineup and [p["bot"] for p in given] != [p.get("bot") for p in lineup]):
+            raise GameLoadError(f"{path} is a game of {said}, not of {describe_lineup(given)}; "
+                                "resume it with the same humans and bots (or with --resume alone)")
         state = GameState.from_json(saved)
         session = cls(state.rules, players, **kwargs)
         session.state = state
@@ -143,15 +202,21 @@ class PlaySession:
     def save(self) -> None:
         if self.save_path is not None:
             tmp = self.save_path.with_suffix(".tmp")
-            tmp.write_text(json.dumps(self.state.to_json()), encoding="utf-8")
+            saved = {**self.state.to_json(), "lineup": [p.to_json() for p in self.players]}
+            tmp.write_text(json.dumps(saved), encoding="utf-8")
             tmp.replace(self.save_path)
 
     # ------------------------------------------------------------------ the loop
 
     def run(self) -> GameState:
+        for seat, player in enumerate(self.players):
+            if player.human:
+                self.view.voice(seat, LISTENING if self._hears(seat) else KEYBOARD_ONLY)
         while (decision := self.state.pending) is not None:
             assert decision.seat is not None
             player = self.players[decision.seat]
+            self._moment = self.clock()
+            action: Action | None
             if decision.kind == "race":
                 action = self._race_answer(decision)
             elif player.human:
@@ -159,39 +224,111 @@ class PlaySession:
                 action = self._ask_human(decision)
             else:
                 action = player.bot.act(self.state, decision)
-            self.state.apply_action(action, seat=decision.seat)
+            if action is not None:  # None: a false shout changed the game; ask again
+                self.state.apply_action(action, seat=decision.seat)
             self.save()
+            if not player.human and decision.kind != "race" and self.pace > 0:
+                self.view.show(self)
+                self._pause(self.pace)
         self.view.show(self)
         return self.state
 
+    def _hears(self, seat: int) -> bool:
+        return self.listener is not None and seat in self.listener.seats
+
     # ------------------------------------------------------------------ humans
 
-    def _ask_human(self, decision: Decision) -> Action:
+    def _ask_human(self, decision: Decision) -> Action | None:
+        """The asked human's choice, or None after a false shout (the game moved on)."""
+        assert decision.seat is not None
         options = decision.legal_actions() if decision.staked is None else list(decision.options)
         self.view.ask(self, decision, options)
         if self.listener is not None:
-            self._listen(intents_for(decision))
+            self._listen(intents_for(decision) | set(RACE_SHOUTS))
         while True:
-            heard = self._poll_listener()
-            for item in heard:
-                if item.seat == decision.seat:
-                    action, why = action_for(decision, [item.intent])
-                    if action is not None:
-                        return action
-                    self.view.say(f"heard « {item.intent} »: {why}")
+            for item in self._poll_listener():
+                if item.seat == decision.seat and self._not_understood(item):
+                    continue
+                if item.intent is None:
+                    continue  # another player's unclear utterance: not theirs to answer now
+                if item.intent in RACE_SHOUTS and not (item.seat == decision.seat and decision.kind == "claim"):
+                    self._false_shout(item.seat, item.intent, item.onset, "voice")
+                    return None
+                if item.seat != decision.seat:
+                    continue
+                self.view.voice(item.seat, f"heard « {item.intent} »")
+                action, why = action_for(decision, [item.intent])
+                if action is not None:
+                    return action
+                self.view.voice(item.seat, SAY_AGAIN)
+                self.view.say(f"heard « {item.intent} »: {self._plain_reason(why, options, decision)}")
             typed = self.keyboard.poll(0.05)
             if typed is None:
                 if self.keyboard.closed and self.listener is None:
                     raise EOFError("the keyboard input ended and no microphone is listening")
+                continue
+            if typed[0].startswith("!"):
+                if self._typed_false_shout(typed, default_seat=decision.seat):
+                    return None
                 continue
             action, why = self._typed_action(decision, options, typed[0])
             if action is not None:
                 return action
             self.view.say(why)
 
+    def _pause(self, seconds: float) -> None:
+        """Time for the table to see a bot's move; a human may shout (falsely) meanwhile."""
+        if self.listener is not None:
+            self._listen(set(RACE_SHOUTS))
+        end = self.clock() + seconds
+        while (left := end - self.clock()) > 0:
+            for item in self._poll_listener():
+                if item.intent in RACE_SHOUTS:
+                    self._false_shout(item.seat, item.intent, item.onset, "voice")
+            typed = self.keyboard.poll(min(0.05, left))
+            if typed is None:
+                continue
+            if typed[0].startswith("!"):
+                self._typed_false_shout(typed, default_seat=None)
+            else:
+                self.view.say(f"« {typed[0]} » ignored: it is not your turn yet")
+
+    def _typed_false_shout(self, typed: tuple[str, float], default_seat: int | None) -> bool:
+        """`!`, `! 2`, `! g`: a race phrase shouted at the keyboard outside a race."""
+        humans = [s for s, p in enumerate(self.players) if p.human]
+        if default_seat is None and len(humans) == 1:
+            default_seat = humans[0]
+        parsed = self._parse_shout(typed[0], humans, default_seat, RACE_SHOUTS)
+        if parsed is None:
+            self.view.say("a shout at the keyboard: « ! » then the seat number when several humans "
+                          "play (« ! 2 »), and a phrase's first letters if not « pas mou le caillou »")
+            return False
+        return self._false_shout(parsed[0], parsed[1] or RACE_SHOUTS[0], typed[1], "keyboard")
+
+    def _false_shout(self, seat: int, phrase: str, at: float, by: str) -> bool:
+        """A race phrase shouted outside that seat's race: the engine judges it (a Bévue in
+        rulesets with Bévues). True when the game took it."""
+        onset_ms = round(max(0.0, (at - self._moment) * 1000), 1)
+        name = self.players[seat].name
+        try:
+            self.state.apply_action(Shout(phrase, onset_ms), seat=seat)
+        except IllegalActionError as error:
+            self.view.say(f"{name} shouted « {phrase} » ({by}) out of any race: {error}")
+            return False
+        self.view.say(f"{name} shouted « {phrase} » ({by}) with no race to shout for")
+        self.save()
+        self.view.show(self)
+        return True
+
     def _typed_action(self, decision: Decision, options: list[Action], text: str) -> tuple[Action | None, str]:
-        """A number from the menu, a staked choice `N STAKE`, or intent words."""
+        """A number from the menu, a staked choice `N STAKE`, or intent words; Enter alone
+        takes the only option."""
         words = text.split()
+        choices = len(options) + len(decision.stakes)
+        if not words:
+            if choices == 1 and options:
+                return options[0], ""
+            return None, f"type the number of your choice (1..{choices}), then Enter"
         if words and words[0].isdigit():
             index = int(words[0]) - 1
             if not 0 <= index < len(options) + len(decision.stakes):
@@ -208,7 +345,27 @@ class PlaySession:
         if decision.kind == "soufflette_keep" and all(w.isdigit() for w in words):
             return KeepDice(tuple(int(w) for w in words)), ""
         action, why = action_for(decision, words)
-        return action, why
+        return action, self._plain_reason(why, options, decision, typed=text)
+
+    @staticmethod
+    def _plain_reason(why: str, options: list[Action], decision: Decision, typed: str | None = None) -> str:
+        """action_for's reason names the decision in the engine's general words ("roll the dice
+        (or first declare a Civet, …)"); the menu on screen says what is possible now."""
+        if not why.endswith(")"):
+            return why  # a specific hint: "a Civet needs a combination and a stake: …"
+        choices = len(options) + len(decision.stakes)
+        if typed is None:
+            return "not one of the choices now: say it again"
+        return f"« {typed} » is not one of the choices now: type 1..{choices}, then Enter"
+
+    def _not_understood(self, heard: Heard) -> bool:
+        """An utterance the recogniser could not tell: ask that player to say it again and
+        keep waiting (the keyboard stays open). A guess would cost more than a repeat."""
+        if heard.intent is not None:
+            return False
+        self.view.voice(heard.seat, SAY_AGAIN)
+        self.view.say(f"{self.players[heard.seat].name}: not understood, say it again")
+        return True
 
     def _listen(self, intents: set[str]) -> None:
         try:
@@ -227,6 +384,8 @@ class PlaySession:
 
     def _lose_listener(self, error: Exception) -> None:
         self.view.say(f"microphone lost ({error}); going on with the keyboard — the game is kept")
+        for seat in getattr(self.listener, "seats", ()):
+            self.view.voice(seat, KEYBOARD_ONLY)
         try:
             self.listener.close()  # type: ignore[union-attr]
         except Exception:  # noqa: BLE001 - it is gone already
@@ -249,9 +408,10 @@ class PlaySession:
         seats = self._race_seats(decision)
         phrases = [a.phrase for a in decision.options if isinstance(a, Shout)]
         window = self.rules.races.race_window_ms / 1000
+        self.race_now = []
         self.view.show(self)
         self.view.say(f"RACE: {decision.reason}! — shout « {RACE_PHRASES[decision.reason]} »"
-                      " (Enter, or say it)")
+                      f" ({'Enter, or say it' if self.listener is not None else 'Enter'})")
         start = self.clock()
         if self.listener is not None:
             self._listen(set(phrases))
@@ -280,39 +440,59 @@ class PlaySession:
             if all(s in shouts for s in humans) and not pending_bots:
                 break
             for heard in self._poll_listener():
+                if heard.seat in humans and heard.seat not in shouts and self._not_understood(heard):
+                    continue
                 if heard.seat in humans and heard.seat not in shouts and heard.intent in phrases:
                     onset_ms = max(0.0, (heard.onset - start) * 1000)
                     shouts[heard.seat] = RaceShout(heard.seat, heard.intent, onset_ms, "voice")
-                    self.view.say(f"{self.players[heard.seat].name} (voice): « {heard.intent} » at {onset_ms:.0f} ms")
+                    self.view.voice(heard.seat, f"heard « {heard.intent} »")
+                    self._race_shout(shouts[heard.seat])
             next_bot = pending_bots[0][0] - now if pending_bots else window - now
             typed = self.keyboard.poll(min(0.02, max(0.0, next_bot)))
             if typed is not None:
                 self._typed_shout(typed, start, humans, phrases, decision, shouts)
         self.race_log.append(sorted(shouts.values(), key=lambda s: s.onset_ms))
+        self.race_now = self.race_log[-1]
         answers: dict[int, Action] = {seat: Pass() for seat in seats}
         answers.update({seat: Shout(s.phrase, round(s.onset_ms, 1)) for seat, s in shouts.items()})
         return answers
 
-    def _typed_shout(self, typed: tuple[str, float], start: float, humans: list[int],
-                     phrases: list[str], decision: Decision, shouts: dict[int, RaceShout]) -> None:
-        text, at = typed
-        words = text.split()
-        seat = humans[0] if len(humans) == 1 else None
+    @staticmethod
+    def _parse_shout(text: str, humans: list[int], default_seat: int | None,
+                     phrases: Sequence[str]) -> tuple[int, str | None] | None:
+        """`[!] [SEAT] [PHRASE-START]` typed for a shout: (seat, the phrase named or None),
+        or None when no human seat is named (or implied by a single human)."""
+        words = text.lstrip("!").split()
+        seat = default_seat if default_seat in humans else (humans[0] if len(humans) == 1 else None)
         if words and words[0].isdigit():
             seat = int(words[0]) - 1
             words = words[1:]
-        if seat not in humans or seat in shouts:
+        if seat is None or seat not in humans:
+            return None
+        chosen = [p for p in phrases if words and p.startswith(words[0].lower())]
+        return seat, chosen[0] if chosen else None
+
+    def _typed_shout(self, typed: tuple[str, float], start: float, humans: list[int],
+                     phrases: list[str], decision: Decision, shouts: dict[int, RaceShout]) -> None:
+        text, at = typed
+        parsed = self._parse_shout(text, humans, None, phrases)
+        if parsed is None or parsed[0] in shouts:
             return
-        phrase = self.state.table.race_answers.get(seat, (RACE_PHRASES[decision.reason],))[0]
-        if words:
-            chosen = [p for p in phrases if p.startswith(words[0].lower())]
-            phrase = chosen[0] if chosen else phrase
+        seat, phrase = parsed
+        phrase = phrase or self.state.table.race_answers.get(seat, (RACE_PHRASES[decision.reason],))[0]
         onset_ms = max(0.0, (at - start) * 1000)
         shouts[seat] = RaceShout(seat, phrase, onset_ms, "keyboard")
-        self.view.say(f"{self.players[seat].name} (keyboard): « {phrase} » at {onset_ms:.0f} ms")
+        self._race_shout(shouts[seat])
+
+    def _race_shout(self, shout: RaceShout) -> None:
+        """A shout in the race under way, on the table at once."""
+        self.race_now = [*self.race_now, shout]
+        self.view.say(f"{self.players[shout.seat].name} ({shout.by}): « {shout.phrase} » at {shout.onset_ms:.0f} ms")
+        self.view.show(self)
 
     def _bot_shouts(self, seat: int, action: Shout) -> None:
-        self.view.say(f"{self.players[seat].name} (bot): « {action.phrase} » at {action.onset_ms:.0f} ms")
+        assert action.onset_ms is not None
+        self._race_shout(RaceShout(seat, action.phrase, action.onset_ms, "bot"))
         if self.speak is not None:
             begin = self.clock()
             duration = self.speak(action.phrase.replace("_", " "))

@@ -46,6 +46,9 @@ def test_train_checkpoint_resume_and_report(tmp_path: Path) -> None:
     config = tiny_config(tmp_path)
     first = train("--config", str(config))
     assert first.returncode == 0, first.stderr
+    # The verdict: a table and one line on the terminal; the JSON stays in the run folder.
+    assert "verdict: " in first.stdout and "against simple" in first.stdout
+    assert '"opponents"' not in first.stdout and "95 % interval" in first.stdout
     run = tmp_path / "run"
     report = json.loads((run / "report.json").read_text())
     assert report["steps"] == 256
@@ -160,3 +163,74 @@ def test_imitation_label_smoothing_keeps_the_teachers_alternatives_alive() -> No
     assert np.median(sharp) < 0.02
     assert 0.05 < np.median(smoothed) < 0.2  # the target gives the other choice 0.1
     assert (smoothed < 0.5).mean() > 0.95  # and the teacher's choice is still the greedy one
+
+
+# ---------------------------------------------------------------------- bad inputs (issue 16)
+
+
+@pytest.mark.parametrize(("changes", "named"), [
+    ({"opponents": ["bold", "blod"]}, "opponents: unknown bot 'blod'"),
+    ({"imitation": {"teacher": "wizard"}}, "imitation.teacher: unknown bot 'wizard'"),
+    ({"reaction": "lightning"}, "reaction: unknown level 'lightning'"),
+    ({"ruleset": "solo", "players": 2}, "players: ruleset solo is played by 1–1 players, not 2"),
+    ({"ruleset": "clasic"}, "ruleset:"),
+    ({"evaluation": {"games": 4, "opponents": ["prudnet"]}}, "evaluation.opponents: unknown bot 'prudnet'"),
+])
+def test_every_name_in_a_config_is_checked_before_any_work(tmp_path: Path, changes: dict, named: str) -> None:
+    config = tiny_config(tmp_path, **changes)
+    with pytest.raises(ConfigError, match=named.replace("(", r"\(")):
+        load_config(config)
+    result = train("--config", str(config))
+    assert result.returncode == 2 and named in result.stderr and "Traceback" not in result.stderr
+    assert not (tmp_path / "run").exists(), "nothing was started"
+
+
+@pytest.mark.parametrize("games", ["-5", "0"])
+def test_evaluate_refuses_a_game_count_below_one(games: str) -> None:
+    result = subprocess.run([sys.executable, str(ROOT / "scripts" / "evaluate.py"), "--agents", "bold", "simple",
+                             "--games", games], capture_output=True, text=True, cwd=ROOT, timeout=60)
+    assert result.returncode == 2
+    assert f"{games} games: give 1 or more" in result.stderr and "Traceback" not in result.stderr
+
+
+def test_model_with_a_damaged_policy_is_a_clear_error(tmp_path: Path) -> None:
+    import zipfile
+
+    from sb3_contrib import MaskablePPO
+
+    from agents.model_bot import write_metadata
+    from agents.single import CulDeChouetteEnv
+    from cdc_env.spaces import STAKE_LEVELS
+
+    rules = load_ruleset("classic")
+    model = MaskablePPO("MlpPolicy", CulDeChouetteEnv(rules, 2, opponents="random"), device="cpu",
+                        policy_kwargs={"net_arch": [8]})
+    good = tmp_path / "good.zip"
+    model.save(good)
+    damaged = tmp_path / "damaged.zip"
+    with zipfile.ZipFile(good) as source, zipfile.ZipFile(damaged, "w") as target:
+        for item in source.infolist():
+            data = source.read(item)
+            target.writestr(item, b"\x80\x02garbage" + data[40:] if item.filename == "policy.pth" else data)
+    write_metadata(damaged, rules, 2, 60, list(STAKE_LEVELS))
+    with pytest.raises(ModelLoadError, match="damaged.zip cannot be loaded"):
+        load_model(damaged)
+    result = subprocess.run([sys.executable, str(ROOT / "scripts" / "evaluate.py"), "--agents", str(damaged), "bold",
+                             "--games", "2"], capture_output=True, text=True, cwd=ROOT, timeout=120)
+    assert result.returncode == 2 and "cannot be loaded" in result.stdout + result.stderr
+    assert "Traceback" not in result.stdout + result.stderr
+
+
+def test_a_lost_league_snapshot_is_reported_once_and_dropped(tmp_path: Path) -> None:
+    config = tiny_config(tmp_path, imitation={"teacher": "bold", "games": 10, "epochs": 1},
+                         league={"snapshot_every": 128, "max_snapshots": 4, "self_play_fraction": 0.5})
+    assert train("--config", str(config), "--eval-games", "0").returncode == 0
+    run = tmp_path / "run"
+    lost = run / "snapshots" / "step_0000000128.zip"
+    lost.write_bytes(b"not a model")
+    resumed = train("--config", str(config), "--resume", "--timesteps", "512", "--eval-games", "0")
+    assert resumed.returncode == 0, resumed.stderr
+    assert resumed.stdout.count("a league snapshot is lost and dropped") == 1
+    _, state = latest_checkpoint(run / "checkpoints")
+    assert state["steps"] == 512
+    assert str(lost) not in state["snapshots"] and len(state["snapshots"]) == 3

@@ -19,7 +19,7 @@ from cdc_env.actions import (
 )
 from cdc_env.dice import SeededDice
 from cdc_env.game import GameState
-from cdc_env.play import describe_event
+from cdc_env.play import EVENT_LINES, describe_event
 from cdc_env.rules import load_ruleset
 from conftest import PASS, ROLL, new_game, play, ruleset, score_events
 from test_log_digest import random_game
@@ -259,3 +259,10 @@ def test_no_line_of_a_game_names_seat_none(rules: str, players: int) -> None:
     lines = [describe_event(event) for seed in range(20)
              for event in random_game(rules, players, seed).log]
     assert len(lines) > 1000 and not [line for line in lines if "None" in line]
+
+
+def test_every_kind_of_event_has_a_scorekeepers_line() -> None:
+    kinds = {event["type"] for rules in ("classic", "v004", "complete", "solo", "basic")
+             for seed in range(30) for event in random_game(rules, 1 if rules == "solo" else 4, seed).log}
+    assert {"score", "race", "grelottine", "sirop", "relaunch"} <= kinds
+    assert kinds <= set(EVENT_LINES), sorted(kinds - set(EVENT_LINES))

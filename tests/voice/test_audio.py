@@ -18,9 +18,9 @@ from voice.audio import (
     pink_noise,
     quiet_before,
     read_wav,
-    refine_onset,
     rms,
     sound_span,
+    speech_onset,
 )
 
 
@@ -99,21 +99,47 @@ def test_spectral_gate_is_transparent_then_quiets_stationary_noise() -> None:
     assert tone_out > 0.8 * tone_in
 
 
-def test_refine_onset_finds_the_rise_in_silence_and_in_noise() -> None:
+def test_speech_onset_finds_the_rise_in_silence_and_in_noise() -> None:
     start = RATE + 1234
     clean = np.zeros(3 * RATE)
     clean[start:start + RATE // 2] = buzz(0.5)
     assert sound_span(clean)[0] == pytest.approx(start, abs=2)
-    for guess in (start - 900, start + 500):  # Vosk's guess, early or late
-        assert refine_onset(clean, guess) == pytest.approx(start, abs=RATE * 0.01)
+    for guess in (start - 900, start + 500):  # Vosk's start, early or late
+        onset, noise_db = speech_onset(clean, guess, start + RATE // 2)
+        assert onset == pytest.approx(start, abs=RATE * 0.01) and noise_db == 0
     noisy = add_noise(clean, (start, start + RATE // 2), 10.0, np.random.default_rng(4))
-    assert refine_onset(noisy, start - 700) == pytest.approx(start, abs=RATE * 0.03)
+    assert speech_onset(noisy, start - 700, start + RATE // 2)[0] == pytest.approx(start, abs=RATE * 0.03)
+
+
+def test_an_onset_is_never_moved_to_the_noises_start() -> None:
+    # Silence, then pink noise from 1.0 s, then speech at 1.2 s (10 dB over the noise); Vosk
+    # puts the word's start in the noise, 0.15 s early.
+    start = int(1.2 * RATE)
+    x = np.zeros(3 * RATE)
+    x[start:start + RATE // 2] = buzz(0.5)
+    noise = pink_noise(3 * RATE, np.random.default_rng(2)) * rms(x[start:start + RATE // 2]) / 10 ** 0.5
+    x[RATE:] += noise[RATE:]
+    onset, noise_db = speech_onset(x, start - int(0.15 * RATE), start + RATE // 2)
+    assert onset == pytest.approx(start, abs=RATE * 0.03)
+    assert noise_db > 10  # the noise's level over the silence it rose from
+    # Without the plateau rule the rise is the noise's, 0.2 s before the speech.
+    early, _ = speech_onset(x, start - int(0.15 * RATE), start + RATE // 2, plateau_db=1e9)
+    assert early == pytest.approx(RATE, abs=RATE * 0.03)
+    # The pause rule measures quiet over that noise, so the shout still follows a pause.
+    assert quiet_before(x, onset, noise_db=noise_db, until=start + RATE // 2)
+    assert not quiet_before(x, onset, until=start + RATE // 2)
+
+
+def test_noise_alone_has_no_speech_onset() -> None:
+    noise = pink_noise(3 * RATE, np.random.default_rng(3)) * 3000
+    assert speech_onset(noise, RATE, RATE + 8000) is None
 
 
 def test_running_speech_has_no_onset_and_no_pause_before() -> None:
     x = np.zeros(3 * RATE)
-    x[RATE // 2:2 * RATE] = buzz(1.5)  # sound since 0.5 s
+    for at in range(RATE // 2, 2 * RATE, RATE // 4):  # syllables since 0.5 s
+        x[at:at + 2400] = buzz(0.15)
     guess = int(1.5 * RATE)
-    assert refine_onset(x, guess) is None
+    assert speech_onset(x, guess, guess + 2400) == (guess, 0.0)  # no rise of its own
     assert not quiet_before(x, guess)
     assert quiet_before(x, RATE // 2 + 10)

@@ -12,10 +12,8 @@ import pytest
 
 import voice.model as model_module
 from voice.model import (
-    LOW_LATENCY_OPTIONS,
     ModelNotFoundError,
     find_model,
-    low_latency_view,
     packaged_model_path,
 )
 
@@ -74,22 +72,16 @@ def test_failed_download_is_reported(no_models: Path, monkeypatch: pytest.Monkey
         find_model(download=True)
 
 
-def test_low_latency_view_links_the_model_and_adds_decoder_options(tmp_path: Path) -> None:
-    korean = packaged_model_path()
-    view = low_latency_view(korean, tmp_path)
-    conf = (view / "conf" / "model.conf").read_text()
-    assert conf.startswith((korean / "conf" / "model.conf").read_text().rstrip("\n"))
-    assert all(option in conf for option in LOW_LATENCY_OPTIONS)
-    assert (view / "am").resolve() == (korean / "am").resolve()
-    assert (view / "conf" / "mfcc.conf").resolve() == (korean / "conf" / "mfcc.conf").resolve()
-    assert low_latency_view(korean, tmp_path) == view  # built once, then reused
-
-
 # --- the command line ------------------------------------------------------------------------
 
 
-def detect(*args: str, tmp_path: Path) -> subprocess.CompletedProcess:
-    env = dict(os.environ, XDG_CACHE_HOME=str(ROOT / "tests" / "voice" / ".cache" / "xdg"))
+def detect(*args: str, tmp_path: Path, env: dict[str, str] | None = None) -> subprocess.CompletedProcess:
+    env = dict(os.environ, XDG_CACHE_HOME=str(ROOT / "tests" / "voice" / ".cache" / "xdg"), **(env or {}))
+    if "HOME" in (env or {}):  # a home without models: no model from the environment either
+        env.pop("VOSK_MODEL_PATH", None)
+        env.pop("CDC_VOSK_MODEL", None)
+    if str(KO_LEXICON) in args:  # the Korean test lexicon has its own intents, not the game's
+        args = ("--free-intents", *args)
     return subprocess.run([sys.executable, "-m", "voice.detect", *args], cwd=ROOT, env=env,
                           capture_output=True, text=True, timeout=120)
 
@@ -133,3 +125,37 @@ def test_detect_errors_are_clear(tmp_path: Path) -> None:
     done = detect("--model", str(packaged_model_path()), "--lexicon", str(KO_LEXICON),
                   "--intents", "oui,peut_etre", str(clip), tmp_path=tmp_path)
     assert done.returncode == 2 and "no intent named peut_etre" in done.stderr
+
+
+FR_LEXICON = ROOT / "configs" / "voice" / "fr.yaml"
+KO_WORDS = ROOT / "tests" / "voice" / "data" / "ko_words.yaml"
+
+
+def test_detect_takes_the_shipped_french_lexicon(tmp_path: Path, no_models: Path) -> None:
+    # No French model here: the lexicon is read and the listened set chosen (no "share the
+    # phrase" stop), then the model search fails with its own message, never a traceback.
+    clip = tmp_path / "silence.wav"
+    subprocess.run(["sox", "-n", "-r", "16000", "-c", "1", "-b", "16", str(clip), "trim", "0", "0.5"],
+                   check=True)
+    env_home = {"HOME": str(no_models)}
+    for moment in ([], ["--moment", "sirop_bet"], ["--moment", "race"], ["--moment", "grelottine"]):
+        done = detect("--lexicon", str(FR_LEXICON), *moment, str(clip), tmp_path=tmp_path, env=env_home)
+        assert done.returncode == 2, done.stderr
+        assert "No Vosk model found" in done.stderr and "share the phrase" not in done.stderr
+        assert "Traceback" not in done.stderr
+        # Listening for everything leaves out (and names) what an earlier intent already says.
+        assert ("combo_chouette" in done.stderr) == (moment == [])
+    done = detect("--lexicon", str(KO_WORDS), "--moment", "race", str(clip), tmp_path=tmp_path)
+    assert done.returncode == 2 and "no intent of the moment 'race'" in done.stderr
+
+
+@pytest.mark.slow
+def test_detect_listens_for_a_moment_with_the_korean_model(tmp_path: Path, clip_maker) -> None:
+    clip = clip_maker("나비", lead_s=1.0, voice="ko+f2")
+    done = detect("--model", str(packaged_model_path()), "--lexicon", str(KO_WORDS),
+                  "--moment", "sirop_bet", str(clip.path), tmp_path=tmp_path)
+    assert done.returncode == 0, done.stderr
+    [line] = done.stdout.splitlines()
+    found = json.loads(line)
+    assert found["intent"] == "bird_alouette"
+    assert found["onset_s"] == pytest.approx(clip.onset_s, abs=0.1)

@@ -13,7 +13,20 @@ import voice.recogniser as recogniser_module
 from voice.audio import add_noise
 from voice.lexicon import Phrase, load_lexicon
 from voice.model import VoskModel
-from voice.recogniser import Recogniser, Word, find_phrases, may_grow, parse_words, rate_clock
+from voice.recogniser import (
+    Detection,
+    NotUnderstood,
+    Reading,
+    Recogniser,
+    Word,
+    find_phrases,
+    judge,
+    may_grow,
+    parse_words,
+    rate_clock,
+    read_result,
+)
+from voice.session import Heard
 
 RATE = 16000
 
@@ -22,10 +35,15 @@ def word(text: str, start: float, end: float, conf: float = 1.0) -> dict:
     return {"word": text, "start": start, "end": end, "conf": conf}
 
 
+def partial(*words: dict) -> dict:
+    """A partial result as Vosk gives it (text only), with the words the scripted decoder's
+    final result holds at that moment."""
+    return {"partial": " ".join(w["word"] for w in words), "words": list(words)}
+
+
 def test_parse_words_reads_partial_and_final_results() -> None:
-    partial = {"partial": "pas mou", "partial_result": [word("pas", 0.96, 1.2), word("mou", 1.2, 1.5, 0.8)]}
     final = {"text": "oui", "result": [{"word": "oui", "start": 2.0, "end": 2.25}]}
-    assert parse_words(partial) == [Word("pas", 15360, 19200, 1.0), Word("mou", 19200, 24000, 0.8)]
+    assert parse_words({"partial": "pas mou"}) == [Word("pas", 0, 0, 1.0), Word("mou", 0, 0, 1.0)]
     assert parse_words(final) == [Word("oui", 32000, 36000, 1.0)]
     assert parse_words({"partial": ""}) == [] and parse_words({"text": ""}) == []
 
@@ -82,8 +100,9 @@ class ScriptedDecoder:
         self.fed = 0
         self.pending: dict | None = None
         self.alternatives = 0
+        self.read = 0  # results read (each a lattice Vosk decodes)
 
-    def AcceptWaveform(self, data: bytes) -> bool:  # noqa: N802
+    def AcceptWaveform(self, data: bytes) -> bool:
         self.fed += len(data) // 2
         if self.finals and self.fed >= self.finals[0][0] * RATE:
             self.pending = self.finals.pop(0)[1]
@@ -91,20 +110,33 @@ class ScriptedDecoder:
             return True
         return False
 
-    def PartialResult(self) -> str:  # noqa: N802
+    def PartialResult(self) -> str:
         current = [r for t, r in self.partials if t * RATE <= self.fed]
         return json.dumps(current[-1] if current else {"partial": ""})
 
-    def Result(self) -> str:  # noqa: N802
+    def Result(self) -> str:
+        self.read += 1
         result, self.pending = self.pending or {"text": ""}, None
         if "alternatives" in result and not self.alternatives:  # Vosk gives the best one only
             result = {"result": result["alternatives"][0]["result"]}
         return json.dumps(result)
 
-    FinalResult = Result
+    def FinalResult(self) -> str:
+        """Like Vosk: the utterance ends now; its result is what the partial had."""
+        if self.pending is None:
+            current = json.loads(self.PartialResult()).get("words")
+            self.partials = [p for p in self.partials if p[0] * RATE > self.fed]
+            if current:
+                self.pending = {"result": current}
+        return self.Result()
 
-    def SetMaxAlternatives(self, count: int) -> None:  # noqa: N802
+    def SetMaxAlternatives(self, count: int) -> None:
         self.alternatives = count
+
+    def Reset(self) -> None:
+        """Like Vosk: the utterance so far is dropped, unread."""
+        self.pending = None
+        self.partials = [p for p in self.partials if p[0] * RATE > self.fed]
 
 
 @pytest.fixture
@@ -155,7 +187,7 @@ CAILLOU = [word("pas", 0.96, 1.1), word("mou", 1.1, 1.2), word("le", 1.2, 1.3), 
 
 def test_detection_from_partials_with_onset_on_the_callers_clock(lexicon, script) -> None:
     # Vosk says 0.96 s (early, on its 30 ms grid); the sound starts at 1.000 s.
-    script(partials=[(1.6, {"partial_result": CAILLOU})],
+    script(partials=[(1.6, partial(*CAILLOU))],
            finals=[(2.3, {"result": CAILLOU})])
     recogniser = make(lexicon, clock=rate_clock(RATE, t0=100.0))
     start = 3 * RATE  # the stream's sample 48000 is this chunk's first sample
@@ -167,6 +199,28 @@ def test_detection_from_partials_with_onset_on_the_callers_clock(lexicon, script
     assert 100.0 + 3.0 + 1.6 <= found.detected_at_s < 100.0 + 3.0 + 2.3
 
 
+def test_a_text_only_partial_closes_the_utterance_before_vosks_endpoint(lexicon, script) -> None:
+    # Vosk's partials carry no word times (SetPartialWords off: they doubled the decoder's
+    # CPU); their text alone says the utterance is over.
+    script(partials=[(1.6, partial(*CAILLOU))],
+           finals=[(2.3, {"result": CAILLOU})])
+    [found] = feed(make(lexicon), tone(3.0, [(1.0, 1.5)]))
+    assert found.intent == "pas_mou_le_caillou" and found.onset_s == pytest.approx(1.0, abs=0.01)
+    assert 1.6 <= found.detected_at_s < 2.3
+
+
+def test_silence_is_ended_without_reading_its_result(lexicon, script) -> None:
+    # Reading a final lattice costs as much as deciding on a shout; a stretch with no sound
+    # over the room's floor can give nothing, so its result is not read.
+    decoder = script(partials=[], finals=[(2.5, {"result": [word("oui", 0.96, 1.2)]})])
+    assert feed(make(lexicon), tone(2.0, [])) == [] and decoder.read == 0
+    # The same flush after a sound reads it (and finds the shout).
+    decoder = script(partials=[], finals=[(2.5, {"result": [word("oui", 0.96, 1.2)]})])
+    decoder.pending = {"result": [word("oui", 0.96, 1.2)]}
+    assert [d.intent for d in feed(make(lexicon), tone(2.0, [(1.0, 1.2)]))] == ["oui"]
+    assert decoder.read == 1
+
+
 def test_onset_without_refinement_is_vosk_start_plus_bias(lexicon, script) -> None:
     script(partials=[], finals=[(2.0, {"result": CAILLOU})])
     recogniser = make(lexicon, refine=False, onset_bias_s=0.04, clock=rate_clock(RATE, t0=5.0))
@@ -175,8 +229,8 @@ def test_onset_without_refinement_is_vosk_start_plus_bias(lexicon, script) -> No
 
 
 def test_a_flickering_guess_is_not_emitted(lexicon, script) -> None:
-    oui = {"partial_result": [word("oui", 0.96, 1.2)]}
-    non = {"partial_result": [word("non", 0.96, 1.2)]}
+    oui = partial(word("oui", 0.96, 1.2))
+    non = partial(word("non", 0.96, 1.2))
     # "oui" shows for 50 ms, then Vosk settles on "non".
     script(partials=[(1.55, oui), (1.6, non)], finals=[(2.3, {"result": [word("non", 0.96, 1.2)]})])
     found = feed(make(lexicon), tone(2.5, [(1.0, 1.2)]))
@@ -201,7 +255,6 @@ def test_in_a_noisy_room_a_whole_phrase_among_the_n_best_wins(lexicon, script) -
     shout = tone(2.5, [(1.0, 1.3)])
     decoder = script(partials=[], finals=[(2.0, nbest)])
     assert feed(make(lexicon), shout) == []  # quiet room: the best path only, strict
-    assert decoder.alternatives == 0
     decoder = script(partials=[], finals=[(2.0, nbest)])
     recogniser = make(lexicon)
     found = feed(recogniser, in_noise(shout, (1.0, 1.3)))
@@ -218,7 +271,7 @@ def test_in_a_noisy_room_a_whole_phrase_among_the_n_best_wins(lexicon, script) -
 
 def test_in_a_noisy_room_a_guess_must_hold_longer(lexicon, script) -> None:
     # "non" shows for 0.15 s after the shout, then Vosk drops it.
-    partials = [(1.35, {"partial_result": [word("non", 0.96, 1.3)]}), (1.5, {"partial": ""})]
+    partials = [(1.35, partial(word("non", 0.96, 1.3))), (1.5, {"partial": ""})]
     shout = tone(2.5, [(1.0, 1.3)])
     script(partials=partials)
     assert [d.intent for d in feed(make(lexicon), shout)] == ["non"]
@@ -246,10 +299,11 @@ def test_own_playback_is_masked(lexicon, script) -> None:
 
 def test_a_phrase_inside_running_speech_is_not_a_shout(lexicon, script) -> None:
     result = {"result": [word("oui", 1.46, 1.7)]}
+    talk = tone(3.0, [(a, a + 0.15) for a in np.arange(0.5, 1.6, 0.25)] + [(1.5, 1.7)])  # since 0.5 s
     script(partials=[], finals=[(2.5, result)])
-    assert feed(make(lexicon), tone(3.0, [(0.5, 1.7)])) == []  # sound since 0.5 s
+    assert feed(make(lexicon), talk) == []
     script(partials=[], finals=[(2.5, result)])
-    assert [d.intent for d in feed(make(lexicon, pause_s=0), tone(3.0, [(0.5, 1.7)]))] == ["oui"]
+    assert [d.intent for d in feed(make(lexicon, pause_s=0), talk)] == ["oui"]
 
 
 def test_dropped_input_keeps_the_timeline(lexicon, script) -> None:
@@ -281,3 +335,87 @@ def test_unknown_words_and_silent_intents_are_reported(tmp_path: Path, script) -
         ("oui", "ouais", "ouais"), ("mecreant", "mécréant", "mécréant")]
     assert recogniser.silent_intents == ["mecreant"]
     assert [p.text for p in recogniser.phrases] == ["oui"]
+
+
+# --- one decision per utterance, and only a clear one -------------------------------------------
+
+
+def nbest(*paths: tuple[float, list[dict]]) -> dict:
+    """A Vosk n-best result: (score, words) per path, best first."""
+    return {"alternatives": [{"confidence": score, "result": words,
+                              "text": " ".join(w["word"] for w in words)} for score, words in paths]}
+
+
+def readings(lexicon, result: dict) -> list[Reading]:
+    phrases = [Phrase(i, t, tuple(t.split())) for i, texts in lexicon.intents.items() for t in texts]
+    return read_result(result, phrases, "[unk]")
+
+
+ACTIVE = {"pas_mou_le_caillou", "oui", "non"}
+
+
+def test_a_phrase_must_clearly_beat_its_rivals(lexicon) -> None:
+    oui, non = [word("oui", 1.0, 1.2)], [word("non", 1.0, 1.2)]
+    close = readings(lexicon, nbest((100.0, oui), (99.5, non)))
+    verdict = judge(close, ACTIVE, margin=1.0)
+    assert verdict is not None and not verdict.understood and "non" in verdict.reason
+    assert judge(close, ACTIVE, margin=0.0).match.phrase.intent == "oui"  # margin off: a guess
+    clear = judge(readings(lexicon, nbest((100.0, oui), (97.0, non))), ACTIVE, margin=1.0)
+    assert clear.match.phrase.intent == "oui"
+    assert clear.confidence == pytest.approx(1 / (1 + np.exp(-3.0)))  # oui against non
+    # The garbage path is a rival too: "oui" barely over "something else".
+    garbage = readings(lexicon, nbest((100.0, oui), (99.8, [word("[unk]", 1.0, 1.2)])))
+    assert not judge(garbage, ACTIVE, margin=1.0).understood
+    # Vosk's empty path ("silence") where the audio has speech is no reading: not a rival.
+    silence = readings(lexicon, nbest((100.0, []), (99.5, oui), (95.0, non)))
+    assert judge(silence, ACTIVE, margin=1.0).match.phrase.intent == "oui"
+    # Nothing else in the n-best: nothing else was possible.
+    alone = readings(lexicon, nbest((100.0, oui), (99.9, oui + [word("[unk]", 1.3, 1.4)])))
+    assert judge(alone, ACTIVE, margin=1.0).match.phrase.intent == "oui"
+
+
+def test_never_two_intents_for_one_utterance(lexicon) -> None:
+    both = readings(lexicon, nbest((100.0, [word("oui", 1.0, 1.2), word("non", 1.3, 1.5)])))
+    assert judge(both, ACTIVE, margin=0.0) is None  # two phrases in one breath: table talk
+    twice = readings(lexicon, nbest((100.0, [word("oui", 1.0, 1.2), word("oui", 1.3, 1.5)])))
+    assert judge(twice, ACTIVE, margin=0.0).match.words[0].start == RATE  # once, the first
+
+
+def test_stray_words_are_noise_only_in_a_noisy_room(lexicon) -> None:
+    stray = readings(lexicon, nbest((100.0, [word("pas", 0.8, 0.9), word("oui", 1.0, 1.2)]),
+                                    (95.0, [word("non", 1.0, 1.2)])))
+    assert judge(stray, ACTIVE, margin=1.0) is None  # among other words in a quiet room: talk
+    assert judge(stray, ACTIVE, margin=1.0, strays=True).match.phrase.intent == "oui"
+
+
+def test_an_utterance_closed_early_is_not_decided_again(lexicon, script) -> None:
+    # The partial "oui" settles after the first burst; the utterance is closed (one decision).
+    # Vosk's own endpoint then reports the tail of the same shout: not a second decision.
+    script(partials=[(1.25, partial(word("oui", 0.96, 1.2)))],
+           finals=[(2.0, {"result": [word("oui", 1.29, 1.42)]})])
+    found = feed(make(lexicon, pause_s=0), tone(2.5, [(1.0, 1.2), (1.32, 1.42)]))
+    assert [d.intent for d in found] == ["oui"]
+    assert found[0].detected_at_s < 2.0  # decided when the partial settled, not at the endpoint
+
+
+def test_not_understood_is_reported_for_speech_never_for_noise(lexicon, script) -> None:
+    close = nbest((100.0, [word("oui", 0.96, 1.2)]), (99.9, [word("non", 0.96, 1.2)]))
+    script(partials=[], finals=[(2.0, close)])
+    [again] = feed(make(lexicon), tone(2.5, [(1.0, 1.2)]))
+    assert isinstance(again, NotUnderstood) and again.onset_s == pytest.approx(1.0, abs=0.01)
+    assert again.as_json()["intent"] is None
+    script(partials=[], finals=[(2.0, close)])
+    noise = np.rint(np.random.default_rng(1).standard_normal(int(2.5 * RATE)) * 3000).astype(np.int16)
+    assert feed(make(lexicon), noise) == []
+    # Vosk's guess in noise alone, even with a clear margin, is no phrase: no speech under it.
+    script(partials=[], finals=[(2.0, nbest((100.0, [word("oui", 0.96, 1.2)])))])
+    assert feed(make(lexicon), noise) == []
+
+
+def test_the_listener_hands_not_understood_to_the_session_as_no_intent() -> None:
+    from voice.live import heard
+
+    said = Detection("oui", "oui", 1.0, 1.2, 0.9, 1.5)
+    unclear = NotUnderstood(2.0, 2.3, 2.6, "« oui » too close to non")
+    assert heard(1, said) == Heard(1, "oui", 1.0)
+    assert heard(1, unclear) == Heard(1, None, 2.0)

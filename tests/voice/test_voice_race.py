@@ -30,6 +30,9 @@ class ShoutsWhenTheRaceOpens:
     def ask(self, session, decision, options) -> None:
         pass
 
+    def voice(self, seat: int, status: str) -> None:
+        pass
+
     def say(self, text: str) -> None:
         self.said.append((time.monotonic(), text))
         if text.startswith("RACE") and self.played_at is None:

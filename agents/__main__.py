@@ -1,0 +1,95 @@
+"""Command line: `python -m agents play ...`, a whole game between built-in bots, printed.
+
+It lives here rather than in the engine's `python -m cdc_env` because it is a client of both
+the engine and the bots, and the engine imports nothing from `agents/`.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+
+from agents.bots import make_bot
+from cdc_env.game import GameError
+from cdc_env.play import describe_event, play_game
+from cdc_env.reaction import REACTION_LEVELS
+from cdc_env.rules import Ruleset, RulesetError, load_ruleset
+
+
+class UsageError(ValueError):
+    """A command-line value that cannot be played; the message says what to give instead."""
+
+
+def seat_count(rules: Ruleset, asked: int | None) -> int:
+    """The number of seats: as asked, else 1 for a solo ruleset and 4 otherwise; checked
+    against the ruleset before any game is played."""
+    if asked is None:
+        return 1 if rules.max_players == 1 else max(rules.min_players, min(4, rules.max_players))
+    if not rules.min_players <= asked <= rules.max_players:
+        span = (f"exactly {rules.min_players} player{'s' if rules.min_players > 1 else ''}"
+                if rules.min_players == rules.max_players
+                else f"{rules.min_players} to {rules.max_players} players")
+        raise UsageError(f"--players {asked}: ruleset {rules.name} is played by {span}; "
+                         f"give --players within that range")
+    return asked
+
+
+def play(args: argparse.Namespace) -> int:
+    if args.max_turns < 0:
+        raise UsageError(f"--max-turns {args.max_turns}: give a number of turns ≥ 1, or 0 for no limit")
+    rules = load_ruleset(args.ruleset)
+    players = seat_count(rules, args.players)
+    bots = [make_bot(args.bot, seed=f"{args.seed}:{seat}", reaction=args.reaction)
+            for seat in range(players)]
+    state = play_game(rules, bots, seed=args.seed, max_turns=args.max_turns or None)
+    solo = None
+    if players == 1 and state.is_over:
+        from cdc_env.solo_optimum import solo_result  # the optimum is computed only for solo
+        solo = solo_result(state)
+    if args.json:
+        print(json.dumps({
+            "ruleset": rules.name, "players": players, "seed": args.seed,
+            "winner": state.winner, "scores": state.scores, "turns": state.turn_number,
+            "log": state.log, "decisions": state.decisions(),
+            **({"solo": solo.__dict__} if solo else {}),
+        }, ensure_ascii=False))
+        return 0
+    who = "1 player" if players == 1 else f"{players} players"
+    print(f"Cul de Chouette — ruleset {rules.name}, {who} ({args.bot} bots), seed {args.seed}")
+    for event in state.log:
+        print(describe_event(event))
+    if state.winner is None:
+        print(f"No winner: stopped after {args.max_turns} turns; scores {state.scores}")
+    else:
+        print(f"Final scores: {state.scores} after {state.turn_number} turns; winner: seat {state.winner}")
+    if solo:
+        print(f"Solo: {solo.describe()}")
+    return 0
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(prog="python -m agents", description=__doc__.split("\n\n")[0])
+    sub = parser.add_subparsers(dest="command", required=True)
+    game = sub.add_parser("play", help="play a whole game between built-in bots")
+    game.add_argument("--ruleset", default="classic", help="a ruleset name or YAML path")
+    game.add_argument("--players", type=int, default=None,
+                      help="number of seats (default: 1 for solo, else 4)")
+    game.add_argument("--seed", type=int, default=0)
+    game.add_argument("--bot", default="simple",
+                      help="every seat's bot: random, simple, prudent, bold, or a model path")
+    game.add_argument("--reaction", default="human", choices=sorted(REACTION_LEVELS))
+    game.add_argument("--max-turns", type=int, default=2000,
+                      help="stop a game that has no winner after this many turns (0: never)")
+    game.add_argument("--json", action="store_true", help="print the whole game as JSON")
+    game.set_defaults(run=play)
+    args = parser.parse_args(argv)
+    try:
+        return args.run(args)
+    except (RulesetError, GameError, ValueError) as error:
+        print(f"error: {error}", file=sys.stderr)
+        return 2
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,80 @@
+"""The shipped champions: the best trained agent of each table, as numpy weights inside the
+package (`agents/champions/RULESET_Np.npz` + `.json`), played without torch.
+
+The bot name `champion` means the champion of the game's ruleset and seat count; it is looked up
+when the bot first plays (or at once, where the caller knows the table), and a table without one
+is refused with the list of those that have one. `scripts/train.py --publish RUN` writes a run's
+model as the champion of its table, replacing the shipped one.
+"""
+
+from __future__ import annotations
+
+import json
+import random
+from pathlib import Path
+from typing import Any
+
+from cdc_env.actions import Action
+from cdc_env.game import Decision, GameState
+from cdc_env.reaction import DEFAULT_REACTION
+
+CHAMPIONS_DIR = Path(__file__).resolve().parent / "champions"
+
+
+def champion_file(ruleset: str, players: int, directory: Path = CHAMPIONS_DIR) -> Path:
+    return directory / f"{ruleset}_{players}p.npz"
+
+
+def champion_tables(directory: Path = CHAMPIONS_DIR) -> list[tuple[str, int]]:
+    """(ruleset, seats) of every shipped champion, in order."""
+    tables = []
+    for meta_path in sorted(directory.glob("*_*p.json")):
+        meta = json.loads(meta_path.read_text(encoding="utf-8"))
+        tables.append((meta["ruleset"]["name"], int(meta["players"])))
+    return sorted(tables)
+
+
+def describe_tables(tables: list[tuple[str, int]]) -> str:
+    return ", ".join(f"{ruleset} at {players} seats" for ruleset, players in tables) or "none"
+
+
+def champion_path(ruleset: str, players: int, directory: Path = CHAMPIONS_DIR) -> Path:
+    """The champion of a table, or a ValueError naming the tables that have one."""
+    path = champion_file(ruleset, players, directory)
+    if not path.exists():
+        raise ValueError(f"no champion for {ruleset} at {players} seats; champions exist for "
+                         f"{describe_tables(champion_tables(directory))} (train one with scripts/train.py "
+                         "and install it with --publish)")
+    return path
+
+
+class ChampionBot:
+    """The bot `champion`: plays the champion of whatever table it sits at."""
+
+    name = "champion"
+
+    def __init__(self, seed: int | str = 0, reaction: str = DEFAULT_REACTION) -> None:
+        self.rng = random.Random(seed)
+        self.reaction = reaction
+        self._players: dict[tuple[str, int], Any] = {}
+
+    def act(self, state: GameState, decision: Decision) -> Action:
+        from agents.model_bot import ModelBot
+
+        table = (state.rules.name, state.players)
+        if table not in self._players:
+            self._players[table] = ModelBot.load(champion_path(*table), reaction=self.reaction,
+                                                 rules=state.rules)
+        bot = self._players[table]
+        bot.rng = self.rng  # the caller reseeds this bot's generator between games
+        return bot.act(state, decision)
+
+
+def publish(model_path: str | Path, directory: Path = CHAMPIONS_DIR,
+            extra: dict[str, Any] | None = None) -> Path:
+    """Writes a trained model (a run's model.zip) as the champion of its table."""
+    from agents.model_bot import load_model, save_weights
+
+    _, meta = load_model(model_path)
+    out = champion_file(meta["ruleset"]["name"], int(meta["players"]), directory)
+    return save_weights(model_path, out, extra)

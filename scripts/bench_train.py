@@ -1,0 +1,95 @@
+"""The training loop's speed against the speed of its environments alone.
+
+    .venv/bin/python scripts/bench_train.py [--config configs/train/classic_2p.yaml] [--steps 60000]
+                                            [--vec-env subproc] [--n-envs 16] [--n-steps 256]
+
+In one run, on the config's tables (its ruleset, seats, opponents, league and reaction model):
+1. the environments alone: the config's `n_envs` tables stepped in this process with a random
+   legal action each (the opponents' moves included), steps per second on one core;
+2. the learner: MaskablePPO learning on the same tables for `--steps` steps (no imitation, no
+   checkpoints), learner steps per second, with the vector env, `n_envs` and `n_steps` given;
+and their ratio, the share of the environments' own speed the training loop keeps (1.0: the
+learner costs nothing). Wall-clock time; the two take turns, `--rounds` slices each, and each
+one's best slice is its figure, so that the load of other processes hits both alike.
+"""
+
+from __future__ import annotations
+
+import argparse
+import sys
+import time
+from pathlib import Path
+
+import numpy as np
+
+sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
+
+from agents.training import League, load_config, make_envs  # noqa: E402
+from cdc_env.rules import load_ruleset  # noqa: E402
+
+
+def environment_rate(envs: list, steps: int, rng: np.random.Generator) -> float:
+    started = time.perf_counter()
+    for step in range(steps):
+        table = envs[step % len(envs)]
+        legal = np.flatnonzero(table.action_masks())
+        _, _, terminated, truncated, _ = table.step(int(rng.choice(legal)))
+        if terminated or truncated:
+            table.reset()
+    return steps / (time.perf_counter() - started)
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("--config", default="configs/train/classic_2p.yaml")
+    parser.add_argument("--steps", type=int, default=60_000, help="learner steps to time, in all")
+    parser.add_argument("--env-steps", type=int, default=60_000, help="environment steps to time, in all")
+    parser.add_argument("--rounds", type=int, default=3)
+    parser.add_argument("--vec-env", choices=["dummy", "subproc"], default=None)
+    parser.add_argument("--n-envs", type=int, default=None)
+    parser.add_argument("--n-steps", type=int, default=None, help="PPO rollout length per environment")
+    parser.add_argument("--batch-size", type=int, default=None)
+    args = parser.parse_args(argv)
+
+    import torch
+
+    torch.set_num_threads(1)
+    from sb3_contrib import MaskablePPO
+
+    overrides: dict = {key: value for key, value in (("vec_env", args.vec_env), ("n_envs", args.n_envs)) if value}
+    config = load_config(args.config, overrides)
+    ppo = config.ppo.model_copy(update={k: v for k, v in (("n_steps", args.n_steps), ("batch_size", args.batch_size)) if v})
+    rules = load_ruleset(config.ruleset)
+    league = League(config.opponents, config.reaction, config.league.max_snapshots, config.league.self_play_fraction)
+
+    alone = config.model_copy(update={"vec_env": "dummy"})
+    tables = make_envs(alone, rules, league).envs
+    rng = np.random.default_rng(config.seed)
+    for index, table in enumerate(tables):
+        table.reset(seed=config.seed + index)
+
+    envs = make_envs(config, rules, league)
+    model = MaskablePPO("MlpPolicy", envs, seed=config.seed, device="cpu", verbose=0,
+                        policy_kwargs={"net_arch": list(ppo.net_arch)}, **ppo.model_dump(exclude={"net_arch"}))
+    model.learn(total_timesteps=ppo.n_steps * config.n_envs)  # warm-up: the first rollout and update
+    env_rates, learner_rates = [], []
+    for _ in range(args.rounds):
+        env_rates.append(environment_rate(tables, args.env_steps // args.rounds, rng))
+        started = time.perf_counter()
+        before = model.num_timesteps
+        model.learn(total_timesteps=args.steps // args.rounds, reset_num_timesteps=False)
+        learner_rates.append((model.num_timesteps - before) / (time.perf_counter() - started))
+    envs.close()
+    env_rate, learner_rate = max(env_rates), max(learner_rates)
+
+    print(f"config {args.config}: {config.ruleset}, {config.players} seats, opponents {config.opponents}")
+    print(f"learner: {config.vec_env} vector env, {config.n_envs} tables, n_steps {ppo.n_steps}, "
+          f"batch {ppo.batch_size}, {ppo.n_epochs} epochs")
+    print(f"environments alone (one core):  {env_rate:8.0f} steps/s")
+    print(f"training loop (learner):        {learner_rate:8.0f} steps/s")
+    print(f"ratio learner / environments:   {learner_rate / env_rate:8.2f}")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

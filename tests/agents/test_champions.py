@@ -1,0 +1,129 @@
+"""The shipped champions play every table listed in the issue with legal moves only; the bot
+name `champion` resolves for those tables and refuses others with the list; `--publish` turns a
+run's model into a champion file that loads and plays; the field mode and brought agents."""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+import yaml
+
+from agents.bots import make_bot
+from agents.champion import CHAMPIONS_DIR, champion_path, champion_tables
+from agents.evaluation import run_tournament
+from agents.model_bot import ModelBot
+from cdc_env.dice import SeededDice
+from cdc_env.game import GameState
+from cdc_env.rules import load_ruleset
+
+ROOT = Path(__file__).resolve().parents[2]
+TABLES = [("classic", 2), ("classic", 3), ("classic", 4), ("classic", 6),
+          ("v004", 2), ("v004", 3), ("v004", 4), ("complete", 2), ("complete", 3), ("complete", 4)]
+
+
+def play_whole_game(bots: list, ruleset: str, seed: int, max_turns: int = 400) -> GameState:
+    state = GameState(load_ruleset(ruleset), len(bots), dice=SeededDice(seed))
+    while (decision := state.pending) is not None and state.turn_number <= max_turns:
+        action = bots[decision.seat].act(state, decision)
+        assert decision.allows(action), f"{action} is not legal at {decision}"
+        state.apply_action(action)
+    return state
+
+
+def test_every_listed_table_has_a_champion() -> None:
+    assert set(TABLES) <= set(champion_tables())
+
+
+@pytest.mark.parametrize(("ruleset", "players"), champion_tables())
+def test_every_shipped_champion_plays_whole_games_with_legal_moves_only(ruleset: str, players: int) -> None:
+    assert champion_path(ruleset, players).stat().st_size < 1_000_000  # small enough for the repo
+    for seed in range(2):
+        bots = [make_bot("champion", seed=seed)] + [make_bot("bold", seed=f"{seed}:{seat}")
+                                                    for seat in range(1, players)]
+        state = play_whole_game(bots, ruleset, seed)
+        assert state.is_over
+
+
+def test_champion_refuses_a_table_without_one_and_lists_those_with_one() -> None:
+    with pytest.raises(ValueError, match="no champion for classic at 8 seats.*classic at 2 seats"):
+        champion_path("classic", 8)
+    bots = [make_bot("champion"), make_bot("bold")]
+    with pytest.raises(ValueError, match="no champion for basic at 2 seats"):
+        play_whole_game(bots, "basic", seed=0)
+
+
+def test_evaluate_champion_against_a_field(tmp_path: Path) -> None:
+    result = subprocess.run([sys.executable, str(ROOT / "scripts" / "evaluate.py"), "--agents", "champion",
+                             "--field", "bold", "--ruleset", "v004", "--seats", "3", "--games", "6",
+                             "--workers", "1", "--out", str(tmp_path)], capture_output=True, text=True, cwd=ROOT,
+                            timeout=300)
+    assert result.returncode == 0, result.stdout + result.stderr
+    report = yaml.safe_load((tmp_path / "tournament.json").read_text())
+    rows = {row["name"]: row for row in report["agents"]}
+    assert rows["champion"]["games"] == 6 and rows["bold"]["games"] == 12
+    assert {"win_rate", "ci_low", "ci_high"} <= set(rows["champion"])
+
+
+def test_field_mode_rotates_seats_and_pools_the_copies() -> None:
+    """A rigged matchup: seat 0 always wins. The agent sits at each seat in turn, so it wins a
+    third of its games; the field's two copies, pooled, win the other two thirds of theirs
+    over twice as many seats: one in three too."""
+    rules = load_ruleset("classic")
+
+    def seat_zero_wins(seating: list[str], seed: int):
+        return 0, [343 if seat == 0 else 0 for seat in range(len(seating))]
+
+    tournament = run_tournament(["agent"], rules, seats=3, games=3000, runner=seat_zero_wins, field="bold")
+    rows = {a.name: a for a in tournament.agents}
+    assert rows["agent"].seats == {0: 1000, 1: 1000, 2: 1000}
+    assert rows["agent"].games == 3000 and rows["agent"].wins == 1000
+    assert rows["bold"].games == 6000 and rows["bold"].wins == 2000
+    assert rows["agent"].ci_low < 1 / 3 < rows["agent"].ci_high
+
+    def agent_wins(seating: list[str], seed: int):
+        return seating.index("agent"), [0] * len(seating)
+
+    tournament = run_tournament(["agent"], rules, seats=4, games=400, runner=agent_wins, field="bold")
+    rows = {a.name: a for a in tournament.agents}
+    assert rows["agent"].win_rate == 1.0 and rows["bold"].win_rate == 0.0 and rows["bold"].games == 1200
+
+
+def test_brought_agent_plays_and_a_bad_one_is_named() -> None:
+    rules = load_ruleset("classic")
+    tournament = run_tournament(["doubles:FirstLegalAgent"], rules, seats=3, games=3, field="random")
+    assert tournament.agents[0].games + tournament.agents[1].games == 9
+    with pytest.raises(ValueError, match="'doubles:OutOfTurnAgent' played an illegal move"):
+        run_tournament(["doubles:OutOfTurnAgent"], rules, seats=2, games=2, field="random")
+    with pytest.raises(ValueError, match="cannot be imported"):
+        make_bot("nowhere.at_all:Agent")
+    with pytest.raises(ValueError, match="has no class or factory 'Missing'"):
+        make_bot("doubles:Missing")
+
+
+def test_published_champion_loads_and_plays(tmp_path: Path) -> None:
+    config = {
+        "run_name": "tiny", "ruleset": "complete", "players": 3, "seed": 1, "total_timesteps": 128,
+        "n_envs": 2, "max_turns": 60, "opponents": ["simple"],
+        "imitation": {"teacher": "bold", "games": 20, "epochs": 1},
+        "league": {"snapshot_every": 1000, "max_snapshots": 0, "self_play_fraction": 0.0},
+        "ppo": {"n_steps": 64, "batch_size": 64, "n_epochs": 1, "net_arch": [16]},
+        "evaluation": {"games": 0, "games_others": 0, "opponents": ["simple"]},
+        "out_dir": str(tmp_path / "run"),
+    }
+    path = tmp_path / "tiny.yaml"
+    path.write_text(yaml.safe_dump(config), encoding="utf-8")
+    train = [sys.executable, str(ROOT / "scripts" / "train.py")]
+    assert subprocess.run([*train, "--config", str(path)], cwd=ROOT, capture_output=True, timeout=300).returncode == 0
+    published = subprocess.run([*train, "--publish", str(tmp_path / "run"), "--champions", str(tmp_path / "champions")],
+                               cwd=ROOT, capture_output=True, text=True, timeout=300)
+    assert published.returncode == 0, published.stderr
+    weights = champion_path("complete", 3, tmp_path / "champions")
+    assert champion_tables(tmp_path / "champions") == [("complete", 3)]
+    bot = ModelBot.load(weights)
+    assert bot.model is None and bot.fast is not None  # numpy alone, no torch model
+    state = play_whole_game([bot, make_bot("simple"), make_bot("random")], "complete", seed=4)
+    assert state.is_over
+    assert CHAMPIONS_DIR not in weights.parents  # the shipped champions are left alone

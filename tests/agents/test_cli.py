@@ -1,0 +1,58 @@
+"""`python -m agents play`: whole games printed, and one clear error for each bad input."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from agents.__main__ import main
+
+ROOT = Path(__file__).resolve().parents[2]
+
+
+def test_play_cli_prints_a_whole_game() -> None:
+    out = subprocess.run(
+        [sys.executable, "-m", "agents", "play", "--ruleset", "classic", "--players", "4", "--seed", "7", "--json"],
+        capture_output=True, text=True, check=True, cwd=ROOT).stdout
+    game = json.loads(out)
+    assert game["winner"] in range(4) and game["scores"][game["winner"]] >= 343
+    text = subprocess.run(
+        [sys.executable, "-m", "agents", "play", "--ruleset", "classic", "--players", "4", "--seed", "7"],
+        capture_output=True, text=True, check=True, cwd=ROOT).stdout
+    assert f"winner: seat {game['winner']}" in text
+
+
+def test_play_cli_prints_the_rank_and_grade() -> None:
+    out = subprocess.run([sys.executable, "-m", "agents", "play", "--ruleset", "solo", "--seed", "3"],
+                         capture_output=True, text=True, check=True, cwd=ROOT).stdout
+    last = out.strip().splitlines()[-1]
+    assert last.startswith("Solo: ") and "grade " in last and "/20, rank " in last
+
+
+@pytest.mark.parametrize("argv, says", [
+    (["--players", "9"], "--players 9: ruleset classic is played by 2 to 8 players"),
+    (["--players", "1"], "--players 1: ruleset classic is played by 2 to 8 players"),
+    (["--players", "0"], "--players 0: ruleset classic is played by 2 to 8 players"),
+    (["--ruleset", "solo", "--players", "2"], "ruleset solo is played by exactly 1 player;"),
+    (["--ruleset", "configs"], "'configs' is a directory, not a YAML file"),
+    (["--max-turns", "-1"], "--max-turns -1: give a number of turns ≥ 1, or 0 for no limit"),
+    (["--bot", "nobody"], "unknown bot 'nobody'"),
+])
+def test_bad_input_gets_one_clear_error(argv: list[str], says: str, capsys: pytest.CaptureFixture[str],
+                                        monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.chdir(ROOT)
+    assert main(["play", *argv]) == 2
+    out, err = capsys.readouterr()
+    assert out == ""
+    assert err.startswith("error: ") and says in err and "Traceback" not in err
+
+
+def test_the_engines_old_play_command_points_to_the_new_one(capsys: pytest.CaptureFixture[str]) -> None:
+    from cdc_env.__main__ import main as engine_main
+
+    assert engine_main(["play", "--players", "4"]) == 2
+    assert "error: a whole game between bots is now `python -m agents play --players 4`" in capsys.readouterr().err

@@ -1,0 +1,283 @@
+"""The live table as a person sees it: the app driven by Textual's pilot, its screen read as text."""
+
+from __future__ import annotations
+
+import asyncio
+import io
+import json
+import time
+from collections.abc import Callable, Coroutine
+from pathlib import Path
+from typing import Any
+
+import pytest
+from rich.console import Console
+from textual.pilot import Pilot
+from textual.widgets import Input
+
+from cdc_env.dice import InjectedDice, SeededDice
+from cdc_env.game import GameState
+from cdc_env.rules import load_ruleset
+from doubles import FixedBot
+from voice.session import Heard, PlaySession, SeatPlayer
+from voice.table import TableApp, TableView, TypedLines, option_lines, question, screen_text
+
+ROOT = Path(__file__).resolve().parents[2]
+Script = Callable[[TableApp, Pilot], Coroutine[Any, Any, None]]
+
+
+def drive(build: Callable[[TableView, TypedLines], PlaySession], script: Script) -> TableApp:
+    async def run() -> TableApp:
+        app = TableApp(build)
+        async with app.run_test(size=(120, 44)) as pilot:
+            await script(app, pilot)
+        return app
+    return asyncio.run(run())
+
+
+async def until(pilot: Pilot, app: TableApp, text: str, timeout: float = 8.0) -> str:
+    """The screen once it shows `text` (fails, showing the screen, if it never does)."""
+    end = time.monotonic() + timeout
+    while time.monotonic() < end:
+        screen = screen_text(app)
+        if text in screen:
+            return screen
+        await pilot.pause(0.05)
+    raise AssertionError(f"never shown: {text!r}\n{screen_text(app)}")
+
+
+async def type_line(pilot: Pilot, app: TableApp, text: str) -> None:
+    app.query_one(Input).value = text
+    await pilot.press("enter")
+
+
+def against_a_bot(ruleset: str, dice: list[int], onset_ms: float = 1200,
+                  listener: Any = None) -> Callable[[TableView, TypedLines], PlaySession]:
+    def build(view: TableView, keyboard: TypedLines) -> PlaySession:
+        return PlaySession(load_ruleset(ruleset), [SeatPlayer("Ana"), SeatPlayer("bot", FixedBot(onset_ms))],
+                           view=view, keyboard=keyboard, dice=InjectedDice(dice), listener=listener,
+                           setup={"scores": [0, 300]})
+    return build
+
+
+# Ana starts (1 vs 6) and throws 1, 3, 6 (nothing, no race), then the bot throws 2, 4.
+NOTHING_TWICE = [1, 6, 1, 3, 6, 2, 4, 5]
+
+
+def test_the_question_names_only_what_is_possible_and_enter_takes_it() -> None:
+    async def script(app: TableApp, pilot: Pilot) -> None:
+        screen = await until(pilot, app, "Ana: roll the dice")
+        assert "Enter: roll the dice" in screen and "1. roll the dice" in screen
+        assert "Civet" not in screen and "Grelottine" not in screen and "heard" not in screen
+        await type_line(pilot, app, "hello")
+        screen = await until(pilot, app, "« hello » is not one of the choices now: type 1..1")
+        assert "heard" not in screen and "or first declare" not in screen
+        await type_line(pilot, app, "")  # Enter alone: the only option
+        # The bot throws its two dice: Ana may buy the third (two options, numbered).
+        screen = await until(pilot, app, "Ana: buy the cul (the third die) or pass")
+        assert "1. buy the cul (the third die)" in screen and "2. pass" in screen
+        assert "Ana: [1, 3, 6] = neant (0)" in screen  # the log
+        assert "bot's throw" in screen and "┌───────┐ ┌───────┐" in screen  # the dice, large
+        assert "│  ● ●  │" in screen
+
+    drive(against_a_bot("classic", NOTHING_TWICE), script)
+
+
+def test_a_race_shows_onsets_who_won_and_why_then_the_end() -> None:
+    async def script(app: TableApp, pilot: Pilot) -> None:
+        await until(pilot, app, "Ana: roll the dice")
+        await type_line(pilot, app, "")
+        screen = await until(pilot, app, "RACE — chouette velute!")
+        assert "shout « pas mou le caillou » now: press Enter" in screen
+        await type_line(pilot, app, "")  # Ana shouts now, well before the bot's 2500 ms
+        screen = await until(pilot, app, "game over")
+        race = screen[screen.index("race ─"):]
+        assert "race chouette_velute: Ana first" in race
+        assert "Ana « pas mou le caillou »" in race and "(keyboard)" in race
+        assert "2500 ms  bot « pas mou le caillou »" in race
+        assert "Ana +8 for chouette velute → 8" in race
+        assert "bot wins with 400 points after 2 turns." in screen and "Races won: Ana 1." in screen
+        assert "final table" in screen
+        assert screen.index("bot (bot)") < screen.index("Ana  ")  # ranked by score
+        assert "*** bot wins with 400 ***" in screen  # the log pane
+
+    # Ana rolls 1, 1, 2 (a Chouette-Velute: a race), then the bot rolls 6, 6, 6 and wins.
+    app = drive(against_a_bot("basic", [1, 6, 1, 1, 2, 6, 6, 6], onset_ms=2500), script)
+    assert app.final is not None and app.final.winner == 1
+
+
+def test_the_question_grows_with_what_is_held() -> None:
+    # Ana holds a Civet and has 50 points: she may declare it before her throw.
+    state = GameState(load_ruleset("classic"), 2, dice=InjectedDice([1, 6]),
+                      setup={"scores": [50, 0], "items": [{"civet": 1}, {}]})
+    decision = state.pending
+    assert question("Ana", decision, list(decision.options)) == "Ana: roll the dice or declare a Civet"
+    lines = option_lines(decision, list(decision.options), ["Ana", "Bob"])
+    assert lines[:2] == ["1. roll the dice", "2. declare a Civet on chouette, stake 1..50  — type « 2 50 »"]
+
+
+class SaysOnDemand:
+    """A microphone for seat 0 that says what the test tells it to, when it tells it."""
+
+    def __init__(self) -> None:
+        self.seats = [0]
+        self.queued: list[str] = []
+
+    def listen_for(self, intents: set[str]) -> None:
+        pass
+
+    def poll(self) -> list[Heard]:
+        heard = [Heard(0, intent, time.monotonic()) for intent in self.queued]
+        self.queued = []
+        return heard
+
+    def mark_playback(self, start: float, end: float) -> None:
+        pass
+
+    def close(self) -> None:
+        pass
+
+
+def test_voice_status_per_human() -> None:
+    microphone = SaysOnDemand()
+
+    async def script(app: TableApp, pilot: Pilot) -> None:
+        screen = await until(pilot, app, "Ana: roll the dice")
+        assert "listening" in screen
+        microphone.queued.append("oui")  # no answer to a throw
+        screen = await until(pilot, app, "heard « oui »: not one of the choices now: say it again")
+        [row] = [line for line in screen.splitlines() if "│ Ana " in line]  # the players' table
+        assert "say it again" in row
+        assert "or first declare" not in screen
+        microphone.queued.append("je_lance")
+        screen = await until(pilot, app, "Ana: buy the cul")
+        assert "heard « je_lance »" in screen and "Ana: [1, 3, 6] = neant (0)" in screen
+
+    drive(against_a_bot("classic", NOTHING_TWICE, listener=microphone), script)
+
+
+def test_a_race_phrase_said_outside_a_race_is_a_false_shout() -> None:
+    microphone = SaysOnDemand()
+
+    async def script(app: TableApp, pilot: Pilot) -> None:
+        await until(pilot, app, "Ana: roll the dice")
+        microphone.queued.append("grelotte_ca_picote")  # no dice on the table: no Suite
+        screen = await until(pilot, app, "Bévue: Ana -10")
+        assert "false shout: Ana « grelotte ca picote » with no race on" in screen
+        assert "Ana shouted « grelotte_ca_picote » (voice) with no race to shout for" in screen
+        assert "Ana: roll the dice" in screen  # still her turn to throw
+
+    app = drive(against_a_bot("classic", NOTHING_TWICE, listener=microphone), script)
+    assert [e["type"] for e in app.session.state.log[-2:]] == ["false_shout", "score"]
+
+
+def test_players_table_fits_eight_seats() -> None:
+    def build(view: TableView, keyboard: TypedLines) -> PlaySession:
+        players = [SeatPlayer("Ana")] + [SeatPlayer(f"bot-{i}", FixedBot(1500)) for i in range(1, 8)]
+        return PlaySession(load_ruleset("classic"), players, view=view, keyboard=keyboard,
+                           dice=InjectedDice([1, 6, 6, 6, 6, 6, 6, 6]))
+
+    async def script(app: TableApp, pilot: Pilot) -> None:
+        screen = await until(pilot, app, "Ana: roll the dice")
+        assert all(f"bot-{i} (bot)" in screen for i in range(1, 8))
+
+    drive(build, script)
+
+
+# --- scripts/play.py: bad resumes, each one clear error, the save untouched -------------------
+
+
+def load_play() -> Any:
+    import importlib.util
+
+    spec = importlib.util.spec_from_file_location("play_script", ROOT / "scripts" / "play.py")
+    module = importlib.util.module_from_spec(spec)  # type: ignore[arg-type]
+    spec.loader.exec_module(module)  # type: ignore[union-attr]
+    return module
+
+
+def saved_game(tmp_path: Path, **changes: Any) -> Path:
+    state = GameState(load_ruleset("classic"), 2, dice=SeededDice(5))
+    data = {**state.to_json(), "lineup": [{"name": "Ana", "bot": None}, {"name": "bold-1", "bot": "bold"}]}
+    data.update(changes)
+    path = tmp_path / "game.json"
+    path.write_text(json.dumps(data), encoding="utf-8")
+    return path
+
+
+def prepare(argv: list[str]) -> tuple[Any, str]:
+    console = Console(width=2000, record=True, file=io.StringIO())
+    result = load_play().prepare(argv, console)
+    return result, console.export_text()
+
+
+@pytest.mark.parametrize("history", [None, 7])
+def test_resume_of_a_save_whose_history_is_not_a_list(tmp_path: Path, history: Any) -> None:
+    path = saved_game(tmp_path, history=history)
+    before = path.read_text()
+    status, said = prepare(["--keyboard", "--resume", str(path)])
+    assert status == 2
+    assert f"its 'history' must be the list of moves, got {json.dumps(history)}" in said
+    assert path.read_text() == before
+
+
+@pytest.mark.parametrize("argv, given", [
+    (["--humans", "Ana", "Bob"], "not of Ana (human), Bob (human)"),  # the bot seat turned human
+    (["--humans", "Ana", "--bots", "bold", "prudent"], "not of Ana (human), bold-1 (bot bold), prudent-2"),
+    (["--humans", "Ana"], "not of Ana (human), champion-1 (bot champion);"),  # the default bot: the champion
+])
+def test_resume_with_another_line_up_names_the_saves(tmp_path: Path, argv: list[str], given: str) -> None:
+    path = saved_game(tmp_path)
+    before = path.read_text()
+    status, said = prepare(["--keyboard", "--resume", str(path), *argv])
+    assert status == 2
+    assert "is a game of Ana (human), bold-1 (bot bold), " in said and given in said
+    assert "resume it with the same humans and bots (or with --resume alone)" in said
+    assert path.read_text() == before
+
+
+def test_resume_alone_takes_the_saves_line_up(tmp_path: Path) -> None:
+    app, _ = prepare(["--keyboard", "--resume", str(saved_game(tmp_path))])
+    assert isinstance(app, TableApp)
+    assert [(p.name, p.human, p.bot_name) for p in app.session.players] == [("Ana", True, ""),
+                                                                           ("bold-1", False, "bold")]
+
+
+def test_a_lexicon_key_with_a_typo_stops_play_with_its_name(tmp_path: Path) -> None:
+    text = (ROOT / "configs" / "voice" / "fr.yaml").read_text(encoding="utf-8")
+    typo = tmp_path / "fr.yaml"
+    typo.write_text(text.replace("\nje_lance:", "\nje_lanse:"), encoding="utf-8")
+    status, said = prepare(["--humans", "Ana", "--bots", "bold", "--lexicon", str(typo)])
+    assert status == 2 and "key 'je_lanse' is not an intent of the game; did you mean 'je_lance'?" in said
+
+
+def test_a_false_shout_at_the_keyboard_ends_that_moment_with_a_bevue_on_the_table(tmp_path: Path) -> None:
+    # scripts/play.py, two humans at one keyboard, the classic rules (with Bévues). Seed 1: Ana
+    # starts and throws 1 and 3; Bob is asked whether he buys the third die. Those dice start
+    # no race, and Ana shouts « pas mou le caillou » (« ! 1 »: seat 1's shout).
+    app, _ = prepare(["--keyboard", "--humans", "Ana", "Bob", "--bots", "--seed", "1", "--ruleset", "classic",
+                      "--save", str(tmp_path / "game.json")])
+    assert isinstance(app, TableApp)
+
+    async def script(app: TableApp, pilot: Pilot) -> None:
+        await until(pilot, app, "Ana: roll the dice")
+        await type_line(pilot, app, "")
+        screen = await until(pilot, app, "Bob: buy the cul (the third die) or pass")
+        assert app.session.state.table.dice == (1, 3)
+        await type_line(pilot, app, "! 1")
+        screen = await until(pilot, app, "Bévue: Ana -10")
+        race = screen[screen.index("race ─"):]
+        assert "false shout: Ana « pas mou le caillou » with no race on" in race
+        assert "'pas_mou_le_caillou' when no race was on" in race  # the Bévue's reason
+        assert "Bob: buy the cul (the third die) or pass" in screen  # the moment goes on
+        assert "Ana shouted « pas_mou_le_caillou » (keyboard) with no race to shout for" in screen
+
+    async def run() -> None:
+        async with app.run_test(size=(120, 44)) as pilot:
+            await script(app, pilot)
+    asyncio.run(run())
+    state = app.session.state
+    assert state.scores[0] == -10 and state.pending.kind == "buy_cul" and state.pending.seat == 1
+    saved = json.loads((tmp_path / "game.json").read_text())
+    assert saved["history"][-1] == {"seat": 0, "action": state.history[-1]["action"]}
+    assert GameState.from_json(saved).scores == [-10, 0]  # the save replays the shout

@@ -1,0 +1,408 @@
+"""The live table of `scripts/play.py`: a full-screen Textual app around a PlaySession.
+
+    ┌ dice (large) ─────────┐┌ players: seat, score, items, voice ┐
+    ├ the question, numbered options ─────┐┌ race: shouts in ms, who won and why ┐
+    ├ the event log (scrolls) ────────────────────────────────────────────────────┤
+    └ the line where humans type (Enter alone: the only choice, or a race shout)  ┘
+
+The session runs on a thread of its own, as it does at a terminal; what it shows reaches the
+screen through `TableView` (the session's View), and what is typed reaches it through
+`TypedLines` (the session's keyboard), each line with the moment Enter was pressed.
+"""
+
+from __future__ import annotations
+
+import queue
+import time
+from collections.abc import Callable, Sequence
+from typing import Any
+
+from rich.console import Group, RenderableType
+from rich.table import Table
+from rich.text import Text
+from textual.app import App, ComposeResult
+from textual.binding import Binding
+from textual.containers import Horizontal
+from textual.widgets import Footer, Header, Input, RichLog, Static
+
+from cdc_env.actions import (
+    BIRDS,
+    Action,
+    BeauSirop,
+    BetOnSuccess,
+    BetSum,
+    BirdBet,
+    BuyCul,
+    ChallengeGrelottine,
+    ChallengeSoufflette,
+    CoucheSirop,
+    DeclareCivet,
+    KeepDice,
+    Pass,
+    Roll,
+    Shout,
+    Sirop,
+    UseBoucliette,
+    UseGrelottine,
+)
+from cdc_env.game import Decision, GameState
+from cdc_env.play import describe_event
+from voice.session import PlaySession
+
+ITEM_MARKS = {"grelottine": "Grelottine", "civet": "Civet", "boucliette": "Boucliette", "flan": "Flan"}
+
+# What each kind of action does, as a question names it.
+VERBS: dict[type[Action], str] = {
+    Roll: "roll the dice", DeclareCivet: "declare a Civet", UseGrelottine: "use your Grelottine",
+    BuyCul: "buy the cul (the third die)", Sirop: "sirop the odd die", BirdBet: "bet a bird on the sirop die",
+    BeauSirop: "say Beau-Sirop", CoucheSirop: "say Couche-Sirop", BetSum: "bet on the relaunch's sum",
+    ChallengeSoufflette: "challenge a player to a Soufflette", KeepDice: "choose the dice to keep",
+    ChallengeGrelottine: "challenge the thrower to a Grelottine", UseBoucliette: "cancel it with your Boucliette",
+    BetOnSuccess: "bet on its success", Shout: "shout",
+}
+# Passing means something else at each moment.
+PASS_WORDS = {"sirop": "keep the Chouette", "claim": "say nothing",
+              "soufflette_keep": "throw all three again"}
+
+PIPS = {1: ["   ", " ● ", "   "], 2: ["●  ", "   ", "  ●"], 3: ["●  ", " ● ", "  ●"],
+        4: ["● ●", "   ", "● ●"], 5: ["● ●", " ● ", "● ●"], 6: ["● ●", "● ●", "● ●"]}
+
+
+def verb(action: Action, decision: Decision) -> str:
+    if isinstance(action, Pass):
+        return PASS_WORDS.get(decision.kind, "pass")
+    if isinstance(action, Roll) and decision.kind == "challenge_roll":
+        return "roll the challenge throw"
+    return VERBS.get(type(action), action.kind)
+
+
+def question(name: str, decision: Decision, options: Sequence[Action]) -> str:
+    """`Ana: roll the dice` — only what is possible now, from the decision's own options."""
+    kinds = list(options) + ([decision.staked(*_first_stake(decision))] if decision.staked else [])  # type: ignore[misc]
+    verbs = list(dict.fromkeys(verb(a, decision) for a in kinds))
+    return f"{name}: {', '.join(verbs[:-1])} or {verbs[-1]}" if len(verbs) > 1 else f"{name}: {verbs[0]}"
+
+
+def _first_stake(decision: Decision) -> tuple[str, int]:
+    name, stakes = decision.stakes[0]
+    return name, stakes.start
+
+
+def option_label(action: Action, decision: Decision, names: Sequence[str]) -> str:
+    if isinstance(action, BirdBet):
+        return f"bet {BIRDS[action.face - 1].capitalize()} ({action.face})"
+    if isinstance(action, KeepDice):
+        return f"keep {' '.join(map(str, action.keep))}" if action.keep else "throw all three again"
+    if isinstance(action, BetSum):
+        return f"bet on {action.total}"
+    if isinstance(action, Shout):
+        return f"shout « {action.phrase.replace('_', ' ')} »"
+    if isinstance(action, ChallengeSoufflette):
+        return f"challenge {names[action.target]} to a Soufflette"
+    return verb(action, decision)
+
+
+def option_lines(decision: Decision, options: Sequence[Action], names: Sequence[str]) -> list[str]:
+    lines = [f"{i}. {option_label(a, decision, names)}" for i, a in enumerate(options, 1)]
+    for j, (combination, stakes) in enumerate(decision.stakes, len(options) + 1):
+        what = verb(decision.staked(combination, stakes.start), decision)  # type: ignore[misc]
+        lines.append(f"{j}. {what} on {combination.replace('_', ' ')}, stake {stakes.start}..{stakes.stop - 1}"
+                     f"  — type « {j} {stakes.stop - 1} »")
+    return lines
+
+
+def dice_art(dice: Sequence[int]) -> list[str]:
+    """The dice drawn large, side by side (five lines)."""
+    rows = ["", "", "", "", ""]
+    for face in dice:
+        art = ["┌───────┐", *(f"│  {row}  │" for row in PIPS[face]), "└───────┘"]
+        rows = [f"{row} {line}" if row else line for row, line in zip(rows, art)]
+    return rows
+
+
+def dice_panel(state: GameState, names: Sequence[str]) -> RenderableType:
+    table = state.table
+    if not table.dice:
+        return Text("no dice on the table yet", style="dim")
+    art = Text("\n".join(dice_art(table.dice)), style="bold")
+    lines = [art]
+    owner = f"{names[table.thrower]}'s throw" if table.thrower is not None else "the throw"
+    what = f": {table.combination.replace('_', ' ')}" if table.combination else ""
+    lines.append(Text(f"{owner}{what}", style="bold cyan"))
+    if table.civet:
+        lines.append(Text(f"Civet: {table.civet['combination']} for {table.civet['stake']}"))
+    if table.challenge:
+        c = table.challenge
+        lines.append(Text(f"Grelottine: {names[c['challenger']]} → {names[c['challenged']]}, "
+                          f"{c['combination']} for {c['stake']}"))
+    if table.sirop_bets:
+        lines.append(Text("bird bets: " + ", ".join(f"{names[s]}: {BIRDS[f - 1]}" for s, f in table.sirop_bets.items())))
+    return Group(*lines)
+
+
+def players_table(session: PlaySession, voices: dict[int, str], final: bool = False) -> Table:
+    state = session.state
+    table = Table(expand=True, title="final table" if final else None)
+    for column in ("seat", "player", "score", "items", "voice"):
+        table.add_column(column, justify="right" if column == "score" else "left")
+    order = sorted(range(state.players), key=lambda s: -state.scores[s]) if final else range(state.players)
+    for seat in order:
+        player = session.players[seat]
+        items = ", ".join(ITEM_MARKS.get(i, i) for i, n in state.items[seat].items() if n)
+        who = player.name if player.human else f"{player.name} (bot)"
+        turn = seat == state.turn_seat and not final
+        voice = voices.get(seat, "keyboard only") if player.human else ""
+        table.add_row(f"{'▶' if turn else ' '}{seat + 1}", who, str(state.scores[seat]), items, voice,
+                      style="bold yellow" if turn or (final and seat == state.winner) else "")
+    return table
+
+
+def race_panel(session: PlaySession) -> RenderableType:
+    """The last race: each shout with its onset, then who won or lost and why (and Bévues)."""
+    names = [p.name for p in session.players]
+    log = session.state.log
+    lines: list[Text] = []
+    for shout in sorted(session.race_now, key=lambda s: s.onset_ms):
+        lines.append(Text(f"{shout.onset_ms:6.0f} ms  {names[shout.seat]} « {shout.phrase.replace('_', ' ')} »"
+                          f"  ({shout.by})"))
+    last_race = max((i for i, e in enumerate(log) if e["type"] == "race"), default=None)
+    if last_race is not None and session.race_now:
+        # Who was first (or, in a Suite, last) in the engine's own words.
+        lines.insert(0, Text(describe_event(log[last_race], names).strip(), style="bold"))
+        for later in log[last_race + 1:]:
+            if later["type"] not in ("score", "item"):
+                break
+            lines.append(Text(describe_event(later, names).strip(), style="yellow"))
+    false = max((i for i, e in enumerate(log) if e["type"] == "false_shout"), default=-1)
+    if false > (last_race if last_race is not None else -1):
+        event = log[false]
+        lines.append(Text(f"false shout: {names[event['seat']]} « {event['phrase'].replace('_', ' ')} » "
+                          f"with no race on", style="bold"))
+        if not session.rules.bevue.enabled:
+            lines.append(Text(f"no Bévue in the {session.rules.name} rules", style="dim"))
+    bevues = [e for e in log if e["type"] == "score" and e["reason"] == "bevue"]
+    if bevues:
+        last = bevues[-1]
+        lines.append(Text(f"Bévue: {names[last['seat']]} {last['delta']:+d} — {last.get('why', '')}",
+                          style="bold red"))
+    if lines:
+        return Group(*lines)
+    pending = session.state.pending
+    if pending is not None and pending.kind == "race":
+        return Text(f"{pending.reason.replace('_', ' ')}: the shouts appear here as they come", style="bold")
+    return Text("no race yet: shouts appear here with their onsets", style="dim")
+
+
+def summary(session: PlaySession) -> str:
+    """Three short lines at the end of a game: the winner, the races won, the Bévues."""
+    state = session.state
+    names = [p.name for p in session.players]
+    if state.winner is None:
+        head = f"No winner after {state.turn_number} turns."
+    else:
+        head = f"{names[state.winner]} wins with {state.scores[state.winner]} points after {state.turn_number} turns."
+    won = [0] * state.players
+    bevues = [0] * state.players
+    for event in state.log:
+        if event["type"] == "race" and len(event["tied"]) == 1:
+            won[event["tied"][0]] += 1
+        if event["type"] == "score" and event["reason"] == "bevue":
+            bevues[event["seat"]] += 1
+    races = ", ".join(f"{names[s]} {n}" for s, n in enumerate(won) if n) or "none"
+    faults = ", ".join(f"{names[s]} {n}" for s, n in enumerate(bevues) if n) or "none"
+    return f"{head}\nRaces won: {races}.\nBévues: {faults}."
+
+
+class TypedLines:
+    """The session's keyboard: lines typed in the app, each with the moment Enter was pressed."""
+
+    def __init__(self) -> None:
+        self.lines: queue.Queue[tuple[str, float]] = queue.Queue()
+        self.closed = False
+
+    def put(self, text: str, at: float) -> None:
+        self.lines.put((text, at))
+
+    def poll(self, timeout: float) -> tuple[str, float] | None:
+        if self.closed:
+            raise EOFError("the table was closed")
+        try:
+            return self.lines.get(timeout=max(0.0, timeout))
+        except queue.Empty:
+            return None
+
+    def close(self) -> None:
+        self.closed = True
+
+
+class TableView:
+    """The session's View: builds what to show on the session's thread, hands it to the app."""
+
+    def __init__(self, app: "TableApp") -> None:
+        self.app = app
+        self.voices: dict[int, str] = {}
+        self.logged = 0
+
+    def _post(self, update: Callable[..., None], *args: Any) -> None:
+        if self.app.keyboard.closed:
+            raise EOFError("the table was closed")  # stops the session, between two moves
+        try:
+            self.app.call_from_thread(update, *args)
+        except RuntimeError:  # the app is closing: nothing more to show
+            pass
+
+    def show(self, session: PlaySession) -> None:
+        names = [p.name for p in session.players]
+        state = session.state
+        lines = [describe_event(e, names) for e in state.log[self.logged:]]
+        self.logged = len(state.log)
+        title = f"{state.rules.name}, turn {state.turn_number}"
+        self._post(self.app.show_table, title, dice_panel(state, names), players_table(session, self.voices),
+                   race_panel(session), lines)
+        waiting = self._waiting(session)
+        if waiting is not None:
+            self._post(self.app.show_question, waiting)
+
+    @staticmethod
+    def _waiting(session: PlaySession) -> RenderableType | None:
+        """What the question pane says when no human is being asked: a race, or a bot's move."""
+        decision = session.state.pending
+        if decision is None or decision.seat is None:
+            return None
+        if decision.kind == "race":
+            humans = [s for s in session.state.table.race_answers if session.players[s].human]
+            if not humans:
+                return Text(f"the bots race: {decision.reason.replace('_', ' ')}", style="bold")
+            phrase = session.state.table.race_answers[humans[0]][0]
+            how = "Enter, or say it" if session.listener is not None else "press Enter"
+            return Group(Text(f"RACE — {decision.reason.replace('_', ' ')}!", style="bold red"),
+                         Text(f"shout « {phrase.replace('_', ' ')} » now: {how}"))
+        player = session.players[decision.seat]
+        if not player.human:
+            return Text(f"{player.name} is playing…", style="dim")
+        return None
+
+    def say(self, text: str) -> None:
+        self._post(self.app.log_line, Text(text, style="cyan"))
+
+    def ask(self, session: PlaySession, decision: Decision, options: list[Action]) -> None:
+        assert decision.seat is not None
+        names = [p.name for p in session.players]
+        lines = option_lines(decision, options, names)
+        hint = ("Enter: " + option_label(options[0], decision, names)) if len(lines) == 1 \
+            else "type a number, then Enter"
+        body = Group(Text(question(names[decision.seat], decision, options), style="bold"),
+                     Text("\n".join(lines)), Text(hint, style="dim"))
+        self._post(self.app.show_question, body)
+
+    def voice(self, seat: int, status: str) -> None:
+        self.voices[seat] = status
+        self._post(self.app.show_players, players_table(self.app.session, self.voices))
+
+
+class TableApp(App[GameState | None]):
+    """The whole table on one screen; `build` makes the session from the app's view and keyboard."""
+
+    CSS = """
+    #top { height: auto; }
+    #dice { width: 46; height: auto; min-height: 10; border: round $accent; padding: 0 1; }
+    #players { width: 1fr; height: auto; border: round $accent; }
+    #middle { height: auto; max-height: 16; }
+    #question, #race { height: auto; min-height: 6; }
+    #question { width: 1fr; border: round $success; padding: 0 1; }
+    #race { width: 1fr; border: round $warning; padding: 0 1; }
+    #log { height: 1fr; border: round $secondary; }
+    """
+    BINDINGS = [Binding("ctrl+c", "quit", "leave (the game is kept with --save)", priority=True),
+                Binding("ctrl+q", "quit", "leave", priority=True)]
+
+    def __init__(self, build: Callable[[TableView, TypedLines], PlaySession]) -> None:
+        super().__init__()
+        self.keyboard = TypedLines()
+        self.view = TableView(self)
+        self.session = build(self.view, self.keyboard)
+        self.error: BaseException | None = None
+        self.final: GameState | None = None  # the finished game, once it is over
+
+    def compose(self) -> ComposeResult:
+        yield Header()
+        with Horizontal(id="top"):
+            yield Static(id="dice")
+            yield Static(id="players")
+        with Horizontal(id="middle"):
+            yield Static(id="question")
+            yield Static(id="race")
+        yield RichLog(id="log", wrap=True, markup=False, highlight=False)
+        yield Input(id="entry", placeholder="a number and Enter · Enter alone: the only choice, or your shout "
+                                             "in a race · « ! » shouts a race phrase at any moment")
+        yield Footer()
+
+    def on_mount(self) -> None:
+        self.title = "Cul de Chouette"
+        self.query_one("#dice", Static).border_title = "dice"
+        self.query_one("#players", Static).border_title = "players"
+        self.query_one("#question", Static).border_title = "your move"
+        self.query_one("#race", Static).border_title = "race"
+        self.query_one("#log", RichLog).border_title = "what happened"
+        self.query_one(Input).focus()
+        self.run_worker(self._play, thread=True, name="session")
+
+    def _play(self) -> None:
+        try:
+            state = self.session.run()
+        except EOFError:
+            return  # the table was closed; the save (if any) has every move
+        except Exception as error:  # noqa: BLE001 - shown, then the app closes with it
+            self.error = error
+            self.call_from_thread(self.exit, None)
+            return
+        self.call_from_thread(self.game_over, state)
+
+    def on_input_submitted(self, event: Input.Submitted) -> None:
+        self.keyboard.put(event.value, time.monotonic())
+        event.input.clear()
+
+    def on_unmount(self) -> None:
+        self.keyboard.close()
+
+    # ---------------------------------------------------------------- called from the session
+
+    def show_table(self, title: str, dice: RenderableType, players: Table, race: RenderableType,
+                   lines: list[str]) -> None:
+        self.sub_title = title
+        self.query_one("#dice", Static).update(dice)
+        self.query_one("#players", Static).update(players)
+        self.query_one("#race", Static).update(race)
+        log = self.query_one("#log", RichLog)
+        for line in lines:
+            log.write(Text(line))
+
+    def show_players(self, players: Table) -> None:
+        self.query_one("#players", Static).update(players)
+
+    def log_line(self, text: Text) -> None:
+        self.query_one("#log", RichLog).write(text)
+
+    def show_question(self, body: RenderableType) -> None:
+        self.query_one("#question", Static).update(body)
+
+    def game_over(self, state: GameState) -> None:
+        self.query_one("#players", Static).update(players_table(self.session, self.view.voices, final=True))
+        self.query_one("#question", Static).border_title = "game over"
+        self.query_one("#question", Static).update(
+            Group(Text(summary(self.session), style="bold green"), Text("Ctrl+Q leaves the table.", style="dim")))
+        self.query_one(Input).placeholder = "the game is over · Ctrl+Q leaves"
+        self.final = state
+
+
+def screen_text(app: App[Any]) -> str:
+    """The screen as plain text, as a person sees it (for tests and bug reports)."""
+    import io
+
+    from rich.console import Console
+
+    width, height = app.size
+    console = Console(width=width, height=height, file=io.StringIO(), force_terminal=True,
+                      color_system=None, record=True, legacy_windows=False)
+    console.print(app.screen._compositor.render_update(full=True))
+    return console.export_text()

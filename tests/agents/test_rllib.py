@@ -127,9 +127,9 @@ def test_exported_model_plays_exactly_as_the_module(tmp_path: Path) -> None:
         logits = rl_module.pi(torch.as_tensor(batch["observation"])).numpy()
         values = rl_module.compute_values({Columns.OBS: {k: torch.as_tensor(v) for k, v in batch.items()}}).numpy()
         sb3_values = model.policy.predict_values(torch.as_tensor(batch["observation"])).numpy().ravel()
-    from agents.model_bot import _NumpyPolicy
+    from agents.model_bot import NumpyPolicy
 
-    numpy_logits = np.stack([_NumpyPolicy(model.policy).logits(o) for o in batch["observation"]])
+    numpy_logits = np.stack([NumpyPolicy.from_torch(model.policy).logits(o) for o in batch["observation"]])
     assert np.allclose(numpy_logits, logits, atol=1e-5)
     assert np.allclose(sb3_values, values, atol=1e-5)
 

@@ -9,7 +9,7 @@ import pytest
 
 from voice.audio import RATE
 from voice.lexicon import LexiconError, load_lexicon
-from voice.recogniser import Recogniser, rate_clock
+from voice.recogniser import NotUnderstood, Recogniser, rate_clock
 
 pytestmark = pytest.mark.slow
 
@@ -31,15 +31,17 @@ def test_each_phrase_is_detected_with_its_onset(ko_model, ko_lexicon, ko_phrases
     for n, (intent, phrase, (voice, speed, pitch)) in enumerate(cases(ko_phrases)):
         clip = clip_maker(phrase, lead_s=0.6 + 0.1 * n, voice=voice, speed=speed, pitch=pitch,
                           snr_db=snr_db, seed=n)
-        found = streamer(Recogniser(ko_model, ko_lexicon), clip.samples)
+        # "Say it again" (NotUnderstood) is a miss, not a decision.
+        found = [d for d in streamer(Recogniser(ko_model, ko_lexicon), clip.samples)
+                 if not isinstance(d, NotUnderstood)]
         right = [d for d in found if d.intent == intent]
         if [d.intent for d in found] != [intent] or abs(right[0].onset_s - clip.onset_s) > TOLERANCE_S:
             misses.append((intent, clip.onset_s, [(d.intent, round(d.onset_s, 3)) for d in found]))
-    # Clean: every phrase. Noise at 10 dB SNR: the bench measures about 92 % right on 48 clips,
-    # so one miss in eight is allowed there, never a wrong onset.
-    allowed = 0 if snr_db is None else 1
-    assert len(misses) <= allowed, misses
-    assert all(not found or found[0][0] != intent for intent, _, found in misses), misses
+    # Precision first: a close call is "say it again", never a guess. One such miss in eight is
+    # allowed (clean or at 10 dB SNR: a phrase near the margin can fall either side of it from
+    # one run of the decoder to the next); a wrong intent or a wrong onset never is.
+    assert len(misses) <= 1, misses
+    assert all(found == [] for _, _, found in misses), misses
 
 
 def test_speech_without_a_phrase_gives_nothing(ko_model, ko_lexicon, clip_maker, streamer) -> None:

@@ -5,7 +5,7 @@ from __future__ import annotations
 from collections.abc import Callable, Sequence
 from typing import Any, Protocol
 
-from cdc_env.actions import Action
+from cdc_env.actions import BIRDS, Action
 from cdc_env.dice import SeededDice
 from cdc_env.game import Decision, GameState
 from cdc_env.rules import Ruleset
@@ -28,13 +28,11 @@ def play_game(rules: Ruleset, policies: Sequence[Policy], seed: int,
     return state
 
 
-BIRD_NAMES = ("Linotte", "Alouette", "Fauvette", "Mouette", "Bergeronnette", "Chouette")
-
 Names = Callable[[Any], str]  # names a seat (None: the table), or a list of seats
 
 
 def _bird(event: dict[str, Any]) -> str:
-    return "Beau-Sirop" if event["type"] == "beau_sirop" else BIRD_NAMES[event["face"] - 1]
+    return "Beau-Sirop" if event["type"] == "beau_sirop" else BIRDS[event["face"] - 1].capitalize()
 
 
 def _race(event: dict[str, Any], who: Names) -> str:

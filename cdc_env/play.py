@@ -8,6 +8,7 @@ from typing import Any, Protocol
 from cdc_env.actions import BIRDS, Action
 from cdc_env.dice import SeededDice
 from cdc_env.game import Decision, GameState
+from cdc_env.rulebook.races import LAST_SHOUTER_LOSES
 from cdc_env.rules import Ruleset
 
 
@@ -36,8 +37,7 @@ def _bird(event: dict[str, Any]) -> str:
 
 
 def _race(event: dict[str, Any], who: Names) -> str:
-    # The Suite and its tie-break are lost by the last shouter; every other race is won by the first.
-    place = "last" if event["race"] in ("suite", "suite_tie") else "first"
+    place = "last" if event["race"] in LAST_SHOUTER_LOSES else "first"
     tied = event["tied"]
     if len(tied) > 1:
         return f"  race {event['race']}: {who(tied)} tied {place}"

@@ -47,6 +47,7 @@ from cdc_env.actions import (
 )
 from cdc_env.game import Decision, GameState
 from cdc_env.play import describe_event
+from cdc_env.rulebook.races import LAST_SHOUTER_LOSES
 from voice.session import PlaySession
 
 ITEM_MARKS = {"grelottine": "Grelottine", "civet": "Civet", "boucliette": "Boucliette", "flan": "Flan"}
@@ -204,7 +205,8 @@ def summary(session: PlaySession) -> str:
     won = [0] * state.players
     bevues = [0] * state.players
     for event in state.log:
-        if event["type"] == "race" and len(event["tied"]) == 1:
+        # A Suite's `tied` is its loser: only races won by the first shouter are counted.
+        if event["type"] == "race" and len(event["tied"]) == 1 and event["race"] not in LAST_SHOUTER_LOSES:
             won[event["tied"][0]] += 1
         if event["type"] == "score" and event["reason"] == "bevue":
             bevues[event["seat"]] += 1

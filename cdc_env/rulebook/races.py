@@ -14,6 +14,10 @@ from cdc_env.rulebook.phrases import RACE_FAMILIES, RACE_PHRASES
 if TYPE_CHECKING:
     from cdc_env.game import GameState
 
+# Races lost by the last shouter (a race event's `tied` names the losers); every other race is
+# won by the first.
+LAST_SHOUTER_LOSES = (RACE_SUITE, "suite_tie")
+
 
 def wrong_phrases_offered(game: GameState) -> bool:
     offered = game.rules.races.wrong_phrases_offered

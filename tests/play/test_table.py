@@ -281,3 +281,16 @@ def test_a_false_shout_at_the_keyboard_ends_that_moment_with_a_bevue_on_the_tabl
     saved = json.loads((tmp_path / "game.json").read_text())
     assert saved["history"][-1] == {"seat": 0, "action": state.history[-1]["action"]}
     assert GameState.from_json(saved).scores == [-10, 0]  # the save replays the shout
+
+
+def test_the_summary_counts_races_won_not_a_suites_loser() -> None:
+    from types import SimpleNamespace
+
+    from voice.table import summary
+
+    log = [{"type": "race", "race": "chouette_velute", "tied": [1]},
+           {"type": "race", "race": "suite", "tied": [0]},        # Ana lost the Suite
+           {"type": "race", "race": "suite_tie", "tied": [0]}]
+    state = SimpleNamespace(winner=None, turn_number=9, players=2, log=log, scores=[0, 0])
+    session = SimpleNamespace(state=state, players=[SimpleNamespace(name="Ana"), SimpleNamespace(name="Bob")])
+    assert "Races won: Bob 1." in summary(session)

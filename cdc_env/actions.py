@@ -27,7 +27,7 @@ def _integer(value: Any) -> int:
 
 
 def _text(value: Any) -> str:
-    if type(value) is not str and not isinstance(value, str):
+    if not isinstance(value, str):
         raise TypeError("a string")
     return value
 

@@ -329,10 +329,10 @@ class PlaySession:
             if choices == 1 and options:
                 return options[0], ""
             return None, f"type the number of your choice (1..{choices}), then Enter"
-        if words and words[0].isdigit():
+        if words[0].isdigit():
             index = int(words[0]) - 1
-            if not 0 <= index < len(options) + len(decision.stakes):
-                return None, f"choose 1..{len(options) + len(decision.stakes)}"
+            if not 0 <= index < choices:
+                return None, f"choose 1..{choices}"
             if index < len(options):
                 return options[index], ""
             name, stakes = decision.stakes[index - len(options)]

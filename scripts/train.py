@@ -197,7 +197,8 @@ def print_verdict(results: dict[str, Any], config: TrainConfig) -> None:
     if not results["opponents"]:
         return
     strongest, row = next(iter(results["opponents"].items()))
-    console.print(verdict_line(strongest, row["win_rate"], row["ci95"], fair))
+    # One unbroken line whatever the terminal's width, so that logs and scripts can grep it.
+    console.print(verdict_line(strongest, row["win_rate"], row["ci95"], fair), soft_wrap=True)
 
 
 def verdict_line(opponent: str, win_rate: float, interval: list[float], fair: float) -> str:

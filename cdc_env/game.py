@@ -127,8 +127,12 @@ class GameState:
         decision = self.pending
         if decision is None:
             raise IllegalActionError(f"the game is over (seat {self.winner} won); no more actions")
-        if (isinstance(action, Shout) and seat is not None and decision.kind != "race"
-                and not (decision.kind == "claim" and seat == decision.seat)):
+        # Outside a race a shout is a false shout, unless it is the answer this seat's own
+        # decision asks for (a claim such as "Sirop gagnant !"). A claimant who shouts a race
+        # phrase instead has shouted out of place like anyone else.
+        if isinstance(action, Shout) and seat is not None and decision.kind != "race" and not (
+                seat == decision.seat and (decision.allows(action)
+                                           or not self.false_shout_allowed(seat, action.phrase))):
             false_shouts.false_shout(self, seat, action)
             return
         if seat is not None and seat != decision.seat:

@@ -251,7 +251,7 @@ class PlaySession:
                     continue
                 if item.intent is None:
                     continue  # another player's unclear utterance: not theirs to answer now
-                if item.intent in RACE_SHOUTS and not (item.seat == decision.seat and decision.kind == "claim"):
+                if item.intent in RACE_SHOUTS:  # outside a race, the engine judges it a false shout
                     self._false_shout(item.seat, item.intent, item.onset, "voice")
                     return None
                 if item.seat != decision.seat:

@@ -145,6 +145,21 @@ def test_a_false_shout_may_come_from_the_seat_whose_decision_is_pending() -> Non
     assert state.scores == [-10, 0] and state.pending.kind == "turn_start"
 
 
+def test_at_a_claim_moment_the_claim_is_the_claimants_answer_a_race_phrase_a_bevue() -> None:
+    # complete: 6,5,2 is a Flan; the thrower's decision is whether to claim "À Kadoc !".
+    state = new_game("complete", 2, dice=[6, 5, 2])
+    play(state, ROLL, PASS)  # nobody buys the cul
+    claim = state.pending
+    assert claim.kind == "claim" and claim.seat == 0
+    state.apply_action(Shout(GRELOTTE, 300.0), seat=0)
+    assert state.scores == [-10, 0] and state.pending == claim
+    with pytest.raises(IllegalActionError, match="fits no moment"):  # not the other's claim
+        state.apply_action(Shout("a_kadoc", 200.0), seat=1)
+    assert state.scores == [-10, 0] and state.pending == claim
+    state.apply_action(Shout("a_kadoc", 900.0), seat=0)
+    assert state.items[0]["flan"] == 1 and state.pending.kind == "turn_start"
+
+
 def test_grelottine_without_holding_one_is_a_bevue_with_one_it_is_refused() -> None:
     state = new_game("classic", 2, items=[{}, {"grelottine": 1}])
     state.apply_action(Shout("grelottine", 0.0), seat=0)

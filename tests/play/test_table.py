@@ -294,3 +294,19 @@ def test_the_summary_counts_races_won_not_a_suites_loser() -> None:
     state = SimpleNamespace(winner=None, turn_number=9, players=2, log=log, scores=[0, 0])
     session = SimpleNamespace(state=state, players=[SimpleNamespace(name="Ana"), SimpleNamespace(name="Bob")])
     assert "Races won: Bob 1." in summary(session)
+
+
+def test_a_race_phrase_at_ones_own_claim_is_a_false_shout_and_the_claim_still_waits() -> None:
+    microphone = SaysOnDemand()
+
+    async def script(app: TableApp, pilot: Pilot) -> None:
+        await until(pilot, app, "Ana: roll the dice")
+        await type_line(pilot, app, "")
+        await until(pilot, app, "kadoc")  # 6,5,2 is a Flan: Ana's claim moment
+        microphone.queued.append("pas_mou_le_caillou")
+        screen = await until(pilot, app, "Bévue: Ana -10")
+        assert "kadoc" in screen  # the claim is still hers to make
+
+    app = drive(against_a_bot("complete", [1, 6, 6, 5, 2, 4, 5, 3], listener=microphone), script)
+    assert app.session.state.pending.kind == "claim"
+    assert [e["type"] for e in app.session.state.log[-2:]] == ["false_shout", "score"]

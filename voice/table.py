@@ -158,6 +158,12 @@ def players_table(session: PlaySession, voices: dict[int, str], final: bool = Fa
     return table
 
 
+def _last_index(log: list[dict[str, Any]], wanted: Callable[[dict[str, Any]], bool]) -> int | None:
+    """The index of the log's last event that is `wanted`: read from the end, as the panel is
+    redrawn after every move of a game whose log only grows."""
+    return next((i for i in range(len(log) - 1, -1, -1) if wanted(log[i])), None)
+
+
 def race_panel(session: PlaySession) -> RenderableType:
     """The last race: each shout with its onset, then who won or lost and why (and Bévues)."""
     names = [p.name for p in session.players]
@@ -166,7 +172,7 @@ def race_panel(session: PlaySession) -> RenderableType:
     for shout in sorted(session.race_now, key=lambda s: s.onset_ms):
         lines.append(Text(f"{shout.onset_ms:6.0f} ms  {names[shout.seat]} « {shout.phrase.replace('_', ' ')} »"
                           f"  ({shout.by})"))
-    last_race = max((i for i, e in enumerate(log) if e["type"] == "race"), default=None)
+    last_race = _last_index(log, lambda e: e["type"] == "race")
     if last_race is not None and session.race_now:
         # Who was first (or, in a Suite, last) in the engine's own words.
         lines.insert(0, Text(describe_event(log[last_race], names).strip(), style="bold"))
@@ -174,16 +180,16 @@ def race_panel(session: PlaySession) -> RenderableType:
             if later["type"] not in ("score", "item"):
                 break
             lines.append(Text(describe_event(later, names).strip(), style="yellow"))
-    false = max((i for i, e in enumerate(log) if e["type"] == "false_shout"), default=-1)
-    if false > (last_race if last_race is not None else -1):
+    false = _last_index(log, lambda e: e["type"] == "false_shout")
+    if false is not None and false > (last_race if last_race is not None else -1):
         event = log[false]
         lines.append(Text(f"false shout: {names[event['seat']]} « {event['phrase'].replace('_', ' ')} » "
                           f"with no race on", style="bold"))
         if not session.rules.bevue.enabled:
             lines.append(Text(f"no Bévue in the {session.rules.name} rules", style="dim"))
-    bevues = [e for e in log if e["type"] == "score" and e["reason"] == "bevue"]
-    if bevues:
-        last = bevues[-1]
+    last_bevue = _last_index(log, lambda e: e["type"] == "score" and e["reason"] == "bevue")
+    if last_bevue is not None:
+        last = log[last_bevue]
         lines.append(Text(f"Bévue: {names[last['seat']]} {last['delta']:+d} — {last.get('why', '')}",
                           style="bold red"))
     if lines:

@@ -17,6 +17,7 @@ from dataclasses import dataclass
 from typing import Any
 
 import numpy as np
+from scipy.signal import resample_poly
 
 from voice.audio import (
     QUIET_DB,
@@ -191,6 +192,7 @@ class Verdict:
     match: Match
     reason: str = ""
     confidence: float = 1.0  # P(this phrase, not the rival), from their log-likelihood gap
+    ask_again: bool = True  # not understood: ask to say it again (else nothing: maybe table talk)
 
     @property
     def understood(self) -> bool:
@@ -235,8 +237,9 @@ def judge(readings: Sequence[Reading], active: set[str], margin: float,
                   and (r.whole or (strays and r.intents(active)))), None)
     if rival is not None and chosen.score - rival.score < margin:
         others = rival.intents(active)
-        if len(others) > 1:
-            return None  # as likely several phrases in a row: table talk, not a call
+        if len(others) > 1:  # as likely several phrases in a row: table talk, not a call
+            return Verdict(match, f"« {match.phrase.text} » too close to several phrases",
+                           ask_again=False)
         return Verdict(match, f"« {match.phrase.text} » too close to {others[0] if others else 'nothing'}")
     if rival is None:
         return Verdict(match)
@@ -269,6 +272,9 @@ class Recogniser:
     reported: with one phrase active, anything else said would otherwise be forced into it.
     noisy_snr_db: the room counts as noisy while the last 3 s of sound peak less than this far
     over the noise floor (see `noisy()`).
+    second_look: a close call is decoded again at each of `look_speeds` (resampling ratios
+    up/down: (9, 10) plays it 1.11 times faster) and decided when all of them agree (see
+    `_second_look`); otherwise it stays "say it again".
     """
 
     def __init__(self, model: VoskModel, lexicon: Lexicon, intents: Iterable[str] | None = None,
@@ -278,7 +284,10 @@ class Recogniser:
                  onset_bias_s: float = 0.04, noisy_snr_db: float = 30.0,
                  noisy_stable_s: float = 0.2, alternatives: int = 10,
                  alternative_margin: float = 2.0, margin: float = 1.0, noisy_margin: float = 1.5,
-                 refine: bool = True, decoys: bool = True, chunk: int = 800) -> None:
+                 refine: bool = True, decoys: bool = True, chunk: int = 800,
+                 second_look: bool = True,
+                 look_speeds: Sequence[tuple[int, int]] = ((9, 10), (10, 9), (19, 20), (20, 19)),
+                 ) -> None:
         self.model, self.lexicon, self.rate = model, lexicon, rate
         self.clock = clock or rate_clock(rate)
         self.denoise, self.min_confidence, self.refine = denoise, min_confidence, refine
@@ -290,6 +299,9 @@ class Recogniser:
         self.chunk = chunk  # Vosk gets at most this much audio between two partial results
         self.garbage = garbage_word(model.knows)
         self.decoys = decoys
+        self.second_look, self.look_speeds = second_look, tuple(look_speeds)
+        if second_look and not self.look_speeds:
+            raise ValueError("second_look needs at least one speed in look_speeds")
         self.noisy_snr_db, self.alternatives = noisy_snr_db, alternatives
         self.noisy_stable = round(noisy_stable_s * rate)
         self.alternative_margin = alternative_margin
@@ -460,7 +472,7 @@ class Recogniser:
         """The utterance's one decision, from its final result (Vosk's n-best list)."""
         result = json.loads(self._decoder.FinalResult() if final else self._decoder.Result())
         self._partial_text, self._partial_since = "", self._vosk_pos
-        self._utterance_start = self._vosk_pos
+        utterance_start, self._utterance_start = self._utterance_start, self._vosk_pos
         readings = read_result(result, self._heard, self.garbage, self.rate)
         noisy = self.noisy()
         verdict = judge(readings, set(self.active), self.noisy_margin if noisy else self.margin,
@@ -469,8 +481,16 @@ class Recogniser:
         if verdict is None:
             return []
         if not verdict.understood:
-            words = verdict.match.words
-            return self._not_understood(self._shift(words[0]), self._shift(words[-1]), verdict.reason)
+            first, last = (self._shift(w) for w in (verdict.match.words[0], verdict.match.words[-1]))
+            if not self._speech_after_pause(first):
+                return []  # noise or table talk: nothing, and no second look to pay for
+            second = self._second_look(max(utterance_start, first.start - self.rate), readings,
+                                       (first, last)) if self.second_look else None
+            if second is not None:
+                return self._emit(*second)
+            if not verdict.ask_again:
+                return []
+            return self._not_understood(first, last, verdict.reason)
         match = Match(verdict.match.phrase, tuple(map(self._shift, verdict.match.words)),
                       verdict.match.last)
         if "alternatives" not in result and match.confidence < self.min_confidence:
@@ -498,11 +518,55 @@ class Recogniser:
             self._level_at = self._vosk_pos
         return self._level
 
-    def _not_understood(self, first: Word, last: Word, reason: str) -> list[Outcome]:
-        """Say it again, but only for speech after a pause: noise, music and clatter never
-        stand QUIET_DB over the room where Vosk put the words (`speech_onset` finds none)."""
+    def _speech_after_pause(self, first: Word) -> bool:
+        """Whether a word is speech said after a pause: noise, music and clatter never stand
+        QUIET_DB over the room where Vosk put the words (`speech_onset` finds none)."""
         found = self._onset(first)
-        if found is None or (self.pause_s and not self._after_pause(*found, first)):
+        return found is not None and not (self.pause_s and not self._after_pause(*found, first))
+
+    def _second_look(self, start: int, readings: Sequence[Reading],
+                     span: tuple[Word, Word]) -> tuple[Match, float] | None:
+        """A close call decided again: the utterance's audio (from `start`, a Vosk-stream
+        index, to now) decoded afresh at each of `look_speeds`, by a new decoder with the same
+        grammar. Changing the speed moves the frames the acoustic model sees, so a reading that
+        only won by a hair on one framing wins or loses on the others. The phrase is taken only
+        when every one of them hears it alone and first (a whole reading of one active intent);
+        anything else stays a close call. Costs a few decodes of about 2 s, on close calls only.
+
+        Returns the match (the first reading holding that intent, or the close call's span with
+        that phrase) and the confidence (the smallest over the looks), or None.
+        """
+        audio = self._history[max(0, start - self._history_start):]
+        pad = np.zeros(self.rate * 3 // 10)  # a fresh decoder needs silence to start from
+        active, agreed, confidence = set(self.active), None, 1.0
+        for up, down in self.look_speeds:
+            decoder = open_decoder(self.model, self.rate, self._grammar or "[]")
+            decoder.SetMaxAlternatives(self.alternatives)
+            decoder.AcceptWaveform(to_pcm16(resample_poly(np.concatenate([pad, audio, pad]),
+                                                          up, down)).tobytes())
+            looked = [r for r in read_result(json.loads(decoder.FinalResult()), self._heard,
+                                             self.garbage, self.rate) if r.words]
+            if not looked or not looked[0].whole or len(looked[0].intents(active)) != 1:
+                return None
+            intent = looked[0].intents(active)[0]
+            if agreed not in (None, intent):
+                return None
+            agreed = intent
+            rival = next((r for r in looked[1:] if r.intents(active) != [intent]), None)
+            if rival is not None:
+                confidence = min(confidence, 1.0 / (1.0 + math.exp(rival.score - looked[0].score)))
+        assert agreed is not None  # look_speeds is not empty
+        shifted = [Match(m.phrase, tuple(map(self._shift, m.words)), m.last)
+                   for r in readings for m in r.matches if m.phrase.intent == agreed]
+        if shifted:
+            return shifted[0], confidence
+        phrase = next(p for p in self.phrases if p.intent == agreed)
+        return Match(phrase, span, False), confidence
+
+    def _not_understood(self, first: Word, last: Word, reason: str) -> list[Outcome]:
+        """Say it again (`first` and `last` are speech after a pause: `_speech_after_pause`)."""
+        found = self._onset(first)
+        if found is None:
             return []
         onset = found[0]
         log.info("not understood: %s", reason)

@@ -419,3 +419,73 @@ def test_the_listener_hands_not_understood_to_the_session_as_no_intent() -> None
     unclear = NotUnderstood(2.0, 2.3, 2.6, "« oui » too close to non")
     assert heard(1, said) == Heard(1, "oui", 1.0)
     assert heard(1, unclear) == Heard(1, None, 2.0)
+
+
+# --- the second look at a close call ------------------------------------------------------------
+
+
+def looks(monkeypatch: pytest.MonkeyPatch, first: ScriptedDecoder, answers: list[dict]) -> list:
+    """The recogniser's first decoder is `first`; each later one (a second look) answers the
+    next of `answers` as its final result. Returns the looks' decoders, as they are opened."""
+    opened: list[ScriptedDecoder] = []
+
+    def open_decoder(model, rate, grammar):
+        if first.fed == 0:  # the recogniser's own decoder, before any audio
+            opened[:1] = [first]
+            return first
+        look = ScriptedDecoder([], [(0.0, answers[(len(opened) - 1) % len(answers)])])
+        opened.append(look)
+        return look
+
+    monkeypatch.setattr(recogniser_module, "open_decoder", open_decoder)
+    return opened
+
+
+OUI, NON = [word("oui", 0.96, 1.2)], [word("non", 0.96, 1.2)]
+CLOSE = nbest((100.0, OUI), (99.9, NON))
+
+
+def test_a_close_call_is_decided_when_every_second_look_agrees(lexicon, monkeypatch) -> None:
+    opened = looks(monkeypatch, ScriptedDecoder([], [(2.0, CLOSE)]), [nbest((90.0, OUI), (87.0, NON))])
+    [found] = feed(make(lexicon), tone(2.5, [(1.0, 1.2)]))
+    assert isinstance(found, Detection) and found.intent == "oui"
+    assert found.onset_s == pytest.approx(1.0, abs=0.01)  # from the audio, as for any detection
+    assert found.confidence == pytest.approx(1 / (1 + np.exp(-3.0)))
+    # One look per speed, each fed the utterance resampled: different lengths.
+    fed = [d.fed for d in opened[1:]]
+    assert len(fed) == 4 and len(set(fed)) == 4
+    # Switched off, the same close call is "say it again".
+    looks(monkeypatch, ScriptedDecoder([], [(2.0, CLOSE)]), [nbest((90.0, OUI), (87.0, NON))])
+    [again] = feed(make(lexicon, second_look=False), tone(2.5, [(1.0, 1.2)]))
+    assert isinstance(again, NotUnderstood)
+
+
+def test_a_second_look_that_disagrees_leaves_say_it_again(lexicon, monkeypatch) -> None:
+    # Three looks hear "oui", one "non": no clear evidence, no guess.
+    answers = [nbest((90.0, OUI)), nbest((90.0, OUI)), nbest((90.0, NON)), nbest((90.0, OUI))]
+    looks(monkeypatch, ScriptedDecoder([], [(2.0, CLOSE)]), answers)
+    [again] = feed(make(lexicon), tone(2.5, [(1.0, 1.2)]))
+    assert isinstance(again, NotUnderstood)
+    # A look whose best reading is garbage, or two phrases, is no agreement either.
+    for odd in ([word("[unk]", 0.96, 1.2)], [word("oui", 0.96, 1.1), word("non", 1.1, 1.2)]):
+        looks(monkeypatch, ScriptedDecoder([], [(2.0, CLOSE)]), [nbest((90.0, OUI)), nbest((91.0, odd))])
+        assert isinstance(feed(make(lexicon), tone(2.5, [(1.0, 1.2)]))[0], NotUnderstood)
+
+
+def test_a_phrase_close_to_several_is_decided_by_a_second_look_or_nothing(lexicon, monkeypatch) -> None:
+    # "oui" barely over "oui non": as likely two phrases in a row (table talk) as a call.
+    both = nbest((100.0, OUI), (99.9, [word("oui", 0.96, 1.1), word("non", 1.1, 1.2)]))
+    verdict = judge(readings(lexicon, both), ACTIVE, margin=1.0)
+    assert verdict is not None and not verdict.understood and not verdict.ask_again
+    looks(monkeypatch, ScriptedDecoder([], [(2.0, both)]), [nbest((90.0, OUI))])
+    assert [d.intent for d in feed(make(lexicon), tone(2.5, [(1.0, 1.2)]))] == ["oui"]
+    # Without an agreeing second look: nothing, not even "say it again".
+    looks(monkeypatch, ScriptedDecoder([], [(2.0, both)]), [nbest((90.0, OUI))])
+    assert feed(make(lexicon, second_look=False), tone(2.5, [(1.0, 1.2)])) == []
+
+
+def test_no_second_look_is_paid_for_noise(lexicon, monkeypatch) -> None:
+    noise = np.rint(np.random.default_rng(1).standard_normal(int(2.5 * RATE)) * 3000).astype(np.int16)
+    opened = looks(monkeypatch, ScriptedDecoder([], [(2.0, CLOSE)]), [nbest((90.0, OUI))])
+    assert feed(make(lexicon), noise) == []
+    assert len(opened) == 1  # the recogniser's own decoder only: no speech, no look

@@ -162,6 +162,9 @@ def script(monkeypatch: pytest.MonkeyPatch):
 
 
 def make(lexicon, **options) -> Recogniser:
+    # The scripted decoder answers by the samples it was given, as if it heard all of them;
+    # keeping silence from Vosk is tested on its own (test_silence_is_kept_from_vosk...).
+    options.setdefault("skip_silence", False)
     return Recogniser(VoskModel(Path("fake"), FakeVosk()), lexicon, **options)
 
 
@@ -489,3 +492,81 @@ def test_no_second_look_is_paid_for_noise(lexicon, monkeypatch) -> None:
     opened = looks(monkeypatch, ScriptedDecoder([], [(2.0, CLOSE)]), [nbest((90.0, OUI))])
     assert feed(make(lexicon), noise) == []
     assert len(opened) == 1  # the recogniser's own decoder only: no speech, no look
+
+
+# --- silence kept from Vosk ---------------------------------------------------------------------
+
+
+class ListeningDecoder:
+    """Hears what it is fed, like Vosk: a loud stretch followed by 0.15 s of quiet is "oui"
+    (partial, then final), its word times counted in samples fed since creation."""
+
+    def __init__(self) -> None:
+        self.audio = np.zeros(0)
+        self.utterance = 0  # fed index where the utterance under way began
+
+    def AcceptWaveform(self, data: bytes) -> bool:
+        self.audio = np.concatenate([self.audio, np.frombuffer(data, dtype=np.int16)])
+        return False
+
+    def _word(self) -> dict | None:
+        loud = np.flatnonzero(np.abs(self.audio[self.utterance:]) > 1000)
+        if len(loud) == 0 or len(self.audio) - self.utterance - loud[-1] < 0.15 * RATE:
+            return None
+        a, b = (self.utterance + loud[0]) / RATE, (self.utterance + loud[-1]) / RATE
+        return word("oui", a - 0.03, b)
+
+    def PartialResult(self) -> str:
+        return json.dumps({"partial": "oui" if self._word() else ""})
+
+    def FinalResult(self) -> str:
+        said, self.utterance = self._word(), len(self.audio)
+        return json.dumps({"result": [said]} if said else {"text": ""})
+
+    def Result(self) -> str:
+        return self.FinalResult()
+
+    def Reset(self) -> None:
+        self.utterance = len(self.audio)
+
+    def SetMaxAlternatives(self, count: int) -> None:
+        pass
+
+
+def listening(monkeypatch: pytest.MonkeyPatch) -> list[ListeningDecoder]:
+    opened: list[ListeningDecoder] = []
+
+    def open_decoder(model, rate, grammar):
+        opened.append(ListeningDecoder())
+        return opened[-1]
+
+    monkeypatch.setattr(recogniser_module, "open_decoder", open_decoder)
+    return opened
+
+
+def test_silence_is_kept_from_vosk_and_times_stay_right(lexicon, monkeypatch) -> None:
+    shouts = [(3.0, 3.3), (9.0, 9.3), (26.0, 26.3)]  # past the 20 s the history holds at once
+    pcm = tone(30.0, shouts)
+    for skip in (True, False):
+        opened = listening(monkeypatch)
+        found = feed(make(lexicon, skip_silence=skip, clock=rate_clock(RATE, 100.0)), pcm, start=RATE)
+        assert [d.intent for d in found] == ["oui"] * 3
+        for detection, (a, _b) in zip(found, shouts):
+            assert detection.onset_s == pytest.approx(100.0 + 1.0 + a, abs=0.01)
+        fed = sum(len(d.audio) for d in opened) / RATE
+        if skip:  # each shout with the 1 s before it and a little after; not the silence
+            assert fed < 8.0
+        else:
+            assert fed == pytest.approx(30.0)
+
+
+def test_sound_comes_back_with_the_audio_just_before_it(lexicon, monkeypatch) -> None:
+    opened = listening(monkeypatch)
+    [found] = feed(make(lexicon, skip_silence=True), tone(6.0, [(4.0, 4.3)]))
+    decoder = opened[-1]
+    # Vosk heard the first 0.5 s (no floor known yet), then nothing until the shout came, then
+    # the shout with the 1 s of silence before it (preroll_s): its start is no surprise to it.
+    loud = np.flatnonzero(np.abs(decoder.audio) > 1000)
+    assert loud[0] - (int(0.5 * RATE) + int(1.0 * RATE)) in (0, 1)  # the tone starts at sin(0)
+    assert len(decoder.audio) < 2.5 * RATE
+    assert found.onset_s == pytest.approx(4.0, abs=0.01)

@@ -515,7 +515,7 @@ class Recogniser:
             outcomes = self._forget()  # no sound in it at all (the check in flush is dearer)
         elif self._sound_until > self._utterance_start and self._vosk_pos - self._sound_until < self.hold:
             return None
-        else:  # sound ended 0.5 s ago, or the utterance began before the floor was known
+        else:  # sound ended hold_s ago, or the utterance began before the floor was known
             outcomes = self._decide(final=True) if self._sound_since_start() else self._forget()
         self._paused = True
         return outcomes
@@ -556,8 +556,8 @@ class Recogniser:
             first, last = (self._shift(w) for w in (verdict.match.words[0], verdict.match.words[-1]))
             if not self._speech_after_pause(first):
                 return []  # noise or table talk: nothing, and no second look to pay for
-            second = self._second_look(max(utterance_start, first.start - self.rate * 3 // 10), readings,
-                                       (first, last)) if self.second_look else None
+            start = max(utterance_start, first.start - self.rate * 3 // 10)
+            second = self._second_look(start, readings, (first, last)) if self.second_look else None
             if second is not None:
                 return self._emit(*second)
             if not verdict.ask_again:
@@ -609,12 +609,14 @@ class Recogniser:
 
     def _second_look(self, start: int, readings: Sequence[Reading],
                      span: tuple[Word, Word]) -> tuple[Match, float] | None:
-        """A close call decided again: the utterance's audio around the phrase (from `start`, a
-        Vosk-stream index, 0.3 s before Vosk's start of it, to 0.2 s after its end) decoded
-        afresh at each of `look_speeds`, by a new decoder with the same grammar. Changing the speed moves the frames the acoustic model sees, so a reading that
-        only won by a hair on one framing wins or loses on the others. The phrase is taken only
-        when every one of them hears it alone and first (a whole reading of one active intent);
-        anything else stays a close call. Costs four decodes of about a second, on close calls only.
+        """A close call decided again: the audio around the phrase (from `start`, a Vosk-stream
+        index 0.3 s before Vosk's start of it, to 0.2 s after its end) decoded afresh at each of
+        `look_speeds`, by a new decoder with the same grammar. Changing the speed moves the
+        frames the acoustic model sees, so a reading that only won by a hair on one framing
+        wins or loses on the others. The phrase is taken only when every look hears it alone
+        and first (a whole reading of one active intent); anything else stays a close call.
+        Costs four decodes of about a second, on close calls only (Vosk's own work, about 60 ms
+        on the bench's machine, added to that decision's wait).
 
         Returns the match (the first reading holding that intent, or the close call's span with
         that phrase) and the confidence (the smallest over the looks), or None.

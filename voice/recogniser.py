@@ -229,7 +229,16 @@ def judge(readings: Sequence[Reading], active: set[str], margin: float,
     if not intents:
         return None  # garbage or a phrase of another moment
     if len(intents) > 1:
-        return None  # several phrases in one breath: table talk, not a shout or an answer
+        # Several phrases in one breath: table talk, not a shout or an answer. In a noisy room
+        # noise also adds a phrase to a word: a reading of one phrase close behind is a close
+        # call (for the second look), with nothing if that does not settle it.
+        single = next((r for r in readings if len(r.intents(active)) == 1
+                       and (r.whole or strays) and chosen.score - r.score < margin), None)
+        if not strays or single is None or not nbest:
+            return None
+        intent = single.intents(active)[0]
+        match = next(m for m in single.matches if m.phrase.intent == intent)
+        return Verdict(match, f"« {match.phrase.text} » or several phrases", ask_again=False)
     match = next(m for m in chosen.matches if m.phrase.intent == intents[0])
     if not nbest:
         return Verdict(match)

@@ -570,3 +570,14 @@ def test_sound_comes_back_with_the_audio_just_before_it(lexicon, monkeypatch) ->
     assert loud[0] - (int(0.5 * RATE) + int(1.0 * RATE)) in (0, 1)  # the tone starts at sin(0)
     assert len(decoder.audio) < 2.5 * RATE
     assert found.onset_s == pytest.approx(4.0, abs=0.01)
+
+
+def test_in_a_noisy_room_a_phrase_behind_two_is_a_close_call(lexicon) -> None:
+    # Noise adds a phrase to a word: "oui non" just ahead of "non" alone.
+    added = readings(lexicon, nbest((100.0, [word("oui", 0.8, 0.9), word("non", 1.0, 1.2)]),
+                                    (99.0, [word("non", 1.0, 1.2)])))
+    assert judge(added, ACTIVE, margin=1.0) is None  # a quiet room: two phrases, table talk
+    verdict = judge(added, ACTIVE, margin=1.5, strays=True)
+    assert verdict.match.phrase.intent == "non" and not verdict.understood and not verdict.ask_again
+    # Far behind, it is no contender: nothing.
+    assert judge(added, ACTIVE, margin=0.5, strays=True) is None

@@ -305,6 +305,9 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--json", help="also write the figures to this JSON file")
     parser.add_argument("--option", action="append", default=[], metavar="NAME=VALUE",
                         help="a Recogniser keyword option, e.g. margin=4 (tune on --set tune)")
+    parser.add_argument("--workers", type=int, choices=(1, 2), default=2,
+                        help="processes at once: 2 (both systems side by side) or 1 (one after the "
+                             "other, for a machine shared with other work)")
     parser.add_argument("--cpu-ratio", action="store_true",
                         help="only the CPU ratio to plain Vosk, both run in this one process")
     args = parser.parse_args(argv)
@@ -323,8 +326,9 @@ def main(argv: list[str] | None = None) -> int:
               f"{baseline['cpu_s']:.1f} s, ratio {ours['cpu_s'] / baseline['cpu_s']:.2f}")
         return 0
     jobs = [(name, model_path, plain, options) for name in ("ours", "baseline")]
-    # Each system in its own process: separate peak-RSS figures, and both cores busy.
-    with multiprocessing.get_context("spawn").Pool(2) as pool:
+    # Each system in its own process: separate peak-RSS figures, and both cores busy (or one
+    # after the other with --workers 1, still a fresh process each).
+    with multiprocessing.get_context("spawn").Pool(args.workers, maxtasksperchild=1) as pool:
         ours, baseline = pool.map(_job, jobs)
     figures = {"ours": score(clips, ours), "baseline": score(clips, baseline), "set": args.set,
                "options": options, "seconds": round(time.time() - started, 1)}

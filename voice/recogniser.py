@@ -17,14 +17,17 @@ from dataclasses import dataclass
 from typing import Any
 
 import numpy as np
+from scipy.signal import resample_poly
 
 from voice.audio import (
     QUIET_DB,
     RATE,
+    LevelTracker,
     SpectralGate,
     loudness,
     peak_db,
     quiet_before,
+    speech_band,
     speech_onset,
     to_pcm16,
 )
@@ -191,6 +194,7 @@ class Verdict:
     match: Match
     reason: str = ""
     confidence: float = 1.0  # P(this phrase, not the rival), from their log-likelihood gap
+    ask_again: bool = True  # not understood: ask to say it again (else nothing: maybe table talk)
 
     @property
     def understood(self) -> bool:
@@ -225,7 +229,16 @@ def judge(readings: Sequence[Reading], active: set[str], margin: float,
     if not intents:
         return None  # garbage or a phrase of another moment
     if len(intents) > 1:
-        return None  # several phrases in one breath: table talk, not a shout or an answer
+        # Several phrases in one breath: table talk, not a shout or an answer. In a noisy room
+        # noise also adds a phrase to a word: a reading of one phrase close behind is a close
+        # call (for the second look), with nothing if that does not settle it.
+        single = next((r for r in readings if len(r.intents(active)) == 1
+                       and (r.whole or strays) and chosen.score - r.score < margin), None)
+        if not strays or single is None or not nbest:
+            return None
+        intent = single.intents(active)[0]
+        match = next(m for m in single.matches if m.phrase.intent == intent)
+        return Verdict(match, f"« {match.phrase.text} » or several phrases", ask_again=False)
     match = next(m for m in chosen.matches if m.phrase.intent == intents[0])
     if not nbest:
         return Verdict(match)
@@ -235,8 +248,9 @@ def judge(readings: Sequence[Reading], active: set[str], margin: float,
                   and (r.whole or (strays and r.intents(active)))), None)
     if rival is not None and chosen.score - rival.score < margin:
         others = rival.intents(active)
-        if len(others) > 1:
-            return None  # as likely several phrases in a row: table talk, not a call
+        if len(others) > 1:  # as likely several phrases in a row: table talk, not a call
+            return Verdict(match, f"« {match.phrase.text} » too close to several phrases",
+                           ask_again=False)
         return Verdict(match, f"« {match.phrase.text} » too close to {others[0] if others else 'nothing'}")
     if rival is None:
         return Verdict(match)
@@ -269,6 +283,13 @@ class Recogniser:
     reported: with one phrase active, anything else said would otherwise be forced into it.
     noisy_snr_db: the room counts as noisy while the last 3 s of sound peak less than this far
     over the noise floor (see `noisy()`).
+    second_look: a close call is decoded again at each of `look_speeds` (resampling ratios
+    up/down: (9, 10) plays it 1.11 times faster) and decided when all of them agree (see
+    `_second_look`); otherwise it stays "say it again".
+    skip_silence: between utterances, stretches with no 10 ms frame `skip_db` over the room's
+    floor are not given to Vosk (nothing there can be a decision: that needs a frame QUIET_DB
+    over it); when sound comes back Vosk gets it with the `preroll_s` before it. An utterance
+    whose partial holds no active phrase is ended once its sound has stopped for `hold_s`.
     """
 
     def __init__(self, model: VoskModel, lexicon: Lexicon, intents: Iterable[str] | None = None,
@@ -278,7 +299,11 @@ class Recogniser:
                  onset_bias_s: float = 0.04, noisy_snr_db: float = 30.0,
                  noisy_stable_s: float = 0.2, alternatives: int = 10,
                  alternative_margin: float = 2.0, margin: float = 1.0, noisy_margin: float = 1.5,
-                 refine: bool = True, decoys: bool = True, chunk: int = 800) -> None:
+                 refine: bool = True, decoys: bool = True, chunk: int = 800,
+                 second_look: bool = True, skip_silence: bool = True, skip_db: float = 6.0,
+                 preroll_s: float = 1.0, hold_s: float = 0.25,
+                 look_speeds: Sequence[tuple[int, int]] = ((9, 10), (10, 9), (19, 20), (20, 19)),
+                 ) -> None:
         self.model, self.lexicon, self.rate = model, lexicon, rate
         self.clock = clock or rate_clock(rate)
         self.denoise, self.min_confidence, self.refine = denoise, min_confidence, refine
@@ -290,6 +315,12 @@ class Recogniser:
         self.chunk = chunk  # Vosk gets at most this much audio between two partial results
         self.garbage = garbage_word(model.knows)
         self.decoys = decoys
+        self.second_look, self.look_speeds = second_look, tuple(look_speeds)
+        self.skip_silence, self.skip_db = skip_silence, skip_db
+        self.preroll = round(preroll_s * rate)
+        self.hold = round(hold_s * rate)
+        if second_look and not self.look_speeds:
+            raise ValueError("second_look needs at least one speed in look_speeds")
         self.noisy_snr_db, self.alternatives = noisy_snr_db, alternatives
         self.noisy_stable = round(noisy_stable_s * rate)
         self.alternative_margin = alternative_margin
@@ -388,23 +419,41 @@ class Recogniser:
     def _start_at(self, start_sample: int) -> None:
         self.gate = SpectralGate(rate=self.rate) if self.denoise else None
         self._next = start_sample
-        self._vosk_pos = 0  # samples given to Vosk since _start_at
+        # The Vosk stream: the audio as Vosk would hear it (after the gate, if any), whether or
+        # not a stretch of silence was kept from it. Samples since _start_at:
+        self._vosk_pos = 0
         # Absolute input index of Vosk-stream sample 0 (the gate delays its output).
         self._origin = start_sample - (self.gate.delay if self.gate else 0)
-        self._history = np.zeros(0)  # recent audio as Vosk heard it, for onsets and pauses
+        self._history = np.zeros(0)  # the recent Vosk stream, for onsets and pauses (a view:
+        self._buffer = np.zeros(20 * self.rate)  # of this, filled up then shifted, see _decode)
         self._history_start = 0  # Vosk-stream index of _history[0]
         self._level_at = -1  # the Vosk position _level was measured at
         self._level: tuple[np.ndarray, np.ndarray] = (np.zeros(0), np.zeros(0))
+        self._band, self._band_state, self._band_at = np.zeros(0), None, 0  # see _recent_level
         self._recent: list[tuple[str, int, int]] = []  # decided (intent, start, end)
-        self._new_decoder()
+        self._levels = LevelTracker(self.rate)
+        self._sound_until = 0  # the Vosk-stream position where the last sound ended
+        self._fed_until = 0  # ...up to which Vosk was given the audio
+        self._paused = False  # silence is being kept from Vosk
+        if getattr(self, "_fed", None) == 0 and self._decoder_grammar == self._grammar:
+            self._restart_decoder()  # one opened for this grammar and never fed: keep it
+        else:
+            self._new_decoder()
 
     def _new_decoder(self) -> None:
         self._decoder = (open_decoder(self.model, self.rate, self._grammar)
                          if self._grammar is not None else _Deaf())
+        self._decoder_grammar = self._grammar
         self._decoder.SetMaxAlternatives(self.alternatives)
-        # Vosk counts time from the decoder's creation: remember where that is in our stream.
+        self._restart_decoder()
+
+    def _restart_decoder(self) -> None:
+        # Vosk's times count the samples it was given since its creation: remember where its
+        # sample 0 is in our stream (moved on whenever skipped silence ends, see `_decode`).
         self._decoder_base = self._vosk_pos
+        self._fed = 0  # samples given to this decoder
         self._partial_text = ""  # the utterance's latest partial result
+        self._partial_phrase = False  # ...holds an active phrase
         self._partial_since = self._vosk_pos  # ...unchanged since this Vosk position
         self._utterance_start = self._vosk_pos
 
@@ -421,21 +470,64 @@ class Recogniser:
     def _forget(self) -> list[Outcome]:
         """End an utterance of silence without reading its result."""
         self._decoder.Reset()
-        self._partial_text, self._partial_since = "", self._vosk_pos
+        self._partial_text, self._partial_since, self._partial_phrase = "", self._vosk_pos, False
         self._utterance_start = self._vosk_pos
         return []
 
     def _decode(self, heard: np.ndarray, partial: bool = True) -> list[Outcome]:
         if len(heard) == 0:
             return []
-        self._history = np.concatenate([self._history, heard])[-10 * self.rate:]
+        # The last 10 to 20 s, appended in place: copying 10 s for every 50 ms chunk cost more
+        # than the rest of the Python side together.
+        n, kept = len(heard), len(self._history)
+        if kept + n > len(self._buffer):
+            kept = min(kept, 10 * self.rate)
+            tail = self._history[len(self._history) - kept:].copy()
+            if kept + n > len(self._buffer):  # a chunk longer than 10 s
+                self._buffer = np.zeros(2 * (kept + n))
+            self._buffer[:kept] = tail
+        self._buffer[kept:kept + n] = heard
+        self._history = self._buffer[:kept + n]
         self._vosk_pos += len(heard)
         self._history_start = self._vosk_pos - len(self._history)
+        if self.skip_silence and partial:
+            loud = self._levels.loudest(heard)  # None: no floor yet, Vosk gets it
+            if loud is not None and loud > self.skip_db:
+                self._sound_until = self._vosk_pos
+            elif loud is not None and not self._partial_phrase:
+                paused = self._pause()
+                if paused is not None:
+                    return paused
+        if self._paused:  # sound again: Vosk gets it with the audio just before
+            self._paused = False
+            before = min(self.preroll, self._vosk_pos - len(heard) - self._fed_until,
+                         len(self._history) - len(heard))
+            heard = self._history[len(self._history) - len(heard) - before:]
+            self._decoder_base = self._vosk_pos - len(heard) - self._fed
+            self._utterance_start = self._partial_since = self._vosk_pos - len(heard)
+        self._fed += len(heard)
+        self._fed_until = self._vosk_pos
         if self._decoder.AcceptWaveform(to_pcm16(heard).tobytes()):
             return self._decide(final=False)  # Vosk's own endpoint
         if partial and self._utterance_over(json.loads(self._decoder.PartialResult())):
             return self._decide(final=True)
         return []
+
+    def _pause(self) -> list[Outcome] | None:
+        """Called on a quiet chunk while Vosk's partial holds no active phrase (nothing to decide
+        on from partials; Vosk's endpoint would close it after its silence): keep the silence from
+        Vosk (returns the decision that ends the utterance under way, usually none), or None to
+        give it this chunk (sound ended less than `hold_s` ago: the speaker may go on)."""
+        if self._paused:
+            return []
+        if self._sound_until <= self._utterance_start and self._utterance_start >= self._levels.since:
+            outcomes = self._forget()  # no sound in it at all (the check in flush is dearer)
+        elif self._sound_until > self._utterance_start and self._vosk_pos - self._sound_until < self.hold:
+            return None
+        else:  # sound ended hold_s ago, or the utterance began before the floor was known
+            outcomes = self._decide(final=True) if self._sound_since_start() else self._forget()
+        self._paused = True
+        return outcomes
 
     def _utterance_over(self, partial: dict[str, Any]) -> bool:
         """Whether to close the utterance now: its partial result has settled and the speaker
@@ -445,6 +537,7 @@ class Recogniser:
         if text != self._partial_text:
             self._partial_text, self._partial_since = text, self._vosk_pos
         matches = [m for m in find_phrases(words, self._heard) if m.phrase.intent in self.active]
+        self._partial_phrase = bool(matches)
         if not matches:
             return False  # nothing to decide on yet: Vosk's endpoint will close it
         age = self._vosk_pos - self._partial_since
@@ -459,8 +552,8 @@ class Recogniser:
     def _decide(self, final: bool) -> list[Outcome]:
         """The utterance's one decision, from its final result (Vosk's n-best list)."""
         result = json.loads(self._decoder.FinalResult() if final else self._decoder.Result())
-        self._partial_text, self._partial_since = "", self._vosk_pos
-        self._utterance_start = self._vosk_pos
+        self._partial_text, self._partial_since, self._partial_phrase = "", self._vosk_pos, False
+        utterance_start, self._utterance_start = self._utterance_start, self._vosk_pos
         readings = read_result(result, self._heard, self.garbage, self.rate)
         noisy = self.noisy()
         verdict = judge(readings, set(self.active), self.noisy_margin if noisy else self.margin,
@@ -469,8 +562,16 @@ class Recogniser:
         if verdict is None:
             return []
         if not verdict.understood:
-            words = verdict.match.words
-            return self._not_understood(self._shift(words[0]), self._shift(words[-1]), verdict.reason)
+            first, last = (self._shift(w) for w in (verdict.match.words[0], verdict.match.words[-1]))
+            if not self._speech_after_pause(first):
+                return []  # noise or table talk: nothing, and no second look to pay for
+            start = max(utterance_start, first.start - self.rate * 3 // 10)
+            second = self._second_look(start, readings, (first, last)) if self.second_look else None
+            if second is not None:
+                return self._emit(*second)
+            if not verdict.ask_again:
+                return []
+            return self._not_understood(first, last, verdict.reason)
         match = Match(verdict.match.phrase, tuple(map(self._shift, verdict.match.words)),
                       verdict.match.last)
         if "alternatives" not in result and match.confidence < self.min_confidence:
@@ -494,15 +595,73 @@ class Recogniser:
         measured once per chunk: the end-of-speech and noisy-room checks read the same."""
         if self._level_at != self._vosk_pos:
             end = len(self._history)
-            self._level = loudness(self._history, max(0, end - 3 * self.rate), end, self.rate)
+            window = min(end, 3 * self.rate)
+            new = self._vosk_pos - self._band_at
+            # The 3 s filtered above 250 Hz, kept from the last measurement and carried on
+            # over the audio since: filtering all of it again cost more than Vosk's own work.
+            if self._band_state is None or new >= window:
+                self._band, self._band_state = speech_band(self._history[end - window:], self.rate)
+            elif new:
+                more, self._band_state = speech_band(self._history[end - new:], self.rate,
+                                                     self._band_state)
+                self._band = np.concatenate([self._band, more])[-window:]
+            self._band_at = self._vosk_pos
+            self._level = loudness(self._history, end - window, end, self.rate, band=self._band)
             self._level_at = self._vosk_pos
         return self._level
 
-    def _not_understood(self, first: Word, last: Word, reason: str) -> list[Outcome]:
-        """Say it again, but only for speech after a pause: noise, music and clatter never
-        stand QUIET_DB over the room where Vosk put the words (`speech_onset` finds none)."""
+    def _speech_after_pause(self, first: Word) -> bool:
+        """Whether a word is speech said after a pause: noise, music and clatter never stand
+        QUIET_DB over the room where Vosk put the words (`speech_onset` finds none)."""
         found = self._onset(first)
-        if found is None or (self.pause_s and not self._after_pause(*found, first)):
+        return found is not None and not (self.pause_s and not self._after_pause(*found, first))
+
+    def _second_look(self, start: int, readings: Sequence[Reading],
+                     span: tuple[Word, Word]) -> tuple[Match, float] | None:
+        """A close call decided again: the audio around the phrase (from `start`, a Vosk-stream
+        index 0.3 s before Vosk's start of it, to 0.2 s after its end) decoded afresh at each of
+        `look_speeds`, by a new decoder with the same grammar. Changing the speed moves the
+        frames the acoustic model sees, so a reading that only won by a hair on one framing
+        wins or loses on the others. The phrase is taken only when every look hears it alone
+        and first (a whole reading of one active intent); anything else stays a close call.
+        Costs four decodes of about a second, on close calls only (Vosk's own work, about 60 ms
+        on the bench's machine, added to that decision's wait).
+
+        Returns the match (the first reading holding that intent, or the close call's span with
+        that phrase) and the confidence (the smallest over the looks), or None.
+        """
+        stop = span[1].end + self.rate // 5 - self._history_start
+        audio = self._history[max(0, start - self._history_start):max(0, stop)]
+        pad = np.zeros(self.rate // 10)  # a fresh decoder needs a little silence to start from
+        active, agreed, confidence = set(self.active), None, 1.0
+        for up, down in self.look_speeds:
+            decoder = open_decoder(self.model, self.rate, self._grammar or "[]")
+            decoder.SetMaxAlternatives(3)  # the best reading and a rival: a short n-best is cheaper
+            decoder.AcceptWaveform(to_pcm16(resample_poly(np.concatenate([pad, audio, pad]),
+                                                          up, down)).tobytes())
+            looked = [r for r in read_result(json.loads(decoder.FinalResult()), self._heard,
+                                             self.garbage, self.rate) if r.words]
+            if not looked or not looked[0].whole or len(looked[0].intents(active)) != 1:
+                return None
+            intent = looked[0].intents(active)[0]
+            if agreed not in (None, intent):
+                return None
+            agreed = intent
+            rival = next((r for r in looked[1:] if r.intents(active) != [intent]), None)
+            if rival is not None:
+                confidence = min(confidence, 1.0 / (1.0 + math.exp(rival.score - looked[0].score)))
+        assert agreed is not None  # look_speeds is not empty
+        shifted = [Match(m.phrase, tuple(map(self._shift, m.words)), m.last)
+                   for r in readings for m in r.matches if m.phrase.intent == agreed]
+        if shifted:
+            return shifted[0], confidence
+        phrase = next(p for p in self.phrases if p.intent == agreed)
+        return Match(phrase, span, False), confidence
+
+    def _not_understood(self, first: Word, last: Word, reason: str) -> list[Outcome]:
+        """Say it again (`first` and `last` are speech after a pause: `_speech_after_pause`)."""
+        found = self._onset(first)
+        if found is None:
             return []
         onset = found[0]
         log.info("not understood: %s", reason)

@@ -162,6 +162,9 @@ def script(monkeypatch: pytest.MonkeyPatch):
 
 
 def make(lexicon, **options) -> Recogniser:
+    # The scripted decoder answers by the samples it was given, as if it heard all of them;
+    # keeping silence from Vosk is tested on its own (test_silence_is_kept_from_vosk...).
+    options.setdefault("skip_silence", False)
     return Recogniser(VoskModel(Path("fake"), FakeVosk()), lexicon, **options)
 
 
@@ -419,3 +422,162 @@ def test_the_listener_hands_not_understood_to_the_session_as_no_intent() -> None
     unclear = NotUnderstood(2.0, 2.3, 2.6, "« oui » too close to non")
     assert heard(1, said) == Heard(1, "oui", 1.0)
     assert heard(1, unclear) == Heard(1, None, 2.0)
+
+
+# --- the second look at a close call ------------------------------------------------------------
+
+
+def looks(monkeypatch: pytest.MonkeyPatch, first: ScriptedDecoder, answers: list[dict]) -> list:
+    """The recogniser's first decoder is `first`; each later one (a second look) answers the
+    next of `answers` as its final result. Returns the looks' decoders, as they are opened."""
+    opened: list[ScriptedDecoder] = []
+
+    def open_decoder(model, rate, grammar):
+        if first.fed == 0:  # the recogniser's own decoder, before any audio
+            opened[:1] = [first]
+            return first
+        look = ScriptedDecoder([], [(0.0, answers[(len(opened) - 1) % len(answers)])])
+        opened.append(look)
+        return look
+
+    monkeypatch.setattr(recogniser_module, "open_decoder", open_decoder)
+    return opened
+
+
+OUI, NON = [word("oui", 0.96, 1.2)], [word("non", 0.96, 1.2)]
+CLOSE = nbest((100.0, OUI), (99.9, NON))
+
+
+def test_a_close_call_is_decided_when_every_second_look_agrees(lexicon, monkeypatch) -> None:
+    opened = looks(monkeypatch, ScriptedDecoder([], [(2.0, CLOSE)]), [nbest((90.0, OUI), (87.0, NON))])
+    [found] = feed(make(lexicon), tone(2.5, [(1.0, 1.2)]))
+    assert isinstance(found, Detection) and found.intent == "oui"
+    assert found.onset_s == pytest.approx(1.0, abs=0.01)  # from the audio, as for any detection
+    assert found.confidence == pytest.approx(1 / (1 + np.exp(-3.0)))
+    # One look per speed, each fed the utterance resampled: different lengths.
+    fed = [d.fed for d in opened[1:]]
+    assert len(fed) == 4 and len(set(fed)) == 4
+    # Switched off, the same close call is "say it again".
+    looks(monkeypatch, ScriptedDecoder([], [(2.0, CLOSE)]), [nbest((90.0, OUI), (87.0, NON))])
+    [again] = feed(make(lexicon, second_look=False), tone(2.5, [(1.0, 1.2)]))
+    assert isinstance(again, NotUnderstood)
+
+
+def test_a_second_look_that_disagrees_leaves_say_it_again(lexicon, monkeypatch) -> None:
+    # Three looks hear "oui", one "non": no clear evidence, no guess.
+    answers = [nbest((90.0, OUI)), nbest((90.0, OUI)), nbest((90.0, NON)), nbest((90.0, OUI))]
+    looks(monkeypatch, ScriptedDecoder([], [(2.0, CLOSE)]), answers)
+    [again] = feed(make(lexicon), tone(2.5, [(1.0, 1.2)]))
+    assert isinstance(again, NotUnderstood)
+    # A look whose best reading is garbage, or two phrases, is no agreement either.
+    for odd in ([word("[unk]", 0.96, 1.2)], [word("oui", 0.96, 1.1), word("non", 1.1, 1.2)]):
+        looks(monkeypatch, ScriptedDecoder([], [(2.0, CLOSE)]), [nbest((90.0, OUI)), nbest((91.0, odd))])
+        assert isinstance(feed(make(lexicon), tone(2.5, [(1.0, 1.2)]))[0], NotUnderstood)
+
+
+def test_a_phrase_close_to_several_is_decided_by_a_second_look_or_nothing(lexicon, monkeypatch) -> None:
+    # "oui" barely over "oui non": as likely two phrases in a row (table talk) as a call.
+    both = nbest((100.0, OUI), (99.9, [word("oui", 0.96, 1.1), word("non", 1.1, 1.2)]))
+    verdict = judge(readings(lexicon, both), ACTIVE, margin=1.0)
+    assert verdict is not None and not verdict.understood and not verdict.ask_again
+    looks(monkeypatch, ScriptedDecoder([], [(2.0, both)]), [nbest((90.0, OUI))])
+    assert [d.intent for d in feed(make(lexicon), tone(2.5, [(1.0, 1.2)]))] == ["oui"]
+    # Without an agreeing second look: nothing, not even "say it again".
+    looks(monkeypatch, ScriptedDecoder([], [(2.0, both)]), [nbest((90.0, OUI))])
+    assert feed(make(lexicon, second_look=False), tone(2.5, [(1.0, 1.2)])) == []
+
+
+def test_no_second_look_is_paid_for_noise(lexicon, monkeypatch) -> None:
+    noise = np.rint(np.random.default_rng(1).standard_normal(int(2.5 * RATE)) * 3000).astype(np.int16)
+    opened = looks(monkeypatch, ScriptedDecoder([], [(2.0, CLOSE)]), [nbest((90.0, OUI))])
+    assert feed(make(lexicon), noise) == []
+    assert len(opened) == 1  # the recogniser's own decoder only: no speech, no look
+
+
+# --- silence kept from Vosk ---------------------------------------------------------------------
+
+
+class ListeningDecoder:
+    """Hears what it is fed, like Vosk: a loud stretch followed by 0.15 s of quiet is "oui"
+    (partial, then final), its word times counted in samples fed since creation."""
+
+    def __init__(self) -> None:
+        self.audio = np.zeros(0)
+        self.utterance = 0  # fed index where the utterance under way began
+
+    def AcceptWaveform(self, data: bytes) -> bool:
+        self.audio = np.concatenate([self.audio, np.frombuffer(data, dtype=np.int16)])
+        return False
+
+    def _word(self) -> dict | None:
+        loud = np.flatnonzero(np.abs(self.audio[self.utterance:]) > 1000)
+        if len(loud) == 0 or len(self.audio) - self.utterance - loud[-1] < 0.15 * RATE:
+            return None
+        a, b = (self.utterance + loud[0]) / RATE, (self.utterance + loud[-1]) / RATE
+        return word("oui", a - 0.03, b)
+
+    def PartialResult(self) -> str:
+        return json.dumps({"partial": "oui" if self._word() else ""})
+
+    def FinalResult(self) -> str:
+        said, self.utterance = self._word(), len(self.audio)
+        return json.dumps({"result": [said]} if said else {"text": ""})
+
+    def Result(self) -> str:
+        return self.FinalResult()
+
+    def Reset(self) -> None:
+        self.utterance = len(self.audio)
+
+    def SetMaxAlternatives(self, count: int) -> None:
+        pass
+
+
+def listening(monkeypatch: pytest.MonkeyPatch) -> list[ListeningDecoder]:
+    opened: list[ListeningDecoder] = []
+
+    def open_decoder(model, rate, grammar):
+        opened.append(ListeningDecoder())
+        return opened[-1]
+
+    monkeypatch.setattr(recogniser_module, "open_decoder", open_decoder)
+    return opened
+
+
+def test_silence_is_kept_from_vosk_and_times_stay_right(lexicon, monkeypatch) -> None:
+    shouts = [(3.0, 3.3), (9.0, 9.3), (26.0, 26.3)]  # past the 20 s the history holds at once
+    pcm = tone(30.0, shouts)
+    for skip in (True, False):
+        opened = listening(monkeypatch)
+        found = feed(make(lexicon, skip_silence=skip, clock=rate_clock(RATE, 100.0)), pcm, start=RATE)
+        assert [d.intent for d in found] == ["oui"] * 3
+        for detection, (a, _b) in zip(found, shouts):
+            assert detection.onset_s == pytest.approx(100.0 + 1.0 + a, abs=0.01)
+        fed = sum(len(d.audio) for d in opened) / RATE
+        if skip:  # each shout with the 1 s before it and a little after; not the silence
+            assert fed < 8.0
+        else:
+            assert fed == pytest.approx(30.0)
+
+
+def test_sound_comes_back_with_the_audio_just_before_it(lexicon, monkeypatch) -> None:
+    opened = listening(monkeypatch)
+    [found] = feed(make(lexicon, skip_silence=True), tone(6.0, [(4.0, 4.3)]))
+    decoder = opened[-1]
+    # Vosk heard the first 0.5 s (no floor known yet), then nothing until the shout came, then
+    # the shout with the 1 s of silence before it (preroll_s): its start is no surprise to it.
+    loud = np.flatnonzero(np.abs(decoder.audio) > 1000)
+    assert loud[0] - (int(0.5 * RATE) + int(1.0 * RATE)) in (0, 1)  # the tone starts at sin(0)
+    assert len(decoder.audio) < 2.5 * RATE
+    assert found.onset_s == pytest.approx(4.0, abs=0.01)
+
+
+def test_in_a_noisy_room_a_phrase_behind_two_is_a_close_call(lexicon) -> None:
+    # Noise adds a phrase to a word: "oui non" just ahead of "non" alone.
+    added = readings(lexicon, nbest((100.0, [word("oui", 0.8, 0.9), word("non", 1.0, 1.2)]),
+                                    (99.0, [word("non", 1.0, 1.2)])))
+    assert judge(added, ACTIVE, margin=1.0) is None  # a quiet room: two phrases, table talk
+    verdict = judge(added, ACTIVE, margin=1.5, strays=True)
+    assert verdict.match.phrase.intent == "non" and not verdict.understood and not verdict.ask_again
+    # Far behind, it is no contender: nothing.
+    assert judge(added, ACTIVE, margin=0.5, strays=True) is None

@@ -425,7 +425,8 @@ class Recogniser:
         # Absolute input index of Vosk-stream sample 0 (the gate delays its output).
         self._origin = start_sample - (self.gate.delay if self.gate else 0)
         self._history = np.zeros(0)  # the recent Vosk stream, for onsets and pauses (a view:
-        self._buffer = np.zeros(20 * self.rate)  # of this, filled up then shifted, see _decode)
+        self._buffer = np.empty(20 * self.rate)  # of this, filled up then shifted, see _decode;
+        # empty, not zeros: only what was filled is read, and zeroing 20 s cost a millisecond)
         self._history_start = 0  # Vosk-stream index of _history[0]
         self._level_at = -1  # the Vosk position _level was measured at
         self._level: tuple[np.ndarray, np.ndarray] = (np.zeros(0), np.zeros(0))
@@ -452,10 +453,16 @@ class Recogniser:
         # sample 0 is in our stream (moved on whenever skipped silence ends, see `_decode`).
         self._decoder_base = self._vosk_pos
         self._fed = 0  # samples given to this decoder
-        self._partial_text = ""  # the utterance's latest partial result
-        self._partial_phrase = False  # ...holds an active phrase
-        self._partial_since = self._vosk_pos  # ...unchanged since this Vosk position
+        self._clear_partial()
         self._utterance_start = self._vosk_pos
+
+    def _clear_partial(self) -> None:
+        """A new utterance: no partial result yet."""
+        self._partial_raw: str | None = None  # Vosk's latest partial result, as it sent it
+        self._partial_text = ""  # ...its words
+        self._partial_matches: list[Match] = []  # ...the active phrases in them
+        self._partial_phrase = False  # ...whether there are any
+        self._partial_since = self._vosk_pos  # ...unchanged since this Vosk position
 
     def _sound_since_start(self) -> bool:
         """Whether the utterance under way holds any sound over the room's floor. Without one
@@ -470,7 +477,7 @@ class Recogniser:
     def _forget(self) -> list[Outcome]:
         """End an utterance of silence without reading its result."""
         self._decoder.Reset()
-        self._partial_text, self._partial_since, self._partial_phrase = "", self._vosk_pos, False
+        self._clear_partial()
         self._utterance_start = self._vosk_pos
         return []
 
@@ -484,7 +491,7 @@ class Recogniser:
             kept = min(kept, 10 * self.rate)
             tail = self._history[len(self._history) - kept:].copy()
             if kept + n > len(self._buffer):  # a chunk longer than 10 s
-                self._buffer = np.zeros(2 * (kept + n))
+                self._buffer = np.empty(2 * (kept + n))
             self._buffer[:kept] = tail
         self._buffer[kept:kept + n] = heard
         self._history = self._buffer[:kept + n]
@@ -509,7 +516,7 @@ class Recogniser:
         self._fed_until = self._vosk_pos
         if self._decoder.AcceptWaveform(to_pcm16(heard).tobytes()):
             return self._decide(final=False)  # Vosk's own endpoint
-        if partial and self._utterance_over(json.loads(self._decoder.PartialResult())):
+        if partial and self._utterance_over(self._decoder.PartialResult()):
             return self._decide(final=True)
         return []
 
@@ -529,15 +536,19 @@ class Recogniser:
         self._paused = True
         return outcomes
 
-    def _utterance_over(self, partial: dict[str, Any]) -> bool:
-        """Whether to close the utterance now: its partial result has settled and the speaker
-        has stopped, or it has not changed for max_wait_s (too loud to hear the end)."""
-        words = parse_words(partial, self.rate)
-        text = " ".join(w.text for w in words)
-        if text != self._partial_text:
-            self._partial_text, self._partial_since = text, self._vosk_pos
-        matches = [m for m in find_phrases(words, self._heard) if m.phrase.intent in self.active]
-        self._partial_phrase = bool(matches)
+    def _utterance_over(self, raw: str) -> bool:
+        """Whether to close the utterance now (`raw`: Vosk's partial result): it has settled and
+        the speaker has stopped, or it has not changed for max_wait_s (too loud to hear the end)."""
+        if raw != self._partial_raw:  # read again only when it changed: mostly it has not
+            self._partial_raw = raw
+            words = parse_words(json.loads(raw), self.rate)
+            text = " ".join(w.text for w in words)
+            if text != self._partial_text:
+                self._partial_text, self._partial_since = text, self._vosk_pos
+            self._partial_matches = [m for m in find_phrases(words, self._heard)
+                                     if m.phrase.intent in self.active]
+            self._partial_phrase = bool(self._partial_matches)
+        matches = self._partial_matches
         if not matches:
             return False  # nothing to decide on yet: Vosk's endpoint will close it
         age = self._vosk_pos - self._partial_since
@@ -552,7 +563,7 @@ class Recogniser:
     def _decide(self, final: bool) -> list[Outcome]:
         """The utterance's one decision, from its final result (Vosk's n-best list)."""
         result = json.loads(self._decoder.FinalResult() if final else self._decoder.Result())
-        self._partial_text, self._partial_since, self._partial_phrase = "", self._vosk_pos, False
+        self._clear_partial()
         utterance_start, self._utterance_start = self._utterance_start, self._vosk_pos
         readings = read_result(result, self._heard, self.garbage, self.rate)
         noisy = self.noisy()

@@ -402,6 +402,8 @@ class Recogniser:
         if self._next is None:
             return []
         if self.gate is None:
+            if self._paused:  # silence kept from Vosk: its utterance was ended when that began
+                return []
             return self._decide(final=True) if self._sound_since_start() else self._forget()
         outcomes = self._decode(self.gate.flush(), partial=False)
         outcomes += self._decide(final=True) if self._sound_since_start() else self._forget()

@@ -519,7 +519,10 @@ class ListeningDecoder:
     def PartialResult(self) -> str:
         return json.dumps({"partial": "oui" if self._word() else ""})
 
+    finals = 0  # final results read, over all instances
+
     def FinalResult(self) -> str:
+        ListeningDecoder.finals += 1
         said, self.utterance = self._word(), len(self.audio)
         return json.dumps({"result": [said]} if said else {"text": ""})
 
@@ -570,6 +573,19 @@ def test_sound_comes_back_with_the_audio_just_before_it(lexicon, monkeypatch) ->
     assert loud[0] - (int(0.5 * RATE) + int(1.0 * RATE)) in (0, 1)  # the tone starts at sin(0)
     assert len(decoder.audio) < 2.5 * RATE
     assert found.onset_s == pytest.approx(4.0, abs=0.01)
+
+
+def test_a_stream_ending_in_silence_kept_from_vosk_reads_no_final_result(lexicon, monkeypatch) -> None:
+    listening(monkeypatch)
+    recogniser = make(lexicon, skip_silence=True)
+    pcm = tone(7.0, [(2.0, 2.3)])
+    found = [d for i in range(0, len(pcm), 800) for d in recogniser.accept(pcm[i:i + 800], i)]
+    assert [d.intent for d in found] == ["oui"]
+    ListeningDecoder.finals = 0
+    # The shout was decided, its utterance ended and the 4 s of silence after it kept from
+    # Vosk: the end of the stream has nothing to read (reading costs as much as a decision).
+    assert recogniser.flush() == []
+    assert ListeningDecoder.finals == 0
 
 
 def test_in_a_noisy_room_a_phrase_behind_two_is_a_close_call(lexicon) -> None:

@@ -640,7 +640,7 @@ class Recogniser:
         The speeds: 1.11 and 0.9 times as fast, the two framings furthest apart, then 1.05. On
         38 close calls of three draws of the tuning set's voices and words, the two alone let
         a phrase-free sentence through (both heard a bird); the three took 17 right and none
-        wrong, where a fourth look, 0.95, took 14 right and none wrong for a quarter more CPU.
+        wrong, where a fourth look, 0.95, took 14 right and none wrong for a third more CPU.
         Costs three decodes of about a second, on close calls only (Vosk's own work, about 50 ms
         on the bench's machine, added to that decision's wait).
 

@@ -17,7 +17,7 @@ import importlib
 import inspect
 import random
 
-from agents.heuristic import HeuristicBot
+from agents.heuristic import HeuristicBot, PatientBot
 from agents.simple import Bot, RandomBot, SimpleBot
 from cdc_env.actions import Action, Shout
 from cdc_env.game import Decision, GameState
@@ -50,6 +50,7 @@ BOT_FACTORIES: dict[str, Callable[..., Any]] = {
     "simple": SimpleBot,
     "prudent": lambda seed=0, reaction=DEFAULT_REACTION: HeuristicBot("prudent", seed, reaction),
     "bold": lambda seed=0, reaction=DEFAULT_REACTION: HeuristicBot("bold", seed, reaction),
+    "patient": PatientBot,
     "solo_optimal": SoloOptimalBot,
 }
 

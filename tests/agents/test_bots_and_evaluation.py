@@ -12,7 +12,8 @@ import pytest
 from agents.bots import BOT_FACTORIES, make_bot
 from agents.evaluation import elo_ratings, lineups, run_tournament, save_report, wilson_interval
 from agents.heuristic import best_soufflette_keep, made_probability, soufflette_chance
-from cdc_env.dice import SeededDice
+from cdc_env.actions import ChallengeGrelottine, Pass, Roll
+from cdc_env.dice import InjectedDice, SeededDice
 from cdc_env.game import GameState
 from cdc_env.rules import RULES_DIR, load_ruleset
 
@@ -140,3 +141,39 @@ def test_compare_decisions_finds_where_two_bots_differ() -> None:
     asked, differ, _ = script.compare("prudent", "bold", "classic", games=6, seed=0)
     # prudent never bets a bird; bold bets on the thrower's face unless it is at the 332 cap
     assert asked["sirop_bet"] > 10 and differ["sirop_bet"] >= 0.8 * asked["sirop_bet"]
+
+
+def grelottine_decision(scores: list[int]) -> tuple[GameState, object]:
+    """v004, 2 seats: seat 0 throws a Néant (1, 3, 6); seat 1 holds a Grelottine and must decide."""
+    dice = InjectedDice([1, 1, 3, 6])  # the first player's die (seat 0), then the Néant
+    state = GameState(load_ruleset("v004"), 2, dice=dice,
+                      setup={"scores": scores, "items": [{}, {"grelottine": 1}]})
+    state.apply_action(Roll())
+    decision = state.pending
+    assert decision.kind == "grelottine" and decision.seat == 1
+    return state, decision
+
+
+def test_patient_keeps_its_grelottine_for_a_challenge_worth_ten_points() -> None:
+    # At 30 points each the best challenge (a Velute for 7) is worth about 5.6: bold spends its
+    # Grelottine on it, patient keeps it.
+    state, decision = grelottine_decision([30, 30])
+    assert isinstance(make_bot("bold").act(state, decision), ChallengeGrelottine)
+    assert make_bot("patient").act(state, decision) == Pass()
+    # At 100 each the Velute stake is 25, worth about 20: both challenge, for the same stake.
+    state, decision = grelottine_decision([100, 100])
+    bold_choice = make_bot("bold").act(state, decision)
+    assert isinstance(bold_choice, ChallengeGrelottine) and make_bot("patient").act(state, decision) == bold_choice
+
+
+def test_patient_differs_from_bold_only_on_grelottine_challenges() -> None:
+    import importlib.util
+
+    spec = importlib.util.spec_from_file_location("compare_decisions",
+                                                  Path(__file__).resolve().parents[2] / "scripts" / "compare_decisions.py")
+    assert spec is not None and spec.loader is not None
+    script = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(script)
+    asked, differ, _ = script.compare("patient", "bold", "v004", games=20, seed=0)
+    assert asked["grelottine"] > 0 and differ["grelottine"] > 0
+    assert {kind for kind, count in differ.items() if count} == {"grelottine"}

@@ -239,3 +239,13 @@ def test_a_lost_league_snapshot_is_reported_once_and_dropped(tmp_path: Path) -> 
     _, state = latest_checkpoint(run / "checkpoints")
     assert state["steps"] == 512
     assert str(lost) not in state["snapshots"] and len(state["snapshots"]) == 3
+
+
+def test_every_table_config_loads_and_v004_2p_imitates_patient() -> None:
+    # Every table's config passes validation (its bots' names, its ruleset and seats) ...
+    configs = {path.stem: load_config(path) for path in (ROOT / "configs" / "train").glob("*.yaml")}
+    assert {"classic_6p", "v004_2p", "v004_3p", "v004_4p"} <= set(configs)
+    # ... and v004 at 2 seats clones patient, while the bar's opponent stays bold.
+    v004 = configs["v004_2p"]
+    assert (v004.ruleset, v004.players, v004.imitation.teacher, v004.opponents) == ("v004", 2, "patient", ["bold"])
+    assert configs["v004_3p"].imitation.teacher == "bold"

@@ -128,7 +128,8 @@ def test_tournament_in_several_processes_gives_the_same_results() -> None:
         [(a.name, a.wins, a.points, a.elo) for a in alone.agents]
 
 
-def test_compare_decisions_finds_where_two_bots_differ() -> None:
+def compare_decisions_script():
+    """scripts/compare_decisions.py as a module (scripts are no package)."""
     import importlib.util
 
     spec = importlib.util.spec_from_file_location("compare_decisions",
@@ -136,6 +137,11 @@ def test_compare_decisions_finds_where_two_bots_differ() -> None:
     assert spec is not None and spec.loader is not None
     script = importlib.util.module_from_spec(spec)
     spec.loader.exec_module(script)
+    return script
+
+
+def test_compare_decisions_finds_where_two_bots_differ() -> None:
+    script = compare_decisions_script()
     asked, differ, threatened = script.compare("bold", "bold", "classic", games=6, seed=0)
     assert asked["buy_cul"] > 20 and sum(differ.values()) == 0 and threatened[1] == threatened[2]
     asked, differ, _ = script.compare("prudent", "bold", "classic", games=6, seed=0)
@@ -167,13 +173,7 @@ def test_patient_keeps_its_grelottine_for_a_challenge_worth_ten_points() -> None
 
 
 def test_patient_differs_from_bold_only_on_grelottine_challenges() -> None:
-    import importlib.util
-
-    spec = importlib.util.spec_from_file_location("compare_decisions",
-                                                  Path(__file__).resolve().parents[2] / "scripts" / "compare_decisions.py")
-    assert spec is not None and spec.loader is not None
-    script = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(script)
+    script = compare_decisions_script()
     asked, differ, _ = script.compare("patient", "bold", "v004", games=20, seed=0)
     assert asked["grelottine"] > 0 and differ["grelottine"] > 0
     assert {kind for kind, count in differ.items() if count} == {"grelottine"}

@@ -254,7 +254,12 @@ def judge(readings: Sequence[Reading], active: set[str], margin: float,
         return Verdict(match, f"« {match.phrase.text} » too close to {others[0] if others else 'nothing'}")
     if rival is None:
         return Verdict(match)
-    return Verdict(match, confidence=1.0 / (1.0 + math.exp(rival.score - chosen.score)))
+    return Verdict(match, confidence=gap_confidence(chosen, rival))
+
+
+def gap_confidence(best: Reading, rival: Reading) -> float:
+    """P(the best reading, not the rival), from their log-likelihood gap."""
+    return 1.0 / (1.0 + math.exp(rival.score - best.score))
 
 
 class Recogniser:
@@ -576,7 +581,8 @@ class Recogniser:
             return []
         if not verdict.understood:
             first, last = (self._shift(w) for w in (verdict.match.words[0], verdict.match.words[-1]))
-            if not self._speech_after_pause(first):
+            onset = self._onset_after_pause(first)
+            if onset is None:
                 return []  # noise or table talk: nothing, and no second look to pay for
             start = max(utterance_start, first.start - self.rate * 3 // 10)
             second = self._second_look(start, readings, (first, last)) if self.second_look else None
@@ -584,7 +590,7 @@ class Recogniser:
                 return self._emit(*second)
             if not verdict.ask_again:
                 return []
-            return self._not_understood(first, last, verdict.reason)
+            return self._not_understood(onset, last, verdict.reason)
         match = Match(verdict.match.phrase, tuple(map(self._shift, verdict.match.words)),
                       verdict.match.last)
         if "alternatives" not in result and match.confidence < self.min_confidence:
@@ -623,11 +629,14 @@ class Recogniser:
             self._level_at = self._vosk_pos
         return self._level
 
-    def _speech_after_pause(self, first: Word) -> bool:
-        """Whether a word is speech said after a pause: noise, music and clatter never stand
-        QUIET_DB over the room where Vosk put the words (`speech_onset` finds none)."""
+    def _onset_after_pause(self, first: Word) -> int | None:
+        """The onset of the speech under a word said after a pause (Vosk-stream index), or
+        None: noise, music and clatter never stand QUIET_DB over the room where Vosk put the
+        words (`speech_onset` finds none)."""
         found = self._onset(first)
-        return found is not None and not (self.pause_s and not self._after_pause(*found, first))
+        if found is None or (self.pause_s and not self._after_pause(*found, first)):
+            return None
+        return found[0]
 
     def _second_look(self, start: int, readings: Sequence[Reading],
                      span: tuple[Word, Word]) -> tuple[Match, float] | None:
@@ -666,21 +675,16 @@ class Recogniser:
             agreed = intent
             rival = next((r for r in looked[1:] if r.intents(active) != [intent]), None)
             if rival is not None:
-                confidence = min(confidence, 1.0 / (1.0 + math.exp(rival.score - looked[0].score)))
+                confidence = min(confidence, gap_confidence(looked[0], rival))
         assert agreed is not None  # look_speeds is not empty
-        shifted = [Match(m.phrase, tuple(map(self._shift, m.words)), m.last)
-                   for r in readings for m in r.matches if m.phrase.intent == agreed]
-        if shifted:
-            return shifted[0], confidence
+        heard = next((m for r in readings for m in r.matches if m.phrase.intent == agreed), None)
+        if heard is not None:
+            return Match(heard.phrase, tuple(map(self._shift, heard.words)), heard.last), confidence
         phrase = next(p for p in self.phrases if p.intent == agreed)
         return Match(phrase, span, False), confidence
 
-    def _not_understood(self, first: Word, last: Word, reason: str) -> list[Outcome]:
-        """Say it again (`first` and `last` are speech after a pause: `_speech_after_pause`)."""
-        found = self._onset(first)
-        if found is None:
-            return []
-        onset = found[0]
+    def _not_understood(self, onset: int, last: Word, reason: str) -> list[Outcome]:
+        """Say it again, for speech from `onset` (found by `_onset_after_pause`) to `last`."""
         log.info("not understood: %s", reason)
         outcome = NotUnderstood(self.clock(self._origin + onset),
                                 self.clock(self._origin + last.end + self.onset_bias),

@@ -17,7 +17,7 @@ import importlib
 import inspect
 import random
 
-from agents.heuristic import HeuristicBot, PatientBot
+from agents import heuristic
 from agents.simple import Bot, RandomBot, SimpleBot
 from cdc_env.actions import Action, Shout
 from cdc_env.game import Decision, GameState
@@ -48,9 +48,9 @@ class SoloOptimalBot:
 BOT_FACTORIES: dict[str, Callable[..., Any]] = {
     "random": RandomBot,
     "simple": SimpleBot,
-    "prudent": lambda seed=0, reaction=DEFAULT_REACTION: HeuristicBot("prudent", seed, reaction),
-    "bold": lambda seed=0, reaction=DEFAULT_REACTION: HeuristicBot("bold", seed, reaction),
-    "patient": PatientBot,
+    "prudent": heuristic.prudent,
+    "bold": heuristic.bold,
+    "patient": heuristic.patient,
     "solo_optimal": SoloOptimalBot,
 }
 

@@ -273,6 +273,17 @@ def make_envs(config: TrainConfig, rules: Any, league: League) -> Any:
 # ---------------------------------------------------------------------- checkpoints
 
 
+def new_model(config: TrainConfig, envs: Any, tensorboard: str | None = None) -> Any:
+    """An untrained MaskablePPO of the config's network and PPO settings on `envs` (the
+    training run's and the throughput bench's, so that the bench times the run's own loop)."""
+    from sb3_contrib import MaskablePPO
+
+    return MaskablePPO("MlpPolicy", envs, seed=config.seed, device="cpu", verbose=0,
+                       tensorboard_log=tensorboard,
+                       policy_kwargs={"net_arch": list(config.ppo.net_arch)},
+                       **config.ppo.model_dump(exclude={"net_arch"}))
+
+
 def _digest(path: Path) -> str:
     return hashlib.sha256(path.read_bytes()).hexdigest()
 

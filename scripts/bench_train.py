@@ -24,7 +24,7 @@ import numpy as np
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
-from agents.training import League, load_config, make_envs  # noqa: E402
+from agents.training import League, load_config, make_envs, new_model  # noqa: E402
 from cdc_env.rules import load_ruleset  # noqa: E402
 
 
@@ -54,11 +54,11 @@ def main(argv: list[str] | None = None) -> int:
     import torch
 
     torch.set_num_threads(1)
-    from sb3_contrib import MaskablePPO
 
     overrides: dict = {key: value for key, value in (("vec_env", args.vec_env), ("n_envs", args.n_envs)) if value}
     config = load_config(args.config, overrides)
     ppo = config.ppo.model_copy(update={k: v for k, v in (("n_steps", args.n_steps), ("batch_size", args.batch_size)) if v})
+    config = config.model_copy(update={"ppo": ppo})
     rules = load_ruleset(config.ruleset)
     league = League(config.opponents, config.reaction, config.league.max_snapshots, config.league.self_play_fraction)
 
@@ -69,8 +69,7 @@ def main(argv: list[str] | None = None) -> int:
         table.reset(seed=config.seed + index)
 
     envs = make_envs(config, rules, league)
-    model = MaskablePPO("MlpPolicy", envs, seed=config.seed, device="cpu", verbose=0,
-                        policy_kwargs={"net_arch": list(ppo.net_arch)}, **ppo.model_dump(exclude={"net_arch"}))
+    model = new_model(config, envs)
     model.learn(total_timesteps=ppo.n_steps * config.n_envs)  # warm-up: the first rollout and update
     env_rates, learner_rates = [], []
     for _ in range(args.rounds):

@@ -43,6 +43,7 @@ from agents.training import (  # noqa: E402
     clone_teacher,
     latest_checkpoint,
     load_config,
+    new_model,
     save_checkpoint,
     teacher_samples,
 )
@@ -372,10 +373,7 @@ def main(argv: list[str] | None = None) -> int:
                 # Reported once, and dropped from the league: the next checkpoint no longer lists it.
                 print(f"a league snapshot is lost and dropped from the league: {error}")
     else:
-        model = MaskablePPO("MlpPolicy", envs, seed=config.seed, device="cpu", verbose=0,
-                            tensorboard_log=tensorboard,
-                            policy_kwargs={"net_arch": list(config.ppo.net_arch)},
-                            **config.ppo.model_dump(exclude={"net_arch"}))
+        model = new_model(config, envs, tensorboard)
         imitation = config.imitation
         if imitation.teacher and imitation.games:
             # A warm start: play like the teacher first, then improve on it with PPO.

@@ -20,9 +20,11 @@ from voice.recogniser import (
     Recogniser,
     Word,
     find_phrases,
+    intent_shares,
     judge,
     may_grow,
     parse_words,
+    pooled_choice,
     rate_clock,
     read_result,
 )
@@ -448,12 +450,16 @@ OUI, NON = [word("oui", 0.96, 1.2)], [word("non", 0.96, 1.2)]
 CLOSE = nbest((100.0, OUI), (99.9, NON))
 
 
-def test_a_close_call_is_decided_when_every_second_look_agrees(lexicon, monkeypatch) -> None:
+def test_a_close_call_is_decided_when_the_looks_pool_to_a_clear_share(lexicon, monkeypatch) -> None:
     opened = looks(monkeypatch, ScriptedDecoder([], [(2.0, CLOSE)]), [nbest((90.0, OUI), (87.0, NON))])
     [found] = feed(make(lexicon), tone(2.5, [(1.0, 1.2)]))
     assert isinstance(found, Detection) and found.intent == "oui"
     assert found.onset_s == pytest.approx(1.0, abs=0.01)  # from the audio, as for any detection
-    assert found.confidence == pytest.approx(1 / (1 + np.exp(-3.0)))
+    # The confidence is the pooled share, over the first decode and four looks: here settled
+    # after three (whatever the fourth says, "oui" stays over the bar and ahead), so the
+    # fourth is never decoded and the share is the least it could have been.
+    first, look = 1 / (1 + np.exp(-0.1)), 1 / (1 + np.exp(-3.0))
+    assert found.confidence == pytest.approx((first + 3 * look) / 5)
     # One look per speed, each fed the utterance resampled: different lengths.
     fed = [d.fed for d in opened[1:]]
     assert len(fed) == 3 and len(set(fed)) == 3
@@ -463,16 +469,69 @@ def test_a_close_call_is_decided_when_every_second_look_agrees(lexicon, monkeypa
     assert isinstance(again, NotUnderstood)
 
 
-def test_a_second_look_that_disagrees_leaves_say_it_again(lexicon, monkeypatch) -> None:
-    # Three looks hear "oui", one "non": no clear evidence, no guess.
-    answers = [nbest((90.0, OUI)), nbest((90.0, OUI)), nbest((90.0, NON)), nbest((90.0, OUI))]
+def test_one_look_that_leans_the_other_way_does_not_sink_the_rest(lexicon, monkeypatch) -> None:
+    # Three looks hear "oui" clearly, one hears "non" by a hair: pooled, "oui" holds 0.78 of
+    # the probability (a vote needing every look would have asked again).
+    answers = [nbest((90.0, OUI)), nbest((90.0, OUI)), nbest((90.0, NON), (89.5, OUI)),
+               nbest((90.0, OUI))]
     looks(monkeypatch, ScriptedDecoder([], [(2.0, CLOSE)]), answers)
+    [found] = feed(make(lexicon), tone(2.5, [(1.0, 1.2)]))
+    assert isinstance(found, Detection) and found.intent == "oui"
+    assert found.confidence == pytest.approx((1 / (1 + np.exp(-0.1)) + 3 + 1 / (1 + np.exp(0.5))) / 5)
+    # The bar is look_share: raised over that share, the same looks leave "say it again".
+    looks(monkeypatch, ScriptedDecoder([], [(2.0, CLOSE)]), answers)
+    assert isinstance(feed(make(lexicon, look_share=0.8), tone(2.5, [(1.0, 1.2)]))[0], NotUnderstood)
+
+
+def test_looks_split_between_phrases_leave_say_it_again(lexicon, monkeypatch) -> None:
+    # Two looks "oui", two "non": "oui" holds about half the probability, under the bar.
+    looks(monkeypatch, ScriptedDecoder([], [(2.0, CLOSE)]),
+          [nbest((90.0, OUI)), nbest((90.0, NON))])
     [again] = feed(make(lexicon), tone(2.5, [(1.0, 1.2)]))
     assert isinstance(again, NotUnderstood)
-    # A look whose best reading is garbage, or two phrases, is no agreement either.
-    for odd in ([word("[unk]", 0.96, 1.2)], [word("oui", 0.96, 1.1), word("non", 1.1, 1.2)]):
-        looks(monkeypatch, ScriptedDecoder([], [(2.0, CLOSE)]), [nbest((90.0, OUI)), nbest((91.0, odd))])
-        assert isinstance(feed(make(lexicon), tone(2.5, [(1.0, 1.2)]))[0], NotUnderstood)
+    # Looks that hear garbage give "oui" no share either.
+    looks(monkeypatch, ScriptedDecoder([], [(2.0, CLOSE)]),
+          [nbest((90.0, OUI)), nbest((91.0, [word("[unk]", 0.96, 1.2)]))])
+    assert isinstance(feed(make(lexicon), tone(2.5, [(1.0, 1.2)]))[0], NotUnderstood)
+
+
+def test_intent_shares_weigh_the_n_best_by_likelihood(lexicon) -> None:
+    two = [word("oui", 0.96, 1.1), word("non", 1.1, 1.2)]
+    decode = readings(lexicon, nbest((100.0, OUI), (99.0, NON), (98.0, two), (97.0, [])))
+    shares = intent_shares(decode, ACTIVE)
+    weights = np.exp([0.0, -1.0, -2.0])  # the empty path ("silence") is no reading
+    assert shares["oui"] == pytest.approx((weights[0] + weights[2]) / weights.sum())
+    assert shares["non"] == pytest.approx((weights[1] + weights[2]) / weights.sum())
+    assert intent_shares(readings(lexicon, nbest((100.0, []))), ACTIVE) == {}  # heard nothing
+    # Pooled over decodes: the mean share; a decode that heard nothing counts as 0 for all.
+    deaf = readings(lexicon, nbest((100.0, [])))
+    intent, share = pooled_choice([decode, deaf], 2, ACTIVE, bar=0.3)
+    assert intent == "oui" and share == pytest.approx(shares["oui"] / 2)
+    assert pooled_choice([decode, deaf], 2, ACTIVE, bar=0.5) is None  # under the bar
+    # An intent only ever heard beside another is no candidate.
+    assert pooled_choice([readings(lexicon, nbest((100.0, two)))], 1, ACTIVE, bar=0.1) is None
+
+
+def test_pooling_stops_reading_looks_once_the_outcome_is_settled(lexicon) -> None:
+    oui, non = readings(lexicon, nbest((100.0, OUI))), readings(lexicon, nbest((100.0, NON)))
+    read: list[int] = []
+
+    def decodes(answers):
+        for i, decode in enumerate(answers):
+            read.append(i)
+            yield decode
+
+    # Three "oui" of five: 3.0 of the 3.0 the bar needs, and "non" cannot catch up.
+    assert pooled_choice(decodes([oui, oui, oui, non, non]), 5, ACTIVE, bar=0.6) == ("oui", 0.6)
+    assert read == [0, 1, 2]
+    # One "oui" and one "non": neither can reach 0.9 of five any more. Nothing, after two.
+    read.clear()
+    assert pooled_choice(decodes([oui, non, oui, oui, oui]), 5, ACTIVE, bar=0.9) is None
+    assert read == [0, 1]
+    # Read to the end, the same outcomes: stopping early changes none.
+    assert pooled_choice([oui, oui, oui, non, non], 5, ACTIVE, bar=0.6) == ("oui", 0.6)
+    assert pooled_choice(iter([oui, non, oui, oui, oui]), 5, ACTIVE, bar=0.9) is None
+    assert pooled_choice(iter([oui, non, oui, oui, oui]), 5, ACTIVE, bar=0.8) == ("oui", 0.8)
 
 
 def test_a_phrase_close_to_several_is_decided_by_a_second_look_or_nothing(lexicon, monkeypatch) -> None:

@@ -330,8 +330,9 @@ class Recogniser:
     (log-likelihood, see `judge`), else it is a close call (for the second look); noisy_margin
     applies in a noisy room. margin 2 (it was 1): on the tuning draws, a third of the clean
     words decided outright by 1 to 2 were wrong; the pooled second look takes most of the
-    right ones back. (noisy_margin 2 saved no more wrong words there, for more looks.) alternatives: the n-best list's length (0: best path only,
-    then min_confidence, the floor on a phrase's lowest word confidence, is the only check).
+    right ones back (noisy_margin 2 saved no more wrong words there, for more looks).
+    alternatives: the n-best list's length (0: best path only, then min_confidence, the floor
+    on a phrase's lowest word confidence, is the only check).
     alternative_margin: in a noisy room, how far under the best path a reading made of whole
     phrases may be and still be taken (noise swaps words).
     pause_s: a shout must follow this much quiet (0 turns the check off): a phrase found inside

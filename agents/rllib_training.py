@@ -51,7 +51,7 @@ from agents.single import random_position
 from agents import training
 from agents.training import CorruptCheckpoint, TrainConfig, _digest
 from cdc_env.actions import IllegalActionError
-from cdc_env.env import raw_env
+from cdc_env.env import decided_winner, raw_env
 from cdc_env.rules import Ruleset, load_ruleset
 
 MAIN = "main"  # the learner's module; the frozen league members are past_0, past_1, …
@@ -149,7 +149,8 @@ class TableEnv(MultiAgentEnv):
         if self._over():
             seat_of = {a: int(a.rsplit("_", 1)[1]) for a in self.seen}
             observations = {a: self.game.observe(f"seat_{seat_of[a]}") for a in self.seen}
-            winner = self._winner()
+            assert self.game.state is not None
+            winner = decided_winner(self.game.state)  # a cut game by the scores, as the reward
             infos = {a: {"won": winner == seat_of[a]} for a in self.seen}
             terminated = any(self.game.terminations.values())
             return (observations, {a: rewards.get(a, 0.0) for a in self.seen},
@@ -184,16 +185,6 @@ class TableEnv(MultiAgentEnv):
 
     def _over(self) -> bool:
         return any(self.game.terminations.values()) or any(self.game.truncations.values())
-
-    def _winner(self) -> int | None:
-        """The winner, or for a game cut at max_turns the single leader (as the reward says)."""
-        state = self.game.state
-        assert state is not None
-        if state.winner is not None:
-            return state.winner
-        best = max(state.scores)
-        leaders = [seat for seat, score in enumerate(state.scores) if score == best]
-        return leaders[0] if len(leaders) == 1 else None
 
     def _play_bots(self) -> None:
         game = self.game

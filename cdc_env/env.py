@@ -56,6 +56,16 @@ class Reward(Protocol):
     def __call__(self, state: GameState, truncated: bool) -> Sequence[float] | None: ...
 
 
+def decided_winner(state: GameState) -> int | None:
+    """The game's winner, or else the single leader by score (what decides a game cut short
+    after `max_turns`); None when several share the lead."""
+    if state.winner is not None:
+        return state.winner
+    best = max(state.scores)
+    leaders = [seat for seat, score in enumerate(state.scores) if score == best]
+    return leaders[0] if len(leaders) == 1 else None
+
+
 class WinLoss:
     """+1 to the winner, −1 to every other seat, when the game ends. A game cut short after
     `max_turns` is decided by the scores: +1 to the single leader, −1 to the others (0 to all
@@ -66,15 +76,12 @@ class WinLoss:
         pass
 
     def __call__(self, state: GameState, truncated: bool) -> Sequence[float] | None:
-        if state.winner is not None:
-            return [1.0 if seat == state.winner else -1.0 for seat in range(state.players)]
-        if not truncated:
+        if state.winner is None and not truncated:
             return None
-        best = max(state.scores)
-        leaders = [seat for seat, score in enumerate(state.scores) if score == best]
-        if len(leaders) > 1:
+        winner = decided_winner(state)
+        if winner is None:
             return None
-        return [1.0 if seat == leaders[0] else -1.0 for seat in range(state.players)]
+        return [1.0 if seat == winner else -1.0 for seat in range(state.players)]
 
 
 class TurnPenalty:

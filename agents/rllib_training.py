@@ -251,14 +251,12 @@ def _sb3_pairs(policy: Any) -> list[tuple[str, torch.nn.Parameter]]:
 
 
 def sb3_model(config: TrainConfig, rules: Ruleset) -> Any:
-    """An untrained MaskablePPO with the layout of the module (the project's model format)."""
-    from sb3_contrib import MaskablePPO
-
+    """An untrained MaskablePPO with the layout of the module (the project's model format),
+    built as the SB3 back end builds its own, on one table."""
     from agents.single import CulDeChouetteEnv
 
     table = CulDeChouetteEnv(rules, config.players, max_turns=config.max_turns, reaction=config.reaction)
-    return MaskablePPO("MlpPolicy", table, seed=config.seed, device="cpu", verbose=0,
-                       policy_kwargs={"net_arch": list(config.ppo.net_arch)})
+    return training.new_model(config, table)
 
 
 def module_state_from_sb3(policy: Any) -> dict[str, np.ndarray]:

@@ -51,6 +51,7 @@ BOT_FACTORIES: dict[str, Callable[..., Any]] = {
     "prudent": heuristic.prudent,
     "bold": heuristic.bold,
     "patient": heuristic.patient,
+    "hedger": heuristic.hedger,
     "solo_optimal": SoloOptimalBot,
 }
 

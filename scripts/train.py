@@ -223,6 +223,11 @@ def publish_run(target: Path, directory: Path) -> int:
         report = json.loads(report_path.read_text(encoding="utf-8"))
         extra.update({"steps": report.get("steps"), "training_seconds": report.get("training_seconds"),
                       "run_evaluation": report.get("evaluation")})
+    elif (model.parent / "state.json").exists():  # a checkpoint of a run: its step count
+        try:
+            extra["steps"] = json.loads((model.parent / "state.json").read_text(encoding="utf-8")).get("steps")
+        except (OSError, ValueError, AttributeError):
+            pass  # the weights are what matters; a damaged step count is left out
     try:
         out = publish(model, directory, extra)
     except ModelLoadError as error:

@@ -12,7 +12,7 @@ import pytest
 from agents.bots import BOT_FACTORIES, make_bot
 from agents.evaluation import elo_ratings, lineups, run_tournament, save_report, wilson_interval
 from agents.heuristic import best_soufflette_keep, made_probability, soufflette_chance
-from cdc_env.actions import ChallengeGrelottine, Pass, Roll
+from cdc_env.actions import BirdBet, ChallengeGrelottine, Pass, Roll
 from cdc_env.dice import InjectedDice, SeededDice
 from cdc_env.game import GameState
 from cdc_env.rules import RULES_DIR, load_ruleset
@@ -128,16 +128,19 @@ def test_tournament_in_several_processes_gives_the_same_results() -> None:
         [(a.name, a.wins, a.points, a.elo) for a in alone.agents]
 
 
-def compare_decisions_script():
-    """scripts/compare_decisions.py as a module (scripts are no package)."""
+def script_module(name: str):
+    """scripts/<name>.py as a module (scripts are no package)."""
     import importlib.util
 
-    spec = importlib.util.spec_from_file_location("compare_decisions",
-                                                  Path(__file__).resolve().parents[2] / "scripts" / "compare_decisions.py")
+    spec = importlib.util.spec_from_file_location(name, Path(__file__).resolve().parents[2] / "scripts" / f"{name}.py")
     assert spec is not None and spec.loader is not None
     script = importlib.util.module_from_spec(spec)
     spec.loader.exec_module(script)
     return script
+
+
+def compare_decisions_script():
+    return script_module("compare_decisions")
 
 
 def test_compare_decisions_finds_where_two_bots_differ() -> None:
@@ -177,3 +180,63 @@ def test_patient_differs_from_bold_only_on_grelottine_challenges() -> None:
     asked, differ, _ = script.compare("patient", "bold", "v004", games=20, seed=0)
     assert asked["grelottine"] > 0 and differ["grelottine"] > 0
     assert {kind for kind, count in differ.items() if count} == {"grelottine"}
+
+
+def test_rollouts_of_one_action_with_one_key_meet_the_same_luck() -> None:
+    probe = script_module("probe_rollouts")
+    state, decision = grelottine_decision([100, 100])
+    copy = probe.replay(state)
+    assert copy.snapshot() == state.snapshot() and copy.pending.kind == "grelottine"
+    outcomes = [[probe.rollout(state, action, "bold", key) for key in range(12)]
+                for action in (Pass(), Pass())]
+    assert outcomes[0] == outcomes[1] and 0 < sum(outcomes[0]) < 12  # the same luck, not a fixed result
+    assert state.pending is decision and len(state.history) == len(copy.history)  # the state is untouched
+
+
+def test_rollout_candidates_keep_three_stakes_per_grelottine_combination() -> None:
+    probe = script_module("probe_rollouts")
+    state, decision = grelottine_decision([100, 100])
+    chosen = make_bot("bold").act(state, decision)
+    kept = probe.candidates(decision, chosen)
+    assert Pass() in kept and chosen in kept and len(kept) < len(decision.legal_actions())
+    for combination, _ in decision.stakes:
+        assert 1 <= sum(isinstance(a, ChallengeGrelottine) and a.combination == combination for a in kept) <= 4
+
+
+def test_rollout_figures_find_a_better_alternative_and_nothing_where_there_is_none() -> None:
+    probe = script_module("probe_rollouts")
+    better = {"kind": "sirop", "chosen": "Pass()", "outcomes": {"Pass()": [0] * 8, "Sirop()": [1] * 8}}
+    level = {"kind": "boucliette", "chosen": "Pass()", "outcomes": {"Pass()": [1, 0] * 4, "UseBoucliette()": [1, 0] * 4}}
+    fixed = probe.fixed_alternatives([better, level])
+    assert fixed[("sirop", "Pass", "Sirop")][:2] == (1, 1.0)
+    assert fixed[("boucliette", "Pass", "UseBoucliette")][:2] == (1, 0.0)
+    policy = probe.rollout_policy_gain([better, level], switch=0.1)
+    assert policy["sirop"][:2] == (1, 1.0) and policy["boucliette"][:2] == (1, 0.0)
+    # A lead smaller than the switch leaves the bot's choice: no gain, no loss.
+    assert probe.rollout_policy_gain([better], switch=1.5)["sirop"][1] == 0.0
+
+
+@pytest.mark.parametrize("argv", [["--ruleset", "nope"], ["--seats", "9"], ["--bot", "nope"], ["--rollouts", "1"]])
+def test_rollout_probe_refuses_bad_input_in_one_line(argv: list[str], capsys: pytest.CaptureFixture[str]) -> None:
+    assert script_module("probe_rollouts").main(argv) == 2
+    out = capsys.readouterr().out
+    assert "error:" in out and "Traceback" not in out
+
+
+def test_hedger_differs_from_bold_only_on_bird_bets_and_never_names_the_throwers_face() -> None:
+    script = compare_decisions_script()
+    asked, differ, _ = script.compare("hedger", "bold", "v004", games=20, seed=0)
+    assert asked["sirop_bet"] > 10 and differ["sirop_bet"] >= 0.9 * asked["sirop_bet"]
+    assert {kind for kind, count in differ.items() if count} == {"sirop_bet"}
+    rules, seen = load_ruleset("v004"), 0
+    for game in range(30):
+        state = GameState(rules, 3, dice=SeededDice(game))
+        hedger, bold = make_bot("hedger"), make_bot("bold")
+        while (decision := state.pending) is not None and state.turn_number <= 100:
+            action = bold.act(state, decision)
+            if decision.kind == "sirop_bet" and isinstance(action, BirdBet):
+                thrower_face = max(set(state.table.dice), key=state.table.dice.count)
+                assert action.face == thrower_face and hedger.act(state, decision).face != thrower_face
+                seen += 1
+            state.apply_action(action)
+    assert seen > 20

@@ -4,6 +4,8 @@ run's model into a champion file that loads and plays; the field mode and brough
 
 from __future__ import annotations
 
+import json
+import shutil
 import subprocess
 import sys
 from pathlib import Path
@@ -111,6 +113,7 @@ def test_published_champion_loads_and_plays(tmp_path: Path) -> None:
         "league": {"snapshot_every": 1000, "max_snapshots": 0, "self_play_fraction": 0.0},
         "ppo": {"n_steps": 64, "batch_size": 64, "n_epochs": 1, "net_arch": [16]},
         "evaluation": {"games": 0, "games_others": 0, "opponents": ["simple"]},
+        "checkpoint_every": 64,
         "out_dir": str(tmp_path / "run"),
     }
     path = tmp_path / "tiny.yaml"
@@ -127,3 +130,11 @@ def test_published_champion_loads_and_plays(tmp_path: Path) -> None:
     state = play_whole_game([bot, make_bot("simple"), make_bot("random")], "complete", seed=4)
     assert state.is_over
     assert CHAMPIONS_DIR not in weights.parents  # the shipped champions are left alone
+    # A checkpoint publishes too (the run's model.json beside it), with its own step count.
+    checkpoint = sorted((tmp_path / "run" / "checkpoints").glob("step_*"))[0]
+    shutil.copy(tmp_path / "run" / "model.json", checkpoint / "model.json")
+    published = subprocess.run([*train, "--publish", str(checkpoint / "model.zip"), "--champions", str(tmp_path / "early")],
+                               cwd=ROOT, capture_output=True, text=True, timeout=300)
+    assert published.returncode == 0, published.stderr
+    meta = json.loads(champion_path("complete", 3, tmp_path / "early").with_suffix(".json").read_text())
+    assert meta["steps"] == int(checkpoint.name[5:]) < json.loads((tmp_path / "run" / "report.json").read_text())["steps"]

@@ -241,11 +241,13 @@ def test_a_lost_league_snapshot_is_reported_once_and_dropped(tmp_path: Path) -> 
     assert str(lost) not in state["snapshots"] and len(state["snapshots"]) == 3
 
 
-def test_every_table_config_loads_and_v004_2p_imitates_patient() -> None:
+def test_every_table_config_loads_and_v004_imitates_its_strongest_teacher() -> None:
     # Every table's config passes validation (its bots' names, its ruleset and seats) ...
     configs = {path.stem: load_config(path) for path in (ROOT / "configs" / "train").glob("*.yaml")}
     assert {"classic_6p", "v004_2p", "v004_3p", "v004_4p"} <= set(configs)
     # ... and v004 at 2 seats clones patient, while the bar's opponent stays bold.
     v004 = configs["v004_2p"]
     assert (v004.ruleset, v004.players, v004.imitation.teacher, v004.opponents) == ("v004", 2, "patient", ["bold"])
-    assert configs["v004_3p"].imitation.teacher == "bold"
+    # At 3 and 4 seats it clones hedger, bold with its bird bets on another face than the thrower's.
+    assert [configs[f"v004_{n}p"].imitation.teacher for n in (3, 4)] == ["hedger", "hedger"]
+    assert [configs[f"v004_{n}p"].opponents for n in (3, 4)] == [["bold"], ["bold"]]

@@ -311,6 +311,32 @@ def score(clips: list[Clip], run: dict) -> dict:
     return figures
 
 
+OUTCOMES = ("right", "wrong", "again", "nothing")
+
+
+def outcome(clip: Clip, found: list) -> str:
+    """One clip's outcome: the right intent alone, a wrong one, "say it again", or nothing."""
+    intents = [f[0] for f in found if f[0] is not None]
+    if intents == [clip.intent]:
+        return "right"
+    if intents:
+        return "wrong"
+    return "again" if found else "nothing"
+
+
+def clip_by_clip(clips: list[Clip], ours: dict, baseline: dict) -> dict[str, dict[str, dict[str, int]]]:
+    """Single words, per condition: how many clips had each (cdc voice, plain Vosk) outcome pair.
+    It shows where the two differ: a repeat asked where plain Vosk guessed right, or wrong."""
+    table: dict[str, dict[str, dict[str, int]]] = {}
+    for noisy, label in ((False, "clean"), (True, "noisy")):
+        counts = {mine: dict.fromkeys(OUTCOMES, 0) for mine in OUTCOMES}
+        for clip, mine, theirs in zip(clips, ours["results"], baseline["results"]):
+            if clip.kind == "words" and clip.noisy == noisy:
+                counts[outcome(clip, mine)][outcome(clip, theirs)] += 1
+        table[label] = counts
+    return table
+
+
 def _ms(seconds: float) -> float:
     return round(float(seconds) * 1000, 1)
 
@@ -350,7 +376,8 @@ def main(argv: list[str] | None = None) -> int:
     with multiprocessing.get_context("spawn").Pool(args.workers, maxtasksperchild=1) as pool:
         ours, baseline = pool.map(_job, jobs)
     figures = {"ours": score(clips, ours), "baseline": score(clips, baseline), "set": args.set,
-               "options": options, "seconds": round(time.time() - started, 1)}
+               "options": options, "seconds": round(time.time() - started, 1),
+               "single_words_clip_by_clip": clip_by_clip(clips, ours, baseline)}
     _print_table(figures)
     if args.json:
         Path(args.json).write_text(json.dumps(figures, indent=2))
@@ -399,6 +426,14 @@ def _print_table(figures: dict) -> None:
     for label, key, fmt in rows:
         table.add_row(label, cell(figures["ours"], key, fmt), cell(figures["baseline"], key, fmt))
     Console().print(table)
+    for label, counts in figures["single_words_clip_by_clip"].items():
+        pairs = Table(title=f"single words, {label}: clips by outcome (rows cdc voice, columns plain Vosk)")
+        pairs.add_column("cdc voice")
+        for theirs in OUTCOMES:
+            pairs.add_column(theirs, justify="right")
+        for mine in OUTCOMES:
+            pairs.add_row(mine, *(str(counts[mine][theirs]) for theirs in OUTCOMES))
+        Console().print(pairs)
 
 
 if __name__ == "__main__":

@@ -282,10 +282,11 @@ class PatientBot(HeuristicBot):
 
 class HedgerBot(HeuristicBot):
     """bold's play, except that its bird bet names a face other than the thrower's (the
-    smallest other face). A bird bet is worth 0 on average whichever face it names, but on the
-    thrower's face it pays when the thrower makes the Cul de Chouette, the roll that puts an
-    opponent ahead; on another face it pays when that roll fails. At 3 and 4 seats of `v004`
-    that hedge wins more than bold's bet (rollouts, then 12,000 games: docs/agents.md)."""
+    smallest other face). A bird bet is worth 0 on average whichever face it names; what the
+    face changes is when it pays: on the thrower's face in the roll where the thrower makes the
+    Cul de Chouette, on another face in a roll where the thrower's sirop fails. At 3 and 4
+    seats of `v004` that wins more than bold's bet, at 2 it makes no difference (rollouts,
+    then 12,000 games: docs/agents.md)."""
 
     def __init__(self, seed: int | str = 0, reaction: str | None = None) -> None:
         super().__init__("bold", seed=seed, reaction=reaction)

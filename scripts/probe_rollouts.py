@@ -93,9 +93,8 @@ def rollout(state: GameState, action: Action, bot: str, key: int) -> int:
     dice and the bots' seeds, so two actions rolled out with one key meet the same luck."""
     seat = state.current_seat
     game = replay(state)
+    game.dice_source = SeededDice(key)  # before the action: the dice it calls for come from here
     game.apply_action(action)
-    game.dice_source = SeededDice(key)
-    game._roll_pending_dice()
     bots = [seated_bot(bot, s, f"rollout {key}:{s}") for s in range(state.players)]
     while (decision := game.pending) is not None and game.turn_number <= MAX_TURNS:
         game.apply_action(bots[decision.seat].act(game, decision))

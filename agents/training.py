@@ -315,7 +315,7 @@ def read_state(path: Path, checkpoint_format: str = CHECKPOINT_FORMAT) -> dict[s
         state = json.loads((path / "state.json").read_text(encoding="utf-8"))
     except (OSError, json.JSONDecodeError) as error:
         raise CorruptCheckpoint(f"{path}: state.json unreadable ({error})") from None
-    if state.get("format") != checkpoint_format:
+    if not isinstance(state, dict) or state.get("format") != checkpoint_format:
         raise CorruptCheckpoint(f"{path}: not a {checkpoint_format} checkpoint")
     return state
 

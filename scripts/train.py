@@ -37,6 +37,7 @@ from agents.evaluation import run_tournament  # noqa: E402
 from agents.model_bot import ModelBot, ModelLoadError, write_metadata  # noqa: E402
 from agents.training import (  # noqa: E402
     ConfigError,
+    CorruptCheckpoint,
     League,
     make_envs,
     TrainConfig,
@@ -44,6 +45,7 @@ from agents.training import (  # noqa: E402
     latest_checkpoint,
     load_config,
     new_model,
+    read_state,
     save_checkpoint,
     teacher_samples,
 )
@@ -225,8 +227,8 @@ def publish_run(target: Path, directory: Path) -> int:
                       "run_evaluation": report.get("evaluation")})
     elif (model.parent / "state.json").exists():  # a checkpoint of a run: its step count
         try:
-            extra["steps"] = json.loads((model.parent / "state.json").read_text(encoding="utf-8")).get("steps")
-        except (OSError, ValueError, AttributeError):
+            extra["steps"] = read_state(model.parent).get("steps")
+        except CorruptCheckpoint:
             pass  # the weights are what matters; a damaged step count is left out
     try:
         out = publish(model, directory, extra)

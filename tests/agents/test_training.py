@@ -14,7 +14,7 @@ import yaml
 
 from agents.bots import make_bot
 from agents.model_bot import ModelLoadError, load_model
-from agents.training import ConfigError, latest_checkpoint, load_config
+from agents.training import ConfigError, CorruptCheckpoint, latest_checkpoint, load_config, read_state
 from cdc_env.dice import SeededDice
 from cdc_env.game import GameState
 from cdc_env.rules import load_ruleset
@@ -251,3 +251,9 @@ def test_every_table_config_loads_and_v004_imitates_its_strongest_teacher() -> N
     # At 3 and 4 seats it clones hedger, bold with its bird bets on another face than the thrower's.
     assert [configs[f"v004_{n}p"].imitation.teacher for n in (3, 4)] == ["hedger", "hedger"]
     assert [configs[f"v004_{n}p"].opponents for n in (3, 4)] == [["bold"], ["bold"]]
+
+
+def test_a_checkpoint_state_that_is_not_an_object_is_reported_as_corrupt(tmp_path: Path) -> None:
+    (tmp_path / "state.json").write_text("[1, 2]", encoding="utf-8")
+    with pytest.raises(CorruptCheckpoint, match="not a"):
+        read_state(tmp_path)

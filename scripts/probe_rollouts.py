@@ -41,7 +41,7 @@ from cdc_env.actions import Action, ChallengeGrelottine, DeclareCivet, Pass, act
 from cdc_env.dice import SeededDice  # noqa: E402
 from cdc_env.env import decided_winner  # noqa: E402
 from cdc_env.flow import Decision  # noqa: E402
-from cdc_env.game import GameState  # noqa: E402
+from cdc_env.game import GameError, GameState  # noqa: E402
 from cdc_env.rules import Ruleset, RulesetError, load_ruleset  # noqa: E402
 
 MAX_TURNS = 300
@@ -195,10 +195,9 @@ def main(argv: list[str] | None = None) -> int:
     console = Console()
     try:
         rules = load_ruleset(args.ruleset)
-        if not rules.min_players <= args.seats <= rules.max_players:
-            raise RulesetError(f"{args.ruleset} is for {rules.min_players}–{rules.max_players} seats")
+        GameState(rules, args.seats)  # the engine's own check of the seat count
         make_bot(args.bot)
-    except (RulesetError, ModelLoadError, ValueError) as error:
+    except (RulesetError, GameError, ModelLoadError, ValueError) as error:
         console.print(f"[red]error:[/red] {error}")
         return 2
     if args.games < 1 or args.rollouts < 2 or not 0 < args.share <= 1:

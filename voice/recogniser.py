@@ -254,12 +254,7 @@ def judge(readings: Sequence[Reading], active: set[str], margin: float,
         return Verdict(match, f"« {match.phrase.text} » too close to {others[0] if others else 'nothing'}")
     if rival is None:
         return Verdict(match)
-    return Verdict(match, confidence=gap_confidence(chosen, rival))
-
-
-def gap_confidence(best: Reading, rival: Reading) -> float:
-    """P(the best reading, not the rival), from their log-likelihood gap."""
-    return 1.0 / (1.0 + math.exp(rival.score - best.score))
+    return Verdict(match, confidence=1.0 / (1.0 + math.exp(rival.score - chosen.score)))
 
 
 def intent_shares(readings: Sequence[Reading], active: set[str]) -> dict[str, float]:

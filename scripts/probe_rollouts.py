@@ -37,7 +37,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
 from agents.bots import make_bot  # noqa: E402
 from agents.model_bot import ModelLoadError  # noqa: E402
-from cdc_env.actions import Action, ChallengeGrelottine, DeclareCivet, Pass, action_from_json  # noqa: E402
+from cdc_env.actions import Action, ChallengeGrelottine, DeclareCivet, action_from_json  # noqa: E402
 from cdc_env.dice import SeededDice  # noqa: E402
 from cdc_env.env import decided_winner  # noqa: E402
 from cdc_env.flow import Decision  # noqa: E402

@@ -14,7 +14,13 @@ import yaml
 
 from agents.bots import make_bot
 from agents.model_bot import ModelLoadError, load_model
-from agents.training import ConfigError, CorruptCheckpoint, latest_checkpoint, load_config, read_state
+from agents.training import (
+    ConfigError,
+    CorruptCheckpoint,
+    latest_checkpoint,
+    load_config,
+    read_state,
+)
 from cdc_env.dice import SeededDice
 from cdc_env.game import GameState
 from cdc_env.rules import load_ruleset

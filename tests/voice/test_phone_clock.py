@@ -1,0 +1,254 @@
+"""The phone timing chain: NTP offset, sample clock, chirp calibration (voice/phone_clock.py)."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+from conftest import make_clip
+
+from voice.audio import pink_noise, rms
+from voice.phone_clock import PhoneClock, PhoneClockError, find_chirp, make_chirp
+
+RATE = 16000
+
+
+class SimPhone:
+    """A phone as the host sees it: its clocks against the host's (seconds, host monotonic).
+
+    phone_ms(h) = (h - page_load) * 1000 * (1 + clock_ppm); its audio clock runs at
+    RATE * (1 + audio_ppm) host-clock hertz from stream_start; a sample's sound reached the
+    microphone delay_s before the sample was captured."""
+
+    def __init__(self, clock_ppm: float = 0.0, audio_ppm: float = 0.0, delay_s: float = 0.05,
+                 page_load: float = 4321.5, stream_start: float = 4330.25) -> None:
+        self.clock_ppm, self.audio_ppm, self.delay_s = clock_ppm, audio_ppm, delay_s
+        self.page_load, self.stream_start = page_load, stream_start
+
+    def phone_ms(self, host_s: float) -> float:
+        return (host_s - self.page_load) * 1000.0 * (1 + self.clock_ppm * 1e-6)
+
+    def captured(self, index: float) -> float:
+        """Host time at which sample `index` was captured."""
+        return self.stream_start + index / (RATE * (1 + self.audio_ppm * 1e-6))
+
+    def heard(self, index: float) -> float:
+        """Host time at which the sound in sample `index` reached the microphone."""
+        return self.captured(index) - self.delay_s
+
+    def index_heard_at(self, host_s: float) -> float:
+        return (host_s + self.delay_s - self.stream_start) * RATE * (1 + self.audio_ppm * 1e-6)
+
+    def ping(self, clock: PhoneClock, host_s: float, up_ms: float, down_ms: float,
+             turn_ms: float = 0.3) -> None:
+        t1 = self.phone_ms(host_s)
+        t2 = (host_s + up_ms / 1000) * 1000
+        t3 = t2 + turn_ms
+        t4 = self.phone_ms(t3 / 1000 + down_ms / 1000)
+        clock.ping(t1, t2, t3, t4)
+
+    def stream(self, clock: PhoneClock, seconds: float, rng: np.random.Generator, late_share: float = 0.0,
+               first: int = 0, chunk: int = 1600) -> None:
+        """Chunk headers for `seconds` of audio: 1-3 ms hand-over, some chunks much later."""
+        for start in range(first, first + round(seconds * RATE), chunk):
+            lag = 0.001 + rng.exponential(0.001)
+            if rng.random() < late_share:
+                lag += rng.uniform(0.02, 0.3)
+            clock.chunk(start, chunk, self.phone_ms(self.captured(start + chunk - 1) + lag))
+
+
+def test_ntp_sample_worked_by_hand() -> None:
+    clock = PhoneClock()
+    # Sent at phone 1000 ms, on the host at 5010 ms, answered at 5011 ms, back at phone 1021:
+    # round trip 21 - 1 = 20 ms, offset ((5010 + 5011) - (1000 + 1021)) / 2 = 4000 ms.
+    clock.ping(1000.0, 5010.0, 5011.0, 1021.0)
+    assert clock.round_trip_ms == pytest.approx(20.0)
+    assert clock.to_host(1000.0) == pytest.approx(5.0)
+    assert clock.to_phone(5.0) == pytest.approx(1000.0)
+    # A faster round trip replaces it: 4 ms, offset ((6003 + 6003) - (2000 + 2004)) / 2 = 4001.
+    clock.ping(2000.0, 6003.0, 6003.0, 2004.0)
+    assert clock.round_trip_ms == pytest.approx(4.0)
+    assert clock.to_host(3000.0) == pytest.approx(7.001)
+
+
+def test_impossible_round_trip_refused() -> None:
+    with pytest.raises(ValueError, match="impossible round trip"):
+        PhoneClock().ping(1000.0, 5000.0, 5001.0, 999.0)
+
+
+def test_no_time_before_sync_and_audio() -> None:
+    clock = PhoneClock()
+    with pytest.raises(PhoneClockError, match="round trip"):
+        clock.to_host(0.0)
+    clock.ping(0.0, 10.0, 10.0, 2.0)
+    with pytest.raises(PhoneClockError, match="audio chunk"):
+        clock.host_time(0)
+    assert not clock.ready
+
+
+def test_offset_with_asymmetric_jitter_keeps_to_the_fastest_round_trip() -> None:
+    # The way up is slow and jittery (Wi-Fi upload, spikes), the way down quick: the mean
+    # offset would be off by ~10 ms; the fastest round trips keep within half of theirs.
+    rng = np.random.default_rng(1)
+    phone = SimPhone()
+    clock = PhoneClock()
+    offsets = []
+    for i in range(40):
+        up = 2 + rng.exponential(20) + (rng.uniform(50, 300) if rng.random() < 0.1 else 0)
+        down = 2 + rng.exponential(1)
+        phone.ping(clock, 4330.0 + 0.1 * i, up, down)
+        offsets.append((up - down) / 2)
+    truth = phone.page_load  # host = phone / 1000 + page_load (no drift)
+    error_ms = (clock.to_host(0.0) - truth) * 1000
+    assert np.mean(offsets) > 8  # what averaging every sample would be off by
+    assert abs(error_ms) <= clock.round_trip_ms / 2  # type: ignore[operator]
+    assert abs(error_ms) < 1.5
+
+
+def test_clock_drift_fitted() -> None:
+    rng = np.random.default_rng(2)
+    phone = SimPhone(clock_ppm=80.0)
+    clock = PhoneClock()
+    for i in range(120):  # a ping a second for two minutes
+        phone.ping(clock, 4330.0 + i, 1.5 + rng.exponential(2), 1.5 + rng.exponential(2))
+    for host_s in (4400.0, 4449.0, 4455.0):  # inside the pings, at the last, 5 s after
+        assert clock.to_host(phone.phone_ms(host_s)) == pytest.approx(host_s, abs=0.001)
+    # With drift ignored, 80 ppm over the two minutes would be 4.8 ms from end to end.
+    start, end = clock.to_host(phone.phone_ms(4330.0)), clock.to_host(phone.phone_ms(4449.0))
+    assert end - start == pytest.approx(119.0, abs=0.001)
+
+
+def test_audio_clock_drift_fitted_and_late_chunks_ignored() -> None:
+    rng = np.random.default_rng(3)
+    phone = SimPhone(audio_ppm=-120.0, clock_ppm=30.0)
+    clock = PhoneClock()
+    for i in range(60):
+        phone.ping(clock, phone.stream_start + i, 1.5 + rng.exponential(1), 1.5 + rng.exponential(1))
+    # A third of the chunks arrive 20-300 ms late (main thread busy, Wi-Fi spike).
+    phone.stream(clock, 50.0, rng, late_share=0.3)
+    for index in (0, 400_000, 799_999):
+        error_ms = (clock.capture_time(index) - phone.captured(index)) * 1000
+        assert 0 <= error_ms < 3.5, index  # never earlier; the 1-3 ms hand-over is a bias
+    # -120 ppm over 50 s is 6 ms: a nominal-rate clock pinned at the end would be that far off
+    # at the start.
+    span = clock.capture_time(799_999) - clock.capture_time(0)
+    assert span == pytest.approx(phone.captured(799_999) - phone.captured(0), abs=0.0015)
+
+
+def _noise_with_chirp(delay_s: float, at_s: float, snr_db: float | None, seconds: float = 3.0,
+                      seed: int = 4) -> tuple[np.ndarray, float]:
+    """Pink room noise (and the chirp heard at at_s + delay_s, sample-exact) as int16; the
+    chirp's level is snr_db over the noise's RMS."""
+    rng = np.random.default_rng(seed)
+    noise = pink_noise(round(seconds * RATE), rng) * 300.0
+    if snr_db is not None:
+        chirp = make_chirp().astype(np.float64)
+        chirp *= rms(noise) * 10 ** (snr_db / 20) / rms(chirp)
+        start = round((at_s + delay_s) * RATE)
+        noise[start:start + len(chirp)] += chirp
+    return noise, (at_s + delay_s) * RATE
+
+
+def test_find_chirp_to_a_fraction_of_a_sample() -> None:
+    audio, truth = _noise_with_chirp(0.0734, 0.5, snr_db=10.0)
+    peak = find_chirp(audio, make_chirp())
+    assert peak is not None and peak.clear
+    assert abs(peak.at - truth) < 0.5 + 0.5  # the start was rounded to a sample when placed
+    assert peak.height > 0.8
+    inverted = find_chirp(-audio, make_chirp())  # a microphone that inverts polarity
+    assert inverted is not None and inverted.at == pytest.approx(peak.at)
+
+
+def _calibrated_stream(phone: SimPhone, audio: np.ndarray, play_s: float, clock: PhoneClock,
+                       rng: np.random.Generator) -> list[float]:
+    """Feed `audio` as 100 ms chunks with their headers, after a second of pings; returns what
+    feed() returned."""
+    for i in range(20):
+        phone.ping(clock, phone.stream_start - 2 + 0.1 * i, 1.5 + rng.exponential(1), 1.5 + rng.exponential(1))
+    clock.expect_chirp(play_s)
+    found = []
+    pcm = np.clip(np.rint(audio), -32768, 32767).astype(np.int16)
+    for start in range(0, len(pcm), 1600):
+        piece = pcm[start:start + 1600]
+        lag = 0.001 + rng.exponential(0.001)
+        clock.chunk(start, len(piece), phone.phone_ms(phone.captured(start + len(piece) - 1) + lag))
+        delay = clock.feed(piece, start)
+        if delay is not None:
+            found.append(delay)
+    return found
+
+
+def test_chirp_calibration_in_noise_within_a_millisecond() -> None:
+    rng = np.random.default_rng(5)
+    phone = SimPhone(delay_s=0.0734, clock_ppm=40, audio_ppm=-90)
+    clock = PhoneClock()
+    play_s = phone.stream_start + 0.8
+    # The chirp reaches the microphone at play_s: it is in sample index_heard_at(play_s).
+    at = phone.index_heard_at(play_s) / RATE
+    audio, _ = _noise_with_chirp(0.0, at, snr_db=10.0)
+    found = _calibrated_stream(phone, audio, play_s, clock, rng)
+    assert clock.calibration_state == "ok"
+    assert len(found) == 1 and found[0] == clock.input_delay_s
+    # The hand-over lag (1-3 ms here) is measured with the delay, as it is in every shout.
+    assert clock.input_delay_s == pytest.approx(phone.delay_s + 0.0015, abs=0.001)
+    # host_time then gives when a sound reached the microphone, the lag included.
+    assert clock.host_time(30_000) == pytest.approx(phone.heard(30_000), abs=0.001)
+
+
+@pytest.mark.parametrize("kind", ["noise", "speech"])
+def test_no_false_calibration_without_the_chirp(kind: str) -> None:
+    rng = np.random.default_rng(6)
+    phone = SimPhone(delay_s=0.05)
+    clock = PhoneClock()
+    audio, _ = _noise_with_chirp(0.0, 0.0, snr_db=None)
+    if kind == "speech":  # someone talks right over the search window, loud
+        clip = make_clip("오늘 날씨가 정말 좋네요", lead_s=0.0, tail_s=0.0)
+        speech = clip.samples[:len(audio) - 8000]
+        audio[8000:8000 + len(speech)] += speech / rms(speech) * 3000
+    found = _calibrated_stream(phone, audio, phone.stream_start + 0.5, clock, rng)
+    assert found == []
+    assert clock.calibration_state == "failed" and clock.input_delay_s is None
+    assert clock.calibration_peak is not None and not clock.calibration_peak.clear
+
+
+def test_failed_calibration_keeps_the_previous_delay() -> None:
+    rng = np.random.default_rng(7)
+    phone = SimPhone(delay_s=0.031)
+    clock = PhoneClock()
+    play_s = phone.stream_start + 0.5
+    audio, _ = _noise_with_chirp(0.0, phone.index_heard_at(play_s) / RATE, snr_db=15.0, seconds=6.0)
+    clock.expect_chirp(play_s + 3.0)  # a second chirp that never sounds (speaker muted)
+    _calibrated_stream(phone, audio, play_s, clock, rng)
+    assert clock.calibration_state == "failed"
+    assert clock.input_delay_s == pytest.approx(phone.delay_s + 0.0015, abs=0.001)
+
+
+def test_host_time_with_known_offset_and_delay() -> None:
+    clock = PhoneClock()
+    clock.ping(1000.0, 5010.0, 5010.0, 1020.0)  # offset 4000 ms: host = phone + 4 s
+    clock.chunk(0, 1600, 2000.0)  # sample 1599 captured by phone 2000 ms (host 6.0 s)
+    assert clock.host_time(1599) == pytest.approx(6.0)
+    assert clock.host_time(0) == pytest.approx(6.0 - 1599 / RATE)
+    clock.input_delay_s = 0.08
+    assert clock.host_time(1599) == pytest.approx(5.92)
+    assert clock.sample_at(6.0) == pytest.approx(1599)
+
+
+def test_reset_stream_restarts_numbering_and_keeps_sync_and_delay() -> None:
+    clock = PhoneClock()
+    clock.ping(1000.0, 5010.0, 5010.0, 1020.0)
+    clock.chunk(0, 1600, 2000.0)
+    clock.input_delay_s = 0.05
+    clock.reset_stream()
+    assert not clock.ready and clock.synced
+    clock.chunk(0, 1600, 9000.0)  # the new stream's sample 1599 at phone 9000 ms
+    assert clock.host_time(1599) == pytest.approx(13.0 - 0.05)
+    assert clock.input_delay_s == 0.05
+
+
+def test_chirp_shape() -> None:
+    chirp = make_chirp()
+    assert chirp.dtype == np.float32 and len(chirp) == round(0.15 * RATE)
+    assert abs(chirp[0]) < 1e-3 and abs(chirp[-1]) < 0.01 and np.abs(chirp).max() <= 1.0
+    spectrum = np.abs(np.fft.rfft(chirp, 16000))
+    in_band = spectrum[1000:6001] ** 2
+    assert in_band.sum() / (spectrum ** 2).sum() > 0.95  # the sweep's energy is 1-6 kHz

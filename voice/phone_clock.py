@@ -1,0 +1,348 @@
+"""One phone's timing chain: its samples placed on the host's clock (pure computation, no I/O).
+
+A phone streams 16 kHz PCM in numbered chunks, each stamped with the phone's `performance.now()`
+(ms) when the page received it. Three steps put any of its samples on the host's clock,
+`time.monotonic()` seconds, which the host's own microphones and the bots' timings share:
+
+1. sample index -> phone time. The last sample of a chunk was captured no later than its stamp,
+   so the line `phone_ms = c + p * index` must pass under every (last index, stamp) point; the
+   estimate is the lower convex hull's edge over the points' mean index (the line under all
+   points closest to them on average, Moon, Skelly & Towsley 1999). Late chunks (jitter, a busy
+   main thread) sit above the hull and move nothing; the slope p follows the audio clock's
+   drift against performance.now().
+2. phone time -> host time. NTP round trips: offset = ((t2 + t3) - (t1 + t4)) / 2, wrong by at
+   most half the round trip, so only the fastest round trips count: the fastest one of each
+   10 s of pings, a line fitted through them once they span 30 s (the two clocks drift).
+3. minus the phone's input delay (microphone, driver, resampler, worklet: tens of ms, different
+   on every phone and told by no browser API), measured acoustically: the host plays a chirp,
+   this finds it in the phone's stream by normalised cross-correlation, and the difference
+   between where it is heard and when it was played is the delay.
+
+Every constant lag of steps 1 and 2 (the worklet's hand-over to the main thread) lies in the
+chirp's path as well as a shout's, so the calibration takes it out with the rest.
+"""
+
+from __future__ import annotations
+
+import math
+from collections import deque
+from dataclasses import dataclass
+from typing import Literal
+
+import numpy as np
+from scipy.signal import correlate
+
+RATE = 16000
+
+# Clock sync (step 2).
+PING_WINDOW_MS = 120_000.0  # round trips older than this (phone time) are forgotten
+PING_BIN_MS = 10_000.0  # one fastest round trip per bin feeds the drift line
+DRIFT_SPAN_MS = 30_000.0  # fit drift only over at least this span (shorter: noise, not drift)
+FASTEST = 3  # before drift can be fitted: the offset is the mean of this many fastest samples
+RTT_SLACK_MS = 2.0  # ...those within this (or the fastest RTT, if larger) of the fastest
+MAX_CLOCK_DRIFT = 500e-6  # a fitted drift beyond this is noise: fall back to a constant offset
+
+# Sample clock (step 1).
+CHUNK_WINDOW_MS = 60_000.0  # chunk stamps kept for the lower envelope
+SLOPE_SPAN_S = 10.0  # the slope is fitted once the stamps span this much audio (nominal before)
+MAX_AUDIO_DRIFT = 5e-3  # a sample rate off by more than 0.5 % is clamped (the page resamples)
+
+# Calibration (step 3).
+CHIRP_S = 0.15
+CHIRP_LOW_HZ, CHIRP_HIGH_HZ = 1000.0, 6000.0
+SEARCH_BEFORE_S, SEARCH_AFTER_S = 0.1, 0.6  # where the chirp may be heard, around its play time
+MIN_PEAK = 0.3  # normalised correlation the chirp's peak must reach...
+MIN_MARGIN = 1.6  # ...and this many times the next peak outside PEAK_GUARD_S of it
+PEAK_GUARD_S = 0.008  # reflections off the table and near walls arrive within this
+GIVE_UP_S = 2.0  # no audio covering the search window this long after it: failed
+AUDIO_KEPT_S = 4.0  # recent audio kept for the search
+
+CalibrationState = Literal["pending", "ok", "failed"]
+
+
+class PhoneClockError(RuntimeError):
+    """A time was asked for before the phone's clock could be known (no round trip or no
+    audio chunk yet)."""
+
+
+def make_chirp(rate: int = RATE) -> np.ndarray:
+    """The calibration sound: a 150 ms linear sweep from 1 to 6 kHz with 10 ms raised-cosine
+    edges, float32 at full scale 1.0. Its autocorrelation is one narrow peak (5 kHz of
+    bandwidth: 0.2 ms wide), it sits mostly above speech's strongest band, and it is short
+    enough to play whenever a phone joins."""
+    n = round(CHIRP_S * rate)
+    t = np.arange(n) / rate
+    sweep = (CHIRP_HIGH_HZ - CHIRP_LOW_HZ) / CHIRP_S
+    chirp = np.sin(2 * np.pi * (CHIRP_LOW_HZ * t + 0.5 * sweep * t * t))
+    edge = round(0.010 * rate)
+    ramp = 0.5 - 0.5 * np.cos(np.pi * np.arange(edge) / edge)
+    chirp[:edge] *= ramp
+    chirp[n - edge:] *= ramp[::-1]
+    return (0.8 * chirp).astype(np.float32)
+
+
+@dataclass(frozen=True)
+class Peak:
+    """The chirp found in a stretch of audio: where it starts (fractional sample of that
+    stretch), its normalised correlation and the next peak's outside PEAK_GUARD_S."""
+
+    at: float
+    height: float
+    runner_up: float
+
+    @property
+    def clear(self) -> bool:
+        return self.height >= MIN_PEAK and self.height >= MIN_MARGIN * self.runner_up
+
+
+def find_chirp(audio: np.ndarray, chirp: np.ndarray, rate: int = RATE) -> Peak | None:
+    """The best match of `chirp` in `audio` by normalised cross-correlation (either polarity:
+    some microphones invert), the peak placed between samples by a parabola through its three
+    highest values. None when the audio is shorter than the chirp."""
+    x = np.asarray(audio, dtype=np.float64)
+    c = np.asarray(chirp, dtype=np.float64)
+    n = len(c)
+    if len(x) < n:
+        return None
+    raw = correlate(x, c, mode="valid", method="fft")
+    power = np.concatenate([[0.0], np.cumsum(x * x)])
+    local = np.sqrt(np.maximum(power[n:] - power[:-n], 0.0))
+    score = np.abs(raw) / (local * np.linalg.norm(c) + 1e-9 * n)
+    k = int(np.argmax(score))
+    at = float(k)
+    if 0 < k < len(score) - 1:
+        a, b, d = score[k - 1], score[k], score[k + 1]
+        bend = a - 2 * b + d
+        if bend < 0:
+            at += 0.5 * (a - d) / bend
+    guard = round(PEAK_GUARD_S * rate)
+    rest = np.concatenate([score[:max(0, k - guard)], score[k + guard + 1:]])
+    return Peak(at, float(score[k]), float(rest.max()) if len(rest) else 0.0)
+
+
+def lower_hull(x: np.ndarray, y: np.ndarray) -> list[tuple[float, float]]:
+    """The lower convex hull of the points, left to right (monotone chain)."""
+    order = np.lexsort((y, x))
+    hull: list[tuple[float, float]] = []
+    for i in order:
+        p = (float(x[i]), float(y[i]))
+        while len(hull) >= 2:
+            (x1, y1), (x2, y2) = hull[-2], hull[-1]
+            if (x2 - x1) * (p[1] - y1) - (y2 - y1) * (p[0] - x1) <= 0:  # not a left turn
+                hull.pop()
+            else:
+                break
+        if hull and hull[-1][0] == p[0]:
+            continue  # same index again, later stamp: above the one kept
+        hull.append(p)
+    return hull
+
+
+class PhoneClock:
+    """One phone: its clock against the host's, its sample clock, and its input delay.
+
+    The host feeds it the phone's `clock` messages (`ping`), each audio chunk's header
+    (`chunk`) and samples (`feed`), and says when it plays the chirp (`expect_chirp`). Then
+    `host_time(index)` is when the sound in sample `index` reached the phone's microphone, in
+    host seconds: the `clock` to give that phone's Recogniser.
+    """
+
+    def __init__(self, rate: int = RATE) -> None:
+        self.rate = rate
+        self.chirp = make_chirp(rate)
+        self.input_delay_s: float | None = None
+        self.calibration_state: CalibrationState = "pending"
+        self.calibration_peak: Peak | None = None  # the last search's peak (for the board/logs)
+        self._pings: deque[tuple[float, float, float]] = deque()  # (phone ms, rtt ms, offset ms)
+        self._offset: tuple[float, float, float] | None = None  # (offset ms, drift, at phone ms)
+        self._chunks: deque[tuple[int, float]] = deque()  # (last sample index, phone ms)
+        self._line: tuple[float, float, int] | None = None  # (phone ms at ref, ms per sample, ref)
+        self._audio = np.zeros(0, dtype=np.float32)
+        self._audio_start = 0  # stream index of self._audio[0]
+        self._expected: list[float] = []  # host seconds at which chirps were played
+
+    # --- step 2: the phone's clock against the host's ------------------------------------------
+
+    def ping(self, t1: float, t2: float, t3: float, t4: float) -> None:
+        """One NTP sample, all in ms: t1 sent and t4 received on the phone (performance.now()),
+        t2 received and t3 answered on the host (monotonic() * 1000)."""
+        rtt = (t4 - t1) - (t3 - t2)
+        if not all(map(math.isfinite, (t1, t2, t3, t4))) or rtt < 0 or t3 < t2:
+            raise ValueError(f"impossible round trip t1={t1} t2={t2} t3={t3} t4={t4}")
+        self._pings.append(((t1 + t4) / 2, rtt, ((t2 + t3) - (t1 + t4)) / 2))
+        while self._pings and self._pings[-1][0] - self._pings[0][0] > PING_WINDOW_MS:
+            self._pings.popleft()
+        self._offset = None
+
+    @property
+    def synced(self) -> bool:
+        """Whether a round trip has been seen (to_host works)."""
+        return bool(self._pings)
+
+    @property
+    def round_trip_ms(self) -> float | None:
+        """The fastest round trip kept: twice the worst-case error of the offset."""
+        return min(p[1] for p in self._pings) if self._pings else None
+
+    def _fit_offset(self) -> tuple[float, float, float]:
+        if self._offset is not None:
+            return self._offset
+        if not self._pings:
+            raise PhoneClockError("no clock round trip from this phone yet")
+        pings = np.array(self._pings)
+        first = pings[0, 0]
+        bins = ((pings[:, 0] - first) // PING_BIN_MS).astype(int)
+        best = [int(np.flatnonzero(bins == b)[np.argmin(pings[bins == b, 1])]) for b in np.unique(bins)]
+        fastest = pings[:, 1].min()
+        slack = max(RTT_SLACK_MS, fastest)
+        kept = pings[[i for i in best if pings[i, 1] <= fastest + slack]]
+        fit: tuple[float, float, float] | None = None
+        if len(kept) >= 3 and kept[-1, 0] - kept[0, 0] >= DRIFT_SPAN_MS:
+            at = float(kept[:, 0].mean())
+            drift, offset = np.polyfit(kept[:, 0] - at, kept[:, 2], 1)
+            if abs(drift) <= MAX_CLOCK_DRIFT:
+                fit = (float(offset), float(drift), at)
+        if fit is None:
+            order = np.argsort(pings[:, 1], kind="stable")[:FASTEST]
+            near = order[pings[order, 1] <= fastest + slack]
+            fit = (float(pings[near, 2].mean()), 0.0, float(pings[near, 0].mean()))
+        self._offset = fit
+        return fit
+
+    def to_host(self, phone_ms: float) -> float:
+        """A phone time (performance.now() ms) in host seconds."""
+        offset, drift, at = self._fit_offset()
+        return (phone_ms + offset + drift * (phone_ms - at)) / 1000.0
+
+    def to_phone(self, host_s: float) -> float:
+        """A host time (seconds) in phone ms: the inverse of to_host."""
+        offset, drift, at = self._fit_offset()
+        return (host_s * 1000.0 - offset + drift * at) / (1.0 + drift)
+
+    # --- step 1: sample index against phone time ----------------------------------------------
+
+    def chunk(self, first_sample: int, frames: int, phone_ms: float) -> None:
+        """An audio chunk's header: sample first_sample + frames - 1 was captured no later than
+        phone_ms (the page's performance.now() on receiving it)."""
+        if frames <= 0 or first_sample < 0 or not math.isfinite(phone_ms):
+            raise ValueError(f"bad chunk header first_sample={first_sample} frames={frames} "
+                             f"phone_ms={phone_ms}")
+        self._chunks.append((first_sample + frames - 1, phone_ms))
+        while phone_ms - self._chunks[0][1] > CHUNK_WINDOW_MS:
+            self._chunks.popleft()
+        self._line = None
+
+    def _fit_samples(self) -> tuple[float, float, int]:
+        if self._line is not None:
+            return self._line
+        if not self._chunks:
+            raise PhoneClockError("no audio chunk from this phone's stream yet")
+        points = np.array(self._chunks, dtype=np.float64)
+        x, y = points[:, 0], points[:, 1]
+        ref = int(x[-1])
+        x = x - ref
+        nominal = 1000.0 / self.rate
+        slope = nominal
+        if x.max() - x.min() >= SLOPE_SPAN_S * self.rate:
+            hull = lower_hull(x, y)
+            mean = x.mean()
+            for (x1, y1), (x2, y2) in zip(hull, hull[1:], strict=False):
+                if x1 <= mean <= x2:
+                    slope = (y2 - y1) / (x2 - x1)
+                    break
+            slope = min(max(slope, nominal * (1 - MAX_AUDIO_DRIFT)), nominal * (1 + MAX_AUDIO_DRIFT))
+        # The line with that slope through the lowest point: under every stamp, touching one.
+        self._line = (float(np.min(y - slope * x)), slope, ref)
+        return self._line
+
+    def phone_time(self, sample_index: float) -> float:
+        """Phone ms at which a sample of the current stream was captured (input delay not
+        removed)."""
+        at, slope, ref = self._fit_samples()
+        return at + slope * (sample_index - ref)
+
+    def sample_at(self, host_s: float) -> float:
+        """The (fractional) sample index captured at a host time: the inverse of the chain
+        without the input delay."""
+        at, slope, ref = self._fit_samples()
+        return ref + (self.to_phone(host_s) - at) / slope
+
+    def capture_time(self, sample_index: float) -> float:
+        """Host seconds at which a sample was captured, input delay not removed."""
+        return self.to_host(self.phone_time(sample_index))
+
+    def host_time(self, sample_index: float) -> float:
+        """Host seconds at which the sound in this sample reached the phone's microphone: its
+        capture time less the measured input delay (nothing taken off before calibration).
+        Raises PhoneClockError before the first round trip and the first chunk."""
+        return self.capture_time(sample_index) - (self.input_delay_s or 0.0)
+
+    @property
+    def ready(self) -> bool:
+        """Whether host_time can answer (a round trip and an audio chunk seen)."""
+        return bool(self._pings) and bool(self._chunks)
+
+    def reset_stream(self) -> None:
+        """A new audio stream: sample numbering restarts. The clock sync and the input delay
+        (the same phone, the same microphone) are kept; so is a chirp still being looked for."""
+        self._chunks.clear()
+        self._line = None
+        self._audio = np.zeros(0, dtype=np.float32)
+        self._audio_start = 0
+
+    # --- step 3: the input delay, from the chirp ----------------------------------------------
+
+    def expect_chirp(self, host_play_s: float) -> None:
+        """The host's loudspeaker starts playing make_chirp() at this host time: look for it in
+        the audio that comes (and the little already kept)."""
+        self._expected = sorted([*self._expected, host_play_s])
+        self.calibration_state = "pending"
+
+    def feed(self, pcm_int16: np.ndarray, first_sample: int) -> float | None:
+        """The samples of a chunk (after its chunk() header). Returns the input delay in
+        seconds when this chunk completed a search that found the chirp, else None."""
+        pcm = np.asarray(pcm_int16)
+        if pcm.ndim != 1:
+            raise ValueError(f"expected mono PCM, got shape {pcm.shape}")
+        end = self._audio_start + len(self._audio)
+        if not len(self._audio) or first_sample < end or first_sample - end > self.rate:
+            self._audio, self._audio_start = np.zeros(0, dtype=np.float32), first_sample
+        elif first_sample > end:  # a few samples lost: keep positions with silence
+            self._audio = np.concatenate([self._audio, np.zeros(first_sample - end, np.float32)])
+        self._audio = np.concatenate([self._audio, pcm.astype(np.float32)])
+        kept = round(AUDIO_KEPT_S * self.rate)
+        if len(self._audio) > kept:
+            self._audio_start += len(self._audio) - kept
+            self._audio = self._audio[-kept:]
+        found: float | None = None
+        while self._expected and self.ready:
+            outcome = self._search(self._expected[0])
+            if outcome == "wait":
+                break
+            self._expected.pop(0)
+            if isinstance(outcome, float):
+                found = outcome
+        return found
+
+    def _search(self, play_s: float) -> float | str:
+        """Look for the chirp played at play_s: its delay, "failed", or "wait" for audio."""
+        lo = math.floor(self.sample_at(play_s - SEARCH_BEFORE_S))
+        hi = math.ceil(self.sample_at(play_s + SEARCH_AFTER_S)) + len(self.chirp)
+        end = self._audio_start + len(self._audio)
+        if end < hi:
+            if end >= self.sample_at(play_s + SEARCH_AFTER_S + GIVE_UP_S):
+                return self._fail()
+            return "wait"
+        start = max(lo, self._audio_start)
+        peak = find_chirp(self._audio[start - self._audio_start:hi - self._audio_start], self.chirp,
+                          self.rate)
+        self.calibration_peak = peak
+        if peak is None or not peak.clear:
+            return self._fail()
+        self.input_delay_s = self.capture_time(start + peak.at) - play_s
+        self.calibration_state = "ok"
+        return self.input_delay_s
+
+    def _fail(self) -> str:
+        self.calibration_state = "failed"  # input_delay_s keeps the last good measurement
+        return "failed"

@@ -1,0 +1,170 @@
+// French and English for the pages. The browser's language picks (fr for any fr-*), the switch on
+// the page overrides it and is kept in localStorage. Static labels carry data-i18n="key";
+// dynamic texts come from the host's snapshot as *_fr / *_en pairs (see CDC.pick).
+"use strict";
+window.CDC = window.CDC || {};
+(function (CDC) {
+  const STRINGS = {
+    fr: {
+      title: "Cul de Chouette",
+      board_title: "Cul de Chouette — la table",
+      lang_switch: "English",
+      connecting: "Connexion…",
+      connected: "Connecté",
+      reconnecting: "Connexion perdue — reconnexion…",
+      mic_on: "micro actif",
+      mic_off: "micro coupé",
+      mic_none: "pas de micro",
+      mic_button: "Activer le micro",
+      mic_button_again: "Réactiver le micro",
+      mic_refused: "Micro refusé : autorisez le micro pour ce site dans les réglages du navigateur, puis rechargez la page. Vous pouvez jouer en touchant les boutons.",
+      mic_failed: "Le micro n'a pas démarré : ",
+      not_secure: "Page non sécurisée : le micro exige l'adresse https. Ouvrez l'adresse https affichée par l'hôte ; pour faire confiance au certificat, voir ",
+      no_room: "Adresse incomplète : il manque le code de la table (?room=…). Scannez le QR code affiché par l'hôte.",
+      pick_seat: "Choisissez votre place",
+      no_free_seat: "Aucune place libre à cette table.",
+      your_name: "Votre nom (facultatif)",
+      you_are: "Vous êtes",
+      calibration: "Calibrage",
+      cal_ok: "délai {ms} ms",
+      cal_pending: "en attente",
+      cal_failed: "échec (courses arbitrées sans calibrage)",
+      cal_none: "non calibré",
+      dice: "Dés",
+      no_dice: "pas encore lancés",
+      question: "À vous",
+      waiting_for: "On attend {name}…",
+      no_question: "Rien à décider pour l'instant.",
+      stake: "Mise",
+      play_stake: "Miser",
+      shout: "CRIER !",
+      shout_race: "Course : touchez si vous criez « {phrase} »",
+      shout_no_race: "Pas de course en cours : crier maintenant est une Bévue (pénalité) !",
+      shout_sent: "Cri envoyé",
+      players: "Joueurs",
+      score: "points",
+      items: "objets",
+      bot: "robot",
+      human: "humain",
+      voice: "voix",
+      race: "Course",
+      no_race: "Pas de course.",
+      onset: "{ms} ms",
+      by_voice: "voix",
+      by_tap: "toucher",
+      winner: "Gagnant",
+      log: "Journal",
+      over: "Partie terminée",
+      won_by: "{name} gagne la partie !",
+      error: "Erreur : ",
+      seat_n: "Place {n}",
+      taken: "prise",
+      mic_hidden: "Page masquée : micro coupé. Revenez sur la page pour le réactiver.",
+    },
+    en: {
+      title: "Cul de Chouette",
+      board_title: "Cul de Chouette — the table",
+      lang_switch: "Français",
+      connecting: "Connecting…",
+      connected: "Connected",
+      reconnecting: "Connection lost — reconnecting…",
+      mic_on: "mic on",
+      mic_off: "mic offline",
+      mic_none: "no mic",
+      mic_button: "Turn the microphone on",
+      mic_button_again: "Turn the microphone on again",
+      mic_refused: "Microphone refused: allow the microphone for this site in the browser's settings, then reload. You can still play by tapping.",
+      mic_failed: "The microphone did not start: ",
+      not_secure: "Not a secure page: the microphone needs the https address. Open the https address the host shows; to trust its certificate, see ",
+      no_room: "Incomplete address: the table's code (?room=…) is missing. Scan the QR code the host shows.",
+      pick_seat: "Pick your seat",
+      no_free_seat: "No free seat at this table.",
+      your_name: "Your name (optional)",
+      you_are: "You are",
+      calibration: "Calibration",
+      cal_ok: "delay {ms} ms",
+      cal_pending: "pending",
+      cal_failed: "failed (races decided without calibration)",
+      cal_none: "not calibrated",
+      dice: "Dice",
+      no_dice: "not rolled yet",
+      question: "Your turn",
+      waiting_for: "Waiting for {name}…",
+      no_question: "Nothing to decide right now.",
+      stake: "Stake",
+      play_stake: "Bet",
+      shout: "SHOUT!",
+      shout_race: "Race: tap if you shout « {phrase} »",
+      shout_no_race: "No race now: shouting is a Bévue (penalty)!",
+      shout_sent: "Shout sent",
+      players: "Players",
+      score: "points",
+      items: "items",
+      bot: "bot",
+      human: "human",
+      voice: "voice",
+      race: "Race",
+      no_race: "No race.",
+      onset: "{ms} ms",
+      by_voice: "voice",
+      by_tap: "tap",
+      winner: "Winner",
+      log: "Log",
+      over: "Game over",
+      won_by: "{name} wins the game!",
+      error: "Error: ",
+      seat_n: "Seat {n}",
+      taken: "taken",
+      mic_hidden: "Page hidden: microphone off. Come back to the page to turn it on again.",
+    },
+  };
+
+  function initialLang() {
+    const kept = localStorage.getItem("cdc.lang");
+    if (kept === "fr" || kept === "en") return kept;
+    const langs = navigator.languages && navigator.languages.length ? navigator.languages : [navigator.language || "en"];
+    return String(langs[0]).toLowerCase().startsWith("fr") ? "fr" : "en";
+  }
+
+  CDC.lang = initialLang();
+  CDC.onLang = [];
+
+  // t("key", {name: "x"}) — a static label with {placeholders} filled in.
+  CDC.t = function (key, values) {
+    let text = STRINGS[CDC.lang][key];
+    if (text === undefined) text = STRINGS.en[key] !== undefined ? STRINGS.en[key] : key;
+    for (const [k, v] of Object.entries(values || {})) text = text.split("{" + k + "}").join(String(v));
+    return text;
+  };
+
+  // pick(obj, "text") — obj.text_fr / obj.text_en in the page's language; also {fr, en} objects
+  // and plain strings (the host's own words when it has no translation).
+  CDC.pick = function (obj, field) {
+    if (obj === null || obj === undefined) return "";
+    if (typeof obj === "string" || typeof obj === "number") return String(obj);
+    const base = field ? field + "_" : "";
+    const mine = obj[base + CDC.lang], other = obj[base + (CDC.lang === "fr" ? "en" : "fr")];
+    // Mine, else the untranslated field (the host's own words), else the other language.
+    if (mine !== undefined && mine !== null && mine !== "") return String(mine);
+    if (field && obj[field] !== undefined && obj[field] !== null && typeof obj[field] !== "object") return String(obj[field]);
+    if (other !== undefined && other !== null) return String(other);
+    return "";
+  };
+
+  CDC.applyStatic = function (root) {
+    document.documentElement.lang = CDC.lang;
+    for (const el of (root || document).querySelectorAll("[data-i18n]")) el.textContent = CDC.t(el.dataset.i18n);
+    for (const el of (root || document).querySelectorAll("[data-i18n-placeholder]")) el.placeholder = CDC.t(el.dataset.i18nPlaceholder);
+  };
+
+  CDC.setLang = function (lang) {
+    CDC.lang = lang;
+    localStorage.setItem("cdc.lang", lang);
+    CDC.applyStatic();
+    for (const f of CDC.onLang) f();
+  };
+
+  CDC.bindLangSwitch = function (button) {
+    button.addEventListener("click", () => CDC.setLang(CDC.lang === "fr" ? "en" : "fr"));
+  };
+})(window.CDC);

@@ -1,0 +1,273 @@
+// The phone page: seat, table, choices, the shout button, the microphone streamed to the host
+// and the clock exchange (docs/web.md). board.js (loaded first) renders the table and connects.
+"use strict";
+(function (CDC) {
+  const $ = CDC.$, el = CDC.el;
+  const TOKEN_KEY = "cdc.token." + CDC.room;
+  const state = {
+    seat: null, token: localStorage.getItem(TOKEN_KEY), table: null, seats: null,
+    mic: "none", // local capture: "none" (never started) | "on" | "off"
+    stream: 0, streamBase: null, micStarting: false, answered: null,
+  };
+  window.cdcPhone = state; // read by the browser tests
+  let conn = null, audio = null, wakeLock = null, pinger = null, pingId = 0;
+
+  // ---- clock: ping/pong/clock (one NTP sample per round trip) ------------------------------
+  function startPinging() {
+    stopPinging();
+    const began = performance.now();
+    const tick = () => {
+      conn.send({type: "ping", id: ++pingId, t1: performance.now()});
+      // Every ~100 ms for the first 2 s (a burst to find fast round trips), then every second
+      // (keeps Wi-Fi out of power saving, tracks drift).
+      pinger = setTimeout(tick, performance.now() - began < 2000 ? 100 : 1000);
+    };
+    tick();
+  }
+  function stopPinging() { if (pinger) clearTimeout(pinger); pinger = null; }
+
+  // ---- the microphone ----------------------------------------------------------------------
+  function newStream() {
+    // A new stream: numbering restarts at 0 from the next chunk the worklet hands over.
+    state.stream += 1;
+    state.streamBase = null;
+    conn.send({type: "audio", stream: state.stream, rate: 16000, state: "on"});
+  }
+
+  function onChunk(first, pcm, phoneMs) {
+    if (state.mic !== "on" || state.seat === null || !conn.isOpen()) return;
+    if (state.streamBase === null) state.streamBase = first;
+    const frame = new ArrayBuffer(16 + pcm.length * 2);
+    const head = new DataView(frame);
+    head.setBigInt64(0, BigInt(first - state.streamBase), true);
+    head.setFloat64(8, phoneMs, true);
+    new Int16Array(frame, 16).set(pcm);
+    conn.send(frame);
+  }
+
+  async function startMic() {
+    if (state.mic === "on" || state.micStarting) return;
+    if (!window.isSecureContext || !navigator.mediaDevices || !navigator.mediaDevices.getUserMedia) { showNotSecure(); return; }
+    state.micStarting = true;
+    CDC.clearError("mic_failed");
+    CDC.clearError("mic_hidden");
+    try {
+      const media = await navigator.mediaDevices.getUserMedia({audio: {
+        echoCancellation: false, noiseSuppression: false, autoGainControl: false, channelCount: 1}});
+      let ctx;
+      try { ctx = new AudioContext({sampleRate: 16000}); } // Chromium resamples for us
+      catch (e) { ctx = new AudioContext(); }                 // Firefox: the native rate, resampled in the worklet
+      await ctx.resume(); // iOS: only inside a tap's handler chain
+      await ctx.audioWorklet.addModule("/static/worklet.js");
+      const source = ctx.createMediaStreamSource(media);
+      const node = new AudioWorkletNode(ctx, "pcm-capture", {numberOfInputs: 1, numberOfOutputs: 1, channelCount: 1, channelCountMode: "explicit"});
+      node.port.onmessage = (event) => onChunk(event.data.first, event.data.pcm, performance.now());
+      source.connect(node);
+      node.connect(ctx.destination); // the worklet writes silence; connecting keeps it pulled
+      for (const track of media.getAudioTracks()) track.addEventListener("ended", () => stopMic("ended"));
+      audio = {media, ctx, node};
+      state.mic = "on";
+      if (state.seat !== null) newStream();
+      requestWakeLock();
+    } catch (e) {
+      const refused = e && (e.name === "NotAllowedError" || e.name === "SecurityError");
+      CDC.showError(CDC.escape(refused ? CDC.t("mic_refused") : CDC.t("mic_failed") + (e && e.message ? e.message : e)), "mic_failed");
+      state.mic = state.mic === "on" ? "on" : "off";
+    } finally {
+      state.micStarting = false;
+      render();
+    }
+  }
+
+  function stopMic(why) {
+    if (!audio) return;
+    const {media, ctx} = audio;
+    audio = null;
+    for (const track of media.getTracks()) track.stop();
+    ctx.close().catch(() => {});
+    state.mic = "off";
+    conn.send({type: "audio", stream: state.stream, rate: 16000, state: "off"});
+    if (why === "hidden") CDC.showError(CDC.escape(CDC.t("mic_hidden")), "mic_hidden");
+    render();
+  }
+  CDC.stopMic = stopMic; // the tests stop the stream as a sleeping phone would
+
+  async function requestWakeLock() {
+    if (!("wakeLock" in navigator) || document.visibilityState !== "visible") return;
+    try { wakeLock = await navigator.wakeLock.request("screen"); } catch (e) { wakeLock = null; }
+  }
+
+  document.addEventListener("visibilitychange", () => {
+    if (document.visibilityState === "hidden") {
+      if (state.mic === "on") { state.resumeMic = true; stopMic("hidden"); }
+    } else if (state.resumeMic) {
+      state.resumeMic = false;
+      startMic(); // works where the permission holds; iOS may need the button again
+    }
+  });
+
+  // ---- seats -------------------------------------------------------------------------------
+  function claim(seat) {
+    const name = ($("#name").value || "").trim() || null;
+    if (name) localStorage.setItem("cdc.name", name);
+    conn.send({type: "claim", seat, name});
+  }
+
+  function renderSeats() {
+    const box = $("#seats");
+    box.hidden = state.seat !== null || !state.seats;
+    if (box.hidden) return;
+    const list = $("#seat-list");
+    list.replaceChildren();
+    const free = state.seats.filter((s) => s.human && !s.taken);
+    if (!free.length) list.append(el("p", {class: "muted"}, CDC.t("no_free_seat")));
+    for (const s of state.seats) {
+      if (!s.human) continue;
+      list.append(el("button", {class: "big seat", "data-seat": String(s.seat), disabled: s.taken, onclick: () => claim(s.seat)},
+        CDC.t("seat_n", {n: s.seat + 1}) + (s.name ? " — " + s.name : "") + (s.taken ? " (" + CDC.t("taken") + ")" : "")));
+    }
+  }
+
+  // ---- the table ---------------------------------------------------------------------------
+  function renderQuestion() {
+    const table = state.table, box = $("#choices"), text = $("#question-text");
+    box.replaceChildren();
+    const q = table && table.question;
+    $("#ask").classList.toggle("mine", !!q && q.seat === state.seat);
+    if (!q) { text.textContent = CDC.t("no_question"); return; }
+    if (q.seat !== state.seat) {
+      text.textContent = CDC.t("waiting_for", {name: CDC.playerName(table, q.seat)}) + " " + CDC.pick(q, "text");
+      return;
+    }
+    text.textContent = CDC.pick(q, "text");
+    const answered = state.answered === table;
+    // Staked choices are options too (their index in `options`); `stakes` gives their range.
+    const staked = new Map((q.stakes || []).map((st) => [st.option, st]));
+    (q.options || []).forEach((option, i) => {
+      const stake = staked.get(i);
+      if (!stake) {
+        box.append(el("button", {class: "big choice", "data-option": String(i), disabled: answered,
+          onclick: () => choose(i, null)}, CDC.pick(option, "label")));
+        return;
+      }
+      const lo = stake.min, hi = stake.max;
+      const input = el("input", {type: "number", inputmode: "numeric", min: String(lo), max: String(hi), value: String(lo),
+        class: "stake-input", "data-stake-for": String(i), "aria-label": CDC.t("stake")});
+      box.append(el("div", {class: "stake"},
+        el("label", {}, CDC.pick(option, "label") + " — " + CDC.t("stake") + " (" + lo + "–" + hi + ")", input),
+        el("button", {class: "big choice", "data-option": String(i), disabled: answered, onclick: () => {
+          const value = Math.round(Number(input.value));
+          if (!(value >= lo && value <= hi)) { input.setCustomValidity(lo + "–" + hi); input.reportValidity(); return; }
+          choose(i, value);
+        }}, CDC.t("play_stake"))));
+    });
+  }
+
+  function choose(option, stake) {
+    if (conn.send({type: "choose", option, stake})) { state.answered = state.table; renderQuestion(); }
+  }
+
+  function renderShout() {
+    const race = state.table && state.table.race;
+    const live = CDC.raceLive(race);
+    const button = $("#shout");
+    $("#shoutbar").hidden = state.seat === null;
+    button.classList.toggle("in-race", live);
+    button.disabled = state.seat === null || !!(state.table && state.table.over);
+    $("#shout-hint").textContent = live ? CDC.t("shout_race", {phrase: CDC.pick(race, "phrase")}) : CDC.t("shout_no_race");
+    $("#shoutbar").classList.toggle("in-race", live);
+  }
+
+  function shout(event) {
+    const t = performance.now(); // the tap's time, on the phone's clock
+    if (event.type === "click" && event.detail !== 0) return; // pointerdown already sent it
+    event.preventDefault();
+    if (conn.send({type: "shout", t})) {
+      const b = $("#shout");
+      b.classList.add("sent");
+      setTimeout(() => b.classList.remove("sent"), 300);
+    }
+  }
+
+  function micText() {
+    const me = state.table && state.seat !== null && state.table.players && state.table.players[state.seat];
+    // The host's view wins when it says offline (the stream may be lost on the way).
+    const host = me && me.mic;
+    const shown = state.mic === "on" && host !== "offline" ? "on" : state.mic === "none" && !host ? "none" : "off";
+    return shown;
+  }
+
+  function render() {
+    const table = state.table;
+    renderSeats();
+    const me = table && state.seat !== null && table.players ? table.players[state.seat] : null;
+    $("#me").textContent = state.seat === null ? "" : CDC.t("you_are") + " " + (me && me.name ? me.name : CDC.t("seat_n", {n: state.seat + 1}));
+    const mic = micText();
+    const micNode = $("#mic-state");
+    micNode.dataset.mic = mic;
+    micNode.textContent = CDC.t(mic === "on" ? "mic_on" : mic === "off" ? "mic_off" : "mic_none");
+    $("#mic-box").hidden = state.seat === null;
+    const button = $("#mic-button");
+    button.hidden = state.mic === "on";
+    button.textContent = CDC.t(state.mic === "none" ? "mic_button" : "mic_button_again");
+    $("#calibration").textContent = CDC.t("calibration") + " : " + CDC.calibrationText(me && me.calibration);
+    $("#calibration").dataset.cal = (me && me.calibration && me.calibration.state) || "none";
+    CDC.renderDice($("#dice"), table);
+    renderQuestion();
+    renderShout();
+    if (table) {
+      CDC.renderPlayers($("#players"), table, state.seat);
+      CDC.renderRace($("#race"), table);
+      CDC.renderLog($("#log"), table);
+      CDC.renderOver($("#over"), table);
+    }
+  }
+
+  function showNotSecure() {
+    const port = location.protocol === "https:" ? Number(location.port || 443) + 1 : Number(location.port || 80);
+    const trust = "http://" + location.hostname + ":" + port + "/trust";
+    CDC.showError(CDC.escape(CDC.t("not_secure")) + `<a href="${CDC.escape(trust)}">${CDC.escape(trust)}</a>`, "not_secure");
+  }
+
+  // ---- start -------------------------------------------------------------------------------
+  function start() {
+    CDC.applyStatic();
+    CDC.bindLangSwitch($("#lang"));
+    CDC.onLang.push(render);
+    $("#name").value = localStorage.getItem("cdc.name") || "";
+    $("#mic-button").addEventListener("click", startMic);
+    $("#shout").addEventListener("pointerdown", shout);
+    $("#shout").addEventListener("click", shout);
+    if (!window.isSecureContext) showNotSecure();
+    if (!CDC.room) { CDC.showError(CDC.escape(CDC.t("no_room")), "no_room"); render(); return; }
+    const wanted = CDC.params.has("seat") ? Number(CDC.params.get("seat")) - 1 : null;
+    conn = CDC.connect({
+      open() { conn.send({type: "hello", role: "phone", token: state.token, lang: CDC.lang}); },
+      close() { stopPinging(); state.seat = null; },
+      message(msg) {
+        if (msg.type === "seats") {
+          state.seats = msg.seats;
+          state.seat = null;
+          const target = wanted !== null && msg.seats.find((s) => s.seat === wanted && s.human && !s.taken);
+          if (target && !state.autoClaimed) { state.autoClaimed = true; claim(target.seat); }
+        } else if (msg.type === "welcome") {
+          state.seat = msg.seat;
+          state.token = msg.token;
+          localStorage.setItem(TOKEN_KEY, msg.token);
+          startPinging();
+          if (state.mic === "on") newStream(); // the host lost the old stream with the socket
+        } else if (msg.type === "pong") {
+          conn.send({type: "clock", t1: msg.t1, t2: msg.t2, t3: msg.t3, t4: performance.now()});
+          return; // no redraw for clock traffic
+        } else if (msg.type === "table") {
+          state.table = msg;
+          window.cdcTable = msg;
+        }
+        render();
+      },
+    });
+    CDC.conn = conn;
+    render();
+  }
+  start();
+})(window.CDC);

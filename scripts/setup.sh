@@ -13,6 +13,9 @@ if (( dev )); then
     # The voice tests speak clips with espeak-ng, mix noise with sox and play them into a
     # PulseAudio null sink that sounddevice records from.
     apt_packages+=(espeak-ng sox pulseaudio pulseaudio-utils libasound2-plugins)
+    # The web table's browser tests (tests/web/test_browser.py) drive Debian's Chromium with
+    # its chromedriver through Selenium: no browser download.
+    apt_packages+=(chromium chromium-driver)
 fi
 missing=()
 for p in "${apt_packages[@]}"; do

@@ -12,6 +12,14 @@ phrase): who was first or last is decided by when each shout began. `!` shouts a
 any other moment (`! 2` for seat 2, `! g` for « grelotte ça picote »): a false shout, which
 costs a Bévue in rulesets with Bévues. --save keeps the game in a file after every move;
 --resume goes on from it (alone, with the save's players). Ctrl+Q leaves.
+
+    python scripts/play.py --web --humans Ana Bob --bots champion    # phones join over Wi-Fi
+
+--web serves the table to the phones on the local network (docs/web.md): each human opens the
+printed address (or scans the QR code) on a phone, takes a seat, and plays by tapping and by
+voice (the phone is the microphone: --model, the French Vosk model, for the voice; without it
+the phones tap). /board shows the whole table on a TV. --no-screen runs the web table alone,
+without the terminal's table (Ctrl+C stops; the save is kept).
 """
 
 from __future__ import annotations
@@ -21,7 +29,10 @@ import os
 import shutil
 import subprocess
 import sys
+import time
+from collections.abc import Callable
 from pathlib import Path
+from typing import Any
 
 from rich.console import Console
 
@@ -35,8 +46,10 @@ from cdc_env.reaction import REACTION_LEVELS  # noqa: E402
 from cdc_env.rules import RulesetError, load_ruleset  # noqa: E402
 from voice.intents import check_game_lexicon  # noqa: E402
 from voice.lexicon import LexiconError, load_lexicon  # noqa: E402
-from voice.session import PlaySession, SeatPlayer  # noqa: E402
-from voice.table import TableApp, TableView, TypedLines, summary  # noqa: E402
+from voice.session import KeyLines, Listener, PlaySession, SeatPlayer, View  # noqa: E402
+from voice.table import TableApp, summary  # noqa: E402
+
+Build = Callable[..., PlaySession]
 
 
 def espeak(text: str) -> float:
@@ -69,7 +82,7 @@ def lineup(args: argparse.Namespace, seed: int, saved: dict | None) -> list[Seat
     return players
 
 
-def prepare(argv: list[str] | None, console: Console) -> TableApp | int:
+def prepare(argv: list[str] | None, console: Console) -> TableApp | WebTable | int:
     """The table, ready to run; or the exit status after one clear error."""
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--ruleset", default="classic")
@@ -90,7 +103,18 @@ def prepare(argv: list[str] | None, console: Console) -> TableApp | int:
     parser.add_argument("--save", type=Path, default=None, help="keep the game in this file after every move")
     parser.add_argument("--resume", type=Path, default=None,
                         help="go on with a game saved by --save (alone: with the save's players)")
+    parser.add_argument("--web", action="store_true",
+                        help="serve the table to phones on the local network (HTTPS; see docs/web.md)")
+    parser.add_argument("--port", type=int, default=8443,
+                        help="--web: the HTTPS port (the /trust page is on the next one; 0: any free port)")
+    parser.add_argument("--host", default="0.0.0.0", help="--web: the address to listen on (default: all)")
+    parser.add_argument("--no-screen", action="store_true",
+                        help="--web: no terminal table, only the web table (Ctrl+C stops it)")
     args = parser.parse_args(argv)
+    if (args.no_screen or args.port != 8443 or args.host != "0.0.0.0") and not args.web:
+        parser.error("--port, --host and --no-screen go with --web")
+    if not 0 <= args.port <= 65534:
+        parser.error(f"--port {args.port}: give a port from 1 to 65534 (or 0 for any free port)")
     seed = args.seed if args.seed is not None else int.from_bytes(os.urandom(4), "little")
     try:
         if args.pace < 0:
@@ -114,22 +138,26 @@ def prepare(argv: list[str] | None, console: Console) -> TableApp | int:
         return 2
     human_seats = [s for s, p in enumerate(players) if p.human]
     listener = None
-    if not args.keyboard and human_seats:
+    # With --web the phones are the microphones; the host's own only for --devices.
+    host_microphones = not args.keyboard and (not args.web or args.devices is not None)
+    if host_microphones and human_seats:
         try:
             listener = make_listener(args, human_seats, console)
         except LexiconError as error:
             console.print(f"[red]error:[/red] {error}", highlight=False)
             return 2
-        except Exception as error:  # noqa: BLE001 - any voice failure falls back to the keyboard
+        except Exception as error:  # any voice failure falls back to the keyboard
             console.print(f"[yellow]voice is off: {error}\nPlaying by keyboard.[/yellow]")
 
-    def build(view: TableView, keyboard: TypedLines) -> PlaySession:
+    def build(view: View, keyboard: KeyLines, listener: Listener | None = listener) -> PlaySession:
         common = dict(view=view, keyboard=keyboard, listener=listener, seed=seed, pace=args.pace,
                       speak=espeak if args.speak else None, save_path=args.save or args.resume)
         if args.resume:
             return PlaySession.resume(args.resume, players, **common)
         return PlaySession(rules, players, **common)
 
+    if args.web:
+        return web_table(args, players, build, listener, console)
     try:
         return TableApp(build)
     except GameLoadError as error:
@@ -139,11 +167,149 @@ def prepare(argv: list[str] | None, console: Console) -> TableApp | int:
         return 2
 
 
+class WebTable:
+    """--web: the table served to the phones and the board, beside the terminal's table or
+    alone (--no-screen)."""
+
+    def __init__(self, args: argparse.Namespace, room: Any, server: Any, build: Build, listener: Any,
+                 shown_host: str) -> None:
+        self.args, self.room, self.server, self.listener = args, room, server, listener
+        self.shown_host = shown_host
+        self.session: PlaySession | None = None
+        self.app: TableApp | None = None
+        from voice.web.room import Views
+
+        if args.no_screen:
+            self.session = build(room.view, room.keys, listener)
+        else:
+            def build_both(view: View, keyboard: KeyLines) -> PlaySession:
+                room.keys = keyboard  # the phones' lines join the terminal's
+                return build(Views(room.view, view), keyboard, listener)
+            self.app = TableApp(build_both)
+            self.session = self.app.session
+
+    def announce(self, console: Console) -> None:
+        import segno
+
+        from voice.web.server import addresses
+
+        where = addresses(self.server, self.shown_host)
+        sys.stdout.flush()
+        segno.make(where["phone"], error="m").terminal(out=sys.stdout, compact=True)
+        console.print(f"[bold]phones:[/bold] {where['phone']}", highlight=False, soft_wrap=True)
+        console.print(f"[bold]board:[/bold]  {where['board']}", highlight=False, soft_wrap=True)
+        console.print(f"[bold]first time on a phone:[/bold] {where['trust']} (trust the table's certificate)",
+                      highlight=False, soft_wrap=True)
+        sys.stdout.flush()
+
+    def run(self, console: Console) -> int:
+        assert self.session is not None
+        session = self.session
+        try:
+            self.server.start()
+        except RuntimeError as error:
+            console.print(f"[red]error:[/red] {error}", highlight=False)
+            return 2
+        try:
+            self.announce(console)
+            if self.app is None:
+                return self._run_alone(session, console)
+            if sys.stdin.isatty():
+                input("Scan the QR code with each phone, then press Enter to open the table… ")
+            self.app.run()
+            if self.app.error is not None:
+                console.print(f"[red]the game stopped on an error:[/red] {self.app.error!r}")
+                return 1
+            if self.app.final is None:
+                return stopped(session, console)
+            console.print(f"[bold green]{summary(session)}[/bold green]")
+            return 0
+        except KeyboardInterrupt:
+            return stopped(session, console)
+        finally:
+            self.server.stop()
+            if self.listener is not None:
+                self.listener.close()
+
+    def _run_alone(self, session: PlaySession, console: Console) -> int:
+        console.print("the web table is open; Ctrl+C stops it", highlight=False)
+        sys.stdout.flush()
+        try:
+            session.save()  # the save exists from the start (the first move may be a phone's)
+            session.run()
+        except (KeyboardInterrupt, EOFError):
+            return stopped(session, console)
+        console.print(f"[bold green]{summary(session)}[/bold green]")
+        console.print("the phones show the final table; Ctrl+C closes it", highlight=False)
+        sys.stdout.flush()
+        try:
+            while True:
+                time.sleep(3600)
+        except (KeyboardInterrupt, EOFError):
+            return 0
+
+
+def stopped(session: PlaySession, console: Console) -> int:
+    where = f" It is saved in {session.save_path}: --resume {session.save_path}" if session.save_path else ""
+    console.print(f"Game stopped.{where}", highlight=False)
+    return 1
+
+
+def web_table(args: argparse.Namespace, players: list[SeatPlayer], build: Build, host_listener: Any,
+              console: Console) -> WebTable | int:
+    """The room, its certificates, the phones' recognisers (when the French model is there) and
+    the server (bound, not yet started); or the exit status after one clear error."""
+    from voice.model import ModelNotFoundError, find_model, load_model
+    from voice.web.certs import ensure_certificates
+    from voice.web.room import Listeners, Room
+    from voice.web.server import WebServer
+
+    make_recogniser = None
+    try:
+        model_path = find_model(args.model)  # never downloads: the phones may also just tap
+        from voice.recogniser import Recogniser
+
+        vosk_model = load_model(model_path)
+        words = check_game_lexicon(load_lexicon(args.lexicon))
+
+        def make_recogniser(clock: Callable[[int], float]) -> Recogniser:
+            return Recogniser(vosk_model, words, intents=[], clock=clock)
+    except LexiconError as error:
+        console.print(f"[red]error:[/red] {error}", highlight=False)
+        return 2
+    except (ModelNotFoundError, ImportError) as error:
+        why = "no French Vosk model found" if isinstance(error, ModelNotFoundError) else f"no voice ({error})"
+        console.print(f"[yellow]the phones play by tapping only: {why}; give --model or CDC_VOSK_MODEL "
+                      f"for their voices[/yellow]", highlight=False)
+    try:
+        certificates = ensure_certificates()
+        room = Room(players, make_recogniser=make_recogniser)
+        server = WebServer(room, certificates, args.host, args.port)
+    except OSError as error:
+        console.print(f"[red]error:[/red] {error}", highlight=False)
+        return 2
+    listeners = [x for x in (host_listener, room.listener) if x is not None]
+    listener = Listeners(*listeners, report=room.view.say) if len(listeners) > 1 else \
+        (listeners[0] if listeners else None)
+    lan = [n for n in certificates.names if n[0].isdigit() and n != "127.0.0.1"]
+    shown = args.host if args.host not in ("0.0.0.0", "") else (lan[0] if lan else "127.0.0.1")
+    try:
+        return WebTable(args, room, server, build, listener, shown)
+    except GameLoadError as error:
+        server.stop()
+        console.print(f"[red]cannot resume {args.resume}:[/red] {error}", highlight=False)
+        return 2
+
+
 def main(argv: list[str] | None = None) -> int:
     console = Console()
+    if argv is None:
+        argv = sys.argv[1:]
     app = prepare(argv, console)
     if isinstance(app, int):
         return app
+    if isinstance(app, WebTable):
+        return app.run(console)
     try:
         app.run()
     finally:
@@ -162,4 +328,8 @@ def main(argv: list[str] | None = None) -> int:
 
 
 if __name__ == "__main__":
-    sys.exit(main())
+    try:
+        sys.exit(main())
+    except KeyboardInterrupt:  # Ctrl+C before the table opened: nothing was played yet
+        print("stopped", file=sys.stderr)
+        sys.exit(130)

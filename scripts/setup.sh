@@ -33,8 +33,8 @@ python=${PYTHON:-python3}
 [[ -x .venv/bin/python ]] || "$python" -m venv .venv
 .venv/bin/python -m pip install -q --upgrade pip
 # rllib: Ray RLlib, the distributed back end (`trainer: rllib`); its tests run in the suite.
-extras="train,voice,rllib"
-(( dev )) && extras="train,voice,dev,rllib"
+extras="train,voice,web,rllib"
+(( dev )) && extras="train,voice,web,dev,rllib"
 # torch is pinned to the CPU build that pip finds locally; a bare `torch` pulls several GB.
 .venv/bin/python -m pip install -q -e ".[${extras}]"
 echo "setup: ready (.venv, extras: ${extras})"

@@ -1,0 +1,162 @@
+"""The web table's certificates: a local certificate authority and a server certificate for
+this machine's LAN addresses, made with `cryptography` on first run and kept in the user's
+config folder.
+
+Phones allow the microphone only on a secure page, and a LAN address has no public
+certificate; so the host is its own CA. A phone trusts that CA once (the `/trust` page), and
+every later server certificate, re-issued whenever the LAN addresses change, is trusted with it.
+Nothing here sends a packet: the LAN addresses are read from the system.
+"""
+
+from __future__ import annotations
+
+import datetime
+import ipaddress
+import json
+import os
+import socket
+from dataclasses import dataclass
+from pathlib import Path
+
+from cryptography import x509
+from cryptography.hazmat.primitives import hashes, serialization
+from cryptography.hazmat.primitives.asymmetric import ec
+from cryptography.x509.oid import ExtendedKeyUsageOID, NameOID
+
+CA_DAYS = 3650
+# iOS refuses TLS server certificates valid for more than 825 days.
+SERVER_DAYS = 800
+
+
+def web_dir(explicit: str | Path | None = None) -> Path:
+    """Where the certificates live: the argument, `CDC_WEB_DIR`, or the user's config folder."""
+    if explicit:
+        return Path(explicit)
+    if os.environ.get("CDC_WEB_DIR"):
+        return Path(os.environ["CDC_WEB_DIR"])
+    config = os.environ.get("XDG_CONFIG_HOME") or str(Path.home() / ".config")
+    return Path(config) / "cdc" / "web"
+
+
+def lan_addresses() -> list[str]:
+    """This machine's IPv4 LAN addresses, loopback left out. Connecting a UDP socket only picks
+    the route (no packet is sent); the host name's own addresses add the other interfaces."""
+    found: list[str] = []
+    for probe in ("10.255.255.255", "192.168.255.255", "172.31.255.255"):
+        try:
+            with socket.socket(socket.AF_INET, socket.SOCK_DGRAM) as udp:
+                udp.connect((probe, 9))
+                found.append(udp.getsockname()[0])
+        except OSError:
+            continue
+    try:
+        for info in socket.getaddrinfo(socket.gethostname(), None, socket.AF_INET):
+            found.append(str(info[4][0]))
+    except OSError:
+        pass
+    usable = [a for a in dict.fromkeys(found)
+              if not ipaddress.ip_address(a).is_loopback and not ipaddress.ip_address(a).is_unspecified]
+    return sorted(usable)
+
+
+@dataclass(frozen=True)
+class Certificates:
+    directory: Path
+    ca_cert: Path
+    server_cert: Path
+    server_key: Path
+    names: tuple[str, ...]  # the server certificate's subject alternative names
+    issued: bool  # the server certificate was (re-)made on this run
+
+
+def _write_key(path: Path, key: ec.EllipticCurvePrivateKey) -> None:
+    path.write_bytes(key.private_bytes(serialization.Encoding.PEM, serialization.PrivateFormat.PKCS8,
+                                       serialization.NoEncryption()))
+    path.chmod(0o600)
+
+
+def _load_key(path: Path) -> ec.EllipticCurvePrivateKey:
+    key = serialization.load_pem_private_key(path.read_bytes(), password=None)
+    if not isinstance(key, ec.EllipticCurvePrivateKey):
+        raise ValueError(f"{path} is not an elliptic-curve key")
+    return key
+
+
+def _name(common: str) -> x509.Name:
+    return x509.Name([x509.NameAttribute(NameOID.ORGANIZATION_NAME, "cdc (Cul de Chouette table)"),
+                      x509.NameAttribute(NameOID.COMMON_NAME, common)])
+
+
+def _make_ca(directory: Path) -> None:
+    key = ec.generate_private_key(ec.SECP256R1())
+    now = datetime.datetime.now(datetime.timezone.utc)
+    name = _name(f"cdc local CA ({socket.gethostname()})")
+    cert = (x509.CertificateBuilder().subject_name(name).issuer_name(name).public_key(key.public_key())
+            .serial_number(x509.random_serial_number())
+            .not_valid_before(now - datetime.timedelta(days=1))
+            .not_valid_after(now + datetime.timedelta(days=CA_DAYS))
+            .add_extension(x509.BasicConstraints(ca=True, path_length=0), critical=True)
+            .add_extension(x509.KeyUsage(digital_signature=True, key_cert_sign=True, crl_sign=True,
+                                         content_commitment=False, key_encipherment=False,
+                                         data_encipherment=False, key_agreement=False,
+                                         encipher_only=False, decipher_only=False), critical=True)
+            .add_extension(x509.SubjectKeyIdentifier.from_public_key(key.public_key()), critical=False)
+            .sign(key, hashes.SHA256()))
+    _write_key(directory / "ca.key", key)
+    (directory / "ca.crt").write_bytes(cert.public_bytes(serialization.Encoding.PEM))
+
+
+def _make_server(directory: Path, names: tuple[str, ...]) -> None:
+    ca_key = _load_key(directory / "ca.key")
+    ca_cert = x509.load_pem_x509_certificate((directory / "ca.crt").read_bytes())
+    key = ec.generate_private_key(ec.SECP256R1())
+    now = datetime.datetime.now(datetime.timezone.utc)
+    alt: list[x509.GeneralName] = []
+    for name in names:
+        try:
+            alt.append(x509.IPAddress(ipaddress.ip_address(name)))
+        except ValueError:
+            alt.append(x509.DNSName(name))
+    cert = (x509.CertificateBuilder().subject_name(_name(names[0])).issuer_name(ca_cert.subject)
+            .public_key(key.public_key()).serial_number(x509.random_serial_number())
+            .not_valid_before(now - datetime.timedelta(days=1))
+            .not_valid_after(now + datetime.timedelta(days=SERVER_DAYS))
+            .add_extension(x509.SubjectAlternativeName(alt), critical=False)
+            .add_extension(x509.BasicConstraints(ca=False, path_length=None), critical=True)
+            .add_extension(x509.ExtendedKeyUsage([ExtendedKeyUsageOID.SERVER_AUTH]), critical=False)
+            .add_extension(x509.AuthorityKeyIdentifier.from_issuer_public_key(ca_key.public_key()),
+                           critical=False)
+            .sign(ca_key, hashes.SHA256()))
+    _write_key(directory / "server.key", key)
+    (directory / "server.crt").write_bytes(cert.public_bytes(serialization.Encoding.PEM))
+    (directory / "server.json").write_text(json.dumps({"names": list(names)}), encoding="utf-8")
+
+
+def _server_current(directory: Path, names: tuple[str, ...]) -> bool:
+    """The kept server certificate names these addresses, is signed by the kept CA and has a
+    month left."""
+    try:
+        kept = json.loads((directory / "server.json").read_text(encoding="utf-8"))
+        cert = x509.load_pem_x509_certificate((directory / "server.crt").read_bytes())
+        ca_cert = x509.load_pem_x509_certificate((directory / "ca.crt").read_bytes())
+        (directory / "server.key").read_bytes()
+    except (OSError, ValueError):
+        return False
+    left = cert.not_valid_after_utc - datetime.datetime.now(datetime.timezone.utc)
+    return (sorted(kept.get("names", [])) == sorted(names) and cert.issuer == ca_cert.subject
+            and left > datetime.timedelta(days=30))
+
+
+def ensure_certificates(directory: str | Path | None = None, addresses: list[str] | None = None) -> Certificates:
+    """The CA (made once) and a server certificate for 127.0.0.1, localhost, the host name and
+    the LAN addresses (re-issued when they change)."""
+    folder = web_dir(directory)
+    folder.mkdir(parents=True, exist_ok=True)
+    lan = lan_addresses() if addresses is None else addresses
+    names = tuple(dict.fromkeys([*lan, "127.0.0.1", "localhost", socket.gethostname()]))
+    if not ((folder / "ca.crt").is_file() and (folder / "ca.key").is_file()):
+        _make_ca(folder)
+    issued = not _server_current(folder, names)
+    if issued:
+        _make_server(folder, names)
+    return Certificates(folder, folder / "ca.crt", folder / "server.crt", folder / "server.key", names, issued)

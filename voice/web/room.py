@@ -1,0 +1,636 @@
+"""The room: the seats of one game, the phones and boards connected to it, and the session's
+View, KeyLines and Listener for them.
+
+Threads: the web server runs an asyncio loop on a thread of its own (voice/web/server.py); the
+session runs on another; each phone's audio is decoded on a worker thread of its own. The
+session reaches the phones through `publish` (which hops onto the loop with
+`call_soon_threadsafe`); the phones reach the session through the typed-line queue (a `choose`
+becomes the line the terminal would have typed: `"N"` or `"N STAKE"`; a shout tap becomes
+`"! SEAT"`, timed on the host's clock) and through the Listener's queue of heard phrases, whose
+onsets each phone's clock (voice/phone_clock.py) puts on the host's clock.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+import queue
+import secrets
+import threading
+import time
+from collections import deque
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, field
+from typing import Any, Protocol
+
+import numpy as np
+
+from cdc_env.actions import Action
+from cdc_env.game import Decision
+from voice.session import Heard, InputLost, PlaySession, SeatPlayer
+from voice.table import TypedLines
+from voice.web.protocol import (
+    RATE,
+    AudioChunk,
+    AudioState,
+    Choose,
+    ClientMessage,
+    ClockSample,
+    Hello,
+    Ping,
+    ProtocolError,
+    SeatInfo,
+    Seats,
+    ShoutTap,
+    Welcome,
+)
+from voice.web.snapshot import french_phrases, question_json, table_json
+
+log = logging.getLogger(__name__)
+
+MIC_TIMEOUT_S = 1.0  # no audio frame for this long: the phone's microphone is offline
+CHIRP_TAIL_S = 0.3  # the chirp's echo, masked too
+TAP_SLACK_S = 5.0  # a tap timed further than this from its arrival: the phone's clock is wrong
+
+
+class PhoneClockLike(Protocol):
+    """What the room needs of voice/phone_clock.PhoneClock (the timing part's public API)."""
+
+    @property
+    def input_delay_s(self) -> float | None: ...
+
+    @property
+    def calibration_state(self) -> str: ...
+
+    def ping(self, t1: float, t2: float, t3: float, t4: float) -> None: ...
+
+    def chunk(self, first_sample: int, frames: int, phone_ms: float) -> None: ...
+
+    def host_time(self, sample_index: float) -> float: ...
+
+    def to_host(self, phone_ms: float) -> float: ...
+
+    def reset_stream(self) -> None: ...
+
+    def expect_chirp(self, host_play_s: float) -> None: ...
+
+    def feed(self, pcm_int16: np.ndarray, first_sample: int) -> float | None: ...
+
+
+def default_phone_clock() -> PhoneClockLike:
+    from voice.phone_clock import PhoneClock  # the timing part
+
+    return PhoneClock(rate=RATE)
+
+
+def default_chirp() -> np.ndarray:
+    from voice.phone_clock import make_chirp
+
+    return make_chirp(rate=RATE)
+
+
+def play_sound(samples: np.ndarray, rate: int) -> None:
+    """Plays through the default output without waiting (the host's loudspeaker)."""
+    import sounddevice
+
+    sounddevice.play(samples, rate)
+
+
+class RecogniserLike(Protocol):
+    lexicon: Any
+
+    def accept(self, pcm: np.ndarray, start_sample: int | None = None) -> list[Any]: ...
+
+    def flush(self) -> list[Any]: ...
+
+    def set_intents(self, intents: Any) -> list[Any]: ...
+
+    def mask_playback(self, start_s: float, end_s: float) -> None: ...
+
+
+MakeRecogniser = Callable[[Callable[[int], float]], RecogniserLike]
+"""Makes a phone stream's recogniser from its sample clock (sample index -> host seconds)."""
+
+
+@dataclass
+class Stream:
+    """One phone's audio stream: its recogniser, fed on a worker thread."""
+
+    number: int
+    recogniser: RecogniserLike | None
+    chunks: queue.Queue[AudioChunk | None] = field(default_factory=queue.Queue)
+    lock: threading.Lock = field(default_factory=threading.Lock)
+    next_sample: int = 0
+    thread: threading.Thread | None = None
+
+
+@dataclass
+class Seat:
+    index: int
+    player: SeatPlayer
+    token: str | None  # None for a bot's seat: nobody can take it
+    taken: bool = False
+    clock: PhoneClockLike | None = None
+    stream: Stream | None = None
+    mic: str = "none"  # "online" | "offline" | "none"
+    last_frame: float = 0.0
+
+
+@dataclass(eq=False)
+class Connection:
+    """One WebSocket: a phone (bound to a seat once welcomed) or a board."""
+
+    outbox: asyncio.Queue[dict[str, Any] | None]
+    role: str = ""
+    seat: int | None = None
+    clock: PhoneClockLike | None = None
+    times: deque[float] = field(default_factory=deque)
+    bad: int = 0
+
+
+class Room:
+    def __init__(self, players: Sequence[SeatPlayer], *, secret: str | None = None,
+                 clock: Callable[[], float] = time.monotonic,
+                 make_clock: Callable[[], PhoneClockLike] = default_phone_clock,
+                 make_recogniser: MakeRecogniser | None = None,
+                 chirp: Callable[[], np.ndarray] = default_chirp,
+                 play: Callable[[np.ndarray, int], None] = play_sound,
+                 keys: TypedLines | None = None) -> None:
+        self.secret = secret or secrets.token_urlsafe(16)
+        self.clock = clock
+        self.make_clock, self.make_recogniser = make_clock, make_recogniser
+        self.chirp, self.play = chirp, play
+        self.seats = [Seat(i, p, secrets.token_urlsafe(16) if p.human else None) for i, p in enumerate(players)]
+        self.keys = keys or TypedLines()
+        self.connections: set[Connection] = set()
+        self.loop: asyncio.AbstractEventLoop | None = None
+        self.french = french_phrases()
+        self.heard: queue.Queue[Heard] = queue.Queue()
+        self.intents: list[str] = []
+        self.masks: list[tuple[float, float]] = []
+        self.view = WebView(self)
+        self.listener = PhoneListener(self) if make_recogniser is not None else None
+        self._lock = threading.Lock()  # the table and the question, written by the session's thread
+        self._table: dict[str, Any] | None = None
+        self._question: tuple[int, Decision, list[Action]] | None = None
+        self._sent_live: Any = None
+        self._calibrate = threading.Event()
+        self._closed = False
+        self._chirp_failed = False
+        self._calibrator = threading.Thread(target=self._calibrations, daemon=True, name="chirp")
+        self._calibrator.start()
+
+    # ------------------------------------------------------------------ to every client
+
+    def attach(self, loop: asyncio.AbstractEventLoop) -> None:
+        self.loop = loop
+
+    def publish(self) -> None:
+        """Send the table to everyone (from any thread)."""
+        if self.loop is not None and not self.loop.is_closed():
+            try:
+                self.loop.call_soon_threadsafe(self._send_table)
+            except RuntimeError:  # the loop closed meanwhile: the server is stopping
+                pass
+
+    def live(self) -> list[tuple[str, float | None, str]]:
+        """What changes without the session: each seat's mic and calibration."""
+        out = []
+        for seat in self.seats:
+            clock = seat.clock
+            delay = clock.input_delay_s if clock is not None else None
+            state = clock.calibration_state if clock is not None else "pending"
+            out.append((seat.mic, None if delay is None else round(delay * 1000, 1), state))
+        return out
+
+    def table_message(self) -> dict[str, Any] | None:
+        with self._lock:
+            table = self._table
+        if table is None:
+            return None
+        players = []
+        for player, (mic, delay_ms, state), seat in zip(table["players"], self.live(), self.seats, strict=True):
+            players.append({**player, "name": seat.player.name, "mic": mic if player["human"] else "none",
+                            "calibration": {"delay_ms": delay_ms, "state": state}})
+        return {**table, "players": players}
+
+    def _send_table(self) -> None:
+        message = self.table_message()
+        self._sent_live = self.live()
+        if message is not None:
+            for connection in list(self.connections):
+                connection.outbox.put_nowait(message)
+
+    def watch(self) -> None:
+        """On the loop, every 0.2 s: silent microphones go offline; changes are sent."""
+        now = self.clock()
+        for seat in self.seats:
+            if seat.mic == "online" and now - seat.last_frame > MIC_TIMEOUT_S:
+                seat.mic = "offline"
+        if self.live() != self._sent_live:
+            self._send_table()
+
+    def seats_message(self) -> dict[str, Any]:
+        return Seats(seats=[SeatInfo(seat=s.index, name=s.player.name, human=s.player.human, taken=s.taken)
+                            for s in self.seats]).model_dump()
+
+    # ------------------------------------------------------------------ from a client (on the loop)
+
+    def handle(self, connection: Connection, message: ClientMessage) -> dict[str, Any] | None:
+        """Act on one valid message; the answer to send back, if any. ProtocolError: refused,
+        nothing changed."""
+        if isinstance(message, Hello):
+            return self._hello(connection, message)
+        if not connection.role:
+            raise ProtocolError("say hello first")
+        if isinstance(message, Ping):
+            now = self.clock() * 1000
+            return {"type": "pong", "id": message.id, "t1": message.t1, "t2": now, "t3": self.clock() * 1000}
+        if connection.role == "board":
+            raise ProtocolError("a board only watches")
+        if message.type == "claim":
+            return self._claim(connection, message.seat, message.name)
+        if connection.seat is None or connection.clock is None:
+            raise ProtocolError("claim a seat first")
+        seat = self.seats[connection.seat]
+        if isinstance(message, ClockSample):
+            connection.clock.ping(message.t1, message.t2, message.t3, message.t4)
+        elif isinstance(message, AudioState):
+            self._audio_state(seat, connection, message)
+        elif isinstance(message, Choose):
+            self._choose(seat, message)
+        elif isinstance(message, ShoutTap):
+            self._shout(seat, connection.clock, message.t)
+        return None
+
+    def _hello(self, connection: Connection, hello: Hello) -> dict[str, Any] | None:
+        if connection.role:
+            raise ProtocolError("hello twice")
+        connection.role = hello.role
+        if hello.role == "phone" and hello.token is not None:
+            seat = next((s for s in self.seats if s.token is not None
+                         and secrets.compare_digest(s.token, hello.token)), None)
+            if seat is not None:
+                self._welcome(connection, seat)  # a reconnection: the seat and the whole table back
+                return None
+            connection.outbox.put_nowait({"type": "error", "message": "unknown seat token: choose a seat"})
+        connection.outbox.put_nowait(self.seats_message())
+        table = self.table_message()
+        if table is not None:
+            connection.outbox.put_nowait(table)
+        return None
+
+    def _claim(self, connection: Connection, index: int, name: str | None) -> dict[str, Any] | None:
+        if connection.seat is not None:
+            raise ProtocolError(f"this phone already plays seat {connection.seat + 1}")
+        if index >= len(self.seats):
+            raise ProtocolError(f"no seat {index + 1}: the table has {len(self.seats)}")
+        seat = self.seats[index]
+        if not seat.player.human:
+            raise ProtocolError(f"seat {index + 1} is a bot's")
+        if seat.taken:
+            raise ProtocolError(f"seat {index + 1} is taken")
+        seat.taken = True
+        if name is not None and name.strip():
+            seat.player.name = name.strip()
+        self._welcome(connection, seat)
+        return None
+
+    def _welcome(self, connection: Connection, seat: Seat) -> None:
+        """The phone plays this seat from now on (a reconnection takes over from the old one)."""
+        assert seat.token is not None
+        for other in list(self.connections):
+            if other is not connection and other.seat == seat.index:
+                other.seat, other.clock = None, None
+                other.outbox.put_nowait({"type": "error", "message": "this seat was taken over by another phone"})
+        seat.taken = True
+        self._stop_stream(seat, "offline" if seat.mic != "none" else "none")
+        connection.seat, connection.clock = seat.index, self.make_clock()
+        seat.clock = connection.clock
+        connection.outbox.put_nowait(Welcome(seat=seat.index, token=seat.token).model_dump())
+        seats = self.seats_message()
+        for other in self.connections:
+            if other.role == "phone" and other.seat is None and other is not connection:
+                other.outbox.put_nowait(seats)  # one seat fewer to choose from
+        self._send_table()  # the whole table, to the newcomer and the others
+        return None
+
+    def leave(self, connection: Connection) -> None:
+        """A socket closed: its seat's microphone is offline (the seat stays taken)."""
+        self.connections.discard(connection)
+        if connection.seat is not None:
+            seat = self.seats[connection.seat]
+            if seat.clock is connection.clock:
+                self._stop_stream(seat, "offline" if seat.mic != "none" else "none")
+                self._send_table()
+
+    def _audio_state(self, seat: Seat, connection: Connection, message: AudioState) -> None:
+        assert connection.clock is not None
+        self._stop_stream(seat, "offline")
+        if message.state == "on":
+            connection.clock.reset_stream()
+            sample_clock = self._sample_clock(connection.clock, self.clock())
+            recogniser = self.make_recogniser(sample_clock) if self.make_recogniser else None
+            if recogniser is not None:
+                self._prepare(recogniser)
+            stream = Stream(message.stream, recogniser)
+            stream.thread = threading.Thread(target=self._decode, args=(seat, connection.clock, stream),
+                                             daemon=True, name=f"phone-{seat.index + 1}")
+            seat.stream, seat.mic, seat.last_frame = stream, "online", self.clock()
+            stream.thread.start()
+            self.calibrate()
+        self._send_table()
+
+    @staticmethod
+    def _sample_clock(clock: PhoneClockLike, began: float) -> Callable[[int], float]:
+        """The phone's chain (voice/phone_clock.py); until it can answer (no round trip or
+        chunk yet), the stream's arrival time plus the samples counted."""
+        def host_time(index: int) -> float:
+            try:
+                return clock.host_time(index)
+            except Exception:  # PhoneClockError: not synced yet
+                return began + index / RATE
+        return host_time
+
+    def _stop_stream(self, seat: Seat, mic: str) -> None:
+        if seat.stream is not None:
+            seat.stream.chunks.put(None)  # the worker flushes and ends
+            seat.stream = None
+        seat.mic = mic
+
+    def audio(self, connection: Connection, chunk: AudioChunk) -> None:
+        """A binary frame: queued for the seat's worker; the loop never decodes."""
+        if connection.seat is None:
+            raise ProtocolError("claim a seat first")
+        seat = self.seats[connection.seat]
+        stream = seat.stream
+        if stream is None or seat.clock is not connection.clock:
+            raise ProtocolError("send {\"type\":\"audio\",\"state\":\"on\"} before the audio")
+        if chunk.first_sample < stream.next_sample:
+            raise ProtocolError(f"audio frame starts at sample {chunk.first_sample}, before the end of "
+                                f"the previous one ({stream.next_sample})")
+        stream.next_sample = chunk.first_sample + len(chunk.pcm)
+        seat.last_frame = self.clock()
+        if seat.mic != "online":
+            seat.mic = "online"
+        stream.chunks.put(chunk)
+
+    def _choose(self, seat: Seat, choose: Choose) -> None:
+        with self._lock:
+            asked = self._question
+            if asked is None or asked[0] != seat.index:
+                raise ProtocolError("nothing is asked of your seat now")
+            _, decision, options = asked
+            if choose.option < len(options):
+                if choose.stake is not None:
+                    raise ProtocolError("this option takes no stake")
+                line = str(choose.option + 1)
+            elif choose.option < len(options) + len(decision.stakes):
+                _, allowed = decision.stakes[choose.option - len(options)]
+                if choose.stake is None or choose.stake not in allowed:
+                    raise ProtocolError(f"give a stake within {allowed.start}..{allowed.stop - 1}")
+                line = f"{choose.option + 1} {choose.stake}"
+            else:
+                raise ProtocolError(f"no option {choose.option}: there are {len(options) + len(decision.stakes)}")
+            self._question = None  # one answer per question: a second tap does nothing
+            if self._table is not None:
+                self._table = {**self._table, "question": None}
+        self.keys.put(line, self.clock())
+        self._send_table()
+
+    def _shout(self, seat: Seat, clock: PhoneClockLike, phone_ms: float) -> None:
+        """A tap on the shout button: a race shout for this seat (or a false shout outside a race),
+        at the tap's moment on the host's clock."""
+        now = self.clock()
+        try:
+            at = clock.to_host(phone_ms)
+        except Exception:  # no clock sample yet: the tap's arrival is the best we know
+            at = now
+        if not abs(at - now) <= TAP_SLACK_S:
+            at = now
+        self.keys.put(f"! {seat.index + 1}", min(at, now))
+
+    # ------------------------------------------------------------------ audio (worker threads)
+
+    def _prepare(self, recogniser: RecogniserLike) -> None:
+        now = self.clock()
+        known = [i for i in self.intents if i in recogniser.lexicon]
+        recogniser.set_intents(known)
+        for start, end in self.masks:
+            if end > now - 10:
+                recogniser.mask_playback(start, end)
+
+    def _decode(self, seat: Seat, clock: PhoneClockLike, stream: Stream) -> None:
+        from voice.live import heard  # needs vosk only when phones are heard
+
+        while (chunk := stream.chunks.get()) is not None:
+            try:
+                clock.chunk(chunk.first_sample, len(chunk.pcm), chunk.phone_ms)
+                state = clock.calibration_state
+                # The clock keeps the last seconds of audio and searches them for each chirp played.
+                if clock.feed(chunk.pcm, chunk.first_sample) is not None or clock.calibration_state != state:
+                    self.publish()
+                if stream.recogniser is not None:
+                    with stream.lock:
+                        outcomes = stream.recogniser.accept(chunk.pcm, chunk.first_sample)
+                    for outcome in outcomes:
+                        self.heard.put(heard(seat.index, outcome))
+            except Exception:  # a broken chunk must not end the phone's stream
+                log.exception("seat %d: audio chunk at sample %d", seat.index + 1, chunk.first_sample)
+        if stream.recogniser is not None:
+            with stream.lock:
+                for outcome in stream.recogniser.flush():
+                    self.heard.put(heard(seat.index, outcome))
+
+    def recognisers(self) -> list[Stream]:
+        return [s.stream for s in self.seats if s.stream is not None and s.stream.recogniser is not None]
+
+    # ------------------------------------------------------------------ calibration
+
+    def calibrate(self) -> None:
+        """Play the chirp soon (requests close together are one chirp)."""
+        self._calibrate.set()
+
+    def _calibrations(self) -> None:
+        while True:
+            self._calibrate.wait()
+            if self._closed:
+                return
+            time.sleep(0.3)  # a few phones starting together hear one chirp
+            self._calibrate.clear()
+            if self._closed:
+                return
+            if not any(seat.stream is not None for seat in self.seats):
+                continue  # no phone streams: nobody to calibrate
+            try:
+                samples = self.chirp()
+                duration = len(samples) / RATE
+                start = self.clock()
+                for seat in self.seats:
+                    if seat.clock is not None and seat.stream is not None:
+                        seat.clock.expect_chirp(start)
+                self.mark_playback(start, start + duration + CHIRP_TAIL_S)
+                self.play(samples, RATE)
+                self.publish()
+                time.sleep(duration + 0.5)
+            except Exception as error:  # no sound card: the phones' calibrations fail, shown on the board
+                if not self._chirp_failed:
+                    log.warning("the calibration chirp could not be played (%s): the phones stay "
+                                "uncalibrated", error)
+                self._chirp_failed = True
+
+    def mark_playback(self, start: float, end: float) -> None:
+        """What the host plays (bots' shouts, the chirp) is masked in every phone's stream."""
+        self.masks = [*[m for m in self.masks if m[1] > self.clock() - 10], (start, end)]
+        for stream in self.recognisers():
+            with stream.lock:
+                stream.recogniser.mask_playback(start, end)  # type: ignore[union-attr]
+
+    # ------------------------------------------------------------------ the session's side
+
+    def set_table(self, session: PlaySession, voices: dict[int, str], said: Sequence[str]) -> None:
+        with self._lock:
+            asked = self._question
+            pending = session.state.pending
+            if asked is not None and (pending is None or pending != asked[1]):
+                self._question = asked = None  # answered (by voice or at the terminal) or moved on
+            question = None if asked is None else question_json(session, asked[1], asked[2], self.french)
+            self._table = table_json(session, question, voices, said, self.french)
+        self.publish()
+
+    def ask(self, session: PlaySession, decision: Decision, options: list[Action]) -> None:
+        assert decision.seat is not None
+        with self._lock:
+            self._question = (decision.seat, decision, list(options))
+
+    def close(self) -> None:
+        self._closed = True
+        self._calibrate.set()
+        for seat in self.seats:
+            self._stop_stream(seat, seat.mic)
+        self.keys.close()
+
+
+class WebView:
+    """The session's View for the phones and the board: the whole table after every change."""
+
+    def __init__(self, room: Room) -> None:
+        self.room = room
+        self.voices: dict[int, str] = {}
+        self.said: list[str] = []
+        self.session: PlaySession | None = None
+        self.started = False
+
+    def show(self, session: PlaySession) -> None:
+        self.session = session
+        if not self.started:  # the game's start: every phone already streaming is calibrated
+            self.started = True
+            self.room.calibrate()
+        self.room.set_table(session, self.voices, self.said)
+
+    def say(self, text: str) -> None:
+        self.said = [*self.said[-19:], text]
+        if self.session is not None:
+            self.room.set_table(self.session, self.voices, self.said)
+
+    def ask(self, session: PlaySession, decision: Decision, options: list[Action]) -> None:
+        self.room.ask(session, decision, options)
+        self.show(session)
+
+    def voice(self, seat: int, status: str) -> None:
+        self.voices[seat] = status
+        if self.session is not None:
+            self.room.set_table(self.session, self.voices, self.said)
+
+
+class PhoneListener:
+    """The session's Listener for the phones: one recogniser per phone stream."""
+
+    def __init__(self, room: Room) -> None:
+        self.room = room
+        self.seats = [s.index for s in room.seats if s.player.human]
+
+    def listen_for(self, intents: set[str]) -> None:
+        self.room.intents = sorted(intents)
+        for stream in self.room.recognisers():
+            seat = next(s.index for s in self.room.seats if s.stream is stream)
+            from voice.live import heard
+
+            with stream.lock:
+                recogniser = stream.recogniser
+                assert recogniser is not None
+                known = [i for i in self.room.intents if i in recogniser.lexicon]
+                for outcome in recogniser.set_intents(known):
+                    self.room.heard.put(heard(seat, outcome))
+
+    def poll(self) -> list[Heard]:
+        found = []
+        while True:
+            try:
+                found.append(self.room.heard.get_nowait())
+            except queue.Empty:
+                return found
+
+    def mark_playback(self, start: float, end: float) -> None:
+        self.room.mark_playback(start, end)
+
+    def close(self) -> None:
+        pass  # the room closes the streams when the server stops
+
+
+
+class Views:
+    """Several Views as one (the terminal's table and the web's)."""
+
+    def __init__(self, *views: Any) -> None:
+        self.views = views
+
+    def show(self, session: PlaySession) -> None:
+        for view in self.views:
+            view.show(session)
+
+    def say(self, text: str) -> None:
+        for view in self.views:
+            view.say(text)
+
+    def ask(self, session: PlaySession, decision: Decision, options: list[Action]) -> None:
+        for view in self.views:
+            view.ask(session, decision, options)
+
+    def voice(self, seat: int, status: str) -> None:
+        for view in self.views:
+            view.voice(seat, status)
+
+
+class Listeners:
+    """Several Listeners as one (host microphones and phones); a lost one is dropped alone."""
+
+    def __init__(self, *listeners: Any, report: Callable[[str], None] = print) -> None:
+        self.listeners = list(listeners)
+        self.seats = sorted({seat for listener in listeners for seat in listener.seats})
+        self.report = report
+
+    def listen_for(self, intents: set[str]) -> None:
+        for listener in self.listeners:
+            listener.listen_for(intents)
+
+    def poll(self) -> list[Heard]:
+        found: list[Heard] = []
+        for listener in list(self.listeners):
+            try:
+                found += listener.poll()
+            except InputLost as error:
+                if len(self.listeners) == 1:
+                    raise
+                self.listeners.remove(listener)  # the others (the phones) go on
+                listener.close()
+                self.report(f"microphone lost ({error}); its seats go on by phone or keyboard")
+        return found
+
+    def mark_playback(self, start: float, end: float) -> None:
+        for listener in self.listeners:
+            listener.mark_playback(start, end)
+
+    def close(self) -> None:
+        for listener in self.listeners:
+            listener.close()

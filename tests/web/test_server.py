@@ -1,0 +1,369 @@
+"""The web table's server, over real TLS sockets on 127.0.0.1: pages gated by the room secret,
+the /trust page over plain HTTP, the certificates, the WebSocket's messages (and what hostile
+clients get), a phone playing a move and shouting in a race, and scripts/play.py --web."""
+
+from __future__ import annotations
+
+import contextlib
+import json
+import os
+import signal
+import ssl
+import subprocess
+import sys
+import threading
+import time
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import httpx
+import numpy as np
+import pytest
+from cryptography import x509
+from doubles import FixedBot
+from websockets.exceptions import ConnectionClosed
+from websockets.sync.client import ClientConnection, connect
+
+from cdc_env.dice import InjectedDice
+from cdc_env.rules import load_ruleset
+from voice.phone_clock import PhoneClock
+from voice.session import PlaySession, SeatPlayer
+from voice.web.certs import Certificates, ensure_certificates
+from voice.web.protocol import audio_frame
+from voice.web.room import Room
+from voice.web.server import WebServer, serving
+
+ROOT = Path(__file__).resolve().parents[2]
+
+
+@pytest.fixture(scope="module")
+def certificates(tmp_path_factory: pytest.TempPathFactory) -> Certificates:
+    return ensure_certificates(tmp_path_factory.mktemp("web"), addresses=["192.168.1.20"])
+
+
+@pytest.fixture(scope="module")
+def tls(certificates: Certificates) -> ssl.SSLContext:
+    return ssl.create_default_context(cafile=str(certificates.ca_cert))
+
+
+def new_room(players: list[SeatPlayer] | None = None) -> Room:
+    players = players or [SeatPlayer("Ana"), SeatPlayer("Bob"), SeatPlayer("bold-1", FixedBot(900), "bold")]
+    return Room(players, chirp=lambda: np.zeros(800, np.float32), play=lambda samples, rate: None)
+
+
+@pytest.fixture
+def server(certificates: Certificates) -> Iterator[WebServer]:
+    with serving(new_room(), certificates) as running:
+        yield running
+
+
+SOCKETS = contextlib.ExitStack()  # every test's client sockets, closed after it
+
+
+@pytest.fixture(autouse=True)
+def close_sockets() -> Iterator[None]:
+    yield
+    SOCKETS.close()
+
+
+class Phone:
+    """A WebSocket client that reads the messages it is waiting for, skipping the others."""
+
+    def __init__(self, server: WebServer, tls: ssl.SSLContext, role: str = "phone", token: str | None = None) -> None:
+        self.ws: ClientConnection = SOCKETS.enter_context(connect(
+            f"wss://127.0.0.1:{server.port}/ws?room={server.room.secret}", ssl=tls, max_size=None, open_timeout=10))
+        self.send({"type": "hello", "role": role, "token": token, "lang": "fr"})
+
+    def send(self, message: dict[str, Any]) -> None:
+        self.ws.send(json.dumps(message))
+
+    def wait(self, kind: str, timeout: float = 10.0, where: Any = None) -> dict[str, Any]:
+        deadline = time.monotonic() + timeout
+        while True:
+            message = json.loads(self.ws.recv(timeout=max(0.01, deadline - time.monotonic())))
+            if message["type"] == kind and (where is None or where(message)):
+                return message
+
+    def closed(self, timeout: float = 5.0) -> bool:
+        try:
+            deadline = time.monotonic() + timeout
+            while time.monotonic() < deadline:
+                self.ws.recv(timeout=deadline - time.monotonic())
+        except ConnectionClosed:
+            return True
+        except TimeoutError:
+            return False
+        return False
+
+
+def seats_of(room: Room) -> list[tuple[bool, str | None, str]]:
+    return [(s.taken, s.token, s.player.name) for s in room.seats]
+
+
+# ---------------------------------------------------------------- pages and certificates
+
+
+def test_pages_need_the_room_secret(server: WebServer, tls: ssl.SSLContext) -> None:
+    base = f"https://127.0.0.1:{server.port}"
+    with httpx.Client(verify=tls) as client:
+        page = client.get(f"{base}/?room={server.room.secret}")
+        assert page.status_code == 200 and "<html" in page.text.lower()
+        assert client.get(f"{base}/board?room={server.room.secret}").status_code == 200
+        for wrong in ("/", "/?room=guess", "/board", f"/board?room={server.room.secret[:-1]}"):
+            refused = client.get(base + wrong)
+            assert refused.status_code == 403 and "QR" in refused.text
+    with pytest.raises(Exception) as refused_ws:  # the WebSocket too: refused before it opens
+        connect(f"wss://127.0.0.1:{server.port}/ws?room=guess", ssl=tls, open_timeout=5)
+    assert "403" in str(refused_ws.value)
+
+
+def test_trust_page_and_ca_over_plain_http(server: WebServer, certificates: Certificates) -> None:
+    base = f"http://127.0.0.1:{server.trust_port}"
+    page = httpx.get(f"{base}/trust")
+    assert page.status_code == 200
+    assert "Certificate Trust Settings" in page.text and "Réglages des certificats" in page.text
+    assert f"https://127.0.0.1:{server.port}/" in page.text
+    ca = httpx.get(f"{base}/trust/ca.crt")
+    assert ca.headers["content-type"] == "application/x-x509-ca-cert"
+    assert ca.content == certificates.ca_cert.read_bytes()
+    assert server.trust_port == server.port + 1 or server.port == 0 or server.trust_port != server.port
+
+
+def test_certificates_name_the_lan_and_are_reused_until_it_changes(tmp_path: Path) -> None:
+    first = ensure_certificates(tmp_path, addresses=["192.168.1.20"])
+    cert = x509.load_pem_x509_certificate(first.server_cert.read_bytes())
+    names = cert.extensions.get_extension_for_class(x509.SubjectAlternativeName).value
+    ips = [str(ip) for ip in names.get_values_for_type(x509.IPAddress)]
+    assert "192.168.1.20" in ips and "127.0.0.1" in ips and "localhost" in names.get_values_for_type(x509.DNSName)
+    ca = x509.load_pem_x509_certificate(first.ca_cert.read_bytes())
+    assert cert.issuer == ca.subject and first.issued
+    assert (first.server_key.stat().st_mode & 0o077) == 0  # the keys are the user's alone
+    again = ensure_certificates(tmp_path, addresses=["192.168.1.20"])
+    assert not again.issued and again.server_cert.read_bytes() == first.server_cert.read_bytes()
+    moved = ensure_certificates(tmp_path, addresses=["10.0.0.7"])
+    assert moved.issued and moved.ca_cert.read_bytes() == first.ca_cert.read_bytes()  # the CA stays
+    assert "10.0.0.7" in moved.names and "192.168.1.20" not in moved.names
+
+
+def test_config_folder_is_overridable(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    from voice.web.certs import web_dir
+
+    monkeypatch.setenv("CDC_WEB_DIR", str(tmp_path / "w"))
+    assert web_dir() == tmp_path / "w"
+    monkeypatch.delenv("CDC_WEB_DIR")
+    monkeypatch.setenv("XDG_CONFIG_HOME", str(tmp_path / "cfg"))
+    assert web_dir() == tmp_path / "cfg" / "cdc" / "web"
+
+
+# ---------------------------------------------------------------- the WebSocket
+
+
+def test_hello_claim_welcome_and_reconnection_by_token(server: WebServer, tls: ssl.SSLContext) -> None:
+    phone = Phone(server, tls)
+    seats = phone.wait("seats")["seats"]
+    assert [(s["seat"], s["human"], s["taken"]) for s in seats] == [(0, True, False), (1, True, False),
+                                                                       (2, False, False)]
+    phone.send({"type": "claim", "seat": 1, "name": "Zoé"})
+    welcome = phone.wait("welcome")
+    assert welcome["seat"] == 1 and server.room.seats[1].taken and server.room.seats[1].player.name == "Zoé"
+    phone.ws.close()
+    back = Phone(server, tls, token=welcome["token"])
+    assert back.wait("welcome") == welcome
+    other = Phone(server, tls)
+    assert [s["taken"] for s in other.wait("seats")["seats"]] == [False, True, False]
+
+
+def test_hostile_messages_get_an_error_and_change_nothing(server: WebServer, tls: ssl.SSLContext) -> None:
+    room = server.room
+    owner = Phone(server, tls)
+    owner.send({"type": "claim", "seat": 0})
+    owner.wait("welcome")
+    before = seats_of(room)
+    forged = Phone(server, tls, token="A" * 22)
+    assert "token" in forged.wait("error")["message"]
+    assert forged.wait("seats")
+    intruder = Phone(server, tls)
+    for message, why in [({"type": "claim", "seat": 0}, "taken"), ({"type": "claim", "seat": 2}, "bot"),
+                         ({"type": "choose", "option": 0}, "claim a seat"),
+                         ({"type": "shout", "t": 5.0}, "claim a seat")]:
+        intruder.send(message)
+        assert why in intruder.wait("error")["message"]
+    owner.send({"type": "choose", "option": 0})  # nothing is asked yet
+    assert "nothing is asked" in owner.wait("error")["message"]
+    owner.ws.send(b"\x00\x01\x02")  # binary garbage
+    assert "audio frame" in owner.wait("error")["message"]
+    board = Phone(server, tls, role="board")
+    board.send({"type": "claim", "seat": 1})
+    assert "board" in board.wait("error")["message"]
+    assert seats_of(room) == before and room.keys.poll(0) is None
+
+
+def test_repeated_garbage_closes_the_connection(server: WebServer, tls: ssl.SSLContext) -> None:
+    phone = Phone(server, tls)
+    phone.wait("seats")
+    for text in ("{", '{"type":"dance"}', "[]", '{"type":"claim","seat":"0"}', "\x00"):
+        phone.ws.send(text)
+    assert phone.closed()
+    assert phone.ws.close_code == 1008
+    assert not any(s.taken for s in server.room.seats)
+
+
+def test_a_flood_closes_the_connection(server: WebServer, tls: ssl.SSLContext) -> None:
+    phone = Phone(server, tls)
+    phone.wait("seats")
+    for i in range(80):
+        phone.send({"type": "ping", "id": i, "t1": 1.0})
+    assert phone.closed()
+    assert phone.ws.close_code == 1008
+
+
+def test_a_ten_megabyte_message_closes_the_connection(server: WebServer, tls: ssl.SSLContext) -> None:
+    phone = Phone(server, tls)
+    phone.wait("seats")
+    try:
+        phone.ws.send("x" * 10_000_000)
+    except ConnectionClosed:
+        pass
+    assert phone.closed()
+    assert phone.ws.close_code == 1009  # too big: dropped before it is read
+    assert not any(s.taken for s in server.room.seats)
+    fine = Phone(server, tls)  # the server goes on
+    assert fine.wait("seats")
+
+
+def test_mic_offline_within_a_second(server: WebServer, tls: ssl.SSLContext) -> None:
+    phone = Phone(server, tls)
+    phone.send({"type": "claim", "seat": 0})
+    phone.wait("welcome")
+    session = PlaySession(load_ruleset("classic"), [s.player for s in server.room.seats], view=server.room.view,
+                          keyboard=server.room.keys, seed=3)
+    server.room.view.show(session)  # a table to show (no game played)
+    phone.send({"type": "audio", "stream": 1, "rate": 16000, "state": "on"})
+    for i in range(5):
+        phone.ws.send(audio_frame(i * 1600, 100.0 * (i + 1), np.zeros(1600, np.int16)))
+        time.sleep(0.1)
+    phone.wait("table", where=lambda t: t["players"][0]["mic"] == "online")
+    stopped = time.monotonic()
+    phone.wait("table", timeout=3, where=lambda t: t["players"][0]["mic"] == "offline")
+    assert time.monotonic() - stopped < 1.0
+
+
+# ---------------------------------------------------------------- a game played from a phone
+
+
+def test_a_phone_plays_its_move_and_wins_a_race_by_its_tap_time(certificates: Certificates,
+                                                                  tls: ssl.SSLContext) -> None:
+    """Seat 0 (the phone) rolls 1,1,2: a Chouette-Velute race against a bot shouting at 1.2 s.
+    The tap is sent 0.4 s into the race but timed 0.2 s in on the phone's clock: its onset on the
+    host clock (through the phone's clock sync) is ~200 ms, and it wins."""
+    room = new_room([SeatPlayer("Ana"), SeatPlayer("bot", FixedBot(1200), "fixed")])
+    room.make_clock = lambda: PhoneClock(rate=16000)
+    session = PlaySession(load_ruleset("basic"), [s.player for s in room.seats], view=room.view,
+                          keyboard=room.keys, dice=InjectedDice([1, 6, 1, 1, 2, 6, 6, 6]),
+                          setup={"scores": [0, 300]})
+    done: list[Any] = []
+    with serving(room, certificates) as server:
+        phone = Phone(server, tls)
+        phone.send({"type": "claim", "seat": 0})
+        phone.wait("welcome")
+        offset_ms = 7_000.0  # the phone's clock is 7 s behind the host's
+        for i in range(5):  # clock samples: t1/t4 on the phone, t2/t3 on the host
+            t1 = time.monotonic() * 1000 - offset_ms
+            phone.send({"type": "ping", "id": i, "t1": t1})
+            pong = phone.wait("pong")
+            phone.send({"type": "clock", "t1": pong["t1"], "t2": pong["t2"], "t3": pong["t3"],
+                        "t4": time.monotonic() * 1000 - offset_ms})
+        threading.Thread(target=lambda: done.append(session.run()), daemon=True).start()
+        asked = phone.wait("table", where=lambda t: t["question"] is not None)
+        assert asked["question"]["seat"] == 0 and asked["question"]["options"][0]["label_en"] == "roll the dice"
+        assert asked["question"]["options"][0]["label_fr"] == "lancer les dés"
+        phone.send({"type": "choose", "option": 0})
+        phone.wait("table", where=lambda t: t["race"] is not None and t["race"]["running"])
+        seen = time.monotonic()
+        time.sleep(0.4)
+        phone.send({"type": "shout", "t": (seen + 0.2) * 1000 - offset_ms})
+        deadline = time.monotonic() + 15
+        while not done and time.monotonic() < deadline:
+            time.sleep(0.05)
+    assert done, "the game did not end"
+    shouts = {s.seat: s for s in session.race_log[0]}
+    assert shouts[0].by == "keyboard" and 190 <= shouts[0].onset_ms <= 320
+    race = next(e for e in session.state.log if e["type"] == "race")
+    assert race["tied"] == [0]
+
+
+# ---------------------------------------------------------------- scripts/play.py --web
+
+
+def test_play_web_serves_prints_the_qr_and_stops_on_ctrl_c_keeping_the_save(tmp_path: Path) -> None:
+    save = tmp_path / "game.json"
+    port = free_port_pair()
+    env = dict(os.environ, CDC_WEB_DIR=str(tmp_path / "certs"), PYTHONPATH=str(ROOT), CDC_VOSK_MODEL="")
+    process = subprocess.Popen([sys.executable, str(ROOT / "scripts" / "play.py"), "--web", "--port", str(port),
+                                "--host", "127.0.0.1", "--keyboard", "--no-screen", "--humans", "Ana",
+                                "--bots", "bold", "--seed", "3", "--save", str(save)],
+                               stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, env=env)
+    out: list[str] = []
+    try:
+        assert process.stdout is not None
+        deadline = time.monotonic() + 40
+        while time.monotonic() < deadline:
+            line = process.stdout.readline()
+            out.append(line)
+            if "Ctrl+C stops" in line or not line:
+                break
+        text = "".join(out)
+        assert f"https://127.0.0.1:{port}/?room=" in text, text
+        assert "▀" in text or "█" in text  # the QR code, drawn in the terminal
+        assert "tapping only" in text  # no model: said once
+        secret = text.split("?room=")[1].split()[0]
+        tls = ssl.create_default_context(cafile=str(tmp_path / "certs" / "ca.crt"))
+        with httpx.Client(verify=tls) as client:
+            assert client.get(f"https://127.0.0.1:{port}/?room={secret}").status_code == 200
+            assert client.get(f"https://127.0.0.1:{port}/board?room={secret}").status_code == 200
+        assert httpx.get(f"http://127.0.0.1:{port + 1}/trust").status_code == 200
+        process.send_signal(signal.SIGINT)
+        rest, errors = process.communicate(timeout=20)
+    finally:
+        if process.poll() is None:
+            process.kill()
+    assert "Traceback" not in errors and "Traceback" not in rest, errors
+    assert "Game stopped. It is saved in" in rest
+    assert process.returncode == 1
+    saved = PlaySession.read_save(save)
+    assert [p["name"] for p in saved["lineup"]] == ["Ana", "bold-1"]
+
+
+def free_port_pair() -> int:
+    """A port whose next one is free too (the /trust page)."""
+    import socket
+
+    for _ in range(50):
+        with socket.socket() as a:
+            a.bind(("127.0.0.1", 0))
+            port = a.getsockname()[1]
+            if port > 65000:
+                continue
+            with socket.socket() as b:
+                try:
+                    b.bind(("127.0.0.1", port + 1))
+                except OSError:
+                    continue
+            return port
+    raise RuntimeError("no two free ports in a row")
+
+
+def test_play_web_refuses_a_taken_port_in_one_line(tmp_path: Path) -> None:
+    import socket
+
+    with socket.socket() as taken:
+        taken.bind(("127.0.0.1", 0))
+        taken.listen()
+        port = taken.getsockname()[1]
+        env = dict(os.environ, CDC_WEB_DIR=str(tmp_path / "certs"), PYTHONPATH=str(ROOT), CDC_VOSK_MODEL="")
+        done = subprocess.run([sys.executable, str(ROOT / "scripts" / "play.py"), "--web", "--port", str(port),
+                               "--host", "127.0.0.1", "--keyboard", "--no-screen", "--bots", "bold"],
+                              capture_output=True, text=True, env=env, timeout=60)
+    assert done.returncode == 2 and "Traceback" not in done.stderr
+    assert f"127.0.0.1:{port}" in done.stdout and "--port" in done.stdout

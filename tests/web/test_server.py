@@ -367,3 +367,54 @@ def test_play_web_refuses_a_taken_port_in_one_line(tmp_path: Path) -> None:
                               capture_output=True, text=True, env=env, timeout=60)
     assert done.returncode == 2 and "Traceback" not in done.stderr
     assert f"127.0.0.1:{port}" in done.stdout and "--port" in done.stdout
+
+
+def load_play() -> Any:
+    import importlib.util
+
+    spec = importlib.util.spec_from_file_location("play_script", ROOT / "scripts" / "play.py")
+    module = importlib.util.module_from_spec(spec)  # type: ignore[arg-type]
+    spec.loader.exec_module(module)  # type: ignore[union-attr]
+    return module
+
+
+def test_the_terminal_table_and_the_web_table_play_the_same_game(tmp_path: Path, tls: ssl.SSLContext,
+                                                                  monkeypatch: pytest.MonkeyPatch) -> None:
+    """--web beside the Textual table: a phone's choice is played, and both show it."""
+    import asyncio
+    import io
+
+    from rich.console import Console
+
+    from voice.table import screen_text
+
+    monkeypatch.setenv("CDC_WEB_DIR", str(tmp_path / "certs"))
+    monkeypatch.setenv("CDC_VOSK_MODEL", "")
+    console = Console(width=200, record=True, file=io.StringIO())
+    web = load_play().prepare(["--web", "--port", "0", "--host", "127.0.0.1", "--keyboard", "--humans", "Ana",
+                               "--bots", "bold", "--seed", "3", "--pace", "0"], console)
+    assert type(web).__name__ == "WebTable" and web.app is not None, console.export_text()
+    web.server.start()
+    tls = ssl.create_default_context(cafile=str(tmp_path / "certs" / "ca.crt"))
+
+    def phone_plays() -> dict[str, Any]:
+        phone = Phone(web.server, tls)
+        phone.send({"type": "claim", "seat": 0})
+        phone.wait("welcome")
+        asked = phone.wait("table", timeout=15, where=lambda t: t["question"] is not None)
+        phone.send({"type": "choose", "option": 0})
+        return phone.wait("table", timeout=15, where=lambda t: t["turn"] > asked["turn"] or len(t["log"])
+                          > len(asked["log"]))
+
+    async def run() -> str:
+        async with web.app.run_test(size=(120, 44)) as pilot:
+            table = await asyncio.to_thread(phone_plays)
+            assert table["dice"]
+            await pilot.pause(0.3)
+            return screen_text(web.app)
+
+    try:
+        screen = asyncio.run(run())
+    finally:
+        web.server.stop()
+    assert "Ana: [" in screen  # the phone's roll, in the terminal's log

@@ -367,3 +367,14 @@ def test_playback_masks_reach_every_phone_recogniser(ko_model: Any) -> None:
     room.listener.mark_playback(now + 2, now + 3)
     assert made.queue[0]._masks[:2] == [(now, now + 1), (now + 2, now + 3)]
     room.close()
+
+
+def test_a_choice_for_a_question_the_game_has_left_is_refused() -> None:
+    room = make_room([FakeClock()])
+    ana = join(room, 0)
+    ask(room, 0)
+    room.view.session = PlaySession(load_ruleset("classic"), [s.player for s in room.seats], view=room.view,
+                                    keyboard=room.keys, seed=1)  # its pending decision is another one
+    with pytest.raises(ProtocolError, match="answered already"):
+        room.handle(ana, Choose(type="choose", option=0))
+    assert lines(room) == []

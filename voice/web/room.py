@@ -48,7 +48,7 @@ from voice.web.snapshot import french_phrases, question_json, table_json
 
 log = logging.getLogger(__name__)
 
-MIC_TIMEOUT_S = 1.0  # no audio frame for this long: the phone's microphone is offline
+MIC_TIMEOUT_S = 0.7  # no audio frame for this long (7 chunks): the phone's microphone is offline
 CHIRP_TAIL_S = 0.3  # the chirp's echo, masked too
 TAP_SLACK_S = 5.0  # a tap timed further than this from its arrival: the phone's clock is wrong
 
@@ -222,7 +222,7 @@ class Room:
                 connection.outbox.put_nowait(message)
 
     def watch(self) -> None:
-        """On the loop, every 0.2 s: silent microphones go offline; changes are sent."""
+        """On the loop, every 0.1 s: silent microphones go offline; changes are sent."""
         now = self.clock()
         for seat in self.seats:
             if seat.mic == "online" and now - seat.last_frame > MIC_TIMEOUT_S:
@@ -381,6 +381,9 @@ class Room:
             if asked is None or asked[0] != seat.index:
                 raise ProtocolError("nothing is asked of your seat now")
             _, decision, options = asked
+            if not self._still_pending(decision):
+                self._question = None
+                raise ProtocolError("this question was answered already")
             if choose.option < len(options):
                 if choose.stake is not None:
                     raise ProtocolError("this option takes no stake")
@@ -397,6 +400,17 @@ class Room:
                 self._table = {**self._table, "question": None}
         self.keys.put(line, self.clock())
         self._send_table()
+
+    def _still_pending(self, decision: Decision) -> bool:
+        """Whether the session still waits on this decision (answered at the terminal or by
+        voice, it has moved on: a late tap must not answer the next question)."""
+        session = self.view.session
+        if session is None:
+            return True
+        try:
+            return session.state.pending == decision
+        except Exception:  # the state is being changed on the session's thread right now: it moves on
+            return False
 
     def _shout(self, seat: Seat, clock: PhoneClockLike, phone_ms: float) -> None:
         """A tap on the shout button: a race shout for this seat (or a false shout outside a race),

@@ -204,7 +204,8 @@ def table_json(session: PlaySession, question_: dict[str, Any] | None, voices: d
     table = state.table
     players = [{"seat": seat, "name": player.name, "score": state.scores[seat],
                 "items": {ITEMS_FR.get(k, k): n for k, n in state.items[seat].items() if n},
-                "human": player.human, "bot": not player.human, "turn": seat == state.turn_seat and state.winner is None,
+                "human": player.human, "bot": not player.human,
+                "turn": seat == state.turn_seat and state.winner is None,
                 "voice": voices.get(seat, "") if player.human else ""}
                for seat, player in enumerate(session.players)]
     throw = None

@@ -236,7 +236,7 @@ class WebServer:
         async def watch() -> None:
             while not self._https.should_exit:
                 self.room.watch()
-                await asyncio.sleep(0.2)
+                await asyncio.sleep(0.1)
 
         async def ready() -> None:
             while not (self._https.started and self._http.started):

@@ -418,3 +418,20 @@ def test_the_terminal_table_and_the_web_table_play_the_same_game(tmp_path: Path,
     finally:
         web.server.stop()
     assert "Ana: [" in screen  # the phone's roll, in the terminal's log
+
+
+def test_a_flood_of_audio_frames_closes_the_connection_but_a_burst_does_not(server: WebServer,
+                                                                             tls: ssl.SSLContext) -> None:
+    phone = Phone(server, tls)
+    phone.send({"type": "claim", "seat": 0})
+    phone.wait("welcome")
+    phone.send({"type": "audio", "stream": 1, "rate": 16000, "state": "on"})
+    silence = np.zeros(1600, np.int16)
+    for i in range(40):  # 4 s of audio kept by a stalled page, sent at once
+        phone.ws.send(audio_frame(i * 1600, 10.0 * i, silence))
+    phone.send({"type": "ping", "id": 1, "t1": 1.0})
+    assert phone.wait("pong")["id"] == 1
+    for i in range(40, 100):
+        phone.ws.send(audio_frame(i * 1600, 10.0 * i, silence))
+    assert phone.closed()
+    assert phone.ws.close_code == 1008

@@ -144,7 +144,8 @@ class Connection:
     role: str = ""
     seat: int | None = None
     clock: PhoneClockLike | None = None
-    times: deque[float] = field(default_factory=deque)
+    times: deque[float] = field(default_factory=deque)  # when the last second's text messages came
+    frames: deque[float] = field(default_factory=deque)  # ... and its audio frames
     bad: int = 0
 
 

@@ -31,7 +31,7 @@ from voice.web.room import Connection, Room
 log = logging.getLogger(__name__)
 
 STATIC = Path(__file__).resolve().parent / "static"
-FLOOD_PER_S = 50  # messages a second from one connection; more closes it
+FLOOD_PER_S = 50  # messages (or audio frames) a second from one connection; more closes it
 MAX_BAD = 5  # refused messages from one connection before it is closed
 WS_MAX_SIZE = MAX_BINARY + 1024  # uvicorn drops bigger frames before they are read
 CLOSE_POLICY = 1008
@@ -92,11 +92,14 @@ async def serve_socket(room: Room, websocket: WebSocket) -> None:
             received = await websocket.receive()
             if received["type"] == "websocket.disconnect":
                 break
+            # Text and audio frames are counted apart: a phone whose page stalled sends the audio
+            # it kept all at once (up to 5 s of it in one second), which is no flood.
             now = time.monotonic()
-            connection.times.append(now)
-            while connection.times and connection.times[0] < now - 1.0:
-                connection.times.popleft()
-            if len(connection.times) > FLOOD_PER_S:
+            times = connection.frames if received.get("bytes") is not None else connection.times
+            times.append(now)
+            while times and times[0] < now - 1.0:
+                times.popleft()
+            if len(times) > FLOOD_PER_S:
                 await websocket.close(code=CLOSE_POLICY, reason="too many messages")
                 break
             try:

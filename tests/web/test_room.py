@@ -378,3 +378,12 @@ def test_a_choice_for_a_question_the_game_has_left_is_refused() -> None:
     with pytest.raises(ProtocolError, match="answered already"):
         room.handle(ana, Choose(type="choose", option=0))
     assert lines(room) == []
+
+
+def test_a_closed_socket_leaves_the_seat_taken_and_the_mic_offline() -> None:
+    room = make_room([FakeClock(), FakeClock()])
+    ana = join(room, 0)
+    stream_on(room, ana)
+    room.leave(ana)
+    assert room.seats[0].mic == "offline" and room.seats[0].taken and room.seats[0].stream is None
+    room.close()

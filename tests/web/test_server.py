@@ -435,3 +435,17 @@ def test_a_flood_of_audio_frames_closes_the_connection_but_a_burst_does_not(serv
         phone.ws.send(audio_frame(i * 1600, 10.0 * i, silence))
     assert phone.closed()
     assert phone.ws.close_code == 1008
+
+
+def test_play_web_resume_with_another_lineup_is_one_clear_error(tmp_path: Path) -> None:
+    save = tmp_path / "game.json"
+    state = PlaySession(load_ruleset("classic"), [SeatPlayer("Ana"), SeatPlayer("Bob")], view=new_room().view,
+                        keyboard=new_room().keys, seed=1)
+    state.save_path = save
+    state.save()
+    env = dict(os.environ, CDC_WEB_DIR=str(tmp_path / "certs"), PYTHONPATH=str(ROOT), CDC_VOSK_MODEL="")
+    done = subprocess.run([sys.executable, str(ROOT / "scripts" / "play.py"), "--web", "--port", "0",
+                           "--host", "127.0.0.1", "--keyboard", "--no-screen", "--resume", str(save),
+                           "--humans", "Ana", "--bots", "bold"], capture_output=True, text=True, env=env, timeout=60)
+    assert done.returncode == 2 and "Traceback" not in done.stderr, done.stderr
+    assert "cannot resume" in done.stdout

@@ -260,7 +260,8 @@ class WebServer:
                 loop.call_soon_threadsafe(end_sockets)
         self._https.should_exit = True
         self._http.should_exit = True
-        self._thread.join(timeout=5)
+        if self._thread.is_alive():
+            self._thread.join(timeout=5)
         self.room.close()
         for sock in (self._https_socket, self._http_socket):
             sock.close()

@@ -387,3 +387,34 @@ def test_a_closed_socket_leaves_the_seat_taken_and_the_mic_offline() -> None:
     room.leave(ana)
     assert room.seats[0].mic == "offline" and room.seats[0].taken and room.seats[0].stream is None
     room.close()
+
+
+def test_audio_faster_than_it_can_be_heard_is_refused() -> None:
+    from voice.web.room import MAX_BACKLOG
+
+    class Slow:
+        lexicon: dict[str, Any] = {}
+
+        def accept(self, pcm: np.ndarray, start_sample: int | None = None) -> list[Any]:
+            time.sleep(1)
+            return []
+
+        def flush(self) -> list[Any]:
+            return []
+
+        def set_intents(self, intents: Any) -> list[Any]:
+            return []
+
+        def mask_playback(self, start_s: float, end_s: float) -> None:
+            pass
+
+    room = make_room([FakeClock()], make_recogniser=lambda clock: Slow())
+    ana = join(room, 0)
+    stream_on(room, ana)
+    with pytest.raises(ProtocolError, match="faster"):
+        for i in range(MAX_BACKLOG + 5):
+            room.audio(ana, AudioChunk(i * 1600, 100.0 * i, np.zeros(1600, np.int16)))
+    started = time.monotonic()
+    room.handle(ana, AudioState(type="audio", stream=1, state="off"))  # never waits on the backlog
+    assert time.monotonic() - started < 0.5
+    room.close()

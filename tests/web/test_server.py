@@ -193,6 +193,8 @@ def test_hostile_messages_get_an_error_and_change_nothing(server: WebServer, tls
     assert "nothing is asked" in owner.wait("error")["message"]
     owner.ws.send(b"\x00\x01\x02")  # binary garbage
     assert "audio frame" in owner.wait("error")["message"]
+    owner.send({"type": "clock", "t1": 10.0, "t2": 5.0, "t3": 4.0, "t4": 11.0})  # an impossible round trip
+    assert "refused" in owner.wait("error")["message"]
     board = Phone(server, tls, role="board")
     board.send({"type": "claim", "seat": 1})
     assert "board" in board.wait("error")["message"]

@@ -50,6 +50,7 @@ log = logging.getLogger(__name__)
 
 MIC_TIMEOUT_S = 0.7  # no audio frame for this long (7 chunks): the phone's microphone is offline
 CHIRP_TAIL_S = 0.3  # the chirp's echo, masked too
+MAX_BACKLOG = 100  # audio chunks waiting for a phone's recogniser (10 s): more is refused
 TAP_SLACK_S = 5.0  # a tap timed further than this from its arrival: the phone's clock is wrong
 
 
@@ -118,10 +119,11 @@ class Stream:
 
     number: int
     recogniser: RecogniserLike | None
-    chunks: queue.Queue[AudioChunk | None] = field(default_factory=queue.Queue)
+    chunks: queue.Queue[AudioChunk | None] = field(default_factory=lambda: queue.Queue(MAX_BACKLOG))
     lock: threading.Lock = field(default_factory=threading.Lock)
     next_sample: int = 0
     thread: threading.Thread | None = None
+    stopped: bool = False
 
 
 @dataclass
@@ -355,7 +357,10 @@ class Room:
 
     def _stop_stream(self, seat: Seat, mic: str) -> None:
         if seat.stream is not None:
-            seat.stream.chunks.put(None)  # the worker flushes and ends
+            try:
+                seat.stream.chunks.put_nowait(None)  # the worker decodes what came, flushes and ends
+            except queue.Full:
+                seat.stream.stopped = True  # a backlog nobody will wait for: dropped
             seat.stream = None
         seat.mic = mic
 
@@ -370,11 +375,13 @@ class Room:
         if chunk.first_sample < stream.next_sample:
             raise ProtocolError(f"audio frame starts at sample {chunk.first_sample}, before the end of "
                                 f"the previous one ({stream.next_sample})")
+        try:
+            stream.chunks.put_nowait(chunk)
+        except queue.Full:
+            raise ProtocolError("audio arrives faster than it can be heard: send it as it is recorded") from None
         stream.next_sample = chunk.first_sample + len(chunk.pcm)
         seat.last_frame = self.clock()
-        if seat.mic != "online":
-            seat.mic = "online"
-        stream.chunks.put(chunk)
+        seat.mic = "online"
 
     def _choose(self, seat: Seat, choose: Choose) -> None:
         with self._lock:
@@ -438,7 +445,7 @@ class Room:
     def _decode(self, seat: Seat, clock: PhoneClockLike, stream: Stream) -> None:
         from voice.live import heard  # needs vosk only when phones are heard
 
-        while (chunk := stream.chunks.get()) is not None:
+        while not stream.stopped and (chunk := stream.chunks.get()) is not None:
             try:
                 clock.chunk(chunk.first_sample, len(chunk.pcm), chunk.phone_ms)
                 state = clock.calibration_state

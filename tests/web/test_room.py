@@ -363,6 +363,9 @@ def test_playback_masks_reach_every_phone_recogniser(ko_model: Any) -> None:
     room.mark_playback(now, now + 1)  # before any phone streams: kept for later streams
     ana = join(room, 0)
     stream_on(room, ana)
+    deadline = time.monotonic() + 10
+    while not room.recognisers() and time.monotonic() < deadline:  # made on the phone's worker
+        time.sleep(0.01)
     assert room.listener is not None
     room.listener.mark_playback(now + 2, now + 3)
     assert made.queue[0]._masks[:2] == [(now, now + 1), (now + 2, now + 3)]

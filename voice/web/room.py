@@ -215,7 +215,12 @@ class Room:
         for player, (mic, delay_ms, state), seat in zip(table["players"], self.live(), self.seats, strict=True):
             players.append({**player, "name": seat.player.name, "mic": mic if player["human"] else "none",
                             "calibration": {"delay_ms": delay_ms, "state": state}})
-        return {**table, "players": players}
+        race = table.get("race")
+        if race is not None:  # a voice shout from an uncalibrated phone is said to be so
+            live = self.live()
+            race = {**race, "shouts": [{**shout, "calibration": live[shout["seat"]][2]
+                                        if shout["by"] == "voice" else None} for shout in race["shouts"]]}
+        return {**table, "players": players, "race": race}
 
     def _send_table(self) -> None:
         message = self.table_message()
@@ -333,11 +338,8 @@ class Room:
         if message.state == "on":
             connection.clock.reset_stream()
             sample_clock = self._sample_clock(connection.clock, self.clock())
-            recogniser = self.make_recogniser(sample_clock) if self.make_recogniser else None
-            if recogniser is not None:
-                self._prepare(recogniser)
-            stream = Stream(message.stream, recogniser)
-            stream.thread = threading.Thread(target=self._decode, args=(seat, connection.clock, stream),
+            stream = Stream(message.stream, None)
+            stream.thread = threading.Thread(target=self._decode, args=(seat, connection.clock, stream, sample_clock),
                                              daemon=True, name=f"phone-{seat.index + 1}")
             seat.stream, seat.mic, seat.last_frame = stream, "online", self.clock()
             stream.thread.start()
@@ -442,9 +444,15 @@ class Room:
             if end > now - 10:
                 recogniser.mask_playback(start, end)
 
-    def _decode(self, seat: Seat, clock: PhoneClockLike, stream: Stream) -> None:
+    def _decode(self, seat: Seat, clock: PhoneClockLike, stream: Stream, sample_clock: Callable[[int], float]) -> None:
         from voice.live import heard  # needs vosk only when phones are heard
 
+        if self.make_recogniser is not None:
+            # Made here, not on the server's loop: building one takes a while (the lexicon's grammar).
+            recogniser = self.make_recogniser(sample_clock)
+            with stream.lock:
+                stream.recogniser = recogniser
+                self._prepare(recogniser)
         while not stream.stopped and (chunk := stream.chunks.get()) is not None:
             try:
                 clock.chunk(chunk.first_sample, len(chunk.pcm), chunk.phone_ms)

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from typing import Any
+
 import numpy as np
 import pytest
 from conftest import make_clip
@@ -252,3 +254,46 @@ def test_chirp_shape() -> None:
     spectrum = np.abs(np.fft.rfft(chirp, 16000))
     in_band = spectrum[1000:6001] ** 2
     assert in_band.sum() / (spectrum ** 2).sum() > 0.95  # the sweep's energy is 1-6 kHz
+
+
+def _bench_web() -> Any:
+    import importlib.util
+    import sys
+    from pathlib import Path
+
+    path = Path(__file__).resolve().parents[2] / "scripts" / "bench_web.py"
+    spec = importlib.util.spec_from_file_location("bench_web", path)
+    assert spec is not None and spec.loader is not None
+    script = importlib.util.module_from_spec(spec)
+    sys.modules["bench_web"] = script  # its dataclasses look their module up there
+    spec.loader.exec_module(script)
+    return script
+
+
+@pytest.mark.parametrize("argv, message", [
+    (["--rounds", "3"], "--rounds 3"),
+    (["--phones", "1,4"], "each table size must be 2 to 16"),
+    (["--phones", "two"], "whole numbers"),
+    (["--set", "report", "--seed", "5"], "not a report seed"),
+    (["--set", "tune", "--seed", "1000"], "not a tune seed"),
+])
+def test_bench_web_refuses_bad_arguments(argv: list[str], message: str,
+                                         capsys: pytest.CaptureFixture[str]) -> None:
+    with pytest.raises(SystemExit) as exit_:
+        _bench_web().parse_args(argv)
+    assert exit_.value.code == 2
+    assert message in capsys.readouterr().err
+
+
+def test_bench_web_races_count_errors_and_misses() -> None:
+    bench = _bench_web()
+    shout = bench.Shout
+    # Two phones, one phrase: phone 0's onset reads 40 ms late, phone 1's on time, phone 1's
+    # second shout missed. A race 30 ms apart with phone 0 first goes wrong; 50 ms apart right.
+    shouts = [shout(0, "oui", 0.0, 1.0, onset_error_ms=40.0), shout(1, "oui", 0.0, 1.0, onset_error_ms=0.0),
+              shout(1, "oui", 0.0, 1.0)]
+    shares = bench.race_shares(shouts)
+    # Races: 0 before 1a (30: wrong, 50: right), 1a before 0 (right), 0 before 1b (1b missed:
+    # right), 1b before 0 (missed first: wrong).
+    assert shares[30] == pytest.approx(2 / 4) and shares[50] == pytest.approx(3 / 4)
+    assert bench.race_shares(shouts, heard_only=True)[30] == pytest.approx(1 / 2)

@@ -277,7 +277,8 @@ def test_binary_frames_are_checked() -> None:
     ('{"type":"claim","seat":0,"extra":1}', "extra"), ('{"type":"claim","seat":-1}', "seat"),
     ('{"type":"claim","seat":true}', "seat"), ('{"type":"shout","t":"soon"}', "t"),
     ('{"type":"choose","option":0,"stake":1e9}', "stake"), ('{"type":"ping","id":1,"t1":NaN}', "t1"),
-    ('{"type":"hello","role":"admin"}', "role"), ('{"type":"hello","role":"phone","token":"x y z!!!!!"}', "token"),
+    ('{"type":"hello","role":"admin"}', "role"), ('{"type":"claim","seat":0,"name":"[/bold]"}', "name"),
+    ('{"type":"hello","role":"phone","token":"x y z!!!!!"}', "token"),
     ('{"type":"claim","seat":0,"name":"' + "x" * 5000 + '"}', "too long"),
 ])
 def test_bad_messages_are_refused_with_a_reason(text: str, why: str) -> None:

@@ -42,7 +42,8 @@ class Hello(_Message):
 class Claim(_Message):
     type: Literal["claim"]
     seat: Annotated[int, Field(ge=0, lt=MAX_SEATS)]
-    name: Annotated[str, Field(min_length=1, max_length=24)] | None = None
+    # No brackets or control characters: the terminal's table prints names with rich markup.
+    name: Annotated[str, Field(min_length=1, max_length=24, pattern=r"^[^\[\]<>\x00-\x1f\x7f]+$")] | None = None
 
 
 class Ping(_Message):

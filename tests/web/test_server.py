@@ -167,9 +167,14 @@ def test_hello_claim_welcome_and_reconnection_by_token(server: WebServer, tls: s
     phone.send({"type": "claim", "seat": 1, "name": "Zoé"})
     welcome = phone.wait("welcome")
     assert welcome["seat"] == 1 and server.room.seats[1].taken and server.room.seats[1].player.name == "Zoé"
+    session = PlaySession(load_ruleset("classic"), [s.player for s in server.room.seats], view=server.room.view,
+                          keyboard=server.room.keys, seed=3)
+    server.room.view.show(session)
     phone.ws.close()
     back = Phone(server, tls, token=welcome["token"])
     assert back.wait("welcome") == welcome
+    table = back.wait("table")  # the whole table back
+    assert [p["name"] for p in table["players"]] == ["Ana", "Zoé", "bold-1"] and table["players"][1]["human"]
     other = Phone(server, tls)
     assert [s["taken"] for s in other.wait("seats")["seats"]] == [False, True, False]
 

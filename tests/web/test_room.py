@@ -422,3 +422,16 @@ def test_audio_faster_than_it_can_be_heard_is_refused() -> None:
     room.handle(ana, AudioState(type="audio", stream=1, state="off"))  # never waits on the backlog
     assert time.monotonic() - started < 0.5
     room.close()
+
+
+def test_a_slow_client_gets_the_newest_table_not_a_backlog() -> None:
+    from voice.web.room import TABLE
+
+    connection = Connection(asyncio.Queue())
+    for turn in range(100):
+        connection.send_table({"type": "table", "turn": turn})
+    assert connection.outbox.qsize() == 1
+    item = connection.outbox.get_nowait()
+    assert item is TABLE and connection.take(item) == {"type": "table", "turn": 99}
+    connection.send_table({"type": "table", "turn": 100})
+    assert connection.outbox.qsize() == 1

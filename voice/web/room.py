@@ -149,6 +149,25 @@ class Connection:
     times: deque[float] = field(default_factory=deque)  # when the last second's text messages came
     frames: deque[float] = field(default_factory=deque)  # ... and its audio frames
     bad: int = 0
+    table: dict[str, Any] | None = None  # the newest table not yet sent
+    table_queued: bool = False  # TABLE is in the outbox: one slot for every table to come
+
+    def send_table(self, message: dict[str, Any]) -> None:
+        """Queue the table; a slow client gets only the newest one, never a backlog of them."""
+        self.table = message
+        if not self.table_queued:
+            self.table_queued = True
+            self.outbox.put_nowait(TABLE)
+
+    def take(self, message: dict[str, Any]) -> dict[str, Any] | None:
+        """The message to send for an outbox item (the newest table for the TABLE slot)."""
+        if message is TABLE:
+            self.table_queued = False
+            return self.table
+        return message
+
+
+TABLE: dict[str, Any] = {"type": "table"}  # the outbox slot of a connection's newest table
 
 
 class Room:
@@ -227,7 +246,7 @@ class Room:
         self._sent_live = self.live()
         if message is not None:
             for connection in list(self.connections):
-                connection.outbox.put_nowait(message)
+                connection.send_table(message)
 
     def watch(self) -> None:
         """On the loop, every 0.1 s: silent microphones go offline; changes are sent."""
@@ -285,7 +304,7 @@ class Room:
         connection.outbox.put_nowait(self.seats_message())
         table = self.table_message()
         if table is not None:
-            connection.outbox.put_nowait(table)
+            connection.send_table(table)
         return None
 
     def _claim(self, connection: Connection, index: int, name: str | None) -> dict[str, Any] | None:

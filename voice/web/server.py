@@ -82,7 +82,8 @@ async def serve_socket(room: Room, websocket: WebSocket) -> None:
 
     async def send() -> None:
         while (message := await connection.outbox.get()) is not None:
-            await websocket.send_json(message)
+            if (sent := connection.take(message)) is not None:
+                await websocket.send_json(sent)
         with contextlib.suppress(Exception):  # the server stops: the phone sees the socket close
             await websocket.close(code=1001)
 

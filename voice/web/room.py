@@ -149,6 +149,7 @@ class Connection:
     times: deque[float] = field(default_factory=deque)  # when the last second's text messages came
     frames: deque[float] = field(default_factory=deque)  # ... and its audio frames
     bad: int = 0
+    received_at: float | None = None  # host clock when the message being handled came in
     table: dict[str, Any] | None = None  # the newest table not yet sent
     table_queued: bool = False  # TABLE is in the outbox: one slot for every table to come
 
@@ -271,8 +272,9 @@ class Room:
         if not connection.role:
             raise ProtocolError("say hello first")
         if isinstance(message, Ping):
-            now = self.clock() * 1000
-            return {"type": "pong", "id": message.id, "t1": message.t1, "t2": now, "t3": self.clock() * 1000}
+            # t2: when the frame came off the socket (parsing it is the host's time, not the network's).
+            t2 = (connection.received_at or self.clock()) * 1000
+            return {"type": "pong", "id": message.id, "t1": message.t1, "t2": t2, "t3": self.clock() * 1000}
         if connection.role == "board":
             raise ProtocolError("a board only watches")
         if message.type == "claim":

@@ -95,7 +95,8 @@ async def serve_socket(room: Room, websocket: WebSocket) -> None:
                 break
             # Text and audio frames are counted apart: a phone whose page stalled sends the audio
             # it kept all at once (up to 5 s of it in one second), which is no flood.
-            now = time.monotonic()
+            now = room.clock()  # the host clock (time.monotonic() unless a test gives another)
+            connection.received_at = now
             times = connection.frames if received.get("bytes") is not None else connection.times
             times.append(now)
             while times and times[0] < now - 1.0:

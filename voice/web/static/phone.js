@@ -10,6 +10,7 @@
     stream: 0, streamBase: null, micStarting: false, answered: null,
   };
   window.cdcPhone = state; // read by the browser tests
+  window.cdcPhoneAudio = () => audio; // the tests suspend it as a sleeping phone would
   let conn = null, audio = null, wakeLock = null, pinger = null, pingId = 0;
 
   // ---- clock: ping/pong/clock (one NTP sample per round trip) ------------------------------

@@ -1,0 +1,297 @@
+"""The web table in a real browser: headless Chromium (Debian's) driven by Selenium against the
+table served in-process (tests/web/conftest.py). Simulated phones hear the room through a private
+PulseAudio: one stereo file carries both phones' sound on one timeline."""
+
+from __future__ import annotations
+
+import re
+import time
+from functools import partial
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+import pytest
+from conftest import SCREENSHOTS, SOURCES, Browsers, Pulse, WebTable, set_viewport, wait_for
+
+from agents.bots import make_bot
+from cdc_env.dice import InjectedDice
+from voice.session import SeatPlayer
+
+pytestmark = [pytest.mark.browser]
+
+
+def css(driver: Any, selector: str) -> Any:
+    return driver.find_element("css selector", selector)
+
+
+def page_table(driver: Any) -> dict[str, Any] | None:
+    return driver.execute_script("return window.cdcTable || null")
+
+
+def claim_by_tap(driver: Any, seat: int) -> None:
+    """The seat picker lists the free seats; tap ours."""
+    wait_for("the seat picker", lambda: css(driver, f"#seats button[data-seat='{seat}']").is_displayed())
+    css(driver, f"#seats button[data-seat='{seat}']").click()
+    wait_for("the welcome", lambda: driver.execute_script("return window.cdcPhone.seat") == seat)
+
+
+def seated(driver: Any, seat: int) -> bool:
+    return driver.execute_script("return window.cdcPhone.seat") == seat
+
+
+def calibration_shown(driver: Any) -> re.Match[str] | None:
+    return re.search(r"délai (\d+) ms", css(driver, "#calibration").text)
+
+
+def race_rows(driver: Any, count: int) -> bool:
+    return len(driver.find_elements("css selector", "#race .shouts li")) == count
+
+
+def page_errors(driver: Any) -> str:
+    return driver.execute_script("return document.querySelector('#errors').innerText")
+
+
+def bots_table(web_table: Any, setup: dict[str, Any] | None = None, seed: int = 3) -> WebTable:
+    players = [SeatPlayer("Zoé"), SeatPlayer("Prudent", make_bot("prudent", seed=1), "prudent"),
+               SeatPlayer("Hardi", make_bot("bold", seed=2), "bold")]
+    return web_table(players, ruleset="basic", seed=seed, setup=setup)
+
+
+def test_a_phone_taps_through_a_whole_game_against_bots(web_table, browsers: Browsers) -> None:
+    # Scores near 343 so that the game ends within a few turns.
+    table = bots_table(web_table, setup={"scores": [330, 330, 330]})
+    phone = browsers.open()
+    set_viewport(phone, 360, 740, mobile=True)
+    phone.get(table.phone_url)
+    claim_by_tap(phone, 0)
+    answered = shouted = 0
+    deadline = time.monotonic() + 60
+    while not (table.room.table_message() or {}).get("over"):
+        assert time.monotonic() < deadline, f"the game did not end: {table.room.table_message()}"
+        assert not table.errors, table.errors
+        buttons = phone.find_elements("css selector", "#choices button.choice:not([disabled])")
+        if buttons:
+            buttons[0].click()  # the first choice: roll, pass, ...
+            answered += 1
+        elif "in-race" in (css(phone, "#shout").get_attribute("class") or ""):
+            css(phone, "#shout").click()
+            shouted += 1
+        time.sleep(0.1)
+    wait_for("the end on the phone", lambda: css(phone, "#over").is_displayed())
+    state = table.session.state
+    assert state.winner is not None
+    assert answered >= 1
+    # The phone's seat played: every decision of seat 0 in the log came from its taps.
+    assert any(e["type"] == "turn_start" and e["seat"] == 0 for e in state.log)
+    winner_name = table.session.players[state.winner].name
+    assert winner_name in css(phone, "#over").text
+    assert not page_errors(phone), page_errors(phone)
+
+
+def test_screenshots_of_the_phone_and_the_board_in_french(web_table, browsers: Browsers) -> None:
+    table = bots_table(web_table, seed=5)
+    phone = browsers.open(lang="fr", fake_microphone=True)
+    set_viewport(phone, 360, 740, mobile=True)
+    phone.get(table.phone_url)
+    claim_by_tap(phone, 0)
+    css(phone, "#mic-button").click()
+    wait_for("the microphone on", lambda: css(phone, "#mic-state").get_attribute("data-mic") == "on")
+    wait_for("a question for the phone", lambda: phone.find_elements("css selector", "#choices button.choice"),
+             timeout=30)
+    assert css(phone, "#shout").text == "CRIER !"
+    assert "Bévue" in css(phone, "#shout-hint").text  # outside a race, a shout is a Bévue: said
+    SCREENSHOTS.mkdir(exist_ok=True)
+    phone.execute_script("window.scrollTo(0, 0)")
+    phone.save_screenshot(str(SCREENSHOTS / "phone-fr-360x740.png"))
+
+    board = browsers.open(lang="fr")
+    set_viewport(board, 1280, 720, mobile=False)
+    board.get(table.board_url)
+    wait_for("the board's players", lambda: len(board.find_elements("css selector", "#players li")) == 3)
+    wait_for("the board showing the phone's mic",
+             lambda: board.find_elements("css selector", "#players li[data-seat='0'] [data-mic='online']"))
+    text = css(board, "body").text
+    assert "Joueurs" in text.replace("JOUEURS", "Joueurs") and "Journal" in text.replace("JOURNAL", "Journal")
+    board.save_screenshot(str(SCREENSHOTS / "board-fr-1280x720.png"))
+    for name in ("phone-fr-360x740.png", "board-fr-1280x720.png"):
+        assert (SCREENSHOTS / name).stat().st_size > 5000
+
+
+# ---------------------------------------------------------------- two phones, one race, by voice
+
+EXTRA_DELAY_S = 0.080  # phone 2's microphone path is this much slower than phone 1's
+AHEAD_S = 0.050  # phone 2's player truly shouts this much before phone 1's
+# Both phones record one stereo file, so paplay's start and the sink's latency are common to
+# both. What is not: each Chromium process's own capture path (PulseAudio source buffer, the
+# browser's input FIFO), part of that phone's real input delay. Measured here over four runs, the
+# delay difference for an 80 ms offset in the file was 95, 69, 75 and 64 ms: the capture paths of
+# two Chromium processes differ by up to ~16 ms, so the calibration's difference is checked to
+# 25 ms. The race is the sharper check: whatever each phone's delay, the calibration must remove
+# it, so the two shouts' onsets on the host clock must be AHEAD_S apart within 15 ms (the issue's
+# p95 bound on the onset error across phones).
+CAPTURE_SPREAD_S = 0.025
+TOLERANCE_S = 0.015
+KO_LEXICON = Path(__file__).resolve().parents[1] / "voice" / "data" / "ko.yaml"
+
+
+@pytest.fixture(scope="module")
+def korean() -> tuple[Any, Any, np.ndarray]:
+    """The Korean test model, its lexicon and the Korean phrase for « pas mou le caillou »
+    spoken by espeak-ng (the French model is not installable here; the lexicon maps the
+    Korean phrase to the French intent)."""
+    from voice.audio import sound_span, synthesise
+    from voice.lexicon import load_lexicon
+    from voice.model import load_model, packaged_model_path
+
+    lexicon = load_lexicon(KO_LEXICON)
+    speech = synthesise(lexicon.intents["pas_mou_le_caillou"][0], "ko", 175, 50)
+    span = sound_span(speech)
+    assert span is not None
+    return load_model(packaged_model_path()), lexicon, speech[span[0]:span[1]] / 32768  # int16 units → [-1, 1]
+
+
+def stereo(length_s: float, left: list[tuple[float, np.ndarray]], right: list[tuple[float, np.ndarray]],
+           gain: float = 0.5) -> np.ndarray:
+    """A (frames, 2) room sound: each (start_s, samples) placed on its channel."""
+    out = np.zeros((round(length_s * 16000), 2))
+    for channel, parts in enumerate((left, right)):
+        for start_s, samples in parts:
+            first = round(start_s * 16000)
+            out[first:first + len(samples), channel] += gain * np.asarray(samples, dtype=float)
+    return out
+
+
+def test_two_phones_race_by_voice_and_the_delay_is_calibrated(web_table, room_browsers: Browsers, pulse: Pulse,
+                                                              korean, tmp_path: Path) -> None:
+    from voice.recogniser import Recogniser
+
+    model, lexicon, shout = korean
+    chirps: list[float] = []
+
+    def play(samples: np.ndarray, rate: int) -> None:
+        """The host's loudspeaker: the chirp reaches phone 2 EXTRA_DELAY_S later than phone 1."""
+        assert rate == 16000
+        chirps.append(time.monotonic())
+        pulse.play(stereo(1.0, [(0.0, samples)], [(EXTRA_DELAY_S, samples)]), tmp_path / f"chirp{len(chirps)}.wav")
+
+    # Seat 1 throws first (first-player dice 1, 2) a chouette velute (2, 4 then 2): a race
+    # where the first to shout « Pas mou le caillou ! » wins.
+    table = web_table([SeatPlayer("Alice"), SeatPlayer("Bruno")], ruleset="basic",
+                      dice=InjectedDice([1, 2, 2, 4, 2] + [6, 5, 3] * 10), play=play,
+                      make_recogniser=lambda clock: Recogniser(model, lexicon, intents=[], clock=clock))
+    room = table.room
+    # Both browsers start before either microphone: a browser starting takes the CPU and would
+    # stall the other's audio.
+    phones = [room_browsers.open(source=source) for source in SOURCES]
+    for seat, phone in enumerate(phones):
+        phone.get(f"{table.phone_url}&seat={seat + 1}")  # the link gives the seat
+        wait_for(f"phone {seat + 1} seated", partial(seated, phone, seat))
+    for phone in phones:
+        css(phone, "#mic-button").click()
+    wait_for("both microphones online", lambda: all(room.seats[s].mic == "online" for s in (0, 1)))
+    time.sleep(3.0)  # the clock bursts (2 s) and the join chirps are over
+    played = len(chirps)
+    room.calibrate()  # one chirp both phones hear: one paplay for both channels
+    wait_for("the chirp", lambda: len(chirps) > played, timeout=5)
+    wait_for("both phones calibrated",
+             lambda: all(room.seats[s].clock.calibration_state == "ok" for s in (0, 1)), timeout=8)
+    delays = [room.seats[s].clock.input_delay_s for s in (0, 1)]
+    assert all(0.0 < d < 0.5 for d in delays), delays
+    assert delays[1] - delays[0] == pytest.approx(EXTRA_DELAY_S, abs=CAPTURE_SPREAD_S), delays
+    # Each phone shows its own calibration.
+    for phone, delay in zip(phones, delays, strict=True):
+        shown = wait_for("the calibration on the phone", partial(calibration_shown, phone))
+        assert abs(int(shown.group(1)) - delay * 1000) <= 1
+
+    # Alice throws: the race opens; Bruno truly shouts AHEAD_S first but his phone hears him
+    # EXTRA_DELAY_S later, so uncorrected he would lose.
+    wait_for("Alice's roll button", lambda: phones[0].find_elements("css selector", "#choices button.choice"))
+    css(phones[0], "#choices button.choice").click()
+    wait_for("the race", lambda: ((room.table_message() or {}).get("race") or {}).get("running"), timeout=10)
+    at = 0.3
+    pulse.play(stereo(at + 2.0, [(at, shout)], [(at - AHEAD_S + EXTRA_DELAY_S, shout)]), tmp_path / "shouts.wav")
+    race = wait_for("the race's result", lambda: (lambda r: r if r and r.get("result") else None)(
+        (room.table_message() or {}).get("race")), timeout=15)
+    by_seat = {s["seat"]: s for s in race["shouts"]}
+    assert set(by_seat) == {0, 1}, race
+    assert all(s["by"] == "voice" for s in race["shouts"]), race
+    gap_s = (by_seat[0]["onset_ms"] - by_seat[1]["onset_ms"]) / 1000
+    assert gap_s == pytest.approx(AHEAD_S, abs=TOLERANCE_S), (gap_s, delays, race)
+    assert "Bruno" in race["result"]["en"], race
+    # Both phones' race panels show the two shouts with their onsets.
+    for phone in phones:
+        wait_for("the race panel", partial(race_rows, phone, 2))
+
+
+# ---------------------------------------------------------------- a phone that sleeps, then reloads
+
+
+def test_mic_offline_when_the_stream_stops_and_the_seat_comes_back_after_reload(web_table, browsers: Browsers) -> None:
+    table = bots_table(web_table, seed=7)
+    phone = browsers.open(fake_microphone=True)
+    phone.get(table.phone_url)
+    claim_by_tap(phone, 0)
+    css(phone, "#mic-button").click()
+    seat = table.room.seats[0]
+    wait_for("the mic online", lambda: seat.mic == "online")
+    board = browsers.open()
+    board.get(table.board_url)
+    online = "#players li[data-seat='0'] [data-mic='online']"
+    wait_for("the board showing the mic online", lambda: board.find_elements("css selector", online))
+    # The phone sleeps: its audio stops without a word (the context suspended, no frame sent).
+    phone.execute_script("window.cdcPhoneAudio().ctx.suspend()")
+    stopped = time.monotonic()
+    offline = "#players li[data-seat='0'] [data-mic='offline']"
+    wait_for("the board showing the mic offline", lambda: board.find_elements("css selector", offline), timeout=3)
+    assert time.monotonic() - stopped < 2.0  # "within a second" of the host noticing, plus the page's poll
+    assert css(phone, "#mic-state").get_attribute("data-mic") == "off"  # the phone says so too
+
+    # A reload: the page reconnects with the token it kept, to the same seat, no picker.
+    token = phone.execute_script("return window.cdcPhone.token")
+    assert token == seat.token
+    phone.refresh()
+    wait_for("the seat back after the reload", lambda: phone.execute_script("return window.cdcPhone.seat") == 0)
+    assert not css(phone, "#seats").is_displayed()
+    assert phone.execute_script("return window.cdcPhone.token") == token
+    back = wait_for("the table back", lambda: page_table(phone))
+    assert [p["name"] for p in back["players"]] == ["Zoé", "Prudent", "Hardi"]
+
+
+# ---------------------------------------------------------------- the worklet's resampler
+
+RESAMPLE_SCRIPT = """
+const [frequency, done] = arguments;
+(async () => {
+  const seconds = 1.0, rate = 48000;
+  const ctx = new OfflineAudioContext(1, seconds * rate, rate);
+  await ctx.audioWorklet.addModule("/static/worklet.js");
+  const tone = ctx.createOscillator();
+  tone.frequency.value = frequency;
+  const node = new AudioWorkletNode(ctx, "pcm-capture", {numberOfInputs: 1, numberOfOutputs: 1});
+  const chunks = [];
+  node.port.onmessage = (e) => chunks.push([e.data.first, Array.from(e.data.pcm)]);
+  tone.connect(node); node.connect(ctx.destination); tone.start();
+  await ctx.startRendering();
+  await new Promise((r) => setTimeout(r, 200));  // the last messages
+  done(chunks);
+})().catch((e) => done(String(e)));
+"""
+
+
+def test_the_worklet_resamples_a_48_khz_context_to_16_khz(web_table, browsers: Browsers) -> None:
+    """Firefox and Safari run the context at the microphone's rate: the worklet resamples. A
+    1 kHz tone keeps its level; a 12 kHz tone (above 16 kHz's Nyquist) is filtered, not folded
+    back to 4 kHz; the chunks are 100 ms each, numbered without gaps."""
+    table = bots_table(web_table)
+    page = browsers.open()
+    page.get(table.phone_url)
+    page.set_script_timeout(20)
+    for frequency, gain in ((1000.0, 1.0), (12000.0, 0.0)):
+        chunks = page.execute_async_script(RESAMPLE_SCRIPT, frequency)
+        assert isinstance(chunks, list), chunks
+        assert [c[0] for c in chunks] == [1600 * i for i in range(len(chunks))]
+        assert len(chunks) in (9, 10)  # 1 s at 16 kHz, less the kernel's half width at the end
+        pcm = np.concatenate([np.array(c[1], dtype=float) for c in chunks]) / 32767
+        rms = float(np.sqrt(np.mean(pcm[800:-800] ** 2)))
+        assert rms == pytest.approx(gain / np.sqrt(2), abs=0.01), frequency

@@ -11,7 +11,6 @@ import logging
 import secrets
 import socket
 import threading
-import time
 from collections.abc import Iterator, MutableMapping
 from pathlib import Path
 from typing import Any

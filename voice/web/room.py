@@ -599,7 +599,7 @@ class PhoneListener:
 
     def __init__(self, room: Room) -> None:
         self.room = room
-        self.seats = [s.index for s in room.seats if s.player.human]
+        self.seats: Sequence[int] = [s.index for s in room.seats if s.player.human]  # the Listener's type
 
     def listen_for(self, intents: set[str]) -> None:
         self.room.intents = sorted(intents)
@@ -658,7 +658,7 @@ class Listeners:
 
     def __init__(self, *listeners: Any, report: Callable[[str], None] = print) -> None:
         self.listeners = list(listeners)
-        self.seats = sorted({seat for listener in listeners for seat in listener.seats})
+        self.seats: Sequence[int] = sorted({seat for listener in listeners for seat in listener.seats})
         self.report = report
 
     def listen_for(self, intents: set[str]) -> None:

@@ -116,6 +116,13 @@ def test_screenshots_of_the_phone_and_the_board_in_french(web_table, browsers: B
     board.save_screenshot(str(SCREENSHOTS / "board-fr-1280x720.png"))
     for name in ("phone-fr-360x740.png", "board-fr-1280x720.png"):
         assert (SCREENSHOTS / name).stat().st_size > 5000
+    # The switch: English at once, kept for the next visit; the host's texts follow (*_en).
+    css(phone, "#lang").click()
+    assert css(phone, "#shout").text == "SHOUT!"
+    question = table.room.table_message()["question"]
+    wait_for("the question in English", lambda: css(phone, "#question-text").text == question["text_en"])
+    phone.refresh()
+    wait_for("English after a reload", lambda: css(phone, "#shout").text == "SHOUT!")
 
 
 # ---------------------------------------------------------------- two phones, one race, by voice

@@ -98,9 +98,14 @@ window.CDC = window.CDC || {};
 
   CDC.renderDice = function (root, table) {
     root.replaceChildren();
-    const dice = (table && table.dice) || [];
+    let dice = (table && table.dice) || [];
+    // Between throws the table has no dice: the last throw stays, dimmed, so nobody wonders.
+    const last = !dice.length && CDC.lastDice && CDC.lastDice.length;
+    if (last) dice = CDC.lastDice; else if (dice.length) CDC.lastDice = dice;
+    root.classList.toggle("stale", !!last);
     if (!dice.length) { root.append(el("span", {class: "muted"}, CDC.t("no_dice"))); return; }
     for (const d of dice) root.append(die(typeof d === "object" ? d.value : d));
+    if (last) { root.append(el("span", {class: "throw"}, CDC.t("last_dice"))); return; }
     if (table.throw) root.append(el("span", {class: "throw"}, CDC.pick(table.throw)));
   };
 
@@ -136,10 +141,10 @@ window.CDC = window.CDC || {};
           el("span", {class: "kind"}, isBot(p) ? CDC.t("bot") : CDC.t("human")),
           el("span", {class: "score"}, String(p.score !== undefined ? p.score : ""), " ", el("small", {}, CDC.t("score")))),
         el("div", {class: "details"},
-          items.length ? el("span", {class: "items"}, CDC.t("items") + " : " + items.join(", ")) : null,
+          items.length ? el("span", {class: "items"}, CDC.t("items") + CDC.colon() + items.join(", ")) : null,
           !isBot(p) ? el("span", {class: "mic mic-" + mic, "data-mic": mic}, CDC.t(mic === "online" ? "mic_on" : mic === "offline" ? "mic_off" : "mic_none")) : null,
-          !isBot(p) && p.voice ? el("span", {class: "voice"}, CDC.t("voice") + " : " + CDC.pick(p.voice, "text") ) : null,
-          !isBot(p) ? el("span", {class: "cal cal-" + ((p.calibration && p.calibration.state) || "none"), "data-cal": (p.calibration && p.calibration.state) || "none"}, CDC.t("calibration") + " : " + calibrationText(p.calibration)) : null));
+          !isBot(p) && p.voice ? el("span", {class: "voice"}, CDC.t("voice") + CDC.colon() + CDC.voiceText(CDC.pick(p.voice, "text"))) : null,
+          !isBot(p) ? el("span", {class: "cal cal-" + ((p.calibration && p.calibration.state) || "none"), "data-cal": (p.calibration && p.calibration.state) || "none"}, CDC.t("calibration") + CDC.colon() + calibrationText(p.calibration)) : null));
       root.append(row);
     });
   };

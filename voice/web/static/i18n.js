@@ -31,7 +31,7 @@ window.CDC = window.CDC || {};
       cal_failed: "échec (courses arbitrées sans calibrage)",
       cal_none: "non calibré",
       dice: "Dés",
-      no_dice: "pas encore lancés",
+      no_dice: "en attente du lancer",
       question: "À vous",
       waiting_for: "On attend {name}…",
       no_question: "Rien à décider pour l'instant.",
@@ -60,6 +60,11 @@ window.CDC = window.CDC || {};
       seat_n: "Place {n}",
       taken: "prise",
       mic_hidden: "Page masquée : micro coupé. Revenez sur la page pour le réactiver.",
+      last_dice: "dernier lancer",
+      "voice:listening": "à l'écoute",
+      "voice:keyboard only": "au toucher seulement",
+      "voice:say it again": "répétez",
+      "voice:heard": "entendu",
     },
     en: {
       title: "Cul de Chouette",
@@ -87,7 +92,7 @@ window.CDC = window.CDC || {};
       cal_failed: "failed (races decided without calibration)",
       cal_none: "not calibrated",
       dice: "Dice",
-      no_dice: "not rolled yet",
+      no_dice: "waiting for the throw",
       question: "Your turn",
       waiting_for: "Waiting for {name}…",
       no_question: "Nothing to decide right now.",
@@ -116,6 +121,11 @@ window.CDC = window.CDC || {};
       seat_n: "Seat {n}",
       taken: "taken",
       mic_hidden: "Page hidden: microphone off. Come back to the page to turn it on again.",
+      last_dice: "last throw",
+      "voice:listening": "listening",
+      "voice:keyboard only": "tap only",
+      "voice:say it again": "say it again",
+      "voice:heard": "heard",
     },
   };
 
@@ -150,6 +160,18 @@ window.CDC = window.CDC || {};
     if (other !== undefined && other !== null) return String(other);
     return "";
   };
+
+  // The session's voice status of a seat (voice/session.py: "listening", "keyboard only",
+  // "say it again", "heard « intent »"), in the page's language.
+  CDC.voiceText = function (status) {
+    const text = String(status || "");
+    const heard = text.match(/^heard « (.*) »$/);
+    if (heard) return CDC.t("voice:heard") + " « " + heard[1].replace(/_/g, " ") + " »";
+    const known = STRINGS[CDC.lang]["voice:" + text];
+    return known !== undefined ? known : text;
+  };
+
+  CDC.colon = () => (CDC.lang === "fr" ? " : " : ": "); // French puts a space before the colon
 
   CDC.applyStatic = function (root) {
     document.documentElement.lang = CDC.lang;

@@ -211,7 +211,7 @@
     const button = $("#mic-button");
     button.hidden = state.mic === "on";
     button.textContent = CDC.t(state.mic === "none" ? "mic_button" : "mic_button_again");
-    $("#calibration").textContent = CDC.t("calibration") + " : " + CDC.calibrationText(me && me.calibration);
+    $("#calibration").textContent = CDC.t("calibration") + CDC.colon() + CDC.calibrationText(me && me.calibration);
     $("#calibration").dataset.cal = (me && me.calibration && me.calibration.state) || "none";
     CDC.renderDice($("#dice"), table);
     renderQuestion();

@@ -118,7 +118,8 @@ class Browsers:
     tmp: Path
     drivers: list[Any] = field(default_factory=list)
 
-    def open(self, source: str | None = None, lang: str = "fr", fake_microphone: bool = False) -> Any:
+    def open(self, source: str | None = None, lang: str = "fr", fake_microphone: bool = False,
+             microphone_refused: bool = False) -> Any:
         from selenium import webdriver
         from selenium.webdriver.chrome.service import Service
 
@@ -128,13 +129,18 @@ class Browsers:
         for argument in ("--headless=new", "--no-sandbox", "--disable-gpu", "--disable-background-networking",
                          "--disable-component-update", "--no-first-run", "--disable-sync",
                          "--ignore-certificate-errors", f"--user-data-dir={profile}",
-                         "--use-fake-ui-for-media-stream", "--autoplay-policy=no-user-gesture-required",
+                         "--autoplay-policy=no-user-gesture-required",
                          "--disable-renderer-backgrounding", "--disable-background-timer-throttling"):
             options.add_argument(argument)
+        if not microphone_refused:
+            options.add_argument("--use-fake-ui-for-media-stream")  # "allow", as if the person tapped it
         if fake_microphone:
             options.add_argument("--use-fake-device-for-media-stream")
         # The browser's language picks the page's (fr for any fr-*).
-        options.add_experimental_option("prefs", {"intl.accept_languages": "fr-FR,fr" if lang == "fr" else "en-GB,en"})
+        prefs: dict[str, Any] = {"intl.accept_languages": "fr-FR,fr" if lang == "fr" else "en-GB,en"}
+        if microphone_refused:
+            prefs["profile.default_content_setting_values.media_stream_mic"] = 2  # "block", as if refused
+        options.add_experimental_option("prefs", prefs)
         env = dict(self.pulse_env or os.environ)
         if source is not None:
             env["PULSE_SOURCE"] = source  # this browser's microphone
@@ -222,7 +228,7 @@ def web_table(tmp_path: Path) -> Iterator[Callable[..., WebTable]]:
         server = WebServer(room, certificates, "127.0.0.1", 0).start()
         started.append((room, server))
         session = PlaySession(load_ruleset(ruleset), list(players), view=room.view, keyboard=room.keys,
-                              listener=room.listener,  # type: ignore[arg-type]  # its list `seats` vs the protocol
+                              listener=room.listener,
                               seed=seed, dice=dice, setup=setup, pace=0.0,
                               save_path=tmp_path / "game.json")
         where = addresses(server, "127.0.0.1")

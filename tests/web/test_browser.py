@@ -302,3 +302,25 @@ def test_the_worklet_resamples_a_48_khz_context_to_16_khz(web_table, browsers: B
         pcm = np.concatenate([np.array(c[1], dtype=float) for c in chunks]) / 32767
         rms = float(np.sqrt(np.mean(pcm[800:-800] ** 2)))
         assert rms == pytest.approx(gain / np.sqrt(2), abs=0.01), frequency
+
+
+# ---------------------------------------------------------------- clear errors
+
+
+def test_clear_errors_for_a_refused_microphone_a_wrong_room_and_a_lost_connection(web_table, browsers: Browsers,
+                                                                                  tmp_path: Path) -> None:
+    table = bots_table(web_table)
+    phone = browsers.open(fake_microphone=True, microphone_refused=True)
+    # The room's secret wrong: the host's 403 page, never the table.
+    phone.get(table.phone_url.replace("room=", "room=x"))
+    assert "403" in css(phone, "body").text and not phone.find_elements("css selector", "#shout")
+    # The microphone refused (the person said no): said, with what to do; taps still work.
+    phone.get(table.phone_url)
+    claim_by_tap(phone, 0)
+    css(phone, "#mic-button").click()
+    wait_for("the refusal", lambda: "Micro refusé" in page_errors(phone), timeout=5)
+    assert css(phone, "#mic-state").get_attribute("data-mic") == "off"
+    # The host goes away: "reconnecting", and the seat is back when it returns.
+    table.server.stop()
+    wait_for("the lost connection said", lambda: "reconnexion" in page_errors(phone))
+    assert css(phone, "#connection").get_attribute("data-state") == "reconnecting"

@@ -435,3 +435,16 @@ def test_a_slow_client_gets_the_newest_table_not_a_backlog() -> None:
     assert item is TABLE and connection.take(item) == {"type": "table", "turn": 99}
     connection.send_table({"type": "table", "turn": 100})
     assert connection.outbox.qsize() == 1
+
+
+def test_a_table_made_after_a_welcome_is_sent_after_it() -> None:
+    from voice.web.room import TABLE
+
+    connection = Connection(asyncio.Queue())
+    connection.send_table({"type": "table", "turn": 1})
+    connection.put({"type": "welcome", "seat": 0, "token": "t" * 22})
+    connection.send_table({"type": "table", "turn": 2})
+    sent = [connection.take(connection.outbox.get_nowait()) for _ in range(connection.outbox.qsize())]
+    assert [m["type"] for m in sent if m is not None][-2:] == ["welcome", "table"]
+    assert sent[-1] == {"type": "table", "turn": 2}
+    assert TABLE not in [m for m in sent if m is not TABLE]

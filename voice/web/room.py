@@ -160,6 +160,12 @@ class Connection:
             self.table_queued = True
             self.outbox.put_nowait(TABLE)
 
+    def put(self, message: dict[str, Any]) -> None:
+        """Queue any other message; a table made after it is sent after it (a newcomer's
+        `welcome`, then the table)."""
+        self.outbox.put_nowait(message)
+        self.table_queued = False
+
     def take(self, message: dict[str, Any]) -> dict[str, Any] | None:
         """The message to send for an outbox item (the newest table for the TABLE slot)."""
         if message is TABLE:
@@ -302,8 +308,8 @@ class Room:
             if seat is not None:
                 self._welcome(connection, seat)  # a reconnection: the seat and the whole table back
                 return None
-            connection.outbox.put_nowait({"type": "error", "message": "unknown seat token: choose a seat"})
-        connection.outbox.put_nowait(self.seats_message())
+            connection.put({"type": "error", "message": "unknown seat token: choose a seat"})
+        connection.put(self.seats_message())
         table = self.table_message()
         if table is not None:
             connection.send_table(table)
@@ -331,16 +337,16 @@ class Room:
         for other in list(self.connections):
             if other is not connection and other.seat == seat.index:
                 other.seat, other.clock = None, None
-                other.outbox.put_nowait({"type": "error", "message": "this seat was taken over by another phone"})
+                other.put({"type": "error", "message": "this seat was taken over by another phone"})
         seat.taken = True
         self._stop_stream(seat, "offline" if seat.mic != "none" else "none")
         connection.seat, connection.clock = seat.index, self.make_clock()
         seat.clock = connection.clock
-        connection.outbox.put_nowait(Welcome(seat=seat.index, token=seat.token).model_dump())
+        connection.put(Welcome(seat=seat.index, token=seat.token).model_dump())
         seats = self.seats_message()
         for other in self.connections:
             if other.role == "phone" and other.seat is None and other is not connection:
-                other.outbox.put_nowait(seats)  # one seat fewer to choose from
+                other.put(seats)  # one seat fewer to choose from
         self._send_table()  # the whole table, to the newcomer and the others
         return None
 

@@ -110,14 +110,14 @@ async def serve_socket(room: Room, websocket: WebSocket) -> None:
                 # refused (an impossible round trip): refused all the same, nothing changed.
                 connection.bad += 1
                 why = str(error) if isinstance(error, ProtocolError) else f"refused: {error}"[:200]
-                await connection.outbox.put({"type": "error", "message": why})
+                connection.put({"type": "error", "message": why})
                 if connection.bad >= MAX_BAD:
                     await asyncio.sleep(0.05)  # let the last error go out
                     await websocket.close(code=CLOSE_POLICY, reason="too many bad messages")
                     break
                 continue
             if answer is not None:
-                await connection.outbox.put(answer)
+                connection.put(answer)
     except (WebSocketDisconnect, RuntimeError):
         pass
     finally:

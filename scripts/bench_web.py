@@ -2,7 +2,7 @@
 """Benchmark the web table's timing chain: simulated phones, the real recogniser, races.
 
     nice -n 10 .venv/bin/python scripts/bench_web.py [--set report|tune] [--seed S]
-        [--phones 2,4,8] [--rounds 30] [--json out.json]
+        [--phones 2,4,8] [--rounds 30] [--crosstalk-db DB] [--json out.json]
 
 For each table size N, N phones are simulated as the host sees them (voice/phone_clock.py):
 - each phone's own input delay (0-120 ms), its performance.now() clock (started 1 s to an hour
@@ -37,6 +37,13 @@ perfect clocks, as two microphones on the host would decide them), the
 decision latency (the host receiving the chunk that completed a detection, after the end of the
 shout) and the host CPU per phone stream. Phones decode alone, so racing any shout of one phone
 against any shout of another draws from the same errors as shouting at the same moment.
+
+--crosstalk-db DB: at a real table every phone also hears the other players, DB (±3) under its
+own player and from 0.5-2 m away. The rounds then become real races: the players shout one
+after the other in a random order, 30, 50 or 100 ms apart (by turns), and each race between
+two players in turn is judged as the host would judge it, on each phone's earliest detection
+of the phrase in the round; that share is printed as "crosstalk: races in rounds right" (the
+other race figures then also count shouts heard from other players).
 
 Two sets, never mixed: `tune` (bench_voice's tuning clips, seeds 1-999: the thresholds in
 voice/phone_clock.py were set there) and `report` (its report clips, seeds 1000 and up: the

@@ -276,6 +276,7 @@ def _bench_web() -> Any:
     (["--phones", "two"], "whole numbers"),
     (["--set", "report", "--seed", "5"], "not a report seed"),
     (["--set", "tune", "--seed", "1000"], "not a tune seed"),
+    (["--crosstalk-db", "60"], "--crosstalk-db 60: give 3 to 40 dB"),
 ])
 def test_bench_web_refuses_bad_arguments(argv: list[str], message: str,
                                          capsys: pytest.CaptureFixture[str]) -> None:

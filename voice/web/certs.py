@@ -151,7 +151,7 @@ def ensure_certificates(directory: str | Path | None = None, addresses: list[str
     """The CA (made once) and a server certificate for 127.0.0.1, localhost, the host name and
     the LAN addresses (re-issued when they change)."""
     folder = web_dir(directory)
-    folder.mkdir(parents=True, exist_ok=True)
+    folder.mkdir(parents=True, exist_ok=True, mode=0o700)  # the CA's key is in it
     lan = lan_addresses() if addresses is None else addresses
     names = tuple(dict.fromkeys([*lan, "127.0.0.1", "localhost", socket.gethostname()]))
     if not ((folder / "ca.crt").is_file() and (folder / "ca.key").is_file()):

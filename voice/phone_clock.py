@@ -25,6 +25,7 @@ chirp's path as well as a shout's, so the calibration takes it out with the rest
 from __future__ import annotations
 
 import math
+import threading
 from collections import deque
 from dataclasses import dataclass
 from typing import Literal
@@ -54,7 +55,6 @@ SEARCH_BEFORE_S, SEARCH_AFTER_S = 0.1, 0.6  # where the chirp may be heard, arou
 MIN_PEAK = 0.3  # normalised correlation the chirp's peak must reach...
 MIN_MARGIN = 1.6  # ...and this many times the next peak outside PEAK_GUARD_S of it
 PEAK_GUARD_S = 0.008  # reflections off the table and near walls arrive within this
-GIVE_UP_S = 2.0  # no audio covering the search window this long after it: failed
 AUDIO_KEPT_S = 4.0  # recent audio kept for the search
 
 CalibrationState = Literal["pending", "ok", "failed"]
@@ -160,6 +160,8 @@ class PhoneClock:
         self._audio = np.zeros(0, dtype=np.float32)
         self._audio_start = 0  # stream index of self._audio[0]
         self._expected: list[float] = []  # host seconds at which chirps were played
+        # The host pings from its network loop and decodes on a worker thread: one lock.
+        self._lock = threading.RLock()
 
     # --- step 2: the phone's clock against the host's ------------------------------------------
 
@@ -169,10 +171,11 @@ class PhoneClock:
         rtt = (t4 - t1) - (t3 - t2)
         if not all(map(math.isfinite, (t1, t2, t3, t4))) or rtt < 0 or t3 < t2:
             raise ValueError(f"impossible round trip t1={t1} t2={t2} t3={t3} t4={t4}")
-        self._pings.append(((t1 + t4) / 2, rtt, ((t2 + t3) - (t1 + t4)) / 2))
-        while self._pings and self._pings[-1][0] - self._pings[0][0] > PING_WINDOW_MS:
-            self._pings.popleft()
-        self._offset = None
+        with self._lock:
+            self._pings.append(((t1 + t4) / 2, rtt, ((t2 + t3) - (t1 + t4)) / 2))
+            while self._pings[-1][0] - self._pings[0][0] > PING_WINDOW_MS:
+                self._pings.popleft()
+            self._offset = None
 
     @property
     def synced(self) -> bool:
@@ -185,8 +188,12 @@ class PhoneClock:
         return min(p[1] for p in self._pings) if self._pings else None
 
     def _fit_offset(self) -> tuple[float, float, float]:
-        if self._offset is not None:
+        with self._lock:
+            if self._offset is None:
+                self._offset = self._fit_pings()
             return self._offset
+
+    def _fit_pings(self) -> tuple[float, float, float]:
         if not self._pings:
             raise PhoneClockError("no clock round trip from this phone yet")
         pings = np.array(self._pings)
@@ -206,7 +213,6 @@ class PhoneClock:
             order = np.argsort(pings[:, 1], kind="stable")[:FASTEST]
             near = order[pings[order, 1] <= fastest + slack]
             fit = (float(pings[near, 2].mean()), 0.0, float(pings[near, 0].mean()))
-        self._offset = fit
         return fit
 
     def to_host(self, phone_ms: float) -> float:
@@ -227,14 +233,19 @@ class PhoneClock:
         if frames <= 0 or first_sample < 0 or not math.isfinite(phone_ms):
             raise ValueError(f"bad chunk header first_sample={first_sample} frames={frames} "
                              f"phone_ms={phone_ms}")
-        self._chunks.append((first_sample + frames - 1, phone_ms))
-        while phone_ms - self._chunks[0][1] > CHUNK_WINDOW_MS:
-            self._chunks.popleft()
-        self._line = None
+        with self._lock:
+            self._chunks.append((first_sample + frames - 1, phone_ms))
+            while phone_ms - self._chunks[0][1] > CHUNK_WINDOW_MS:
+                self._chunks.popleft()
+            self._line = None
 
     def _fit_samples(self) -> tuple[float, float, int]:
-        if self._line is not None:
+        with self._lock:
+            if self._line is None:
+                self._line = self._fit_chunks()
             return self._line
+
+    def _fit_chunks(self) -> tuple[float, float, int]:
         if not self._chunks:
             raise PhoneClockError("no audio chunk from this phone's stream yet")
         points = np.array(self._chunks, dtype=np.float64)
@@ -252,8 +263,7 @@ class PhoneClock:
                     break
             slope = min(max(slope, nominal * (1 - MAX_AUDIO_DRIFT)), nominal * (1 + MAX_AUDIO_DRIFT))
         # The line with that slope through the lowest point: under every stamp, touching one.
-        self._line = (float(np.min(y - slope * x)), slope, ref)
-        return self._line
+        return float(np.min(y - slope * x)), slope, ref
 
     def phone_time(self, sample_index: float) -> float:
         """Phone ms at which a sample of the current stream was captured (input delay not
@@ -285,18 +295,20 @@ class PhoneClock:
     def reset_stream(self) -> None:
         """A new audio stream: sample numbering restarts. The clock sync and the input delay
         (the same phone, the same microphone) are kept; so is a chirp still being looked for."""
-        self._chunks.clear()
-        self._line = None
-        self._audio = np.zeros(0, dtype=np.float32)
-        self._audio_start = 0
+        with self._lock:
+            self._chunks.clear()
+            self._line = None
+            self._audio = np.zeros(0, dtype=np.float32)
+            self._audio_start = 0
 
     # --- step 3: the input delay, from the chirp ----------------------------------------------
 
     def expect_chirp(self, host_play_s: float) -> None:
         """The host's loudspeaker starts playing make_chirp() at this host time: look for it in
         the audio that comes (and the little already kept)."""
-        self._expected = sorted([*self._expected, host_play_s])
-        self.calibration_state = "pending"
+        with self._lock:
+            self._expected = sorted([*self._expected, host_play_s])
+            self.calibration_state = "pending"
 
     def feed(self, pcm_int16: np.ndarray, first_sample: int) -> float | None:
         """The samples of a chunk (after its chunk() header). Returns the input delay in
@@ -304,6 +316,10 @@ class PhoneClock:
         pcm = np.asarray(pcm_int16)
         if pcm.ndim != 1:
             raise ValueError(f"expected mono PCM, got shape {pcm.shape}")
+        with self._lock:
+            return self._feed(pcm, first_sample)
+
+    def _feed(self, pcm: np.ndarray, first_sample: int) -> float | None:
         end = self._audio_start + len(self._audio)
         if not len(self._audio) or first_sample < end or first_sample - end > self.rate:
             self._audio, self._audio_start = np.zeros(0, dtype=np.float32), first_sample
@@ -328,11 +344,8 @@ class PhoneClock:
         """Look for the chirp played at play_s: its delay, "failed", or "wait" for audio."""
         lo = math.floor(self.sample_at(play_s - SEARCH_BEFORE_S))
         hi = math.ceil(self.sample_at(play_s + SEARCH_AFTER_S)) + len(self.chirp)
-        end = self._audio_start + len(self._audio)
-        if end < hi:
-            if end >= self.sample_at(play_s + SEARCH_AFTER_S + GIVE_UP_S):
-                return self._fail()
-            return "wait"
+        if self._audio_start + len(self._audio) < hi:
+            return "wait"  # (a stream that restarted meanwhile ends the wait with a short search)
         start = max(lo, self._audio_start)
         peak = find_chirp(self._audio[start - self._audio_start:hi - self._audio_start], self.chirp,
                           self.rate)

@@ -247,6 +247,16 @@ def test_reset_stream_restarts_numbering_and_keeps_sync_and_delay() -> None:
     assert clock.input_delay_s == 0.05
 
 
+def test_chirp_search_ends_when_the_stream_restarts_past_it() -> None:
+    clock = PhoneClock()
+    clock.ping(1000.0, 5010.0, 5010.0, 1020.0)  # host = phone + 4 s
+    clock.expect_chirp(5.0)
+    clock.reset_stream()
+    clock.chunk(0, 1600, 6000.0)  # the new stream begins at host 9.9 s, long after the window
+    assert clock.feed(np.zeros(1600, dtype=np.int16), 0) is None
+    assert clock.calibration_state == "failed" and clock.input_delay_s is None
+
+
 def test_chirp_shape() -> None:
     chirp = make_chirp()
     assert chirp.dtype == np.float32 and len(chirp) == round(0.15 * RATE)

@@ -128,7 +128,10 @@ def test_screenshots_of_the_phone_and_the_board_in_french(web_table, browsers: B
 # ---------------------------------------------------------------- two phones, one race, by voice
 
 EXTRA_DELAY_S = 0.080  # phone 2's microphone path is this much slower than phone 1's
-AHEAD_S = 0.050  # phone 2's player truly shouts this much before phone 1's
+# Phone 2's player truly shouts this much before phone 1's: more than the basic rules' tie window
+# (100 ms) plus the tolerance, so calibrated he wins outright; uncorrected, his shout would land
+# AHEAD_S - EXTRA_DELAY_S = 50 ms first: a tie.
+AHEAD_S = 0.130
 # Both phones record one stereo file, so paplay's start and the sink's latency are common to
 # both. What is not: each Chromium process's own capture path (PulseAudio source buffer, the
 # browser's input FIFO), part of that phone's real input delay. Measured here over four runs, the
@@ -212,7 +215,7 @@ def test_two_phones_race_by_voice_and_the_delay_is_calibrated(web_table, room_br
         assert abs(int(shown.group(1)) - delay * 1000) <= 1
 
     # Alice throws: the race opens; Bruno truly shouts AHEAD_S first but his phone hears him
-    # EXTRA_DELAY_S later, so uncorrected he would lose.
+    # EXTRA_DELAY_S later.
     wait_for("Alice's roll button", lambda: phones[0].find_elements("css selector", "#choices button.choice"))
     css(phones[0], "#choices button.choice").click()
     wait_for("the race", lambda: ((room.table_message() or {}).get("race") or {}).get("running"), timeout=10)
@@ -225,10 +228,15 @@ def test_two_phones_race_by_voice_and_the_delay_is_calibrated(web_table, room_br
     assert all(s["by"] == "voice" for s in race["shouts"]), race
     gap_s = (by_seat[0]["onset_ms"] - by_seat[1]["onset_ms"]) / 1000
     assert gap_s == pytest.approx(AHEAD_S, abs=TOLERANCE_S), (gap_s, delays, race)
-    assert "Bruno" in race["result"]["en"], race
+    [verdict] = [e for e in table.session.state.log if e["type"] == "race"]
+    assert verdict["tied"] == [1], verdict  # Bruno alone first: no tie
+    assert "Bruno" in race["result"]["en"] and "Alice" not in race["result"]["en"], race
     # Both phones' race panels show the two shouts with their onsets.
     for phone in phones:
         wait_for("the race panel", partial(race_rows, phone, 2))
+    set_viewport(phones[1], 360, 740, mobile=True)
+    phones[1].execute_script("document.querySelector('#race-box').scrollIntoView()")
+    phones[1].save_screenshot(str(SCREENSHOTS / "phone-fr-race-360x740.png"))
 
 
 # ---------------------------------------------------------------- a phone that sleeps, then reloads

@@ -167,12 +167,16 @@ window.CDC = window.CDC || {};
     const list = el("ol", {class: "shouts"});
     const shouts = (race.shouts || []).slice().sort((a, b) => (a.onset_ms ?? 1e12) - (b.onset_ms ?? 1e12));
     for (const s of shouts) {
-      const by = s.by === "tap" ? CDC.t("by_tap") : s.by === "voice" ? CDC.t("by_voice") : (s.by || "");
+      // "keyboard" is the session's word for a typed shout: a phone's tap, or the terminal's key.
+      const by = {tap: "by_tap", keyboard: "by_tap", voice: "by_voice", bot: "by_bot"}[s.by];
+      // A voice shout from a phone whose delay is unknown is decided all the same: said here.
+      const unsure = s.by === "voice" && s.calibration && s.calibration !== "ok";
       list.append(el("li", {"data-seat": String(s.seat)},
         el("span", {class: "name"}, s.name || CDC.playerName(table, s.seat)),
         el("span", {class: "phrase"}, CDC.pick(s, "phrase")),
         el("span", {class: "onset"}, s.onset_ms === null || s.onset_ms === undefined ? "" : CDC.t("onset", {ms: Math.round(s.onset_ms)})),
-        el("span", {class: "by"}, by)));
+        el("span", {class: "by"}, by ? CDC.t(by) : (s.by || "")),
+        unsure ? el("span", {class: "unsure"}, CDC.t("uncalibrated")) : null));
     }
     root.append(list);
     if (race.result) root.append(el("p", {class: "race-result"}, CDC.pick(race.result)));

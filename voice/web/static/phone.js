@@ -247,6 +247,12 @@
       close() { stopPinging(); state.seat = null; },
       message(msg) {
         if (msg.type === "seats") {
+          if (state.token) {
+            // The kept token is not this table's (a new game): forget it, quietly pick again.
+            localStorage.removeItem(TOKEN_KEY);
+            state.token = null;
+            for (const e of document.querySelectorAll('#errors [data-key^="error:"]')) e.remove();
+          }
           state.seats = msg.seats;
           state.seat = null;
           const target = wanted !== null && msg.seats.find((s) => s.seat === wanted && s.human && !s.taken);

@@ -445,3 +445,39 @@ def test_a_table_made_after_a_welcome_is_sent_after_it() -> None:
     sent = [connection.take(connection.outbox.get_nowait()) for _ in range(connection.outbox.qsize())]
     assert [m["type"] for m in sent if m is not None][-2:] == ["welcome", "table"]
     assert sent[-1] == {"type": "table", "turn": 2}
+
+
+@pytest.mark.parametrize("ruleset", ["classic", "complete"])
+def test_every_moment_of_whole_games_has_its_question_and_log_in_both_languages(ruleset: str) -> None:
+    """Bots play whole games; at each of their moments the question a human would get, and
+    every event of the log, are built in French and English without error."""
+    from agents.bots import make_bot
+    from cdc_env.dice import SeededDice
+    from cdc_env.game import GameState
+    from voice.web.snapshot import question_json
+
+    rules = load_ruleset(ruleset)
+    kinds: set[str] = set()
+    for seed in range(3):
+        bots = [make_bot(name, seed=seed) for name in ("bold", "prudent", "bold")]
+        players = [SeatPlayer(f"p{i}", bot=b, bot_name="b") for i, b in enumerate(bots)]
+        room = make_room([])
+        session = PlaySession(rules, players, view=room.view, keyboard=room.keys)
+        session.state = GameState(rules, 3, dice=SeededDice(seed))
+        turns = 0
+        while (decision := session.state.pending) is not None and turns < 3000:
+            turns += 1
+            assert decision.seat is not None
+            if decision.kind != "race":
+                options = decision.legal_actions() if decision.staked is None else list(decision.options)
+                asked = question_json(session, decision, options, room.french)
+                assert asked["text_fr"] and asked["text_en"]
+                assert len(asked["options"]) == len(options) + len(decision.stakes)
+                assert all(o["label_fr"] and o["label_en"] for o in asked["options"])
+                kinds.add(decision.kind)
+            session.state.apply_action(bots[decision.seat].act(session.state, decision), seat=decision.seat)
+        table = table_json(session, None, {}, [], room.french)
+        assert table["log"] and all(line["fr"] and line["en"] for line in table["log"])
+        for event in session.state.log:
+            log_line(event, [p.name for p in players])
+    assert {"turn_start", "sirop"} <= kinds

@@ -160,6 +160,14 @@ EVENTS_FR: dict[str, Callable[[dict[str, Any], Callable[[Any], str]], str]] = {
     "sirop": lambda e, who: f"  {who(e['seat'])} sirote la Chouette de {e['face']}",
     "bird_bet": lambda e, who: f"  {who(e['seat'])} parie {BIRDS[e['face'] - 1].capitalize()} ({e['face']})",
     "buy_cul": lambda e, who: f"  {who(e['seat'])} achète le cul à {who(e['from_seat'])}",
+    "boucliette": lambda e, who: f"  {who(e['seat'])} annule le défi de {who(e['challenger'])} avec une Boucliette",
+    "soufflette": lambda e, who: f"  {who(e['seat'])} défie {who(e['target'])} à la Soufflette",
+    "sum_bet": lambda e, who: f"  {who(e['seat'])} parie sur une somme de {e['total']}",
+    "relaunch": lambda e, who: f"  {who(e['seat'])} relance {e['dice']} (somme {e['total']}) : "
+                               f"{e['combination'].replace('_', ' ')}",
+    "jarret": lambda e, who: f"  {who(e['seat'])} : un Jarret {e['dice']}",
+    "beau_sirop": lambda e, who: f"  {who(e['seat'])} parie Beau-Sirop ({e['face']})",
+    "claim": lambda e, who: f"  {who(e['seat'])} annonce : {e['phrase'].replace('_', ' ')}",
 }
 
 

@@ -70,7 +70,11 @@ def make_app(room: Room) -> Starlette:
         await websocket.accept()
         await serve_socket(room, websocket)
 
+    async def favicon(request: Request) -> Response:
+        return Response(status_code=204)  # browsers ask; nothing to show
+
     return Starlette(routes=[Route("/", phone), Route("/board", board), WebSocketRoute("/ws", ws),
+                             Route("/favicon.ico", favicon),
                              Mount("/static", StaticFiles(directory=STATIC, check_dir=False), name="static")])
 
 

@@ -198,10 +198,11 @@ def race_json(session: PlaySession, french: dict[str, str]) -> dict[str, Any] | 
             reason = last["race"]
     phrase = RACE_PHRASES.get(reason, "")
     shouts = [{"seat": s.seat, "name": names[s.seat], "phrase": s.phrase, "phrase_fr": _phrase(s.phrase, french),
-               "onset_ms": round(s.onset_ms, 1), "by": s.by}
+               "phrase_en": s.phrase.replace("_", " "), "onset_ms": round(s.onset_ms, 1), "by": s.by}
               for s in sorted(session.race_now, key=lambda s: s.onset_ms)]
-    return {"reason": reason, "phrase": phrase, "phrase_fr": _phrase(phrase, french), "running": racing,
-            "shouts": shouts, "result": result}
+    return {"reason": reason, "reason_fr": reason.replace("_", " "), "reason_en": reason.replace("_", " "),
+            "phrase": phrase, "phrase_fr": _phrase(phrase, french), "phrase_en": phrase.replace("_", " "),
+            "running": racing, "shouts": shouts, "result": result}
 
 
 def table_json(session: PlaySession, question_: dict[str, Any] | None, voices: dict[int, str],

@@ -291,6 +291,10 @@ def test_the_snapshot_speaks_french_and_english() -> None:
                           view=make_room([]).view, keyboard=make_room([]).keys, seed=1)
     table = table_json(session, None, {0: "listening"}, ["hello"], {"je_lance": "je lance"})
     assert table["players"][0]["voice"] == "listening" and table["question"] is None
+    assert table["players"][0]["voice_fr"] == "à l'écoute"
+    from voice.web.snapshot import voice_fr
+
+    assert voice_fr("heard « je_lance »", {"je_lance": "je lance"}) == "entendu « je lance »"
     line = log_line({"type": "turn_start", "turn": 1, "seat": 1}, ["Ana", "Bob"])
     assert line == {"fr": "— tour 1 : Bob lance", "en": "— turn 1: Bob throws"}
     room = make_room([FakeClock()])

@@ -171,6 +171,17 @@ EVENTS_FR: dict[str, Callable[[dict[str, Any], Callable[[Any], str]], str]] = {
 }
 
 
+VOICE_FR = {"listening": "à l'écoute", "keyboard only": "clavier seulement", "say it again": "répétez"}
+
+
+def voice_fr(status: str, french: dict[str, str]) -> str:
+    """A human's voice status (the session's English words) in French."""
+    if status.startswith("heard « ") and status.endswith(" »"):
+        intent = status[len("heard « "):-2]
+        return f"entendu « {_phrase(intent, french)} »"
+    return VOICE_FR.get(status, status)
+
+
 def log_line(event: dict[str, Any], names: Sequence[str]) -> dict[str, str]:
     english = describe_event(event, names)
     line = EVENTS_FR.get(event["type"])
@@ -215,7 +226,9 @@ def table_json(session: PlaySession, question_: dict[str, Any] | None, voices: d
                 "items": {ITEMS_FR.get(k, k): n for k, n in state.items[seat].items() if n},
                 "human": player.human, "bot": not player.human,
                 "turn": seat == state.turn_seat and state.winner is None,
-                "voice": voices.get(seat, "") if player.human else ""}
+                "voice": voices.get(seat, "") if player.human else "",
+                "voice_fr": voice_fr(voices.get(seat, ""), french) if player.human else "",
+                "voice_en": voices.get(seat, "").replace("_", " ") if player.human else ""}
                for seat, player in enumerate(session.players)]
     throw = None
     if table.dice and table.combination:

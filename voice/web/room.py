@@ -608,17 +608,20 @@ class PhoneListener:
         self.seats: Sequence[int] = [s.index for s in room.seats if s.player.human]  # the Listener's type
 
     def listen_for(self, intents: set[str]) -> None:
-        self.room.intents = sorted(intents)
-        for stream in self.room.recognisers():
-            seat = next(s.index for s in self.room.seats if s.stream is stream)
-            from voice.live import heard
+        from voice.live import heard
 
+        self.room.intents = sorted(intents)
+        for seat in self.room.seats:
+            stream = seat.stream  # read once: the server's loop may end it meanwhile
+            if stream is None:
+                continue
             with stream.lock:
                 recogniser = stream.recogniser
-                assert recogniser is not None
+                if recogniser is None:
+                    continue  # still being made: it takes room.intents when it is
                 known = [i for i in self.room.intents if i in recogniser.lexicon]
                 for outcome in recogniser.set_intents(known):
-                    self.room.heard.put(heard(seat, outcome))
+                    self.room.heard.put(heard(seat.index, outcome))
 
     def poll(self) -> list[Heard]:
         found = []

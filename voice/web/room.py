@@ -476,10 +476,13 @@ class Room:
 
         if self.make_recogniser is not None:
             # Made here, not on the server's loop: building one takes a while (the lexicon's grammar).
-            recogniser = self.make_recogniser(sample_clock)
-            with stream.lock:
-                stream.recogniser = recogniser
-                self._prepare(recogniser)
+            try:
+                recogniser = self.make_recogniser(sample_clock)
+                with stream.lock:
+                    stream.recogniser = recogniser
+                    self._prepare(recogniser)
+            except Exception:  # that phone is not heard (its taps still play); the others are
+                log.exception("seat %d: no recogniser for the phone's stream", seat.index + 1)
         while not stream.stopped and (chunk := stream.chunks.get()) is not None:
             try:
                 clock.chunk(chunk.first_sample, len(chunk.pcm), chunk.phone_ms)

@@ -458,3 +458,55 @@ def test_play_web_resume_with_another_lineup_is_one_clear_error(tmp_path: Path) 
                            "--humans", "Ana", "--bots", "bold"], capture_output=True, text=True, env=env, timeout=60)
     assert done.returncode == 2 and "Traceback" not in done.stderr, done.stderr
     assert "cannot resume" in done.stdout
+
+
+def test_a_korean_clip_streamed_over_the_socket_is_heard_at_its_onset_on_the_host_clock(
+        certificates: Certificates, tls: ssl.SSLContext) -> None:
+    """The whole chain over the network: clock samples, binary frames stamped on the phone's
+    clock (7 s behind the host's), the phone's PhoneClock, its Recogniser (the Korean test
+    model): the Heard comes back for the phone's seat with the onset where the speech began."""
+    import ctypes
+
+    from voice.audio import RATE, sound_span, synthesise, to_pcm16
+    from voice.lexicon import load_lexicon
+    from voice.model import load_model, packaged_model_path
+    from voice.recogniser import Recogniser
+
+    model = load_model(packaged_model_path())
+    lexicon = load_lexicon(ROOT / "tests" / "voice" / "data" / "ko.yaml")
+    speech = synthesise(lexicon.intents["pas_mou_le_caillou"][0], "ko", 175, 50)
+    span = sound_span(speech)
+    assert span is not None
+    lead = round(0.8 * RATE)
+    samples = to_pcm16(np.concatenate([np.zeros(lead), speech[span[0]:span[1]], np.zeros(RATE)]))
+    room = Room([SeatPlayer("Ana"), SeatPlayer("Bob")], chirp=lambda: np.zeros(800, np.float32),
+                play=lambda samples, rate: None,
+                make_recogniser=lambda clock: Recogniser(model, lexicon, intents=[], clock=clock))
+    assert room.listener is not None
+    room.listener.listen_for({"pas_mou_le_caillou", "non"})
+    offset_ms = 7_000.0
+    with serving(room, certificates) as server:
+        phone = Phone(server, tls)
+        phone.send({"type": "claim", "seat": 1})
+        phone.wait("welcome")
+        for i in range(5):
+            phone.send({"type": "ping", "id": i, "t1": time.monotonic() * 1000 - offset_ms})
+            pong = phone.wait("pong")
+            phone.send({"type": "clock", "t1": pong["t1"], "t2": pong["t2"], "t3": pong["t3"],
+                        "t4": time.monotonic() * 1000 - offset_ms})
+        phone.send({"type": "audio", "stream": 1, "rate": 16000, "state": "on"})
+        t0 = time.monotonic()  # the host time of the stream's sample 0
+        ctypes.CDLL(None).srand(1)  # Kaldi's dither (see tests/voice/conftest.py)
+        for first in range(0, len(samples), 1600):
+            chunk = samples[first:first + 1600]
+            stamp = (t0 + (first + len(chunk)) / RATE) * 1000 - offset_ms  # its last sample's phone time
+            phone.ws.send(audio_frame(first, stamp, chunk))
+            time.sleep(0.03)  # faster than real time, under the flood limit
+        phone.send({"type": "audio", "stream": 1, "rate": 16000, "state": "off"})
+        heard: list[Any] = []
+        deadline = time.monotonic() + 30
+        while not heard and time.monotonic() < deadline:
+            heard = room.listener.poll()
+            time.sleep(0.05)
+    assert [(h.seat, h.intent) for h in heard] == [(1, "pas_mou_le_caillou")]
+    assert heard[0].onset == pytest.approx(t0 + lead / RATE, abs=0.06)

@@ -212,6 +212,7 @@ class WebTable:
             return 2
         try:
             self.announce(console)
+            session.save()  # the save exists from the start (the first move may be a phone's)
             if self.app is None:
                 return self._run_alone(session, console)
             if sys.stdin.isatty():
@@ -235,7 +236,6 @@ class WebTable:
         console.print("the web table is open; Ctrl+C stops it", highlight=False)
         sys.stdout.flush()
         try:
-            session.save()  # the save exists from the start (the first move may be a phone's)
             session.run()
         except (KeyboardInterrupt, EOFError):
             return stopped(session, console)

@@ -212,7 +212,7 @@ class WebTable:
 def web_table(tmp_path: Path) -> Iterator[Callable[..., WebTable]]:
     """start(players, ruleset="basic", dice=None, seed=0, setup=None, play=..., make_recogniser=None)
     serves a table on 127.0.0.1 (a free port) and runs its session on a thread."""
-    from cdc_env.rules import load_ruleset
+    from cdc_env.rules import Ruleset, load_ruleset
     from voice.session import PlaySession, SeatPlayer
     from voice.web.certs import ensure_certificates
     from voice.web.room import Room
@@ -220,14 +220,15 @@ def web_table(tmp_path: Path) -> Iterator[Callable[..., WebTable]]:
 
     started: list[tuple[Any, Any]] = []
 
-    def start(players: Sequence[SeatPlayer], ruleset: str = "basic", dice: Any = None, seed: int = 0,
+    def start(players: Sequence[SeatPlayer], ruleset: str | Ruleset = "basic", dice: Any = None, seed: int = 0,
               setup: dict[str, Any] | None = None, play: Callable[[np.ndarray, int], None] | None = None,
               make_recogniser: Any = None) -> WebTable:
         certificates = ensure_certificates(tmp_path / "certs", ["127.0.0.1"])
         room = Room(list(players), play=play or (lambda samples, rate: None), make_recogniser=make_recogniser)
         server = WebServer(room, certificates, "127.0.0.1", 0).start()
         started.append((room, server))
-        session = PlaySession(load_ruleset(ruleset), list(players), view=room.view, keyboard=room.keys,
+        rules = load_ruleset(ruleset) if isinstance(ruleset, str) else ruleset
+        session = PlaySession(rules, list(players), view=room.view, keyboard=room.keys,
                               listener=room.listener,
                               seed=seed, dice=dice, setup=setup, pace=0.0,
                               save_path=tmp_path / "game.json")

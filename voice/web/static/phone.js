@@ -7,7 +7,7 @@
   const state = {
     seat: null, token: localStorage.getItem(TOKEN_KEY), table: null, seats: null,
     mic: "none", // local capture: "none" (never started) | "on" | "off"
-    stream: 0, streamBase: null, micStarting: false, answered: null,
+    stream: 0, streamBase: null, micStarting: false, answered: null, warmup: 0,
   };
   window.cdcPhone = state; // read by the browser tests
   window.cdcPhoneAudio = () => audio; // the tests suspend it as a sleeping phone would
@@ -35,8 +35,18 @@
     conn.send({type: "audio", stream: state.stream, rate: 16000, state: "on"});
   }
 
+  // The first second of a capture comes in bursts and stalls (the audio pipeline starting, on a
+  // busy phone the page itself starting): samples stamped then would pin the sample clock wrong
+  // (the host fits the lower envelope of the stamps), so the stream begins after it.
+  const WARMUP_CHUNKS = 10;
+
   function onChunk(first, pcm, phoneMs) {
     if (state.mic !== "on" || state.seat === null || !conn.isOpen()) return;
+    if (state.warmup > 0) {
+      state.warmup -= 1;
+      if (state.warmup === 0) newStream();
+      return;
+    }
     if (state.streamBase === null) state.streamBase = first;
     const frame = new ArrayBuffer(16 + pcm.length * 2);
     const head = new DataView(frame);
@@ -68,7 +78,7 @@
       for (const track of media.getAudioTracks()) track.addEventListener("ended", () => stopMic("ended"));
       audio = {media, ctx, node};
       state.mic = "on";
-      if (state.seat !== null) newStream();
+      state.warmup = WARMUP_CHUNKS; // then newStream()
       requestWakeLock();
     } catch (e) {
       const refused = e && (e.name === "NotAllowedError" || e.name === "SecurityError");
@@ -262,7 +272,7 @@
           state.token = msg.token;
           localStorage.setItem(TOKEN_KEY, msg.token);
           startPinging();
-          if (state.mic === "on") newStream(); // the host lost the old stream with the socket
+          if (state.mic === "on" && !state.warmup) newStream(); // the host lost the old stream with the socket
         } else if (msg.type === "pong") {
           conn.send({type: "clock", t1: msg.t1, t2: msg.t2, t3: msg.t3, t4: performance.now()});
           return; // no redraw for clock traffic

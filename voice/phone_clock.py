@@ -47,6 +47,9 @@ MAX_CLOCK_DRIFT = 500e-6  # a fitted drift beyond this is noise: fall back to a 
 CHUNK_WINDOW_MS = 60_000.0  # chunk stamps kept for the lower envelope
 SLOPE_SPAN_S = 10.0  # the slope is fitted once the stamps span this much audio (nominal before)
 MAX_AUDIO_DRIFT = 5e-3  # a sample rate off by more than 0.5 % is clamped (the page resamples)
+STARTUP_S = 1.0  # a stream's first second (a capture starting comes in bursts and stalls)...
+STARTUP_AFTER_S = 2.0  # ...is left out of the envelope once this much audio follows its start
+SETTLE_S = 20.0  # a delay measured early in a stream follows the envelope this long after the chirp
 
 # Calibration (step 3).
 CHIRP_S = 0.15
@@ -55,7 +58,7 @@ SEARCH_BEFORE_S, SEARCH_AFTER_S = 0.1, 0.6  # where the chirp may be heard, arou
 MIN_PEAK = 0.3  # normalised correlation the chirp's peak must reach...
 MIN_MARGIN = 1.6  # ...and this many times the next peak outside PEAK_GUARD_S of it
 PEAK_GUARD_S = 0.008  # reflections off the table and near walls arrive within this
-AUDIO_KEPT_S = 4.0  # recent audio kept for the search
+AUDIO_KEPT_S = 6.0  # recent audio kept for the search
 
 CalibrationState = Literal["pending", "ok", "failed"]
 
@@ -160,6 +163,8 @@ class PhoneClock:
         self._audio = np.zeros(0, dtype=np.float32)
         self._audio_start = 0  # stream index of self._audio[0]
         self._expected: list[float] = []  # host seconds at which chirps were played
+        self._stream_first: int | None = None  # the first sample index of this stream seen
+        self._chirp_at: tuple[float, float] | None = None  # (index, play time) of a recent chirp
         # The host pings from its network loop and decodes on a worker thread: one lock.
         self._lock = threading.RLock()
 
@@ -234,6 +239,8 @@ class PhoneClock:
             raise ValueError(f"bad chunk header first_sample={first_sample} frames={frames} "
                              f"phone_ms={phone_ms}")
         with self._lock:
+            if self._stream_first is None or first_sample < self._stream_first:
+                self._stream_first = first_sample
             self._chunks.append((first_sample + frames - 1, phone_ms))
             while phone_ms - self._chunks[0][1] > CHUNK_WINDOW_MS:
                 self._chunks.popleft()
@@ -243,13 +250,31 @@ class PhoneClock:
         with self._lock:
             if self._line is None:
                 self._line = self._fit_chunks()
+                if self._chirp_at is not None:
+                    self._settle(self._line, *self._chirp_at)
             return self._line
+
+    def _settle(self, line: tuple[float, float, int], index: float, play_s: float) -> float:
+        """The delay measured from a chirp at `index` of this stream, with the current line.
+        A chirp heard as a stream starts is measured on an envelope that may still hold the
+        start-up's stamps: the delay follows the envelope as it improves, then stays."""
+        at, slope, ref = line
+        delay = self.to_host(at + slope * (index - ref)) - play_s
+        self.input_delay_s = delay
+        if ref - index > SETTLE_S * self.rate:
+            self._chirp_at = None
+        return delay
 
     def _fit_chunks(self) -> tuple[float, float, int]:
         if not self._chunks:
             raise PhoneClockError("no audio chunk from this phone's stream yet")
         points = np.array(self._chunks, dtype=np.float64)
         x, y = points[:, 0], points[:, 1]
+        first = self._stream_first or 0
+        if x.max() - first >= STARTUP_AFTER_S * self.rate:
+            # Samples a starting capture made up or bunched sit below the envelope: left out.
+            later = x >= first + STARTUP_S * self.rate
+            x, y = x[later], y[later]
         ref = int(x[-1])
         x = x - ref
         nominal = 1000.0 / self.rate
@@ -285,7 +310,8 @@ class PhoneClock:
         """Host seconds at which the sound in this sample reached the phone's microphone: its
         capture time less the measured input delay (nothing taken off before calibration).
         Raises PhoneClockError before the first round trip and the first chunk."""
-        return self.capture_time(sample_index) - (self.input_delay_s or 0.0)
+        with self._lock:
+            return self.capture_time(sample_index) - (self.input_delay_s or 0.0)
 
     @property
     def ready(self) -> bool:
@@ -298,6 +324,8 @@ class PhoneClock:
         with self._lock:
             self._chunks.clear()
             self._line = None
+            self._stream_first = None
+            self._chirp_at = None  # the delay measured stays as it is
             self._audio = np.zeros(0, dtype=np.float32)
             self._audio_start = 0
 
@@ -344,17 +372,27 @@ class PhoneClock:
         """Look for the chirp played at play_s: its delay, "failed", or "wait" for audio."""
         lo = math.floor(self.sample_at(play_s - SEARCH_BEFORE_S))
         hi = math.ceil(self.sample_at(play_s + SEARCH_AFTER_S)) + len(self.chirp)
-        if self._audio_start + len(self._audio) < hi:
-            return "wait"  # (a stream that restarted meanwhile ends the wait with a short search)
+        if hi <= (self._stream_first or 0):
+            return self._fail()  # played before this stream began
+        if self._audio_start + len(self._audio) < hi or not self._settled():
+            return "wait"
         start = max(lo, self._audio_start)
         peak = find_chirp(self._audio[start - self._audio_start:hi - self._audio_start], self.chirp,
                           self.rate)
         self.calibration_peak = peak
         if peak is None or not peak.clear:
             return self._fail()
-        self.input_delay_s = self.capture_time(start + peak.at) - play_s
+        self._chirp_at = (start + peak.at, play_s)
+        delay = self._settle(self._fit_samples(), *self._chirp_at)
         self.calibration_state = "ok"
-        return self.input_delay_s
+        return delay
+
+    def _settled(self) -> bool:
+        """Whether the stream's start-up is out of the envelope (see STARTUP_AFTER_S): a chirp
+        heard as a stream starts is looked for only then, where the envelope puts it."""
+        if not self._chunks or self._stream_first is None:
+            return False
+        return self._chunks[-1][0] - self._stream_first >= STARTUP_AFTER_S * self.rate
 
     def _fail(self) -> str:
         self.calibration_state = "failed"  # input_delay_s keeps the last good measurement

@@ -212,6 +212,35 @@ def test_no_false_calibration_without_the_chirp(kind: str) -> None:
     assert clock.calibration_peak is not None and not clock.calibration_peak.clear
 
 
+class StartingPhone(SimPhone):
+    """A phone whose capture stalls as it starts: after its first `before` samples, `lost`
+    samples' worth of sound is never delivered (nor numbered), so every later sample was
+    captured that much later than the first ones' pace says."""
+
+    before, lost = 4800, 3200  # 0.3 s, then 0.2 s lost
+
+    def captured(self, index: float) -> float:
+        return super().captured(index + (self.lost if index >= self.before else 0))
+
+    def index_heard_at(self, host_s: float) -> float:
+        return super().index_heard_at(host_s) - self.lost  # (after the stall)
+
+
+def test_a_stream_that_stalls_as_it_starts_is_calibrated_once_it_settles() -> None:
+    rng = np.random.default_rng(8)
+    phone = StartingPhone(delay_s=0.06, audio_ppm=50)
+    clock = PhoneClock()
+    play_s = phone.stream_start + 0.8  # a phone that joins is calibrated at once
+    audio, _ = _noise_with_chirp(0.0, phone.index_heard_at(play_s) / RATE, snr_db=15.0, seconds=8.0)
+    found = _calibrated_stream(phone, audio, play_s, clock, rng)
+    # The first samples' stamps would pin the envelope 0.2 s early (the chirp outside the
+    # search window); the search waits until 2 s follow the start, its first second then left out.
+    assert clock.calibration_state == "ok" and len(found) == 1
+    assert found[0] == pytest.approx(phone.delay_s + 0.0015, abs=0.001)
+    index = len(audio) - 1
+    assert clock.host_time(index) == pytest.approx(phone.heard(index), abs=0.001)
+
+
 def test_failed_calibration_keeps_the_previous_delay() -> None:
     rng = np.random.default_rng(7)
     phone = SimPhone(delay_s=0.031)

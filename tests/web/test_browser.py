@@ -240,7 +240,8 @@ def test_two_phones_race_by_voice_and_the_delay_is_calibrated(web_table, room_br
     for phone in phones:
         wait_for("the race panel", partial(race_rows, phone, 2))
     set_viewport(phones[1], 360, 740, mobile=True)
-    phones[1].execute_script("document.querySelector('#race-box').scrollIntoView()")
+    phones[1].execute_script("window.scrollTo(0, document.querySelector('#race-box').offsetTop"
+                             " - document.querySelector('.sticky-top').offsetHeight - 8)")
     phones[1].save_screenshot(str(SCREENSHOTS / "phone-fr-race-360x740.png"))
 
 

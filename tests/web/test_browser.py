@@ -49,6 +49,11 @@ def race_rows(driver: Any, count: int) -> bool:
     return len(driver.find_elements("css selector", "#race .shouts li")) == count
 
 
+def script_errors(driver: Any) -> list[str]:
+    """The page's JavaScript errors (the console's SEVERE entries)."""
+    return [e["message"] for e in driver.get_log("browser") if e["level"] == "SEVERE"]
+
+
 def page_errors(driver: Any) -> str:
     return driver.execute_script("return document.querySelector('#errors').innerText")
 
@@ -88,6 +93,7 @@ def test_a_phone_taps_through_a_whole_game_against_bots(web_table, browsers: Bro
     winner_name = table.session.players[state.winner].name
     assert winner_name in css(phone, "#over").text
     assert not page_errors(phone), page_errors(phone)
+    assert not script_errors(phone)
 
 
 def test_screenshots_of_the_phone_and_the_board_in_french(web_table, browsers: Browsers) -> None:
@@ -115,6 +121,7 @@ def test_screenshots_of_the_phone_and_the_board_in_french(web_table, browsers: B
     text = css(board, "body").text
     assert "Joueurs" in text.replace("JOUEURS", "Joueurs") and "Journal" in text.replace("JOURNAL", "Journal")
     board.save_screenshot(str(SCREENSHOTS / "board-fr-1280x720.png"))
+    assert not script_errors(board)
     for name in ("phone-fr-360x740.png", "board-fr-1280x720.png"):
         assert (SCREENSHOTS / name).stat().st_size > 5000
     # The switch: English at once, kept for the next visit; the host's texts follow (*_en).

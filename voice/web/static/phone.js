@@ -8,6 +8,7 @@
     seat: null, token: localStorage.getItem(TOKEN_KEY), table: null, seats: null,
     mic: "none", // local capture: "none" (never started) | "on" | "off"
     stream: 0, streamBase: null, micStarting: false, answered: null, warmup: 0,
+    live: false, // welcomed on the current socket
   };
   window.cdcPhone = state; // read by the browser tests
   window.cdcPhoneAudio = () => audio; // the tests suspend it as a sleeping phone would
@@ -41,7 +42,7 @@
   const WARMUP_CHUNKS = 10;
 
   function onChunk(first, pcm, phoneMs) {
-    if (state.mic !== "on" || state.seat === null || !conn.isOpen()) return;
+    if (state.mic !== "on" || !state.live || !conn.isOpen()) return;
     if (state.warmup > 0) {
       state.warmup -= 1;
       if (state.warmup === 0) newStream();
@@ -254,7 +255,9 @@
     const wanted = CDC.params.has("seat") ? Number(CDC.params.get("seat")) - 1 : null;
     conn = CDC.connect({
       open() { conn.send({type: "hello", role: "phone", token: state.token, lang: CDC.lang}); },
-      close() { stopPinging(); state.seat = null; },
+      // The seat stays shown while reconnecting (no seat picker flashing); nothing is sent
+      // for it until the host welcomes this socket again.
+      close() { stopPinging(); state.live = false; },
       message(msg) {
         if (msg.type === "seats") {
           if (state.token) {
@@ -269,6 +272,7 @@
           if (target && !state.autoClaimed) { state.autoClaimed = true; claim(target.seat); }
         } else if (msg.type === "welcome") {
           state.seat = msg.seat;
+          state.live = true;
           state.token = msg.token;
           localStorage.setItem(TOKEN_KEY, msg.token);
           startPinging();

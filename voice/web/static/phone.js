@@ -63,8 +63,9 @@
     state.micStarting = true;
     CDC.clearError("mic_failed");
     CDC.clearError("mic_hidden");
+    let media = null;
     try {
-      const media = await navigator.mediaDevices.getUserMedia({audio: {
+      media = await navigator.mediaDevices.getUserMedia({audio: {
         echoCancellation: false, noiseSuppression: false, autoGainControl: false, channelCount: 1}});
       let ctx;
       try { ctx = new AudioContext({sampleRate: 16000}); } // Chromium resamples for us
@@ -77,11 +78,14 @@
       source.connect(node);
       node.connect(ctx.destination); // the worklet writes silence; connecting keeps it pulled
       for (const track of media.getAudioTracks()) track.addEventListener("ended", () => stopMic("ended"));
+      // iOS interrupts a context (a call, the phone locked): said, and the button comes back.
+      ctx.addEventListener("statechange", () => { if (audio && audio.ctx === ctx && ctx.state !== "running") stopMic("ended"); });
       audio = {media, ctx, node};
       state.mic = "on";
       state.warmup = WARMUP_CHUNKS; // then newStream()
       requestWakeLock();
     } catch (e) {
+      if (media) for (const track of media.getTracks()) track.stop();
       const refused = e && (e.name === "NotAllowedError" || e.name === "SecurityError");
       CDC.showError(CDC.escape(refused ? CDC.t("mic_refused") : CDC.t("mic_failed") + (e && e.message ? e.message : e)), "mic_failed");
       state.mic = state.mic === "on" ? "on" : "off";
@@ -129,6 +133,10 @@
     const box = $("#seats");
     box.hidden = state.seat !== null || !state.seats;
     if (box.hidden) return;
+    // Rebuilt only when the seats change: a table update must not swap a button under a finger.
+    const key = JSON.stringify(state.seats) + CDC.lang;
+    if (key === renderSeats.shown) return;
+    renderSeats.shown = key;
     const list = $("#seat-list");
     list.replaceChildren();
     const free = state.seats.filter((s) => s.human && !s.taken);
@@ -143,8 +151,13 @@
   // ---- the table ---------------------------------------------------------------------------
   function renderQuestion() {
     const table = state.table, box = $("#choices"), text = $("#question-text");
-    box.replaceChildren();
     const q = table && table.question;
+    // Rebuilt only when the question changes (not on every table update: a button must not be
+    // swapped under a finger, nor a stake being typed lost).
+    const key = JSON.stringify([q, state.seat, state.answered === table, CDC.lang, q && q.seat !== state.seat && CDC.playerName(table, q.seat)]);
+    if (key === renderQuestion.shown) return;
+    renderQuestion.shown = key;
+    box.replaceChildren();
     $("#ask").classList.toggle("mine", !!q && q.seat === state.seat);
     if (!q) { text.textContent = CDC.t("no_question"); return; }
     if (q.seat !== state.seat) {

@@ -6,9 +6,8 @@ from typing import Any
 
 import numpy as np
 import pytest
-from conftest import make_clip
 
-from voice.audio import pink_noise, rms
+from voice.audio import pink_noise, rms, sound_span, synthesise
 from voice.phone_clock import PhoneClock, PhoneClockError, find_chirp, make_chirp
 
 RATE = 16000
@@ -203,8 +202,11 @@ def test_no_false_calibration_without_the_chirp(kind: str) -> None:
     clock = PhoneClock()
     audio, _ = _noise_with_chirp(0.0, 0.0, snr_db=None)
     if kind == "speech":  # someone talks right over the search window, loud
-        clip = make_clip("오늘 날씨가 정말 좋네요", lead_s=0.0, tail_s=0.0)
-        speech = clip.samples[:len(audio) - 8000]
+        # (espeak-ng directly: `from conftest import` finds tests/web's conftest when both run)
+        said = synthesise("오늘 날씨가 정말 좋네요", "ko", 175, 50)
+        span = sound_span(said)
+        assert span is not None
+        speech = said[span[0]:span[1]][:len(audio) - 8000]
         audio[8000:8000 + len(speech)] += speech / rms(speech) * 3000
     found = _calibrated_stream(phone, audio, phone.stream_start + 0.5, clock, rng)
     assert found == []

@@ -112,6 +112,8 @@ def test_screenshots_of_the_phone_and_the_board_in_french(web_table, browsers: B
     claim_by_tap(phone, 0)
     css(phone, "#mic-button").click()
     wait_for("the microphone on", lambda: css(phone, "#mic-state").get_attribute("data-mic") == "on")
+    wait_for("the host streaming it (after the page's 1 s warm-up)",
+             lambda: phone.find_elements("css selector", "#players li[data-seat='0'] [data-mic='online']"))
     wait_for("a question for the phone", lambda: phone.find_elements("css selector", "#choices button.choice"),
              timeout=30)
     assert css(phone, "#shout").text == "CRIER !"

@@ -99,6 +99,9 @@ class GameState:
         # Where the turn in play began (its seat, and the state then): what `clone` rebuilds
         # from. None before the first turn.
         self._turn_began: _TurnStart | None = None
+        # The actions applied since then (seat, action, whether it moved the flow; a false
+        # shout does not), as objects: a clone replays them without parsing the history.
+        self._turn_actions: list[tuple[int | None, Action, bool]] = []
         self._flow: Flow = self._game()
         self.pending: Decision | None = next(self._flow)
         self._roll_pending_dice()
@@ -131,6 +134,7 @@ class GameState:
                 seat == decision.seat and (decision.allows(action)
                                            or not self.false_shout_allowed(seat, action.phrase))):
             false_shouts.false_shout(self, seat, action)
+            self._turn_actions.append((seat, action, False))
             return
         if seat is not None and seat != decision.seat:
             who = "the dice" if decision.is_chance else f"seat {decision.seat}"
@@ -156,7 +160,8 @@ class GameState:
 
         The flow is a generator, which cannot be copied; but between turns the whole state is
         in the fields (scores, items, turn, first player), so the copy starts a fresh flow at
-        the turn in play and replays only that turn's actions (a handful). The log and the
+        the turn in play and replays only that turn's actions (a handful, kept as objects
+        beside the history). The log and the
         history before the turn are shared entries in new lists: the engine never changes an
         entry once written. `dice`: "copy" (default) goes on with a copy of this state's dice
         source (the very dice this state would get), or give another source, or None."""
@@ -174,7 +179,6 @@ class GameState:
             twin.log, twin.history = [], []
             twin._turn_began = None
             twin._flow = twin._game()
-            replayed = self.history
         else:
             twin.scores = list(start.scores)
             twin.items = [dict(holding) for holding in start.items]
@@ -183,10 +187,17 @@ class GameState:
             twin.history = self.history[:start.history_length]
             twin._turn_began = start
             twin._flow = twin._play_from(start.seat)
-            replayed = self.history[start.history_length:]
+        twin._turn_actions = []
         twin.pending = next(twin._flow)
-        for entry in replayed:
-            twin.apply_action(action_from_json(entry["action"]), seat=entry["seat"])
+        # The turn's own actions (before the first turn: the game's), as they were applied:
+        # legal then, legal now, so no checks.
+        for seat, action, moved in self._turn_actions:
+            if moved:
+                assert twin.pending is not None
+                twin._advance(twin.pending, action)
+            else:
+                false_shouts.false_shout(twin, seat, action)  # type: ignore[arg-type]
+                twin._turn_actions.append((seat, action, False))
         twin.dice_source = copy_dice(self.dice_source) if dice == "copy" else dice
         twin._roll_pending_dice()
         return twin
@@ -259,6 +270,7 @@ class GameState:
 
     def _advance(self, decision: Decision, action: Action) -> None:
         self.history.append({"seat": decision.seat, "action": action.to_json()})
+        self._turn_actions.append((decision.seat, action, True))
         try:
             self.pending = self._flow.send(action)
         except StopIteration:
@@ -382,6 +394,7 @@ class GameState:
     def _turn(self, seat: int) -> Flow:
         self._turn_began = _TurnStart(seat, tuple(self.scores), tuple(dict(h) for h in self.items),
                                       self.turn_seat, self.turn_number, len(self.log), len(self.history))
+        self._turn_actions = []
         self.turn_seat = seat
         self.turn_number += 1
         self.table = Table(thrower=seat)

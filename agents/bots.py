@@ -1,7 +1,8 @@
 """Every bot by name: `make_bot("prudent", seed=..., reaction="human")`.
 
-Besides the built-in names: `champion` (the shipped agent of the game's table,
-agents/champion.py); a path to a saved model (`*.zip`) or a weights file (`*.npz`); and
+Besides the built-in names: `searcher` (sampled look-ahead over bold, agents/search.py;
+`searcher:MS` with a time budget per decision, `searcher:MS:ROUNDS`); `champion` (the shipped
+agent of the game's table, agents/champion.py); a path to a saved model (`*.zip`) or a weights file (`*.npz`); and
 `package.module:Name`, a class or factory whose objects have `act(state, decision) -> action`,
 the way a researcher brings their own agent (called with `seed` and `reaction` where it takes
 them).
@@ -56,7 +57,7 @@ BOT_FACTORIES: dict[str, Callable[..., Any]] = {
 }
 
 
-BOT_NAMES = (*BOT_FACTORIES, "champion")
+BOT_NAMES = (*BOT_FACTORIES, "searcher", "champion")
 
 
 def import_agent(spec: str, seed: int | str, reaction: str) -> Any:
@@ -89,6 +90,10 @@ def make_bot(name: str, seed: int | str = 0, reaction: str = DEFAULT_REACTION) -
     if name in BOT_FACTORIES:
         bot = BOT_FACTORIES[name](seed=seed, reaction=reaction)
         return bot
+    if name == "searcher" or name.startswith("searcher:"):
+        from agents.search import searcher
+
+        return searcher(seed=seed, reaction=reaction, spec=name.removeprefix("searcher"))
     if name == "champion":
         from agents.champion import ChampionBot
 

@@ -20,6 +20,11 @@ from cdc_env.reaction import DEFAULT_REACTION
 
 CHAMPIONS_DIR = Path(__file__).resolve().parent / "champions"
 
+# Tables whose network champion does not clear the bar on both seed ranges, where the searcher
+# does: there the bot name `champion` plays the searcher (agents/search.py; docs/agents.md,
+# "The searcher"). The network stays shipped beside it.
+SEARCH_CHAMPIONS: dict[tuple[str, int], str] = {("v004", 2): "searcher:300:64"}
+
 
 def champion_file(ruleset: str, players: int, directory: Path = CHAMPIONS_DIR) -> Path:
     return directory / f"{ruleset}_{players}p.npz"
@@ -62,6 +67,10 @@ class ChampionBot:
         from agents.model_bot import ModelBot
 
         table = (state.rules.name, state.players)
+        if table not in self._players and table in SEARCH_CHAMPIONS:
+            from agents.bots import make_bot
+
+            self._players[table] = make_bot(SEARCH_CHAMPIONS[table], reaction=self.reaction)
         if table not in self._players:
             self._players[table] = ModelBot.load(champion_path(*table), reaction=self.reaction,
                                                  rules=state.rules)

@@ -44,12 +44,20 @@ class SeededDice:
             values.append(value + 1)
         return tuple(values)
 
+    def copy(self) -> SeededDice:
+        """A source that goes on with the very dice this one would give (its own generator)."""
+        twin = SeededDice.__new__(SeededDice)
+        twin.seed = self.seed
+        twin._rng = random.Random(0)
+        twin._rng.setstate(self._rng.getstate())
+        return twin
+
     def to_json(self) -> dict[str, Any]:
         version, internal, gauss = self._rng.getstate()
         return {"kind": "seeded", "seed": self.seed, "state": [version, list(internal), gauss]}
 
     @classmethod
-    def from_json(cls, data: dict[str, Any]) -> "SeededDice":
+    def from_json(cls, data: dict[str, Any]) -> SeededDice:
         dice = cls(int(data["seed"]))
         version, internal, gauss = data["state"]
         dice._rng.setstate((version, tuple(internal), gauss))
@@ -72,6 +80,9 @@ class InjectedDice:
             raise ValueError(f"injected dice {values} are not all within 1..{sides}")
         return values
 
+    def copy(self) -> InjectedDice:
+        return InjectedDice(self._values)
+
     @property
     def remaining(self) -> int:
         return len(self._values)
@@ -80,14 +91,23 @@ class InjectedDice:
         return {"kind": "injected", "values": list(self._values)}
 
     @classmethod
-    def from_json(cls, data: dict[str, Any]) -> "InjectedDice":
+    def from_json(cls, data: dict[str, Any]) -> InjectedDice:
         return cls(data["values"])
+
+
+def copy_dice(source: DiceSource | None) -> DiceSource | None:
+    """A copy of a dice source that goes on with the same dice (by its `copy()`, or through its
+    JSON form for a source that has none)."""
+    if source is None:
+        return None
+    duplicate = getattr(source, "copy", None)
+    return duplicate() if callable(duplicate) else dice_from_json(source.to_json())
 
 
 def dice_from_json(data: dict[str, Any] | None) -> DiceSource | None:
     if data is None:
         return None
-    kinds = {"seeded": SeededDice, "injected": InjectedDice}
+    kinds: dict[str, type[SeededDice] | type[InjectedDice]] = {"seeded": SeededDice, "injected": InjectedDice}
     if not isinstance(data, dict) or data.get("kind") not in kinds:
         raise ValueError(f"unknown dice source {data!r}")
     return kinds[data["kind"]].from_json(data)

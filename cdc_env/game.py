@@ -18,7 +18,8 @@ no clock of its own.
 from __future__ import annotations
 
 import copy
-from typing import Any
+from dataclasses import dataclass
+from typing import Any, Literal
 
 from cdc_env.actions import (
     Action,
@@ -32,7 +33,7 @@ from cdc_env.actions import (
     valid_onset,
 )
 from cdc_env.combinations import Combination, classify
-from cdc_env.dice import DiceExhaustedError, DiceSource, dice_from_json
+from cdc_env.dice import DiceExhaustedError, DiceSource, copy_dice, dice_from_json
 from cdc_env.flow import DECISION_TEXT, ITEMS, Decision, Flow, RollOutcome, Table
 from cdc_env.rulebook import COMBINATION_RULES, RACE_RULES, achat, civet, false_shouts, grelottine, scoring
 from cdc_env.rulebook.phrases import (
@@ -87,14 +88,7 @@ class GameState:
         self.dice_source = dice
         self.setup = _check_setup(setup, players)
         self.scores = list(self.setup.get("scores", [0] * players))
-        self.items: list[dict[str, int]] = [
-            {item: 0 for item in ITEMS} for _ in range(players)
-        ]
-        if rules.boucliette.enabled:
-            for holding in self.items:
-                holding["boucliette"] = rules.boucliette.per_player
-        for holding, given in zip(self.items, self.setup.get("items", [{}] * players)):
-            holding.update(given)
+        self.items: list[dict[str, int]] = self._initial_items()
         self.turn_seat: int | None = None
         self.turn_number = 0
         self.first_player: int | None = None
@@ -102,6 +96,12 @@ class GameState:
         self.table = Table()
         self.log: list[dict[str, Any]] = []
         self.history: list[dict[str, Any]] = []
+        # Where the turn in play began (its seat, and the state then): what `clone` rebuilds
+        # from. None before the first turn.
+        self._turn_began: _TurnStart | None = None
+        # The actions applied since then (seat, action, whether it moved the flow; a false
+        # shout does not), as objects: a clone replays them without parsing the history.
+        self._turn_actions: list[tuple[int | None, Action, bool]] = []
         self._flow: Flow = self._game()
         self.pending: Decision | None = next(self._flow)
         self._roll_pending_dice()
@@ -134,6 +134,7 @@ class GameState:
                 seat == decision.seat and (decision.allows(action)
                                            or not self.false_shout_allowed(seat, action.phrase))):
             false_shouts.false_shout(self, seat, action)
+            self._turn_actions.append((seat, action, False))
             return
         if seat is not None and seat != decision.seat:
             who = "the dice" if decision.is_chance else f"seat {decision.seat}"
@@ -153,6 +154,53 @@ class GameState:
     def decisions(self) -> list[dict[str, Any]]:
         """The players' decisions so far (chance outcomes left out): with the seed, a replay."""
         return [entry for entry in self.history if entry["seat"] is not None]
+
+    def clone(self, dice: DiceSource | None | Literal["copy"] = "copy") -> GameState:
+        """An independent copy of this state, at a cost that does not grow with the game.
+
+        The flow is a generator, which cannot be copied; but between turns the whole state is
+        in the fields (scores, items, turn, first player), so the copy starts a fresh flow at
+        the turn in play and replays only that turn's actions (a handful, kept as objects
+        beside the history). The log and the
+        history before the turn are shared entries in new lists: the engine never changes an
+        entry once written. `dice`: "copy" (default) goes on with a copy of this state's dice
+        source (the very dice this state would get), or give another source, or None."""
+        start = self._turn_began
+        twin = GameState.__new__(GameState)
+        twin.rules, twin.players, twin.setup = self.rules, self.players, self.setup
+        twin.dice_source = None  # the turn's dice are in its history
+        twin.first_player = self.first_player
+        twin.winner = None
+        twin.table = Table()
+        if start is None:  # still choosing the first player: the whole (short) history
+            twin.scores = list(self.setup.get("scores", [0] * self.players))
+            twin.items = twin._initial_items()
+            twin.turn_seat, twin.turn_number = None, 0
+            twin.log, twin.history = [], []
+            twin._turn_began = None
+            twin._flow = twin._game()
+        else:
+            twin.scores = list(start.scores)
+            twin.items = [dict(holding) for holding in start.items]
+            twin.turn_seat, twin.turn_number = start.turn_seat, start.turn_number
+            twin.log = self.log[:start.log_length]
+            twin.history = self.history[:start.history_length]
+            twin._turn_began = start
+            twin._flow = twin._play_from(start.seat)
+        twin._turn_actions = []
+        twin.pending = next(twin._flow)
+        # The turn's own actions (before the first turn: the game's), as they were applied:
+        # legal then, legal now, so no checks.
+        for seat, action, moved in self._turn_actions:
+            if moved:
+                assert twin.pending is not None
+                twin._advance(twin.pending, action)
+            else:
+                false_shouts.false_shout(twin, seat, action)  # type: ignore[arg-type]
+                twin._turn_actions.append((seat, action, False))
+        twin.dice_source = copy_dice(self.dice_source) if dice == "copy" else dice
+        twin._roll_pending_dice()
+        return twin
 
     # ---------------------------------------------------------------- saving
 
@@ -222,6 +270,7 @@ class GameState:
 
     def _advance(self, decision: Decision, action: Action) -> None:
         self.history.append({"seat": decision.seat, "action": action.to_json()})
+        self._turn_actions.append((decision.seat, action, True))
         try:
             self.pending = self._flow.send(action)
         except StopIteration:
@@ -302,10 +351,23 @@ class GameState:
 
     # ---------------------------------------------------------------- the game
 
+    def _initial_items(self) -> list[dict[str, int]]:
+        items = [{item: 0 for item in ITEMS} for _ in range(self.players)]
+        if self.rules.boucliette.enabled:
+            for holding in items:
+                holding["boucliette"] = self.rules.boucliette.per_player
+        for holding, given in zip(items, self.setup.get("items", [{}] * self.players), strict=True):
+            holding.update(given)
+        return items
+
     def _game(self) -> Flow:
         seat = yield from self._choose_first_player()
         self.first_player = seat
         self._event("first_player", seat=seat)
+        yield from self._play_from(seat)
+
+    def _play_from(self, seat: int) -> Flow:
+        """The turns from `seat`'s on, until someone wins (where a clone's flow starts)."""
         try:
             while True:
                 yield from self._turn(seat)
@@ -330,6 +392,9 @@ class GameState:
                 return contenders[0]
 
     def _turn(self, seat: int) -> Flow:
+        self._turn_began = _TurnStart(seat, tuple(self.scores), tuple(dict(h) for h in self.items),
+                                      self.turn_seat, self.turn_number, len(self.log), len(self.history))
+        self._turn_actions = []
         self.turn_seat = seat
         self.turn_number += 1
         self.table = Table(thrower=seat)
@@ -401,6 +466,19 @@ class GameState:
         outcome = RollOutcome(dice, self._show(dice, scorer), scorer)
         yield from self._combination_rules(outcome, bought=scorer != self.turn_seat)
         return outcome
+
+
+@dataclass(frozen=True)
+class _TurnStart:
+    """The state as a turn begins: with the turn's actions, all a copy needs."""
+
+    seat: int
+    scores: tuple[int, ...]
+    items: tuple[dict[str, int], ...]  # copies, never changed
+    turn_seat: int | None
+    turn_number: int
+    log_length: int
+    history_length: int
 
 
 def _check_setup(setup: dict[str, Any] | None, players: int) -> dict[str, Any]:

@@ -37,7 +37,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
 from agents.bots import make_bot  # noqa: E402
 from agents.model_bot import ModelLoadError  # noqa: E402
-from cdc_env.actions import Action, ChallengeGrelottine, DeclareCivet, action_from_json  # noqa: E402
+from cdc_env.actions import Action, ChallengeGrelottine, DeclareCivet  # noqa: E402
 from cdc_env.dice import SeededDice  # noqa: E402
 from cdc_env.env import decided_winner  # noqa: E402
 from cdc_env.flow import Decision  # noqa: E402
@@ -68,14 +68,6 @@ def candidates(decision: Decision, chosen: Action) -> list[Action]:
     return list(kept.values())
 
 
-def replay(state: GameState) -> GameState:
-    """A copy of `state` with no dice source (the flow is a generator: a copy is a replay)."""
-    copy = GameState(state.rules, state.players, setup=state.setup)
-    for entry in state.history:
-        copy.apply_action(action_from_json(entry["action"]), seat=entry["seat"])
-    return copy
-
-
 _bots: dict[tuple[str, int], Any] = {}
 
 
@@ -92,8 +84,7 @@ def rollout(state: GameState, action: Action, bot: str, key: int) -> int:
     """1 when the deciding seat wins after `action`, every seat playing `bot`; `key` fixes the
     dice and the bots' seeds, so two actions rolled out with one key meet the same luck."""
     seat = state.current_seat
-    game = replay(state)
-    game.dice_source = SeededDice(key)  # before the action: the dice it calls for come from here
+    game = state.clone(dice=SeededDice(key))  # the dice the action calls for come from here
     game.apply_action(action)
     bots = [seated_bot(bot, s, f"rollout {key}:{s}") for s in range(state.players)]
     while (decision := game.pending) is not None and game.turn_number <= MAX_TURNS:

@@ -185,7 +185,7 @@ def test_patient_differs_from_bold_only_on_grelottine_challenges() -> None:
 def test_rollouts_of_one_action_with_one_key_meet_the_same_luck() -> None:
     probe = script_module("probe_rollouts")
     state, decision = grelottine_decision([100, 100])
-    copy = probe.replay(state)
+    copy = state.clone(dice=None)
     assert copy.snapshot() == state.snapshot() and copy.pending.kind == "grelottine"
     outcomes = [[probe.rollout(state, action, "bold", key) for key in range(12)]
                 for action in (Pass(), Pass())]

@@ -1,0 +1,234 @@
+"""The bot `searcher`: at each decision with a choice, it samples what every candidate leads to.
+
+For each candidate action it plays the game on from a copy of the state (`GameState.clone`,
+a few decisions' cost at any turn) with fresh dice, every seat playing a base bot (`bold`),
+either to the end of the turn, where the position is scored by the table's fitted value
+(agents/value.py: each seat's chance to win from scores, items and who plays next), or to the
+end of the game where no value was fitted. All candidates meet the same samples of luck (the
+same dice and the same bots' seeds: common random numbers), so their difference is measured
+on paired samples. It leaves the base bot's own choice only for a candidate whose paired lead
+is `margin` standard errors above zero: a noisy pick costs more than it wins.
+
+Samples go in rounds (one per candidate each) until the rounds are done, the decision is
+settled (checked every 8 rounds: every alternative 3 standard errors behind the base choice,
+or one 3 ahead), or the time budget is spent, whichever is first. `searcher` is 300 ms and
+64 rounds; `searcher:MS`, `searcher:MS:ROUNDS`, `searcher:MS:ROUNDS:HORIZON` (turn, or game:
+every sample to the end of the game) and `searcher:MS:ROUNDS:HORIZON:BASE` change them.
+Races are not searched: the bot shouts with its reaction model like every bot. Decisions with
+one legal action are not searched either. The base bot is bold, or where a heuristic bot beats
+bold at the table, that one (`DEFAULT_BASE`); the other seats of a sample play bold, the field
+the searcher was measured against.
+"""
+
+from __future__ import annotations
+
+import random
+import time
+from collections.abc import Callable
+from dataclasses import dataclass
+
+from agents import heuristic
+from agents.value import ValueModel, decided_winner, load_value
+from cdc_env.actions import Action, BirdBet, ChallengeGrelottine, DeclareCivet
+from cdc_env.dice import SeededDice
+from cdc_env.game import Decision, GameState
+from cdc_env.reaction import DEFAULT_REACTION, reaction_model
+
+DEFAULT_BUDGET_MS = 300.0
+DEFAULT_ROUNDS = 64
+# Rounds are checked in batches this size: a decision settled by then stops sampling.
+BATCH = 8
+# Settled: every alternative this many standard errors behind the base choice, or one ahead.
+SETTLED = 3.0
+# A sample played to the end of the game stops here (a game of bold lasts under 100 turns).
+MAX_TURNS = 1000
+
+
+def candidates(decision: Decision, chosen: Action) -> list[Action]:
+    """The actions worth sampling. A Grelottine or a Civet offers hundreds (every stake): keep
+    the base bot's choice, passing (or rolling), and the smallest, middle and largest stake of
+    each combination. A bird bet: passing, the base bot's bird and one other."""
+    if decision.kind == "sirop_bet":
+        # Every bird but the thrower's pays in the same rolls (when the sirop fails): one of
+        # them stands for all.
+        birds = [a for a in decision.legal_actions() if isinstance(a, BirdBet)]
+        others = [a for a in decision.legal_actions() if not isinstance(a, BirdBet)]
+        kept_birds = {repr(a): a for a in [chosen] if isinstance(a, BirdBet)}
+        for bird in birds:
+            if len(kept_birds) >= 2:
+                break
+            kept_birds.setdefault(repr(bird), bird)
+        return [*others, *kept_birds.values()] if chosen in others else [chosen, *others, *[
+            b for b in kept_birds.values() if b != chosen]]
+    if decision.kind not in ("grelottine", "turn_start"):
+        return decision.legal_actions()
+    kept = {repr(chosen): chosen}
+    for action in decision.legal_actions():
+        if not isinstance(action, (ChallengeGrelottine, DeclareCivet)):
+            kept[repr(action)] = action
+    build = ChallengeGrelottine if decision.kind == "grelottine" else DeclareCivet
+    for combination, stakes in decision.stakes or ():
+        for stake in (stakes[0], stakes[len(stakes) // 2], stakes[-1]):
+            action = build(combination, stake)
+            if decision.allows(action):
+                kept[repr(action)] = action
+    return list(kept.values())
+
+
+@dataclass
+class SearchStats:
+    """What the searches of one bot cost and changed (for the budget table)."""
+
+    searched: int = 0
+    samples: int = 0
+    seconds: float = 0.0
+    changed: int = 0
+
+
+class SearchBot:
+    """Sampled look-ahead over the base bot (see the module's doc)."""
+
+    def __init__(self, seed: int | str = 0, reaction: str = DEFAULT_REACTION,
+                 budget_ms: float = DEFAULT_BUDGET_MS, rounds: int = DEFAULT_ROUNDS,
+                 base: str | None = None, horizon: str = "turn", margin: float = 1.0,
+                 opponents: str = "bold") -> None:
+        if budget_ms <= 0 or rounds < 2:
+            raise ValueError(f"a searcher needs a budget above 0 ms and 2 rounds or more "
+                             f"(got {budget_ms} ms, {rounds} rounds)")
+        if horizon not in ("turn", "game"):
+            raise ValueError(f"a search horizon is 'turn' or 'game', not {horizon!r}")
+        for name in (base, opponents):
+            if name is not None and name not in BASE_BOTS:
+                raise ValueError(f"a searcher's base bot is one of {', '.join(BASE_BOTS)}, not {name!r}")
+        self.name = "searcher"
+        self.rng = random.Random(seed)
+        self.budget_ms, self.rounds, self.horizon, self.margin = budget_ms, rounds, horizon, margin
+        self.base_name, self.opponents = base, opponents
+        self.reaction = reaction_model(reaction)
+        self.stats = SearchStats()
+        # Built when the table is known: the base bot (its own choices, and its seat in the
+        # samples), and the model of the other seats in the samples.
+        self._bots: dict[tuple[str, int, int], heuristic.HeuristicBot] = {}
+
+    def base_for(self, state: GameState) -> str:
+        return self.base_name or DEFAULT_BASE.get((state.rules.name, state.players), "bold")
+
+    def _bot(self, name: str, slot: int) -> heuristic.HeuristicBot:
+        key = (name, slot, 0)
+        if key not in self._bots:
+            self._bots[key] = BASE_BOTS[name](seed=0, reaction=self.reaction.level)
+        return self._bots[key]
+
+    def act(self, state: GameState, decision: Decision) -> Action:
+        base = self._bot(self.base_for(state), -1)
+        base.rng = self.rng  # the caller reseeds this bot's generator between games
+        chosen = base.act(state, decision)
+        if decision.kind == "race" or decision.seat is None:
+            return chosen
+        options = candidates(decision, chosen)
+        if len(options) < 2:
+            return chosen
+        best = self.search(state, decision.seat, options, chosen)
+        self.stats.changed += best != chosen
+        return best
+
+    def search(self, state: GameState, seat: int, options: list[Action], chosen: Action) -> Action:
+        started = time.perf_counter()
+        deadline = started + self.budget_ms / 1000
+        value = load_value(state.rules.name, state.players) if self.horizon == "turn" else None
+        outcomes: list[list[float]] = [[] for _ in options]
+        base = options.index(chosen)
+        rounds = 0
+        while rounds < self.rounds and time.perf_counter() < deadline:
+            key = self.rng.getrandbits(48)
+            for index, action in enumerate(options):
+                outcomes[index].append(self._sample(state, seat, action, key, value))
+            rounds += 1
+            # Most decisions are settled early: stop once every alternative is clearly behind
+            # the base choice, or one clearly ahead of it.
+            if rounds % BATCH == 0 and rounds < self.rounds and _settled(outcomes, base):
+                break
+        self.stats.searched += 1
+        self.stats.samples += rounds * len(options)
+        self.stats.seconds += time.perf_counter() - started
+        return _pick(options, outcomes, base, self.margin)
+
+    def _sample(self, state: GameState, seat: int, action: Action, key: int, value: ValueModel | None) -> float:
+        """Seat's result after `action` with the luck fixed by `key`: a win (1/0) at the end of
+        the game, or the fitted chance to win at the start of the next turn."""
+        game = state.clone(dice=SeededDice(key))
+        game.apply_action(action, seat=seat)
+        base = self.base_for(state)
+        players = [self._bot(base if s == seat else self.opponents, s) for s in range(state.players)]
+        for index, player in enumerate(players):
+            player.rng.seed(key * 16 + index)
+        turn = state.turn_number
+        while (decision := game.pending) is not None and game.turn_number <= MAX_TURNS:
+            if value is not None and game.turn_number > turn:
+                break  # the next turn's start: the value takes over
+            assert decision.seat is not None
+            game.apply_action(players[decision.seat].act(game, decision))
+        if game.pending is None or value is None:
+            return float(decided_winner(game) == seat)
+        return value.win_chances(game)[seat]
+
+BASE_BOTS: dict[str, Callable[..., heuristic.HeuristicBot]] = {
+    "bold": heuristic.bold, "hedger": heuristic.hedger, "patient": heuristic.patient,
+    "prudent": heuristic.prudent,
+}
+# The base bot by table where one beats bold against a field of bold (docs/agents.md):
+# patient in v004 at 2 seats, hedger at 3 and 4.
+DEFAULT_BASE: dict[tuple[str, int], str] = {("v004", 2): "patient", ("v004", 3): "hedger", ("v004", 4): "hedger"}
+
+
+def _paired(a: list[float], b: list[float]) -> tuple[float, float]:
+    """The mean of a − b over paired samples, and its standard error."""
+    n = len(a)
+    differences = [x - y for x, y in zip(a, b, strict=True)]
+    lead = sum(differences) / n
+    variance = sum((d - lead) ** 2 for d in differences) / max(1, n - 1)
+    return lead, (variance / n) ** 0.5
+
+
+def _settled(outcomes: list[list[float]], base: int) -> bool:
+    behind = True
+    for index, results in enumerate(outcomes):
+        if index == base:
+            continue
+        lead, error = _paired(results, outcomes[base])
+        if lead > SETTLED * error and lead > 0:
+            return True
+        behind = behind and (lead < -SETTLED * error or lead == 0 == error)
+    return behind
+
+
+def _pick(options: list[Action], outcomes: list[list[float]], chosen: int, margin: float) -> Action:
+    """The best candidate by mean, where its paired lead over the base choice is `margin`
+    standard errors above zero; else the base choice."""
+    n = len(outcomes[chosen])
+    best, best_mean = chosen, sum(outcomes[chosen]) / n
+    for index, results in enumerate(outcomes):
+        mean = sum(results) / n
+        if index != chosen and mean > best_mean:
+            best, best_mean = index, mean
+    if best == chosen:
+        return options[chosen]
+    lead, standard_error = _paired(outcomes[best], outcomes[chosen])
+    return options[best] if lead > margin * standard_error and lead > 0 else options[chosen]
+
+
+def searcher(seed: int | str = 0, reaction: str = DEFAULT_REACTION, spec: str = "") -> SearchBot:
+    """`searcher`, `searcher:MS` or `searcher:MS:ROUNDS` (see the module's doc)."""
+    parts = [p for p in spec.split(":") if p] if spec else []
+    try:
+        budget = float(parts[0]) if parts else DEFAULT_BUDGET_MS
+        rounds = int(parts[1]) if len(parts) > 1 else DEFAULT_ROUNDS
+        horizon = parts[2] if len(parts) > 2 else "turn"
+        base = parts[3] if len(parts) > 3 else None
+        if len(parts) > 4 or horizon not in ("turn", "game") or base not in (None, *BASE_BOTS):
+            raise ValueError
+    except ValueError:
+        raise ValueError(f"searcher{spec}: give searcher, searcher:MS, searcher:MS:ROUNDS or "
+                         "searcher:MS:ROUNDS:HORIZON:BASE (a time budget in ms per decision, the most samples per "
+                         "candidate, turn or game: how far a sample goes, and the base bot)") from None
+    return SearchBot(seed=seed, reaction=reaction, budget_ms=budget, rounds=rounds, horizon=horizon, base=base)

@@ -1,0 +1,128 @@
+"""What a position is worth between turns: each seat's chance to win, fitted to games of bold.
+
+Between turns, the scores, the items and who plays next are nearly the whole state of a game
+(as in backgammon or Pig). `features` describes that state from one seat's side; a logistic
+model per table (ruleset and seat count) turns them into that seat's chance to win, and the
+seats' chances are scaled to sum to one. The weights are fitted by `scripts/fit_value.py` on
+self-play games of `bold` (seeds apart from every evaluation) and shipped as
+`agents/values/RULESET_Np.json`; the searcher (agents/search.py) reads them.
+"""
+
+from __future__ import annotations
+
+import json
+import math
+from pathlib import Path
+from typing import Any
+
+from cdc_env.flow import ITEMS
+from cdc_env.game import GameState
+
+VALUES_DIR = Path(__file__).resolve().parent / "values"
+
+FEATURES = (
+    "bias", "me", "best_other", "mean_other", "lead", "me_squared", "best_squared", "me_times_best",
+    "plays_next", "me_if_next", "best_plays_next", "seats_to_wait",
+    *(f"my_{item}" for item in ITEMS), *(f"others_{item}" for item in ITEMS),
+)
+
+
+def features(state: GameState, seat: int) -> list[float]:
+    """The position from `seat`'s side, at the start of a turn (or any moment: the next to play
+    is the pending decision's seat, else the thrower's next)."""
+    players, target = state.players, float(state.rules.target_score)
+    scores = state.scores
+    me = scores[seat] / target
+    others = [scores[s] / target for s in range(players) if s != seat] or [0.0]
+    best = max(others)
+    next_seat = state.pending.seat if state.pending is not None and state.pending.seat is not None else (
+        0 if state.turn_seat is None else (state.turn_seat + 1) % players)
+    wait = (seat - next_seat) % players
+    best_seat = max((s for s in range(players) if s != seat), key=lambda s: scores[s], default=seat)
+    mine = state.items[seat]
+    theirs = [state.items[s] for s in range(players) if s != seat]
+    return [
+        1.0, me, best, sum(others) / len(others), me - best, me * me, best * best, me * best,
+        float(wait == 0), me * (wait == 0), best * (best_seat == next_seat), wait / players,
+        *(float(mine[item] > 0) for item in ITEMS),
+        *(sum(h[item] > 0 for h in theirs) / max(1, len(theirs)) for item in ITEMS),
+    ]
+
+
+def decided_winner(state: GameState) -> int | None:
+    """The winner, or the single leader of a game cut short (cdc_env.env's rule, without
+    importing the environments)."""
+    if state.winner is not None:
+        return state.winner
+    best = max(state.scores)
+    leaders = [seat for seat, score in enumerate(state.scores) if score == best]
+    return leaders[0] if len(leaders) == 1 else None
+
+
+class ValueModel:
+    """Each seat's chance to win from a position, for one table."""
+
+    def __init__(self, weights: list[float], meta: dict[str, Any] | None = None) -> None:
+        if len(weights) != len(FEATURES):
+            raise ValueError(f"a value model has {len(FEATURES)} weights, got {len(weights)}")
+        self.weights = weights
+        self.meta = meta or {}
+
+    def win_chances(self, state: GameState) -> list[float]:
+        """Every seat's chance to win (summing to one); a finished game gives its result."""
+        if state.winner is not None:
+            return [float(s == state.winner) for s in range(state.players)]
+        raw = []
+        for seat in range(state.players):
+            z = sum(w * x for w, x in zip(self.weights, features(state, seat), strict=True))
+            raw.append(1.0 / (1.0 + math.exp(-max(-30.0, min(30.0, z)))))
+        total = sum(raw)
+        return [r / total for r in raw]
+
+    def to_json(self) -> dict[str, Any]:
+        return {"features": list(FEATURES), "weights": self.weights, **self.meta}
+
+
+def value_path(ruleset: str, players: int, directory: Path = VALUES_DIR) -> Path:
+    return directory / f"{ruleset}_{players}p.json"
+
+
+_LOADED: dict[tuple[str, int], ValueModel | None] = {}
+
+
+def load_value(ruleset: str, players: int, directory: Path = VALUES_DIR) -> ValueModel | None:
+    """The fitted value of a table, or None where none was fitted (the searcher then plays its
+    samples out to the end of the game)."""
+    key = (str(directory / ruleset), players)
+    if key not in _LOADED:
+        path = value_path(ruleset, players, directory)
+        model = None
+        if path.exists():
+            data = json.loads(path.read_text(encoding="utf-8"))
+            if data.get("features") != list(FEATURES):
+                raise ValueError(f"{path}: fitted on other features; fit it again with scripts/fit_value.py")
+            model = ValueModel([float(w) for w in data["weights"]],
+                               {k: v for k, v in data.items() if k not in ("features", "weights")})
+        _LOADED[key] = model
+    return _LOADED[key]
+
+
+def fit_logistic(rows: list[list[float]], outcomes: list[int], l2: float = 1e-3,
+                 iterations: int = 25) -> list[float]:
+    """Logistic regression by Newton's method (a few hundred thousand rows, 20 features)."""
+    import numpy as np
+
+    x = np.asarray(rows, dtype=float)
+    y = np.asarray(outcomes, dtype=float)
+    w = np.zeros(x.shape[1])
+    ridge = l2 * len(y) * np.eye(x.shape[1])
+    ridge[0, 0] = 0.0  # the bias is not shrunk
+    for _ in range(iterations):
+        p = 1.0 / (1.0 + np.exp(-np.clip(x @ w, -30, 30)))
+        gradient = x.T @ (p - y) + ridge @ w
+        hessian = (x * (p * (1 - p))[:, None]).T @ x + ridge
+        step = np.linalg.solve(hessian + 1e-9 * np.eye(len(w)), gradient)
+        w -= step
+        if float(np.abs(step).max()) < 1e-8:
+            break
+    return [float(v) for v in w]

@@ -1,0 +1,119 @@
+"""Fit the value of a position between turns (agents/value.py) to self-play games of bold.
+
+    python scripts/fit_value.py --tables v004_2p classic_4p --games 4000
+
+At every turn's start of every game, each seat's features and whether that seat went on to win
+make one row; a logistic model per table is fitted on four fifths of the games and its log loss
+printed on the other fifth, next to a model that knows only the bias (the seat's base rate).
+Seeds from 90,000,000: apart from the evaluations (0 and 30,000,000) and the probes (60,000,000).
+Writes agents/values/RULESET_Np.json (or --out).
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import math
+import multiprocessing
+import sys
+from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
+
+from agents.bots import make_bot
+from agents.value import FEATURES, VALUES_DIR, ValueModel, decided_winner, features, fit_logistic, value_path
+from cdc_env.dice import SeededDice
+from cdc_env.game import GameState
+from cdc_env.rules import RulesetError, load_ruleset
+
+MAX_TURNS = 1000
+
+
+def game_rows(ruleset: str, players: int, seed: int) -> tuple[list[list[float]], list[int]]:
+    rules = load_ruleset(ruleset)
+    bots = [make_bot("bold", seed=f"{seed}:{s}") for s in range(players)]
+    state = GameState(rules, players, dice=SeededDice(seed))
+    rows: list[list[float]] = []
+    seats: list[int] = []
+    while (decision := state.pending) is not None and state.turn_number <= MAX_TURNS:
+        assert decision.seat is not None
+        if decision.kind == "turn_start":
+            for seat in range(players):
+                rows.append(features(state, seat))
+                seats.append(seat)
+        state.apply_action(bots[decision.seat].act(state, decision))
+    winner = decided_winner(state)
+    return rows, [int(seat == winner) for seat in seats]
+
+
+def _job(args: tuple[str, int, int, int]) -> list[tuple[list[list[float]], list[int]]]:
+    ruleset, players, start, stop = args
+    return [game_rows(ruleset, players, seed) for seed in range(start, stop)]
+
+
+def log_loss(model: ValueModel | None, rows: list[list[float]], outcomes: list[int], base: float) -> float:
+    total = 0.0
+    for row, won in zip(rows, outcomes, strict=True):
+        if model is None:
+            p = base
+        else:
+            z = sum(w * x for w, x in zip(model.weights, row, strict=True))
+            p = 1 / (1 + math.exp(-max(-30.0, min(30.0, z))))
+        p = min(max(p, 1e-9), 1 - 1e-9)
+        total -= math.log(p) if won else math.log(1 - p)
+    return total / max(1, len(rows))
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--tables", nargs="+", required=True, help="RULESET_Np, e.g. v004_2p")
+    parser.add_argument("--games", type=int, default=4000)
+    parser.add_argument("--seed", type=int, default=90_000_000)
+    parser.add_argument("--workers", type=int, default=1)
+    parser.add_argument("--out", type=Path, default=VALUES_DIR)
+    args = parser.parse_args(argv)
+    tables = []
+    for table in args.tables:
+        ruleset, _, seats = table.rpartition("_")
+        try:
+            players = int(seats.removesuffix("p"))
+            GameState(load_ruleset(ruleset), players)
+        except (ValueError, RulesetError) as error:
+            print(f"error: --tables {table!r}: give RULESET_Np (e.g. v004_2p) of a ruleset and seat count "
+                  f"that exist ({error})", file=sys.stderr)
+            return 2
+        tables.append((ruleset, players))
+    if args.games < 10:
+        print("error: --games must be 10 or more", file=sys.stderr)
+        return 2
+    args.out.mkdir(parents=True, exist_ok=True)
+    for ruleset, players in tables:
+        cut = max(1, args.games // (args.workers * 4))
+        jobs = [(ruleset, players, args.seed + start, args.seed + min(args.games, start + cut))
+                for start in range(0, args.games, cut)]
+        if args.workers > 1:
+            with multiprocessing.get_context("spawn").Pool(args.workers) as pool:
+                games = [game for part in pool.map(_job, jobs) for game in part]
+        else:
+            games = [game for job in jobs for game in _job(job)]
+        split = len(games) * 4 // 5
+        train = [(r, o) for rows, outs in games[:split] for r, o in zip(rows, outs, strict=True)]
+        test = [(r, o) for rows, outs in games[split:] for r, o in zip(rows, outs, strict=True)]
+        weights = fit_logistic([r for r, _ in train], [o for _, o in train])
+        meta = {"ruleset": ruleset, "players": players, "games": args.games, "seed": args.seed,
+                "fitted_on": "self-play of bold, every turn's start"}
+        model = ValueModel(weights, meta)
+        base = sum(o for _, o in train) / len(train)
+        test_rows, test_out = [r for r, _ in test], [o for _, o in test]
+        fitted, plain = log_loss(model, test_rows, test_out, base), log_loss(None, test_rows, test_out, base)
+        meta["held_out_log_loss"] = round(fitted, 4)
+        meta["held_out_log_loss_base_rate"] = round(plain, 4)
+        path = value_path(ruleset, players, args.out)
+        path.write_text(json.dumps(model.to_json(), indent=1) + "\n", encoding="utf-8")
+        print(f"{ruleset} at {players} seats: {len(train)} rows, held-out log loss {fitted:.4f} "
+              f"(base rate alone {plain:.4f}); {len(FEATURES)} features → {path}")
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())

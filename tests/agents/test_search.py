@@ -1,0 +1,94 @@
+"""The searcher (agents/search.py) and the value of a position it scores samples with."""
+
+from __future__ import annotations
+
+import pytest
+
+from agents.bots import make_bot
+from agents.champion import SEARCH_CHAMPIONS, ChampionBot
+from agents.search import SearchBot, _pick, candidates
+from agents.value import FEATURES, ValueModel, features, load_value
+from cdc_env.actions import BirdBet, Pass, Sirop
+from cdc_env.dice import SeededDice
+from cdc_env.flow import Decision
+from cdc_env.game import GameState
+from cdc_env.rules import load_ruleset
+
+
+def play(bot: SearchBot, ruleset: str, players: int, seed: int, max_turns: int = 8) -> GameState:
+    """`bot` at seat 0 against bold, for a few turns."""
+    rules = load_ruleset(ruleset)
+    seats = [bot, *(make_bot("bold", seed=f"{seed}:{s}") for s in range(1, players))]
+    state = GameState(rules, players, dice=SeededDice(seed))
+    while (decision := state.pending) is not None and state.turn_number <= max_turns:
+        assert decision.seat is not None
+        state.apply_action(seats[decision.seat].act(state, decision))
+    return state
+
+
+@pytest.mark.parametrize(("ruleset", "players"), [("v004", 2), ("complete", 3), ("classic", 5)])
+def test_the_searcher_plays_legal_moves_at_any_table_and_searches_only_choices(ruleset: str, players: int) -> None:
+    bot = SearchBot(seed=1, rounds=4)
+    state = play(bot, ruleset, players, seed=3)
+    assert state.turn_number > 1 and bot.stats.searched > 0  # apply_action refused nothing
+    assert bot.stats.samples >= 2 * 2 * bot.stats.searched  # two rounds at least, two candidates at least
+
+
+def test_the_searcher_is_reproducible_from_its_seed() -> None:
+    first = play(SearchBot(seed=5, rounds=4), "v004", 2, seed=11)
+    second = play(SearchBot(seed=5, rounds=4), "v004", 2, seed=11)
+    assert first.history == second.history
+
+
+def test_a_table_without_a_fitted_value_plays_its_samples_to_the_end() -> None:
+    assert load_value("classic", 5) is None
+    bot = SearchBot(seed=2, rounds=2)
+    play(bot, "classic", 5, seed=4, max_turns=3)
+    assert bot.stats.searched > 0
+    game_long = SearchBot(seed=2, rounds=2, horizon="game")  # also where a value was fitted
+    play(game_long, "v004", 2, seed=3, max_turns=8)
+    assert game_long.stats.searched > 0
+
+
+def test_the_base_choice_stays_unless_another_leads_by_the_margin() -> None:
+    options = [Pass(), Sirop()]
+    noisy = [[0.5, 0.5, 0.5, 0.5], [1.0, 0.0, 1.0, 0.2]]  # ahead on average, by less than its noise
+    assert _pick(options, noisy, 0, margin=1.0) == Pass()
+    clear = [[0.5, 0.5, 0.5, 0.5], [0.7, 0.8, 0.75, 0.7]]
+    assert _pick(options, clear, 0, margin=1.0) == Sirop()
+
+
+def test_bird_bets_are_sampled_as_pass_the_base_bird_and_one_other() -> None:
+    decision = Decision(0, "sirop_bet", (Pass(), *(BirdBet(face) for face in range(1, 7))))
+    kept = candidates(decision, BirdBet(4))
+    assert kept[0] == BirdBet(4) and Pass() in kept and len(kept) == 3
+
+
+def test_searcher_names_and_their_mistakes() -> None:
+    bot = make_bot("searcher:150:8:game:hedger")
+    assert isinstance(bot, SearchBot) and (bot.budget_ms, bot.rounds, bot.horizon, bot.base_name) == (
+        150, 8, "game", "hedger")
+    for wrong in ("searcher:fast", "searcher:100:1", "searcher:100:8:forever", "searcher:100:8:turn:nobody"):
+        with pytest.raises(ValueError, match="searcher"):
+            make_bot(wrong)
+
+
+def test_fitted_values_sum_to_one_and_favour_the_leader() -> None:
+    model = load_value("v004", 2)
+    assert model is not None
+    state = GameState(load_ruleset("v004"), 2, dice=SeededDice(0), setup={"scores": [300, 50]})
+    chances = model.win_chances(state)
+    assert sum(chances) == pytest.approx(1.0) and chances[0] > 0.8
+    assert len(features(state, 0)) == len(FEATURES)
+    with pytest.raises(ValueError, match="weights"):
+        ValueModel([0.0])
+
+
+def test_the_champion_of_a_search_table_is_the_searcher() -> None:
+    table = next(iter(SEARCH_CHAMPIONS))
+    champion = ChampionBot(seed=0)
+    state = GameState(load_ruleset(table[0]), table[1], dice=SeededDice(1))
+    decision = state.pending
+    assert decision is not None
+    champion.act(state, decision)
+    assert isinstance(champion._players[table], SearchBot)

@@ -34,6 +34,13 @@ LISTENING, KEYBOARD_ONLY, SAY_AGAIN = "listening", "keyboard only", "say it agai
 
 Clock = Callable[[], float]
 
+# How long a race waits after its window for shouts said inside it: the recogniser decides an
+# utterance once it has ended (latency p95 about 0.45 s on an idle machine, docs/voice.md).
+VOICE_GRACE_S = 1.0
+# A shout's onset may fall this much before the race's start (the clocks' error, a few ms) and
+# still count, as 0 ms; earlier, it began before the dice were shown and does not count.
+EARLY_TOLERANCE_S = 0.05
+
 
 @dataclass(frozen=True)
 class Heard:
@@ -440,17 +447,21 @@ class PlaySession:
             if all(s in shouts for s in humans) and not pending_bots:
                 break
             for heard in self._poll_listener():
-                if heard.seat in humans and heard.seat not in shouts and self._not_understood(heard):
-                    continue
-                if heard.seat in humans and heard.seat not in shouts and heard.intent in phrases:
-                    onset_ms = max(0.0, (heard.onset - start) * 1000)
-                    shouts[heard.seat] = RaceShout(heard.seat, heard.intent, onset_ms, "voice")
-                    self.view.voice(heard.seat, f"heard « {heard.intent} »")
-                    self._race_shout(shouts[heard.seat])
+                self._heard_shout(heard, start, window, humans, phrases, shouts)
             next_bot = pending_bots[0][0] - now if pending_bots else window - now
             typed = self.keyboard.poll(min(0.02, max(0.0, next_bot)))
             if typed is not None:
-                self._typed_shout(typed, start, humans, phrases, decision, shouts)
+                self._typed_shout(typed, start, humans, phrases, decision, shouts, window)
+        # A shout said inside the window is decided a few hundred ms after it ends (the
+        # recogniser waits for the utterance to end): wait for those before settling the race.
+        voices = [s for s in humans if self._hears(s)]
+        grace_end = self.clock() + VOICE_GRACE_S
+        while any(s not in shouts for s in voices) and self.clock() < grace_end:
+            for heard in self._poll_listener():
+                self._heard_shout(heard, start, window, humans, phrases, shouts)
+            typed = self.keyboard.poll(0.02)
+            if typed is not None:  # pressed after the window: said so, not counted
+                self._typed_shout(typed, start, humans, phrases, decision, shouts, window)
         self.race_log.append(sorted(shouts.values(), key=lambda s: s.onset_ms))
         self.race_now = self.race_log[-1]
         answers: dict[int, Action] = {seat: Pass() for seat in seats}
@@ -472,9 +483,33 @@ class PlaySession:
         chosen = [p for p in phrases if words and p.startswith(words[0].lower())]
         return seat, chosen[0] if chosen else None
 
+    def _heard_shout(self, heard: Heard, start: float, window: float, humans: list[int],
+                     phrases: list[str], shouts: dict[int, RaceShout]) -> None:
+        """A phrase a human said during a race: their shout, if it began inside the window."""
+        if heard.seat not in humans or heard.seat in shouts:
+            return
+        if self._not_understood(heard) or heard.intent not in phrases:
+            return
+        if not -EARLY_TOLERANCE_S <= heard.onset - start <= window:
+            when = "before the dice were shown" if heard.onset < start else "after the race's window"
+            self.view.say(f"{self.players[heard.seat].name}: « {heard.intent} » began {when}: not counted")
+            return
+        onset_ms = max(0.0, (heard.onset - start) * 1000)
+        shouts[heard.seat] = RaceShout(heard.seat, heard.intent, onset_ms, "voice")
+        self.view.voice(heard.seat, f"heard « {heard.intent} »")
+        self._race_shout(shouts[heard.seat])
+
     def _typed_shout(self, typed: tuple[str, float], start: float, humans: list[int],
-                     phrases: list[str], decision: Decision, shouts: dict[int, RaceShout]) -> None:
+                     phrases: list[str], decision: Decision, shouts: dict[int, RaceShout],
+                     window: float) -> None:
         text, at = typed
+        if not -EARLY_TOLERANCE_S <= at - start <= window:
+            # Pressed while a bot was still playing, before the dice were shown (a race is won
+            # by reacting to the dice, so a key waiting in the queue never counts as 0 ms), or
+            # after the window.
+            when = "before the dice were shown" if at < start else "after the race's window"
+            self.view.say(f"« {text} » was pressed {when}: not counted in this race")
+            return
         parsed = self._parse_shout(text, humans, None, phrases)
         if parsed is None or parsed[0] in shouts:
             return

@@ -177,3 +177,60 @@ def test_not_understood_asks_to_say_it_again_and_keeps_waiting() -> None:
     assert session.view.said.count("voice 0: say it again") == 2  # the seat's voice status
     shouts = {s.seat: s for s in session.race_log[0]}
     assert shouts[0].by == "voice" and state.scores[0] == 8  # it kept waiting for the shout
+
+
+def test_a_shout_said_in_the_window_but_decided_after_it_still_counts() -> None:
+    # The human began at 2.7 s of the 3 s window; the recogniser decided at 3.4 s, after the
+    # window closed. The race waits for it: the human beat the bot's 2.9 s.
+    keyboard = TypedLater()
+    keyboard.type("1", 0.0)
+    listener = LateListener(0, "pas_mou_le_caillou", onset_after_s=2.7, heard_after_s=3.4)
+    session = chouette_velute_session(keyboard, bot_onset_ms=2900, listener=listener)
+    state = session.run()
+    shouts = {s.seat: s for s in session.race_log[0]}
+    assert shouts[0].by == "voice" and 2600 <= shouts[0].onset_ms <= 2800
+    assert state.scores[0] == 8
+
+
+def test_a_shout_that_began_before_the_dice_were_shown_does_not_count() -> None:
+    # Heard with an onset half a second before the race opened: shouting before seeing the dice
+    # is no reaction to them, so it is not a 0 ms shout; the bot wins the race.
+    keyboard = TypedLater()
+    keyboard.type("1", 0.0)
+    listener = LateListener(0, "pas_mou_le_caillou", onset_after_s=-0.5, heard_after_s=0.1)
+    session = chouette_velute_session(keyboard, bot_onset_ms=600, listener=listener)
+    state = session.run()
+    assert [s.seat for s in session.race_log[0]] == [1]
+    assert any("before the dice were shown: not counted" in line for line in session.view.said)  # type: ignore[attr-defined]
+    assert state.scores[0] == 0
+
+
+class StampedLines:
+    """Lines with the time they were pressed (a phone's tap, timed on its own clock), given
+    relative to when the race opens: one waiting in the queue was pressed before it."""
+
+    def __init__(self, lines: list[tuple[str, float]]) -> None:
+        self.lines = lines
+        self.closed = False
+        self.race_opened: float | None = None
+
+    def poll(self, timeout: float) -> tuple[str, float] | None:
+        if not self.lines:
+            time.sleep(timeout)
+            return None
+        text, offset = self.lines.pop(0)
+        if self.race_opened is None:
+            self.race_opened = time.monotonic()
+        return text, self.race_opened + offset
+
+
+def test_a_key_pressed_before_the_race_opened_is_not_a_zero_ms_shout() -> None:
+    # The roll, then a shout stamped 0.3 s before the race: it waited in the queue while the
+    # dice fell. Before this fix it counted as 0 ms and beat the bot's 500 ms.
+    lines = StampedLines([("1", 0.0), ("!", -0.3)])
+    dice = InjectedDice([1, 6, 1, 1, 2, 6, 6, 6])
+    session = PlaySession(load_ruleset("basic"), [SeatPlayer("Ana"), SeatPlayer("bot", FixedBot(500))],
+                          view=Recorder(), keyboard=lines, dice=dice, setup={"scores": [0, 300]})
+    state = session.run()
+    assert [s.seat for s in session.race_log[0]] == [1]
+    assert state.scores[0] == 0

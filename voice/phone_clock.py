@@ -49,6 +49,8 @@ SLOPE_SPAN_S = 10.0  # the slope is fitted once the stamps span this much audio 
 MAX_AUDIO_DRIFT = 5e-3  # a sample rate off by more than 0.5 % is clamped (the page resamples)
 STARTUP_S = 1.0  # a stream's first second (a capture starting comes in bursts and stalls)...
 STARTUP_AFTER_S = 2.0  # ...is left out of the envelope once this much audio follows its start
+STALL_RECENT_S = 3.0  # if every stamp of the last this-much audio sits above the envelope...
+STALL_MS = 20.0  # ...by more than this, the capture lost samples (a stall): the envelope restarts
 SETTLE_S = 20.0  # a delay measured early in a stream follows the envelope this long after the chirp
 
 # Calibration (step 3).
@@ -288,7 +290,19 @@ class PhoneClock:
                     break
             slope = min(max(slope, nominal * (1 - MAX_AUDIO_DRIFT)), nominal * (1 + MAX_AUDIO_DRIFT))
         # The line with that slope through the lowest point: under every stamp, touching one.
-        return float(np.min(y - slope * x)), slope, ref
+        at = float(np.min(y - slope * x))
+        recent = x >= x.max() - STALL_RECENT_S * self.rate
+        if x.max() - x.min() > STALL_RECENT_S * self.rate and np.min(y[recent] - slope * x[recent]) - at > STALL_MS:
+            # A browser that stalls drops captured audio: the samples after it were captured
+            # later than their numbers say, and the old stamps would pin the line too early
+            # for a whole window. Start the envelope again from the stamps after the stall; a
+            # chirp heard before it keeps its delay (the microphone's path did not change).
+            last = int(ref + x[~recent].max())
+            while self._chunks and self._chunks[0][0] <= last:
+                self._chunks.popleft()
+            self._chirp_at = None
+            return self._fit_chunks()
+        return at, slope, ref
 
     def phone_time(self, sample_index: float) -> float:
         """Phone ms at which a sample of the current stream was captured (input delay not

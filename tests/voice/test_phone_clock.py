@@ -339,3 +339,35 @@ def test_bench_web_races_count_errors_and_misses() -> None:
     # right), 1b before 0 (missed first: wrong).
     assert shares[30] == pytest.approx(2 / 4) and shares[50] == pytest.approx(3 / 4)
     assert bench.race_shares(shouts, heard_only=True)[30] == pytest.approx(1 / 2)
+
+
+def test_a_capture_that_drops_audio_mid_stream_is_followed_within_seconds() -> None:
+    # 20 s of audio, then the browser stalls and its capture drops 150 ms of samples: every
+    # later sample was captured 150 ms later than its number says. Before the envelope
+    # restarted, the old stamps pinned the line for a whole minute: onsets 150 ms early.
+    rng = np.random.default_rng(5)
+    phone = SimPhone()
+    clock = PhoneClock()
+    for i in range(30):
+        phone.ping(clock, phone.stream_start + i, 1.5 + rng.exponential(1), 1.5 + rng.exponential(1))
+    phone.stream(clock, 20.0, rng)
+    before = 20 * RATE - 1
+    assert abs(clock.capture_time(before) - phone.captured(before)) * 1000 < 3.5
+    phone.stream_start += 0.150
+    phone.stream(clock, 4.0, rng, first=20 * RATE)
+    after = 24 * RATE - 1
+    error_ms = (clock.capture_time(after) - phone.captured(after)) * 1000
+    assert 0 <= error_ms < 3.5
+
+
+def test_a_wifi_spike_does_not_restart_the_envelope() -> None:
+    # A second of chunks arriving 50-300 ms late, then prompt ones: the line stays put.
+    rng = np.random.default_rng(6)
+    phone = SimPhone()
+    clock = PhoneClock()
+    phone.ping(clock, phone.stream_start, 1.5, 1.5)
+    phone.stream(clock, 20.0, rng)
+    phone.stream(clock, 1.0, rng, late_share=1.0, first=20 * RATE)
+    phone.stream(clock, 3.0, rng, first=21 * RATE)
+    for index in (10 * RATE, 24 * RATE - 1):
+        assert 0 <= (clock.capture_time(index) - phone.captured(index)) * 1000 < 3.5

@@ -30,7 +30,9 @@ import pytest
 CHROMIUM = Path("/usr/bin/chromium")
 CHROMEDRIVER = Path("/usr/bin/chromedriver")
 RATE = 16000
-SCREENSHOTS = Path(__file__).resolve().parent / "screenshots"
+# Each run writes its screenshots here (git-ignored) for a person to look at; the ones in
+# docs/screenshots/ are a run's copies, kept for the docs.
+SCREENSHOTS = Path(__file__).resolve().parent / ".screenshots"
 SOURCES = ("phone1", "phone2")  # the left and right channels of the 'room' sink's monitor
 
 

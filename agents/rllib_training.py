@@ -611,21 +611,39 @@ def train(config: TrainConfig, rules: Ruleset, resume: bool, address: str | None
     return final, steps, curve
 
 
-def sampling_rate(config: TrainConfig, rules: Ruleset, env_runners: int, iterations: int = 3) -> float:
-    """Environment steps sampled per second with `env_runners` env runners (no learning):
-    the figure a cluster multiplies."""
+def _sample_timed(runner: Any, steps: int) -> tuple[str, int, float]:
+    """One env runner samples `steps` environment steps: (its node, the steps, its seconds)."""
+    import ray
+
+    began = time.perf_counter()
+    done = sum(episode.env_steps() for episode in runner.sample(num_timesteps=steps))
+    context = ray.get_runtime_context()
+    return f"{ray.util.get_node_ip_address()} {context.get_node_id()[:8]}", done, time.perf_counter() - began
+
+
+def sampling_rates(config: TrainConfig, rules: Ruleset, env_runners: int,
+                   iterations: int = 3) -> tuple[float, list[tuple[str, float]]]:
+    """Environment steps sampled per second with `env_runners` env runners (no learning), in
+    all (wall clock), and each runner's own rate with its node ("IP node-id"): the figure a
+    cluster multiplies."""
     spread = config.rllib.model_copy(update={"env_runners": env_runners})
     algo = algorithm_config(config.model_copy(update={"rllib": spread}), rules).build_algo()
     group = algo.env_runner_group
+    assert group is not None
+    local = env_runners == 0  # no remote runner: the driver's own samples
     # A first sample to warm up (bots built, torch loaded) before the clock starts.
-    group.foreach_env_runner(lambda runner: runner.sample(num_timesteps=100), local_env_runner=env_runners == 0)
-    started, steps = time.monotonic(), 0
+    group.foreach_env_runner(lambda runner: runner.sample(num_timesteps=100), local_env_runner=local)
+    nodes: list[str] = []
+    steps = [0] * max(env_runners, 1)
+    seconds = [0.0] * max(env_runners, 1)
+    started = time.monotonic()
     for _ in range(iterations):
-        episodes = group.foreach_env_runner(
-            lambda runner: sum(e.env_steps() for e in runner.sample(num_timesteps=spread.train_batch_size)),
-            local_env_runner=env_runners == 0)
-        steps += sum(episodes)
-    rate = steps / (time.monotonic() - started)
+        results = group.foreach_env_runner(lambda runner: _sample_timed(runner, spread.train_batch_size),
+                                           local_env_runner=local)
+        nodes = [node for node, _, _ in results]
+        for index, (_, done, took) in enumerate(results):
+            steps[index] += done
+            seconds[index] += took
+    total = sum(steps) / (time.monotonic() - started)
     algo.stop()
-    return rate
-
+    return total, [(node, done / took) for node, done, took in zip(nodes, steps, seconds, strict=True)]

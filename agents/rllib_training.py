@@ -483,9 +483,11 @@ def check_capacity(spread: RllibConfig, where: str) -> None:
     short = [f"{need:g} {name} (it has {have.get(name, 0):g})"
              for name, need in needs.items() if have.get(name, 0) < need]
     if short:
+        custom = any(name != "CPU" for name, need in needs.items() if have.get(name, 0) < need)
         raise RunError(f"{where} cannot hold {spread.env_runners} env runners, which need {', '.join(short)}: "
-                       "lower rllib.env_runners (or rllib.env_runner_resources), or add machines "
-                       "(`ray start --address=HEAD_IP:PORT`, with `--resources` for a custom resource)")
+                       + ("lower rllib.env_runners or rllib.env_runner_resources, or start nodes with that resource "
+                          "(`ray start --address=HEAD_IP:PORT --resources='{\"NAME\": COUNT}'`)" if custom else
+                          "lower rllib.env_runners, or add machines (`ray start --address=HEAD_IP:PORT`)"))
 
 
 def start_ray(address: str | None, cpus: int | None) -> str:
@@ -498,7 +500,9 @@ def start_ray(address: str | None, cpus: int | None) -> str:
     if address:
         return join_cluster(address)
     cpus = cpus or os.cpu_count() or 1
-    ray.init(num_cpus=cpus, include_dashboard=False, log_to_driver=False)
+    # "local": a Ray of its own even where `ray start` runs a cluster on this machine, which
+    # ray.init() would otherwise join (and refuse, since num_cpus is given).
+    ray.init(address="local", num_cpus=cpus, include_dashboard=False, log_to_driver=False)
     return f"started a local Ray with {cpus} CPUs"
 
 

@@ -230,3 +230,46 @@ def test_a_refused_join_names_its_cause() -> None:
     assert "RAY_AUTH_MODE=disabled is set here" in join_failure("h:1", refused, "~/.ray/auth_token", "disabled")
     other = join_failure("h:1", "ConnectionError: Failed to connect to Ray cluster at h:1", None, None)
     assert other.startswith("cannot join the Ray cluster at h:1 (ConnectionError: Failed to connect")
+
+
+@pytest.mark.slow
+def test_bench_rllib_measures_each_runner_on_the_cluster(cluster: Cluster, tmp_path: Path) -> None:
+    config = {"run_name": "bench", "trainer": "rllib", "players": 2, "max_turns": 80, "opponents": ["simple"],
+              "ppo": {"net_arch": [16]}, "rllib": {"envs_per_env_runner": 1, "train_batch_size": 200,
+                                                   "env_runner_resources": {RESOURCE: 1}}}
+    path = tmp_path / "bench.yaml"
+    path.write_text(yaml.safe_dump(config), encoding="utf-8")
+    bench = subprocess.run([sys.executable, "scripts/bench_rllib.py", "--config", str(path), "--runners", "2",
+                            "--rounds", "1", "--address", cluster.address],
+                           capture_output=True, text=True, cwd=ROOT, env=cluster.env(COLUMNS="200"), timeout=300)
+    assert bench.returncode == 0, bench.stdout[-2000:] + bench.stderr[-3000:]
+    rows = [line for line in bench.stdout.splitlines() if line.startswith("│")]
+    assert [row.split("│")[2].strip() for row in rows] == ["#1", "#2", "in all"]
+    assert "1 node(s)" in rows[-1]  # both on the second node, the one with the resource
+    too_many = subprocess.run([sys.executable, "scripts/bench_rllib.py", "--config", str(path), "--runners", "3",
+                               "--address", cluster.address],
+                              capture_output=True, text=True, cwd=ROOT, env=cluster.env(COLUMNS="200"), timeout=300)
+    assert too_many.returncode == 2
+    assert "cannot hold 3 env runners, which need 3 cdc_second_node (it has 2)" in too_many.stdout
+
+
+def test_bench_rllib_refuses_counts_out_of_range() -> None:
+    for args, said in ((["--runners", "2", "0"], "--runners 0: each count of env runners must be 1 or more"),
+                       (["--rounds", "0"], "--rounds 0: it must be 1 or more")):
+        result = subprocess.run([sys.executable, "scripts/bench_rllib.py", *args], capture_output=True, text=True,
+                                cwd=ROOT, timeout=120)
+        assert result.returncode == 2 and result.stdout.strip() == f"error: {said}"
+
+
+def test_env_runners_the_ray_cannot_hold_are_one_error(monkeypatch: pytest.MonkeyPatch) -> None:
+    import ray
+
+    from agents.rllib_training import check_capacity
+    from agents.training import RllibConfig
+
+    monkeypatch.setattr(ray, "cluster_resources", lambda: {"CPU": 4.0, "sampler": 2.0})
+    check_capacity(RllibConfig(env_runners=4), "the cluster")
+    with pytest.raises(RunError, match=r"cannot hold 16 env runners, which need 16 CPU \(it has 4\): lower rllib"):
+        check_capacity(RllibConfig(env_runners=16), "the cluster")
+    with pytest.raises(RunError, match=r"need 3 sampler \(it has 2\): .*--resources"):
+        check_capacity(RllibConfig(env_runners=3, env_runner_resources={"sampler": 1}), "the cluster")

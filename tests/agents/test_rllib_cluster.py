@@ -235,7 +235,7 @@ def test_a_refused_join_names_its_cause() -> None:
 @pytest.mark.slow
 def test_bench_rllib_measures_each_runner_on_the_cluster(cluster: Cluster, tmp_path: Path) -> None:
     config = {"run_name": "bench", "trainer": "rllib", "players": 2, "max_turns": 80, "opponents": ["simple"],
-              "ppo": {"net_arch": [16]}, "rllib": {"envs_per_env_runner": 1, "train_batch_size": 200,
+              "ppo": {"batch_size": 64, "net_arch": [16]}, "rllib": {"envs_per_env_runner": 1, "train_batch_size": 200,
                                                    "env_runner_resources": {RESOURCE: 1}}}
     path = tmp_path / "bench.yaml"
     path.write_text(yaml.safe_dump(config), encoding="utf-8")
@@ -246,11 +246,6 @@ def test_bench_rllib_measures_each_runner_on_the_cluster(cluster: Cluster, tmp_p
     rows = [line for line in bench.stdout.splitlines() if line.startswith("│")]
     assert [row.split("│")[2].strip() for row in rows] == ["#1", "#2", "in all"]
     assert "1 node(s)" in rows[-1]  # both on the second node, the one with the resource
-    too_many = subprocess.run([sys.executable, "scripts/bench_rllib.py", "--config", str(path), "--runners", "3",
-                               "--address", cluster.address],
-                              capture_output=True, text=True, cwd=ROOT, env=cluster.env(COLUMNS="200"), timeout=300)
-    assert too_many.returncode == 2
-    assert "cannot hold 3 env runners, which need 3 cdc_second_node (it has 2)" in too_many.stdout
 
 
 def test_bench_rllib_refuses_counts_out_of_range() -> None:

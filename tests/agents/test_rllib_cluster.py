@@ -53,9 +53,10 @@ class Cluster:
         return env
 
     def logs(self, node: str) -> str:
-        """Everything the worker processes of one node ("head" or "second") wrote."""
-        return "".join(p.read_text(errors="replace")
-                       for p in (self.root / node).glob("session_latest/logs/worker-*") if p.is_file())
+        """What the worker processes of one node ("head" or "second") wrote to stdout: an actor's
+        worker starts it with ":actor_name:CLASS"."""
+        logs = self.root / node / "session_latest" / "logs"
+        return "".join(p.read_text(errors="replace") for p in logs.glob("worker-*.out"))
 
 
 def free_ports(count: int) -> list[int]:
@@ -235,17 +236,21 @@ def test_a_refused_join_names_its_cause() -> None:
 @pytest.mark.slow
 def test_bench_rllib_measures_each_runner_on_the_cluster(cluster: Cluster, tmp_path: Path) -> None:
     config = {"run_name": "bench", "trainer": "rllib", "players": 2, "max_turns": 80, "opponents": ["simple"],
-              "ppo": {"batch_size": 64, "net_arch": [16]}, "rllib": {"envs_per_env_runner": 1, "train_batch_size": 200,
-                                                   "env_runner_resources": {RESOURCE: 1}}}
+              "ppo": {"batch_size": 64, "net_arch": [16]},
+              "rllib": {"envs_per_env_runner": 1, "train_batch_size": 200, "env_runner_resources": {RESOURCE: 1}}}
     path = tmp_path / "bench.yaml"
     path.write_text(yaml.safe_dump(config), encoding="utf-8")
+    runners_before = cluster.logs("second").count(":actor_name:MultiAgentEnvRunner")
     bench = subprocess.run([sys.executable, "scripts/bench_rllib.py", "--config", str(path), "--runners", "2",
                             "--rounds", "1", "--address", cluster.address],
                            capture_output=True, text=True, cwd=ROOT, env=cluster.env(COLUMNS="200"), timeout=300)
     assert bench.returncode == 0, bench.stdout[-2000:] + bench.stderr[-3000:]
     rows = [line for line in bench.stdout.splitlines() if line.startswith("│")]
     assert [row.split("│")[2].strip() for row in rows] == ["#1", "#2", "in all"]
-    assert "1 node(s)" in rows[-1]  # both on the second node, the one with the resource
+    # Both on the second node, the one with the resource: one node in all, and its logs show them.
+    assert "1 node(s)" in rows[-1]
+    assert cluster.logs("second").count(":actor_name:MultiAgentEnvRunner") == runners_before + 2
+    assert "MultiAgentEnvRunner" not in cluster.logs("head")
 
 
 def test_bench_rllib_refuses_counts_out_of_range() -> None:

@@ -24,11 +24,15 @@ The pieces:
 from __future__ import annotations
 
 import json
+import logging
 import os
 import random
 import shutil
+import sys
+import tempfile
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Iterator, Mapping
+from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
 
@@ -46,10 +50,10 @@ from ray.rllib.env.multi_agent_env import MultiAgentEnv
 from ray.rllib.utils.metrics import ENV_RUNNER_RESULTS, NUM_ENV_STEPS_SAMPLED
 from ray.rllib.utils.torch_utils import FLOAT_MIN
 
+from agents import training
 from agents.bots import make_bot
 from agents.single import random_position
-from agents import training
-from agents.training import CorruptCheckpoint, TrainConfig, _digest
+from agents.training import CorruptCheckpoint, RllibConfig, TrainConfig, _digest
 from cdc_env.actions import IllegalActionError
 from cdc_env.env import decided_winner, raw_env
 from cdc_env.rules import Ruleset, load_ruleset
@@ -209,7 +213,7 @@ class TableEnv(MultiAgentEnv):
 
 def _mlp(sizes: list[int]) -> torch.nn.Sequential:
     layers: list[torch.nn.Module] = []
-    for index, (inputs, outputs) in enumerate(zip(sizes, sizes[1:])):
+    for index, (inputs, outputs) in enumerate(zip(sizes, sizes[1:], strict=False)):
         layers.append(torch.nn.Linear(inputs, outputs))
         if index < len(sizes) - 2:
             layers.append(torch.nn.Tanh())
@@ -246,7 +250,8 @@ def _sb3_pairs(policy: Any) -> list[tuple[str, torch.nn.Parameter]]:
                                  ("vf", policy.mlp_extractor.value_net, policy.value_net)):
         linears = [m for m in hidden if isinstance(m, torch.nn.Linear)] + [head]
         for position, linear in enumerate(linears):
-            pairs += [(f"{prefix}.{2 * position}.weight", linear.weight), (f"{prefix}.{2 * position}.bias", linear.bias)]
+            pairs += [(f"{prefix}.{2 * position}.weight", linear.weight),
+                      (f"{prefix}.{2 * position}.bias", linear.bias)]
     return pairs
 
 
@@ -313,7 +318,7 @@ def algorithm_config(config: TrainConfig, rules: Ruleset) -> PPOConfig:
         # RLlib's env checker steps random, mostly illegal, indices, which TableEnv refuses.
         .environment(TableEnv, env_config=env_config(config), disable_env_checking=True)
         .env_runners(num_env_runners=spread.env_runners, num_envs_per_env_runner=spread.envs_per_env_runner,
-                     num_cpus_per_env_runner=1)
+                     num_cpus_per_env_runner=1, custom_resources_per_env_runner=dict(spread.env_runner_resources))
         .learners(num_learners=spread.learners)
         .training(lr=ppo.learning_rate, gamma=ppo.gamma, lambda_=ppo.gae_lambda, clip_param=ppo.clip_range,
                   entropy_coeff=ppo.ent_coef, num_epochs=ppo.n_epochs, minibatch_size=ppo.batch_size,
@@ -359,21 +364,146 @@ def check_reachable(address: str) -> None:
                        "to start Ray on this machine") from None
 
 
-def start_ray(address: str | None, cpus: int | None) -> None:
+# Where Ray looks for a cluster's token, in its order (ray._raylet.AuthenticationTokenLoader).
+TOKEN_VARIABLE, TOKEN_PATH_VARIABLE, DEFAULT_TOKEN_FILE = "RAY_AUTH_TOKEN", "RAY_AUTH_TOKEN_PATH", "~/.ray/auth_token"
+TOKEN_PLACES = f"{DEFAULT_TOKEN_FILE}, or the file {TOKEN_PATH_VARIABLE} names, or {TOKEN_VARIABLE}"
+
+
+def token_source(environ: Mapping[str, str] = os.environ) -> str | None:
+    """Where this machine's Ray token would come from, looked up as Ray does; None if nowhere.
+    A RAY_AUTH_TOKEN_PATH that names no readable token is an error, as it is to Ray."""
+    if environ.get(TOKEN_VARIABLE, "").strip():
+        return TOKEN_VARIABLE
+    named = environ.get(TOKEN_PATH_VARIABLE)
+    if named:
+        try:
+            readable = bool(Path(named).expanduser().read_text(encoding="utf-8").strip())
+        except (OSError, UnicodeDecodeError):
+            readable = False
+        if not readable:
+            raise RunError(f"{TOKEN_PATH_VARIABLE}={named} names no readable token: point it at a copy of the "
+                           f"head's {DEFAULT_TOKEN_FILE}, or unset it")
+        return f"{TOKEN_PATH_VARIABLE} ({named})"
+    default = Path(environ.get("HOME", "~")).expanduser() / ".ray" / "auth_token"
+    try:
+        return DEFAULT_TOKEN_FILE if default.read_text(encoding="utf-8").strip() else None
+    except (OSError, UnicodeDecodeError):
+        return None
+
+
+def use_token_authentication() -> None:
+    """Token mode for this process, as `ray start --head` turns it on when a token exists. A
+    driver joining by address does not do it by itself (Ray 2.60), so the head refuses it."""
+    from ray._raylet import Config  # type: ignore[attr-defined]  # compiled, no stubs for it
+
+    os.environ["RAY_AUTH_MODE"] = "token"
+    Config.initialize("")  # Ray caches its config: re-read it, as ray's own _enable_token_auth does
+
+
+@contextmanager
+def stderr_aside() -> Iterator[list[str]]:
+    """File descriptor 2 goes to a scratch file for the block: Ray's C++ client writes a line a
+    second there while it retries a refused join. The text is handed back (once the block is
+    over, as the list's one item) to be read for the cause, not shown."""
+    sys.stderr.flush()
+    saved = os.dup(2)
+    kept: list[str] = []
+    with tempfile.TemporaryFile() as scratch:
+        os.dup2(scratch.fileno(), 2)
+        try:
+            yield kept
+        finally:
+            sys.stderr.flush()
+            os.dup2(saved, 2)
+            os.close(saved)
+            scratch.seek(0)
+            kept.append(scratch.read().decode("utf-8", errors="replace"))
+
+
+def join_failure(address: str, said: str, source: str | None, mode: str | None) -> str:
+    """The likely cause of a refused join and its fix, from what Ray said while trying."""
+    if "InvalidAuthToken" in said or "Unauthenticated" in said:
+        if mode is not None and mode.lower() == "disabled":
+            return (f"the Ray head at {address} requires its token and RAY_AUTH_MODE=disabled is set here: unset "
+                    f"it and give this machine the head's token ({TOKEN_PLACES})")
+        if source is None:
+            return (f"the Ray head at {address} requires its token and this machine has none: copy the head's "
+                    f"{DEFAULT_TOKEN_FILE} to {DEFAULT_TOKEN_FILE} here (or set {TOKEN_VARIABLE} to it, or "
+                    f"{TOKEN_PATH_VARIABLE} to the copy's path)")
+        return (f"the Ray head at {address} refused the token from {source}: it is not the head's; copy the "
+                f"head's {DEFAULT_TOKEN_FILE} here (`ray get-auth-token` prints it on the head)")
+    if "no authentication token" in said or "couldn't find an authentication token" in said:
+        return (f"RAY_AUTH_MODE=token is set but this machine has no Ray token: copy the head's "
+                f"{DEFAULT_TOKEN_FILE} to {DEFAULT_TOKEN_FILE} here (or set {TOKEN_VARIABLE} or {TOKEN_PATH_VARIABLE})")
+    last = said.strip().splitlines()[-1] if said.strip() else "no reason given"
+    import ray
+
+    return (f"cannot join the Ray cluster at {address} ({last}); is `ray start --head` of the same Ray "
+            f"({ray.__version__}) running there? Without --address and RAY_ADDRESS, Ray starts on this machine")
+
+
+def join_cluster(address: str) -> str:
+    """Joins the running cluster at `address` with the token this machine has, as Ray's own
+    nodes do; one RunError naming the likely cause and fix otherwise. Says what it joined."""
+    import ray
+
+    check_reachable(address)
+    source, mode = token_source(), os.environ.get("RAY_AUTH_MODE")
+    if mode is None and source is not None:
+        use_token_authentication()  # an explicit RAY_AUTH_MODE is the user's choice, kept
+    # A refused join is retried once a second, 20 times; 3 tells a refusal from a slow answer.
+    shortened = "RAY_gcs_server_port_wait_time_s" not in os.environ
+    if shortened:
+        os.environ["RAY_gcs_server_port_wait_time_s"] = "3"
+    failure: Exception | None = None
+    with stderr_aside() as noise:
+        try:
+            ray.init(address=address, log_to_driver=False, logging_level=logging.WARNING)
+        except Exception as error:  # whatever Ray raises, the join failed: say why, once
+            failure = error
+    if shortened:
+        os.environ.pop("RAY_gcs_server_port_wait_time_s", None)
+    if failure is not None:
+        said = f"{noise[0]}\n{type(failure).__name__}: {failure}"
+        raise RunError(join_failure(address, said, source, mode)) from None
+    nodes = [node for node in ray.nodes() if node.get("Alive")]
+    authentication = "token authentication" if os.environ.get("RAY_AUTH_MODE") == "token" else "no token"
+    return (f"joined the Ray cluster at {address}: {len(nodes)} nodes, {ray.cluster_resources().get('CPU', 0):g} CPUs "
+            f"({authentication}{f', token from {source}' if source and authentication != 'no token' else ''})")
+
+
+def check_capacity(spread: RllibConfig, where: str) -> None:
+    """Env runners that the cluster cannot hold would wait for them forever: said at once."""
+    import ray
+
+    have = ray.cluster_resources()
+    needs = {"CPU": float(spread.env_runners)}  # num_cpus_per_env_runner=1
+    for name, amount in spread.env_runner_resources.items():
+        needs[name] = needs.get(name, 0.0) + amount * spread.env_runners
+    short = [f"{need:g} {name} (it has {have.get(name, 0):g})"
+             for name, need in needs.items() if have.get(name, 0) < need]
+    if short:
+        custom = any(name != "CPU" for name, need in needs.items() if have.get(name, 0) < need)
+        raise RunError(f"{where} cannot hold {spread.env_runners} env runners, which need {', '.join(short)}: "
+                       + ("lower rllib.env_runners or rllib.env_runner_resources, or start nodes with that resource "
+                          "(`ray start --address=HEAD_IP:PORT --resources='{\"NAME\": COUNT}'`)" if custom else
+                          "lower rllib.env_runners, or add machines (`ray start --address=HEAD_IP:PORT`)"))
+
+
+def start_ray(address: str | None, cpus: int | None) -> str:
+    """Ray for this run: the cluster at `address` (or RAY_ADDRESS), else a local one. Says which."""
     import ray
 
     address = address or os.environ.get("RAY_ADDRESS")
     if ray.is_initialized():
-        return
+        return "Ray already started in this process"
     if address:
-        check_reachable(address)
-        try:
-            ray.init(address=address, log_to_driver=False)  # join the cluster: its CPUs, not ours
-        except (ConnectionError, RuntimeError, ValueError) as error:
-            raise RunError(f"cannot join the Ray cluster at {address} ({error}); is `ray start --head` "
-                           "running there? Without --address and RAY_ADDRESS, Ray starts on this machine") from None
-    else:
-        ray.init(num_cpus=cpus or os.cpu_count() or 1, include_dashboard=False, log_to_driver=False)
+        return join_cluster(address)
+    cpus = cpus or os.cpu_count() or 1
+    # "local": a Ray of its own even where `ray start` runs a cluster on this machine, which
+    # ray.init() would otherwise join (and refuse, since num_cpus is given).
+    ray.init(address="local", num_cpus=cpus, include_dashboard=False, log_to_driver=False)
+    return f"started a local Ray with {cpus} CPUs"
 
 
 # ---------------------------------------------------------------------- checkpoints
@@ -440,7 +570,9 @@ def train(config: TrainConfig, rules: Ruleset, resume: bool, address: str | None
     """Trains with RLlib; returns the exported model's path, the steps done and the curve."""
     torch.set_num_threads(1)  # tiny networks: one thread is faster than several fighting
     out = config.output
-    start_ray(address, config.rllib.cpus)
+    say(start_ray(address, config.rllib.cpus))
+    cluster = address or os.environ.get("RAY_ADDRESS")
+    check_capacity(config.rllib, f"the Ray cluster at {cluster}" if cluster else "the local Ray")
     algo = algorithm_config(config, rules).build_algo()
     steps, curve, snapshots = 0, [], 0
     found = latest_checkpoint(out / "checkpoints", report=say) if resume else None
@@ -451,7 +583,7 @@ def train(config: TrainConfig, rules: Ruleset, resume: bool, address: str | None
         say(f"resuming from {path} ({state['steps']} steps)")
         try:
             algo.restore_from_path(str((path / "algorithm").resolve()))
-        except Exception as error:  # noqa: BLE001 - report it, start nothing from it
+        except Exception as error:  # report it, start nothing from it
             algo.stop()
             raise RunError(f"checkpoint {path} cannot be restored ({type(error).__name__}: "
                                       f"{error}); was it written with another config?") from None
@@ -483,21 +615,39 @@ def train(config: TrainConfig, rules: Ruleset, resume: bool, address: str | None
     return final, steps, curve
 
 
-def sampling_rate(config: TrainConfig, rules: Ruleset, env_runners: int, iterations: int = 3) -> float:
-    """Environment steps sampled per second with `env_runners` env runners (no learning):
-    the figure a cluster multiplies."""
+def _sample_timed(runner: Any, steps: int) -> tuple[str, int, float]:
+    """One env runner samples `steps` environment steps: (its node, the steps, its seconds)."""
+    import ray
+
+    began = time.perf_counter()
+    done = sum(episode.env_steps() for episode in runner.sample(num_timesteps=steps))
+    context = ray.get_runtime_context()
+    return f"{ray.util.get_node_ip_address()} {context.get_node_id()[:8]}", done, time.perf_counter() - began
+
+
+def sampling_rates(config: TrainConfig, rules: Ruleset, env_runners: int,
+                   iterations: int = 3) -> tuple[float, list[tuple[str, float]]]:
+    """Environment steps sampled per second with `env_runners` env runners (no learning), in
+    all (wall clock), and each runner's own rate with its node ("IP node-id"): the figure a
+    cluster multiplies."""
     spread = config.rllib.model_copy(update={"env_runners": env_runners})
     algo = algorithm_config(config.model_copy(update={"rllib": spread}), rules).build_algo()
     group = algo.env_runner_group
+    assert group is not None
+    local = env_runners == 0  # no remote runner: the driver's own samples
     # A first sample to warm up (bots built, torch loaded) before the clock starts.
-    group.foreach_env_runner(lambda runner: runner.sample(num_timesteps=100), local_env_runner=env_runners == 0)
-    started, steps = time.monotonic(), 0
+    group.foreach_env_runner(lambda runner: runner.sample(num_timesteps=100), local_env_runner=local)
+    nodes: list[str] = []
+    steps = [0] * max(env_runners, 1)
+    seconds = [0.0] * max(env_runners, 1)
+    started = time.monotonic()
     for _ in range(iterations):
-        episodes = group.foreach_env_runner(
-            lambda runner: sum(e.env_steps() for e in runner.sample(num_timesteps=spread.train_batch_size)),
-            local_env_runner=env_runners == 0)
-        steps += sum(episodes)
-    rate = steps / (time.monotonic() - started)
+        results = group.foreach_env_runner(lambda runner: _sample_timed(runner, spread.train_batch_size),
+                                           local_env_runner=local)
+        nodes = [node for node, _, _ in results]
+        for index, (_, done, took) in enumerate(results):
+            steps[index] += done
+            seconds[index] += took
+    total = sum(steps) / (time.monotonic() - started)
     algo.stop()
-    return rate
-
+    return total, [(node, done / took) for node, done, took in zip(nodes, steps, seconds, strict=True)]

@@ -8,7 +8,7 @@ import hashlib
 import json
 import random
 from pathlib import Path
-from typing import Any, Literal
+from typing import Annotated, Any, Literal
 
 import gymnasium
 import numpy as np
@@ -81,6 +81,9 @@ class RllibConfig(_Strict):
     learners: int = Field(default=0, ge=0)               # 0: learn in the driver process
     train_batch_size: int = Field(default=4000, ge=16)   # environment steps per PPO update
     cpus: int | None = Field(default=None, ge=1)         # CPUs a local Ray may use (None: all)
+    # Custom Ray resources each env runner needs, beyond its CPU: runners go only to the nodes
+    # started with them (`ray start --resources='{"sampler": 8}'`).
+    env_runner_resources: dict[str, Annotated[float, Field(gt=0)]] = Field(default_factory=dict)
 
 
 class TrainConfig(_Strict):
@@ -370,7 +373,7 @@ def teacher_samples(teacher: str, rules: Any, players: int, opponents: list[str]
                 if int(mask.sum()) > 1:
                     try:
                         index = codec.encode(action, decision, decision.seat)
-                    except Exception:  # noqa: BLE001 - a choice the encoding cannot express
+                    except Exception:  # a choice the encoding cannot express
                         index = -1
                     if index >= 0 and mask[index]:
                         observations.append(encoder.encode(state, decision.seat))

@@ -1,36 +1,50 @@
-"""Environment steps per second that RLlib samples with 1 and with 2 env runners.
+"""Environment steps per second that RLlib samples with 1 and with 2 env runners, on this
+machine or on a running Ray cluster.
 
     .venv/bin/python scripts/bench_rllib.py [--config configs/train/classic_2p_rllib.yaml]
-                                            [--runners 1 2] [--rounds 3]
+                                            [--runners 1 2] [--rounds 3] [--address HOST:PORT]
 
-Each figure: a local Ray, the config's env runners replaced by N, each runner sampling
+Each figure: the config's env runners replaced by N, each runner sampling
 `rllib.train_batch_size` environment steps `--rounds` times with the untrained masked module
-(no learning), after one warm-up sample; wall-clock time, as a cluster sees it. The last
-column is each rate over the first row's: the scaling a cluster extends with more machines.
+(no learning), after one warm-up sample. "In all" is wall-clock time, as a run sees it; each
+runner's rate is over its own sampling time, summed per node. The last column is each total
+over the first row's: the scaling a cluster extends with more machines. Without --address (or
+RAY_ADDRESS), a local Ray with one CPU per runner; with it, the cluster's runners go where Ray
+places them (the config's `rllib.env_runner_resources` included), one CPU each.
 """
 
 from __future__ import annotations
 
 import argparse
+import os
 import sys
+from collections import defaultdict
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
-from rich.console import Console  # noqa: E402
-from rich.table import Table  # noqa: E402
+from rich.console import Console
+from rich.table import Table
 
-from agents.training import ConfigError, load_config  # noqa: E402
-from cdc_env.rules import RulesetError, load_ruleset  # noqa: E402
+from agents.training import ConfigError, load_config
+from cdc_env.rules import RulesetError, load_ruleset
 
 
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--config", default="configs/train/classic_2p_rllib.yaml")
-    parser.add_argument("--runners", type=int, nargs="+", default=[1, 2])
-    parser.add_argument("--rounds", type=int, default=3)
+    parser.add_argument("--runners", type=int, nargs="+", default=[1, 2],
+                        help="env runner counts to measure, each ≥ 1 (default: 1 2)")
+    parser.add_argument("--rounds", type=int, default=3, help="samples per runner and count, ≥ 1 (default: 3)")
+    parser.add_argument("--address", default=None,
+                        help="the Ray cluster to measure on (default: $RAY_ADDRESS, else a local Ray)")
     args = parser.parse_args(argv)
     console = Console()
+    wrong = (f"--runners {min(args.runners)}: each count of env runners must be 1 or more" if min(args.runners) < 1
+             else f"--rounds {args.rounds}: it must be 1 or more" if args.rounds < 1 else None)
+    if wrong:
+        console.print(f"[red]error:[/red] {wrong}")
+        return 2
     try:
         config = load_config(args.config)
         rules = load_ruleset(config.ruleset)
@@ -39,16 +53,33 @@ def main(argv: list[str] | None = None) -> int:
         return 2
     import torch
 
-    from agents.rllib_training import sampling_rate, start_ray
+    from agents.rllib_training import RunError, check_capacity, sampling_rates, start_ray
 
     torch.set_num_threads(1)
-    start_ray(None, max(args.runners))  # one CPU per env runner; the driver only waits
-    rates = [(runners, sampling_rate(config, rules, runners, args.rounds)) for runners in args.runners]
-    table = Table(title=f"{config.run_name}: environment steps sampled per second")
-    for column in ("env runners", "envs per runner", "steps/s", "× the first row"):
+    address = args.address or os.environ.get("RAY_ADDRESS")
+    where = f"the Ray cluster at {address}" if address else "the local Ray"
+    try:
+        console.print(start_ray(address, max(args.runners)))  # one CPU per env runner; the driver only waits
+        check_capacity(config.rllib.model_copy(update={"env_runners": max(args.runners)}), where)
+    except RunError as error:
+        console.print(f"[red]error:[/red] {error}")
+        return 2
+    measured = [(runners, *sampling_rates(config, rules, runners, args.rounds)) for runners in args.runners]
+    first = measured[0][1]
+    table = Table(title=f"{config.run_name}: environment steps sampled per second, {where}")
+    for column in ("env runners", "runner", "node", "steps/s", "× the first row"):
         table.add_column(column, justify="right")
-    for runners, rate in rates:
-        table.add_row(str(runners), str(config.rllib.envs_per_env_runner), f"{rate:,.0f}", f"{rate / rates[0][1]:.2f}")
+    for runners, total, per_runner in measured:
+        for index, (node, rate) in enumerate(per_runner):
+            table.add_row(str(runners), f"#{index + 1}", node, f"{rate:,.0f}", "")
+        per_node: dict[str, float] = defaultdict(float)
+        for node, rate in per_runner:
+            per_node[node] += rate
+        if len(per_node) > 1:
+            for node, rate in per_node.items():
+                table.add_row(str(runners), "node", node, f"{rate:,.0f}", "")
+        table.add_row(str(runners), "[bold]in all[/bold]", f"{len(per_node)} node(s)", f"[bold]{total:,.0f}[/bold]",
+                      f"{total / first:.2f}", end_section=True)
     console.print(table)
     return 0
 

@@ -251,4 +251,5 @@ def action_from_json(data: Any) -> Action:
 
 
 def valid_onset(onset_ms: float | None) -> bool:
-    return isinstance(onset_ms, (int, float)) and not isinstance(onset_ms, bool) and math.isfinite(onset_ms) and onset_ms >= 0
+    return (isinstance(onset_ms, (int, float)) and not isinstance(onset_ms, bool)
+            and math.isfinite(onset_ms) and onset_ms >= 0)

@@ -49,7 +49,7 @@ class SeededDice:
         return {"kind": "seeded", "seed": self.seed, "state": [version, list(internal), gauss]}
 
     @classmethod
-    def from_json(cls, data: dict[str, Any]) -> "SeededDice":
+    def from_json(cls, data: dict[str, Any]) -> SeededDice:
         dice = cls(int(data["seed"]))
         version, internal, gauss = data["state"]
         dice._rng.setstate((version, tuple(internal), gauss))
@@ -80,7 +80,7 @@ class InjectedDice:
         return {"kind": "injected", "values": list(self._values)}
 
     @classmethod
-    def from_json(cls, data: dict[str, Any]) -> "InjectedDice":
+    def from_json(cls, data: dict[str, Any]) -> InjectedDice:
         return cls(data["values"])
 
 

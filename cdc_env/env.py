@@ -116,7 +116,7 @@ class ScoreShaping:
         scores = state.scores
         if scores == self._scores:
             return None
-        deltas = [new - old for new, old in zip(scores, self._scores)]
+        deltas = [new - old for new, old in zip(scores, self._scores, strict=True)]
         self._scores = list(scores)
         n = len(scores)
         scale = self.weight / state.rules.target_score
@@ -309,7 +309,7 @@ class raw_env(AECEnv[str, dict[str, np.ndarray], int]):
             for agent in rewards:
                 rewards[agent] = 0.0
             for values in given:
-                for agent, value in zip(self.possible_agents, values):
+                for agent, value in zip(self.possible_agents, values, strict=True):
                     rewards[agent] += value
             self._accumulate_rewards()
             self._rewarded = bool(given)

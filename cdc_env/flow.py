@@ -67,9 +67,9 @@ class Decision:
         if isinstance(action, Shout):
             return Shout(action.phrase) in self.options and valid_onset(action.onset_ms)
         if self.staked is not None and type(action) is self.staked:
-            stake = getattr(action, "stake")
+            stake = action.stake
             return any(
-                name == getattr(action, "combination") and isinstance(stake, int) and stake in stakes
+                name == action.combination and isinstance(stake, int) and stake in stakes
                 for name, stakes in self.stakes
             )
         return action in self.options

@@ -93,7 +93,7 @@ class GameState:
         if rules.boucliette.enabled:
             for holding in self.items:
                 holding["boucliette"] = rules.boucliette.per_player
-        for holding, given in zip(self.items, self.setup.get("items", [{}] * players)):
+        for holding, given in zip(self.items, self.setup.get("items", [{}] * players), strict=True):
             holding.update(given)
         self.turn_seat: int | None = None
         self.turn_number = 0
@@ -181,7 +181,7 @@ class GameState:
         }
 
     @classmethod
-    def from_json(cls, data: Any) -> "GameState":
+    def from_json(cls, data: Any) -> GameState:
         if not isinstance(data, dict) or data.get("format") != SAVE_FORMAT:
             raise GameLoadError(
                 f"not a saved game: expected an object with format {SAVE_FORMAT!r}"

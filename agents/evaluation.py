@@ -195,7 +195,7 @@ def run_tournament(names: Sequence[str], rules: Ruleset, seats: int, games: int,
     unfinished = 0
     schedule = [(seatings[game % len(seatings)], seed + game) for game in range(games)]
     outcomes = _outcomes(schedule, runner, workers, rules, reaction, max_turns)
-    for game, ((seating, _), (winner, scores)) in enumerate(zip(schedule, outcomes)):
+    for game, ((seating, _), (winner, scores)) in enumerate(zip(schedule, outcomes, strict=True)):
         winner_name = None if winner is None else seating[winner]
         unfinished += winner is None
         for seat, name in enumerate(seating):

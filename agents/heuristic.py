@@ -19,7 +19,7 @@ import itertools
 import random
 from collections.abc import Iterable
 from fractions import Fraction
-from functools import lru_cache
+from functools import cache
 
 from cdc_env.actions import (
     Action,
@@ -96,7 +96,7 @@ def made_probability(rules: Ruleset, combination: str, sirop_helps: bool) -> flo
     return made
 
 
-@lru_cache(maxsize=None)
+@cache
 def soufflette_chance(kept: tuple[int, ...], throws_left: int) -> Fraction:
     """Exact chance to make 1,2,4 from `kept` dice with `throws_left` throws, keeping the best
     dice each time (a small exact recursion over every outcome)."""

@@ -118,7 +118,7 @@ class NumpyPolicy:
         self.layers = layers
 
     @classmethod
-    def from_torch(cls, policy: Any) -> "NumpyPolicy":
+    def from_torch(cls, policy: Any) -> NumpyPolicy:
         import torch
 
         layers: list[tuple[np.ndarray, np.ndarray, str]] = []
@@ -147,7 +147,7 @@ class NumpyPolicy:
         return arrays
 
     @classmethod
-    def from_arrays(cls, arrays: Any) -> "NumpyPolicy":
+    def from_arrays(cls, arrays: Any) -> NumpyPolicy:
         layers = []
         index = 0
         while f"weight_{index}" in arrays:
@@ -217,7 +217,7 @@ class ModelBot:
 
     @classmethod
     def load(cls, path: str | Path, seed: int | str = 0, reaction: str = DEFAULT_REACTION,
-             rules: Ruleset | None = None) -> "ModelBot":
+             rules: Ruleset | None = None) -> ModelBot:
         if Path(path).suffix == ".npz":
             fast, meta = load_weights(path)
             return cls(None, meta, name=Path(path).stem, seed=seed, reaction=reaction, fast=fast, rules=rules)

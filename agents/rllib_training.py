@@ -46,9 +46,9 @@ from ray.rllib.env.multi_agent_env import MultiAgentEnv
 from ray.rllib.utils.metrics import ENV_RUNNER_RESULTS, NUM_ENV_STEPS_SAMPLED
 from ray.rllib.utils.torch_utils import FLOAT_MIN
 
+from agents import training
 from agents.bots import make_bot
 from agents.single import random_position
-from agents import training
 from agents.training import CorruptCheckpoint, TrainConfig, _digest
 from cdc_env.actions import IllegalActionError
 from cdc_env.env import decided_winner, raw_env
@@ -209,7 +209,7 @@ class TableEnv(MultiAgentEnv):
 
 def _mlp(sizes: list[int]) -> torch.nn.Sequential:
     layers: list[torch.nn.Module] = []
-    for index, (inputs, outputs) in enumerate(zip(sizes, sizes[1:])):
+    for index, (inputs, outputs) in enumerate(zip(sizes, sizes[1:], strict=False)):
         layers.append(torch.nn.Linear(inputs, outputs))
         if index < len(sizes) - 2:
             layers.append(torch.nn.Tanh())
@@ -246,7 +246,8 @@ def _sb3_pairs(policy: Any) -> list[tuple[str, torch.nn.Parameter]]:
                                  ("vf", policy.mlp_extractor.value_net, policy.value_net)):
         linears = [m for m in hidden if isinstance(m, torch.nn.Linear)] + [head]
         for position, linear in enumerate(linears):
-            pairs += [(f"{prefix}.{2 * position}.weight", linear.weight), (f"{prefix}.{2 * position}.bias", linear.bias)]
+            pairs += [(f"{prefix}.{2 * position}.weight", linear.weight),
+                      (f"{prefix}.{2 * position}.bias", linear.bias)]
     return pairs
 
 

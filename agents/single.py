@@ -61,7 +61,7 @@ class ModelPolicy:
     tournament. It must have been trained on an env of the same ruleset, players and max_turns,
     whose encoder and codec `table` lends (a CulDeChouetteEnv or a raw_env)."""
 
-    def __init__(self, model: Any, table: "CulDeChouetteEnv | raw_env", *, deterministic: bool = True,
+    def __init__(self, model: Any, table: CulDeChouetteEnv | raw_env, *, deterministic: bool = True,
                  reaction: str = DEFAULT_REACTION, seed: int | str = 0) -> None:
         game = table.game if isinstance(table, CulDeChouetteEnv) else table
         self.model = model

@@ -16,9 +16,9 @@ from __future__ import annotations
 
 import logging
 import queue
-from collections import deque
 import threading
 import time
+from collections import deque
 from types import TracebackType
 
 import numpy as np
@@ -97,7 +97,7 @@ class Microphone:
             try:
                 self._stream.stop()
                 self._stream.close()
-            except Exception as error:  # a vanished device may fail to close: nothing to keep
+            except Exception as error:  # noqa: BLE001 - a vanished device may fail to close: nothing to keep
                 log.warning("closing the input stream failed: %s", error)
             self._stream = None
 

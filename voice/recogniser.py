@@ -798,20 +798,20 @@ class Recogniser:
 class _Deaf:
     """Stands in for a Vosk recogniser when no active phrase can be heard."""
 
-    def AcceptWaveform(self, data: bytes) -> bool:  # noqa: N802 - Vosk's names
+    def AcceptWaveform(self, data: bytes) -> bool:  # Vosk's method names
         return False
 
-    def PartialResult(self) -> str:  # noqa: N802
+    def PartialResult(self) -> str:
         return '{"partial": ""}'
 
-    def Result(self) -> str:  # noqa: N802
+    def Result(self) -> str:
         return '{"text": ""}'
 
-    def FinalResult(self) -> str:  # noqa: N802
+    def FinalResult(self) -> str:
         return '{"text": ""}'
 
-    def SetMaxAlternatives(self, count: int) -> None:  # noqa: N802
+    def SetMaxAlternatives(self, count: int) -> None:
         pass
 
-    def Reset(self) -> None:  # noqa: N802
+    def Reset(self) -> None:
         pass

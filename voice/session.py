@@ -121,11 +121,11 @@ def describe_lineup(lineup: Sequence[dict[str, Any]]) -> str:
 class View(Protocol):
     """What the session shows; scripts/play.py draws it with rich, tests record it."""
 
-    def show(self, session: "PlaySession") -> None: ...
+    def show(self, session: PlaySession) -> None: ...
 
     def say(self, text: str) -> None: ...
 
-    def ask(self, session: "PlaySession", decision: Decision, options: list[Action]) -> None: ...
+    def ask(self, session: PlaySession, decision: Decision, options: list[Action]) -> None: ...
 
     def voice(self, seat: int, status: str) -> None:
         """A human's voice status: "listening", 'heard « … »', "say it again", "keyboard only"."""
@@ -183,7 +183,7 @@ class PlaySession:
         return saved
 
     @classmethod
-    def resume(cls, path: Path, players: list[SeatPlayer], **kwargs: Any) -> "PlaySession":
+    def resume(cls, path: Path, players: list[SeatPlayer], **kwargs: Any) -> PlaySession:
         """Go on with a saved game, with the players it was saved with (same seats, the same
         seats human); any other line-up is refused with the save's own."""
         saved = cls.read_save(path)

@@ -17,11 +17,11 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
-from rich.console import Console  # noqa: E402
-from rich.table import Table  # noqa: E402
+from rich.console import Console
+from rich.table import Table
 
-from agents.training import ConfigError, load_config  # noqa: E402
-from cdc_env.rules import RulesetError, load_ruleset  # noqa: E402
+from agents.training import ConfigError, load_config
+from cdc_env.rules import RulesetError, load_ruleset
 
 
 def main(argv: list[str] | None = None) -> int:

@@ -259,7 +259,7 @@ def _job(args: tuple) -> dict:
 def score(clips: list[Clip], run: dict) -> dict:
     """The figures for one system: per group (words/shouts, clean/noisy) and overall."""
     figures: dict[str, float | int | None] = {}
-    pairs = list(zip(clips, run["results"]))
+    pairs = list(zip(clips, run["results"], strict=True))
     onset_all, latency_all = [], []
     for kind in ("words", "shouts"):
         for noisy in (False, True):
@@ -330,7 +330,7 @@ def clip_by_clip(clips: list[Clip], ours: dict, baseline: dict) -> dict[str, dic
     table: dict[str, dict[str, dict[str, int]]] = {}
     for noisy, label in ((False, "clean"), (True, "noisy")):
         counts = {mine: dict.fromkeys(OUTCOMES, 0) for mine in OUTCOMES}
-        for clip, mine, theirs in zip(clips, ours["results"], baseline["results"]):
+        for clip, mine, theirs in zip(clips, ours["results"], baseline["results"], strict=True):
             if clip.kind == "words" and clip.noisy == noisy:
                 counts[outcome(clip, mine)][outcome(clip, theirs)] += 1
         table[label] = counts

@@ -21,13 +21,13 @@ from rich.table import Table
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
-from agents.bots import make_bot  # noqa: E402
-from agents.model_bot import ModelLoadError  # noqa: E402
-from cdc_env.actions import BuyCul  # noqa: E402
-from cdc_env.dice import SeededDice  # noqa: E402
-from cdc_env.game import GameState  # noqa: E402
-from cdc_env.rules import RulesetError, load_ruleset  # noqa: E402
-from cdc_env.spaces import ActionCodec, ObservationEncoder  # noqa: E402
+from agents.bots import make_bot
+from agents.model_bot import ModelLoadError
+from cdc_env.actions import BuyCul
+from cdc_env.dice import SeededDice
+from cdc_env.game import GameState
+from cdc_env.rules import RulesetError, load_ruleset
+from cdc_env.spaces import ActionCodec, ObservationEncoder
 
 
 def compare(agent_name: str, reference_name: str, ruleset: str, games: int, seed: int,

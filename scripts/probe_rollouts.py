@@ -35,14 +35,14 @@ from rich.table import Table
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
-from agents.bots import make_bot  # noqa: E402
-from agents.model_bot import ModelLoadError  # noqa: E402
-from cdc_env.actions import Action, ChallengeGrelottine, DeclareCivet, action_from_json  # noqa: E402
-from cdc_env.dice import SeededDice  # noqa: E402
-from cdc_env.env import decided_winner  # noqa: E402
-from cdc_env.flow import Decision  # noqa: E402
-from cdc_env.game import GameError, GameState  # noqa: E402
-from cdc_env.rules import Ruleset, RulesetError, load_ruleset  # noqa: E402
+from agents.bots import make_bot
+from agents.model_bot import ModelLoadError
+from cdc_env.actions import Action, ChallengeGrelottine, DeclareCivet, action_from_json
+from cdc_env.dice import SeededDice
+from cdc_env.env import decided_winner
+from cdc_env.flow import Decision
+from cdc_env.game import GameError, GameState
+from cdc_env.rules import Ruleset, RulesetError, load_ruleset
 
 MAX_TURNS = 300
 

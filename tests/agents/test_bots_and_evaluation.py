@@ -206,7 +206,8 @@ def test_rollout_candidates_keep_three_stakes_per_grelottine_combination() -> No
 def test_rollout_figures_find_a_better_alternative_and_nothing_where_there_is_none() -> None:
     probe = script_module("probe_rollouts")
     better = {"kind": "sirop", "chosen": "Pass()", "outcomes": {"Pass()": [0] * 8, "Sirop()": [1] * 8}}
-    level = {"kind": "boucliette", "chosen": "Pass()", "outcomes": {"Pass()": [1, 0] * 4, "UseBoucliette()": [1, 0] * 4}}
+    level = {"kind": "boucliette", "chosen": "Pass()",
+             "outcomes": {"Pass()": [1, 0] * 4, "UseBoucliette()": [1, 0] * 4}}
     fixed = probe.fixed_alternatives([better, level])
     assert fixed[("sirop", "Pass", "Sirop")][:2] == (1, 1.0)
     assert fixed[("boucliette", "Pass", "UseBoucliette")][:2] == (1, 0.0)

@@ -133,8 +133,10 @@ def test_published_champion_loads_and_plays(tmp_path: Path) -> None:
     # A checkpoint publishes too (the run's model.json beside it), with its own step count.
     checkpoint = sorted((tmp_path / "run" / "checkpoints").glob("step_*"))[0]
     shutil.copy(tmp_path / "run" / "model.json", checkpoint / "model.json")
-    published = subprocess.run([*train, "--publish", str(checkpoint / "model.zip"), "--champions", str(tmp_path / "early")],
+    published = subprocess.run([*train, "--publish", str(checkpoint / "model.zip"),
+                                "--champions", str(tmp_path / "early")],
                                cwd=ROOT, capture_output=True, text=True, timeout=300)
     assert published.returncode == 0, published.stderr
     meta = json.loads(champion_path("complete", 3, tmp_path / "early").with_suffix(".json").read_text())
-    assert meta["steps"] == int(checkpoint.name[5:]) < json.loads((tmp_path / "run" / "report.json").read_text())["steps"]
+    report = json.loads((tmp_path / "run" / "report.json").read_text())
+    assert meta["steps"] == int(checkpoint.name[5:]) < report["steps"]

@@ -14,6 +14,7 @@ import numpy as np
 import pytest
 import torch
 import yaml
+from ray.rllib.core.columns import Columns
 
 from agents.model_bot import ModelBot
 from agents.rllib_training import (
@@ -28,7 +29,6 @@ from agents.rllib_training import (
 from agents.training import ConfigError, TrainConfig, load_config
 from cdc_env.actions import IllegalActionError
 from cdc_env.rules import load_ruleset
-from ray.rllib.core.columns import Columns
 
 ROOT = Path(__file__).resolve().parents[2]
 
@@ -218,7 +218,8 @@ def test_a_snapshot_reaches_the_env_runners_that_play_it() -> None:
 
     config = TrainConfig.model_validate({
         "run_name": "sync", "trainer": "rllib", "players": 2, "max_turns": 60, "opponents": ["simple"],
-        "league": {"max_snapshots": 1, "self_play_fraction": 0.5}, "ppo": {"batch_size": 64, "n_epochs": 1, "net_arch": [16]},
+        "league": {"max_snapshots": 1, "self_play_fraction": 0.5},
+        "ppo": {"batch_size": 64, "n_epochs": 1, "net_arch": [16]},
         "rllib": {"env_runners": 1, "envs_per_env_runner": 1, "train_batch_size": 100, "cpus": 2}})
     start_ray(None, 2)
     algo = algorithm_config(config, load_ruleset("classic")).build_algo()

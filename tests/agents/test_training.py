@@ -147,8 +147,8 @@ def test_imitation_label_smoothing_keeps_the_teachers_alternatives_alive() -> No
     import numpy as np
     from sb3_contrib import MaskablePPO
 
-    from agents.training import clone_teacher, teacher_samples
     from agents.single import CulDeChouetteEnv
+    from agents.training import clone_teacher, teacher_samples
 
     rules = load_ruleset("classic")
     env = CulDeChouetteEnv(rules, 2, opponents="bold")

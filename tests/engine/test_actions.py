@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import pytest
+from conftest import PASS, ROLL, new_game, play, score_events
 
 from cdc_env.actions import (
     BetOnSuccess,
@@ -20,7 +21,6 @@ from cdc_env.actions import (
 from cdc_env.dice import InjectedDice
 from cdc_env.game import GameState
 from cdc_env.rules import load_ruleset
-from conftest import PASS, ROLL, new_game, play, score_events
 
 # ------------------------------------------------------------------ first player
 

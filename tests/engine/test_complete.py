@@ -9,6 +9,7 @@ import sys
 from collections import Counter
 
 import pytest
+from conftest import PASS, ROLL, new_game, play, ruleset, score_events
 
 from cdc_env.actions import (
     BeauSirop,
@@ -24,7 +25,6 @@ from cdc_env.actions import (
 )
 from cdc_env.combinations import classify
 from cdc_env.rules import load_ruleset
-from conftest import PASS, ROLL, new_game, play, ruleset, score_events
 
 PAS_MOU, GRELOTTE = "pas_mou_le_caillou", "grelotte_ca_picote"
 ALL_ROLLS = list(itertools.product(range(1, 7), repeat=3))

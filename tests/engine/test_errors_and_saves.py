@@ -6,6 +6,7 @@ import json
 from pathlib import Path
 
 import pytest
+from conftest import ROLL, new_game, play
 
 from agents.simple import SimpleBot
 from cdc_env.actions import BirdBet, BuyCul, IllegalActionError, Pass, Roll, Shout, action_from_json
@@ -13,7 +14,6 @@ from cdc_env.dice import SeededDice
 from cdc_env.game import GameLoadError, GameState
 from cdc_env.play import play_game
 from cdc_env.rules import RulesetError, load_ruleset
-from conftest import ROLL, new_game, play
 
 # ------------------------------------------------------------------ illegal decisions
 
@@ -142,7 +142,7 @@ def test_save_and_load_mid_game_gives_an_equal_state_that_goes_on_identically() 
     loaded = GameState.from_json(saved)
     assert loaded == state
     players_again = bots(3)
-    for bot, twin in zip(players, players_again):
+    for bot, twin in zip(players, players_again, strict=True):
         twin.rng.setstate(bot.rng.getstate())
     while not state.is_over:
         decision = state.pending

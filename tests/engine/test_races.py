@@ -2,8 +2,9 @@
 
 from __future__ import annotations
 
-from cdc_env.actions import Shout
 from conftest import PASS, ROLL, new_game, play, ruleset, score_events
+
+from cdc_env.actions import Shout
 
 PAS_MOU = "pas_mou_le_caillou"
 GRELOTTE = "grelotte_ca_picote"

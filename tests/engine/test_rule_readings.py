@@ -6,6 +6,8 @@ from __future__ import annotations
 import random
 
 import pytest
+from conftest import PASS, ROLL, new_game, play, ruleset, score_events
+from test_log_digest import random_game
 
 from cdc_env.actions import (
     BetSum,
@@ -21,8 +23,6 @@ from cdc_env.dice import SeededDice
 from cdc_env.game import GameState
 from cdc_env.play import EVENT_LINES, describe_event
 from cdc_env.rules import load_ruleset
-from conftest import PASS, ROLL, new_game, play, ruleset, score_events
-from test_log_digest import random_game
 
 PAS_MOU, GRELOTTE = "pas_mou_le_caillou", "grelotte_ca_picote"
 

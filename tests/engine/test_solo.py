@@ -3,15 +3,14 @@ roll, and the rank and grade at the end."""
 
 from __future__ import annotations
 
-
 import pytest
+from conftest import PASS, ROLL, play, score_events
 
 from cdc_env.actions import BirdBet, DeclareCivet, Dice, Roll, Shout, Sirop, UseGrelottine
 from cdc_env.dice import InjectedDice
 from cdc_env.game import GameError, GameState
 from cdc_env.rules import load_ruleset
 from cdc_env.solo_optimum import grade, rank_of, solo_result
-from conftest import PASS, ROLL, play, score_events
 
 PAS_MOU, GRELOTTE = "pas_mou_le_caillou", "grelotte_ca_picote"
 

@@ -6,13 +6,13 @@ import itertools
 from fractions import Fraction
 
 import pytest
+from conftest import ruleset
 
 from cdc_env.actions import DeclareCivet, Roll, UseGrelottine
 from cdc_env.dice import InjectedDice, SeededDice
 from cdc_env.game import GameState
 from cdc_env.rules import Ruleset
 from cdc_env.solo_optimum import SoloOptimum, expected_turns, optimal_action, solo_optimum
-from conftest import ruleset
 
 NOTHING = [0] * 6
 

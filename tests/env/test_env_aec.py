@@ -12,11 +12,12 @@ with warnings.catch_warnings():  # pettingzoo.test imports its classic games the
     warnings.simplefilter("ignore", DeprecationWarning)
     from pettingzoo.test import api_test, seed_test
 
-from cdc_env.actions import Pass, IllegalActionError, Shout
+from env_helpers import RULESETS, players_for, random_decisions
+
+from cdc_env.actions import IllegalActionError, Pass, Shout
 from cdc_env.env import ScoreShaping, env, raw_env
 from cdc_env.game import RACE_PHRASES
 from cdc_env.reaction import reaction_model
-from env_helpers import RULESETS, players_for, random_decisions
 
 # PettingZoo's api_test warns that a dict observation is not an array, as it does for its own
 # classic games (their observation is the same {"observation", "action_mask"} dict).

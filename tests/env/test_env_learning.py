@@ -19,9 +19,9 @@ import pytest
 torch = pytest.importorskip("torch")
 sb3_contrib = pytest.importorskip("sb3_contrib")
 
+from agents.single import CulDeChouetteEnv  # noqa: E402
 from cdc_env.actions import Shout  # noqa: E402
 from cdc_env.game import RACE_PHRASES  # noqa: E402
-from agents.single import CulDeChouetteEnv  # noqa: E402
 
 Sample = tuple[np.ndarray, np.ndarray, int]  # observation, mask, the right action
 

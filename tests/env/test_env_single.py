@@ -8,14 +8,14 @@ import random
 import gymnasium
 import numpy as np
 import pytest
+from env_helpers import RULESETS, players_for
 from gymnasium.utils.env_checker import check_env
 from stable_baselines3.common.env_checker import check_env as sb3_check_env
 
 from agents.simple import make_bot
+from agents.single import ENV_ID, CulDeChouetteEnv, ModelPolicy
 from cdc_env.actions import IllegalActionError, Pass
 from cdc_env.rules import load_ruleset
-from agents.single import ENV_ID, CulDeChouetteEnv, ModelPolicy
-from env_helpers import RULESETS, players_for
 
 pytestmark = pytest.mark.filterwarnings("ignore::UserWarning")
 

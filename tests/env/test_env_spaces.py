@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
+from env_helpers import RULESETS, players_for, random_decisions
 
 from cdc_env.actions import ACTION_TYPES, ChallengeGrelottine, Pass, Shout
 from cdc_env.dice import SeededDice
@@ -20,7 +21,6 @@ from cdc_env.spaces import (
     ObservationEncoder,
     stake_at,
 )
-from env_helpers import RULESETS, players_for, random_decisions
 
 
 def check_mask(codec: ActionCodec, decision: Decision) -> None:
@@ -145,7 +145,7 @@ class NoDice:
 def test_observations_do_not_depend_on_future_dice(ruleset: str) -> None:
     players = players_for(ruleset)
     table = raw_env(ruleset, players, max_turns=40)
-    for count, decision in enumerate(random_decisions(table, 300, seed=5)):
+    for count, _decision in enumerate(random_decisions(table, 300, seed=5)):
         state = table.state
         if count % 25:
             continue

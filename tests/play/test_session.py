@@ -8,11 +8,12 @@ import threading
 import time
 from pathlib import Path
 
+from doubles import FixedBot
+
 from cdc_env.actions import Action
 from cdc_env.dice import InjectedDice
 from cdc_env.game import Decision, GameState
 from cdc_env.rules import load_ruleset
-from doubles import FixedBot
 from voice.session import Heard, Keyboard, PlaySession, SeatPlayer
 
 

@@ -11,6 +11,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from doubles import FixedBot
 from rich.console import Console
 from textual.pilot import Pilot
 from textual.widgets import Input
@@ -18,7 +19,6 @@ from textual.widgets import Input
 from cdc_env.dice import InjectedDice, SeededDice
 from cdc_env.game import GameState
 from cdc_env.rules import load_ruleset
-from doubles import FixedBot
 from voice.session import Heard, PlaySession, SeatPlayer
 from voice.table import TableApp, TableView, TypedLines, option_lines, question, screen_text
 

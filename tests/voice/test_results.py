@@ -613,7 +613,7 @@ def test_silence_is_kept_from_vosk_and_times_stay_right(lexicon, monkeypatch) ->
         opened = listening(monkeypatch)
         found = feed(make(lexicon, skip_silence=skip, clock=rate_clock(RATE, 100.0)), pcm, start=RATE)
         assert [d.intent for d in found] == ["oui"] * 3
-        for detection, (a, _b) in zip(found, shouts):
+        for detection, (a, _b) in zip(found, shouts, strict=True):
             assert detection.onset_s == pytest.approx(100.0 + 1.0 + a, abs=0.01)
         fed = sum(len(d.audio) for d in opened) / RATE
         if skip:  # each shout with the 1 s before it and a little after; not the silence

@@ -56,7 +56,7 @@ def test_shouts_played_into_the_virtual_microphone(virtual_microphone, ko_model,
     recording = np.concatenate(recorded)
 
     assert [d.intent for d in found] == said
-    for detection, clip, played in zip(found, clips, played_at):
+    for detection, clip, played in zip(found, clips, played_at, strict=True):
         start = find_exactly(recording, to_pcm16(clip.samples))
         truth = mic.clock(start + round(clip.onset_s * RATE))
         assert detection.onset_s == pytest.approx(truth, abs=0.1)

@@ -87,7 +87,7 @@ class InjectedDice:
 def dice_from_json(data: dict[str, Any] | None) -> DiceSource | None:
     if data is None:
         return None
-    kinds = {"seeded": SeededDice, "injected": InjectedDice}
+    kinds: dict[str, type[SeededDice] | type[InjectedDice]] = {"seeded": SeededDice, "injected": InjectedDice}
     if not isinstance(data, dict) or data.get("kind") not in kinds:
         raise ValueError(f"unknown dice source {data!r}")
     return kinds[data["kind"]].from_json(data)

@@ -448,7 +448,7 @@ class SoloOptimum:
 
     # ------------------------------------------------------------------ policy iteration
 
-    def _transitions(self, values: np.ndarray, policy: list[tuple[np.ndarray, ...]]
+    def _transitions(self, values: np.ndarray, policy: list[tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]]
                      ) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
         """The policy's transitions as (state, next state, probability), "won" left out."""
         rows: list[np.ndarray] = []
@@ -531,7 +531,8 @@ def _cache_file(rules_json: str) -> Path | None:
     if not root:
         return None
     digest = hashlib.sha256(f"{rules_json}|{FLOOR}".encode())
-    for module in (__file__, combinations.__file__, game.__file__, *sorted(RULEBOOK.glob("*.py"))):
+    sources: list[str | Path] = [__file__, combinations.__file__, game.__file__, *sorted(RULEBOOK.glob("*.py"))]
+    for module in sources:
         digest.update(Path(module).read_bytes())
     return Path(root) / f"solo-optimum-{digest.hexdigest()[:24]}.npy"
 

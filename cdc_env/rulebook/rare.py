@@ -72,7 +72,7 @@ def thrower_race(game: GameState, race: str, thrower: int, thrower_wins_ties: bo
     the others tied first)."""
     seats = game._seats_from(thrower, True)
     own, others = THROWER_CALLS[race]
-    answers = {seat: (own,) if seat == thrower else (others,) for seat in seats}
+    answers: dict[int, tuple[str, ...]] = {seat: (own,) if seat == thrower else (others,) for seat in seats}
     calls = yield from races.collect_calls(game, race, seats, answers)
     onsets = {seat: onset for seat, (_, onset) in calls.items()}
     first = races.first_shouters(onsets, game.rules.races.tie_window_ms)

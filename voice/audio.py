@@ -258,7 +258,7 @@ def loudness(samples: np.ndarray, lo: int, hi: int, rate: int,
     # percentile over the whole window would take the silence before it. (The whole blocks
     # in one call: this runs several times a second.)
     whole = len(env) // 200
-    lows = list(_percentile(env[:whole * 200].reshape(whole, 200), 20)) if whole else []
+    lows = list(np.asarray(_percentile(env[:whole * 200].reshape(whole, 200), 20))) if whole else []
     if len(env) - whole * 200 >= 40:
         lows.append(float(_percentile(env[whole * 200:], 20)))
     floor = _small_median(lows or [float(_percentile(env, 20))])

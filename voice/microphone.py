@@ -20,6 +20,7 @@ import threading
 import time
 from collections import deque
 from types import TracebackType
+from typing import Any
 
 import numpy as np
 
@@ -60,7 +61,7 @@ class Microphone:
         self.block = max(1, round(block_s * rate))
         self.stall_s = stall_s
         self._queue: queue.Queue[tuple[np.ndarray, int]] = queue.Queue()
-        self._stream = None
+        self._stream: Any = None  # a sounddevice.InputStream once started (sounddevice is untyped)
         self._count = 0  # samples delivered so far: the next block's first index
         self._t0: float | None = None  # game time of sample 0
         self._bounds: deque[tuple[float, float]] = deque()  # (arrival, bound on t0) per block

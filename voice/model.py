@@ -13,6 +13,7 @@ import logging
 import os
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import Any
 
 log = logging.getLogger(__name__)
 
@@ -108,7 +109,7 @@ class VoskModel:
     """A loaded Vosk model and the question the lexicon asks of it: is this word known?"""
 
     path: Path
-    vosk: object = field(repr=False)
+    vosk: Any = field(repr=False)  # a vosk.Model (Vosk has no type hints)
     _known: dict[str, bool] = field(default_factory=dict, repr=False)
 
     def knows(self, word: str) -> bool:

@@ -397,6 +397,7 @@ class PlaySession:
     def _race_answer(self, decision: Decision) -> Action:
         """The engine asks each seat of a race in turn; the race itself is run once, in real
         time, when its first seat is asked, and the answers are handed out from it."""
+        assert decision.seat is not None  # a race decision is a seat's
         if decision.seat not in self._race_answers:
             self._race_answers = self._run_race(decision)
         return self._race_answers.pop(decision.seat, Pass())
@@ -416,7 +417,7 @@ class PlaySession:
         if self.listener is not None:
             self._listen(set(phrases))
         shouts: dict[int, RaceShout] = {}
-        pending_bots: list[tuple[float, int, Action]] = []
+        pending_bots: list[tuple[float, int, Shout]] = []
         answers = self.state.table.race_answers
         for seat in seats:
             player = self.players[seat]
@@ -427,7 +428,8 @@ class PlaySession:
                 options = decision.options + tuple(Shout(p) for p in own if Shout(p) not in decision.options)
                 action = player.bot.act(self.state, Decision(seat, "race", options, reason=decision.reason,
                                                              answers=own))
-                if isinstance(action, Shout):
+                # A shout without an onset is no answer (the engine refuses it too): no shout.
+                if isinstance(action, Shout) and action.onset_ms is not None:
                     pending_bots.append((action.onset_ms / 1000, seat, action))
         pending_bots.sort()
         humans = [s for s in seats if self.players[s].human]
@@ -435,6 +437,7 @@ class PlaySession:
             now = self.clock() - start
             while pending_bots and pending_bots[0][0] <= now:
                 _, seat, action = pending_bots.pop(0)
+                assert action.onset_ms is not None  # only shouts with an onset are pending
                 shouts[seat] = RaceShout(seat, action.phrase, action.onset_ms, "bot")
                 self._bot_shouts(seat, action)
             if all(s in shouts for s in humans) and not pending_bots:
@@ -453,9 +456,9 @@ class PlaySession:
                 self._typed_shout(typed, start, humans, phrases, decision, shouts)
         self.race_log.append(sorted(shouts.values(), key=lambda s: s.onset_ms))
         self.race_now = self.race_log[-1]
-        answers: dict[int, Action] = {seat: Pass() for seat in seats}
-        answers.update({seat: Shout(s.phrase, round(s.onset_ms, 1)) for seat, s in shouts.items()})
-        return answers
+        answered: dict[int, Action] = {seat: Pass() for seat in seats}
+        answered.update({seat: Shout(s.phrase, round(s.onset_ms, 1)) for seat, s in shouts.items()})
+        return answered
 
     @staticmethod
     def _parse_shout(text: str, humans: list[int], default_seat: int | None,

@@ -79,7 +79,7 @@ def verb(action: Action, decision: Decision) -> str:
 
 def question(name: str, decision: Decision, options: Sequence[Action]) -> str:
     """`Ana: roll the dice` — only what is possible now, from the decision's own options."""
-    kinds = list(options) + ([decision.staked(*_first_stake(decision))] if decision.staked else [])  # type: ignore[misc]
+    kinds = list(options) + ([decision.staked(*_first_stake(decision))] if decision.staked else [])
     verbs = list(dict.fromkeys(verb(a, decision) for a in kinds))
     return f"{name}: {', '.join(verbs[:-1])} or {verbs[-1]}" if len(verbs) > 1 else f"{name}: {verbs[0]}"
 

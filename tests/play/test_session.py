@@ -10,7 +10,7 @@ from pathlib import Path
 
 from doubles import FixedBot
 
-from cdc_env.actions import Action
+from cdc_env.actions import Action, Shout
 from cdc_env.dice import InjectedDice
 from cdc_env.game import Decision, GameState
 from cdc_env.rules import load_ruleset
@@ -123,6 +123,28 @@ def test_race_is_decided_by_onset_not_by_recognition_time() -> None:
     state = session.run()
     shouts = {s.seat: s for s in session.race_log[0]}
     assert shouts[0].by == "voice" and abs(shouts[0].onset_ms - 200) < 60
+    assert state.scores[0] == 8
+
+
+class OnsetlessBot(FixedBot):
+    """A brought bot that shouts without saying when it began (a Shout with no onset)."""
+
+    def act(self, state: GameState, decision: Decision) -> Action:
+        action = super().act(state, decision)
+        return Shout(action.phrase) if isinstance(action, Shout) else action
+
+
+def test_a_bots_shout_without_an_onset_is_no_shout() -> None:
+    # The engine refuses a race shout with no onset; the live race took it for one and
+    # crashed dividing None. Now the bot simply has not shouted: the human's key press wins.
+    keyboard = TypedLater()
+    keyboard.type("1", 0.0)
+    keyboard.type("", 0.3)
+    session = PlaySession(load_ruleset("basic"), [SeatPlayer("Ana"), SeatPlayer("bot", OnsetlessBot(0))],
+                          view=Recorder(), keyboard=Keyboard(keyboard.reader),
+                          dice=InjectedDice([1, 6, 1, 1, 2, 6, 6, 6]), setup={"scores": [0, 300]})
+    state = session.run()
+    assert [s.seat for s in session.race_log[0]] == [0]
     assert state.scores[0] == 8
 
 

@@ -97,6 +97,7 @@ def rollout(state: GameState, action: Action, bot: str, key: int) -> int:
     game.apply_action(action)
     bots = [seated_bot(bot, s, f"rollout {key}:{s}") for s in range(state.players)]
     while (decision := game.pending) is not None and game.turn_number <= MAX_TURNS:
+        assert decision.seat is not None  # the seeded dice answer every chance moment
         game.apply_action(bots[decision.seat].act(game, decision))
     return int(decided_winner(game) == seat)
 
@@ -110,6 +111,7 @@ def probe(rules: Ruleset, seats: int, bot: str, games: range, rollouts: int, sha
         players = [make_bot(bot, seed=f"{seed + game_index}:{s}") for s in range(seats)]  # not the rollouts' own
         state = GameState(rules, seats, dice=SeededDice(seed + game_index))
         while (decision := state.pending) is not None and state.turn_number <= MAX_TURNS:
+            assert decision.seat is not None  # the seeded dice answer every chance moment
             chosen = players[decision.seat].act(state, decision)
             if (decision.kind != "race" and len(decision.legal_actions()) > 1
                     and sampler.random() < share):

@@ -17,6 +17,7 @@ line that says whether the agent beats the strongest bot.
 from __future__ import annotations
 
 import argparse
+import io
 import json
 import os
 import sys
@@ -92,7 +93,7 @@ class RunCallback(BaseCallback):
         recent = self.outcomes[-200:]
         if not recent:
             return
-        point = {"steps": self.num_timesteps, "episodes": len(self.outcomes)}
+        point: dict[str, float] = {"steps": self.num_timesteps, "episodes": len(self.outcomes)}
         if self.solo:
             point["mean_turns"] = -float(np.mean(recent))
             self.logger.record("cdc/mean_turns", point["mean_turns"])
@@ -325,7 +326,8 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--champions", type=Path, default=CHAMPIONS_DIR,
                         help="where --publish writes (default: the package's champions)")
     args = parser.parse_args(argv)
-    sys.stdout.reconfigure(line_buffering=True)  # progress lines reach a log file as they happen
+    if isinstance(sys.stdout, io.TextIOWrapper):  # not when a caller swapped it (a StringIO)
+        sys.stdout.reconfigure(line_buffering=True)  # progress lines reach a log file as they happen
     if args.publish is not None:
         return publish_run(args.publish, args.champions)
 

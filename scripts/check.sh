@@ -1,0 +1,26 @@
+#!/usr/bin/env bash
+# The linter (ruff) and the type checker (mypy) over the whole tree, as pyproject.toml
+# configures them, from .venv (`bash scripts/setup.sh --dev` installs them). CI runs this
+# before the tests, and pre-commit (.pre-commit-config.yaml) before each commit.
+#   bash scripts/check.sh          both
+#   bash scripts/check.sh lint     ruff only
+#   bash scripts/check.sh types    mypy only
+set -euo pipefail
+cd "$(dirname "$0")/.."
+what=${1:-all}
+case "$what" in
+    all|lint|types) ;;
+    *) echo "usage: bash scripts/check.sh [lint|types]" >&2; exit 2 ;;
+esac
+if [[ ! -x .venv/bin/ruff || ! -x .venv/bin/mypy ]]; then
+    echo "check: .venv has no ruff or mypy; run: bash scripts/setup.sh --dev" >&2
+    exit 2
+fi
+if [[ "$what" != types ]]; then
+    .venv/bin/ruff check .
+fi
+if [[ "$what" != lint ]]; then
+    .venv/bin/mypy
+    # The tests' two conftest modules cannot be checked in one run (see [tool.mypy]).
+    .venv/bin/mypy tests/voice/conftest.py
+fi

@@ -45,8 +45,8 @@ def elo_ratings(results: Sequence[tuple[list[str], str | None]], names: Sequence
             if loser == winner:
                 continue
             wins[winner] += 1
-            key = tuple(sorted((winner, loser)))
-            pair_games[key] = pair_games.get(key, 0) + 1  # type: ignore[index]
+            key = (min(winner, loser), max(winner, loser))
+            pair_games[key] = pair_games.get(key, 0) + 1
     # A half win and a half loss against a virtual average player keeps every rating finite.
     strength = {n: 1.0 for n in names}
     for _ in range(iterations):

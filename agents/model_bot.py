@@ -86,7 +86,7 @@ def save_weights(model_path: str | Path, out: Path, extra: dict[str, Any] | None
     model, meta = load_model(model_path)
     policy = NumpyPolicy.from_torch(model.policy)
     out.parent.mkdir(parents=True, exist_ok=True)
-    np.savez_compressed(out, **policy.to_arrays())
+    np.savez_compressed(out, **policy.to_arrays())  # type: ignore[arg-type]  # numpy's stub: any **key could be allow_pickle
     data = {**meta, **(extra or {}), "format": WEIGHTS_FORMAT, "observation_size": policy.input_size,
             "actions": int(policy.layers[-1][0].shape[1])}
     metadata_path(out).write_text(json.dumps(data, indent=1), encoding="utf-8")

@@ -48,7 +48,8 @@ class Heard:
 class Listener(Protocol):
     """A source of heard phrases for some seats (a microphone per human)."""
 
-    seats: Sequence[int]
+    @property
+    def seats(self) -> Sequence[int]: ...  # read only: a list or a tuple will do
 
     def listen_for(self, intents: set[str]) -> None: ...
 

@@ -22,5 +22,5 @@ fi
 if [[ "$what" != lint ]]; then
     .venv/bin/mypy
     # The tests' two conftest modules cannot be checked in one run (see [tool.mypy]).
-    .venv/bin/mypy tests/voice/conftest.py
+    .venv/bin/mypy tests/voice/*.py
 fi

@@ -29,6 +29,7 @@ TABLES = [("classic", 2), ("classic", 3), ("classic", 4), ("classic", 6),
 def play_whole_game(bots: list, ruleset: str, seed: int, max_turns: int = 400) -> GameState:
     state = GameState(load_ruleset(ruleset), len(bots), dice=SeededDice(seed))
     while (decision := state.pending) is not None and state.turn_number <= max_turns:
+        assert decision.seat is not None  # seeded dice: no chance moment
         action = bots[decision.seat].act(state, decision)
         assert decision.allows(action), f"{action} is not legal at {decision}"
         state.apply_action(action)

@@ -172,6 +172,7 @@ def test_lost_microphone_falls_back_to_the_keyboard() -> None:
     recorder_session = chouette_velute_session(keyboard, 1500, listener=Vanishing(0, "x", 0, 0))
     state = recorder_session.run()
     assert recorder_session.listener is None
+    assert isinstance(recorder_session.view, Recorder)
     assert any("microphone lost" in line for line in recorder_session.view.said)
     assert state.is_over and state.scores[0] == 8
 
@@ -195,6 +196,7 @@ def test_not_understood_asks_to_say_it_again_and_keeps_waiting() -> None:
     listener = Unclear(0, "pas_mou_le_caillou", onset_after_s=0.3, heard_after_s=0.6)
     session = chouette_velute_session(keyboard, bot_onset_ms=1500, listener=listener)
     state = session.run()
+    assert isinstance(session.view, Recorder)
     again = [line for line in session.view.said if line.startswith("Ana: not understood, say it again")]
     assert len(again) == 2  # at the roll and in the race
     assert session.view.said.count("voice 0: say it again") == 2  # the seat's voice status

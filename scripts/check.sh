@@ -16,11 +16,17 @@ if [[ ! -x .venv/bin/ruff || ! -x .venv/bin/mypy ]]; then
     echo "check: .venv has no ruff or mypy; run: bash scripts/setup.sh --dev" >&2
     exit 2
 fi
+# Each check runs even when one before it failed, so that one run reports every finding.
+failed=0
 if [[ "$what" != types ]]; then
-    .venv/bin/ruff check .
+    .venv/bin/ruff check . || failed=1
 fi
 if [[ "$what" != lint ]]; then
-    .venv/bin/mypy
+    .venv/bin/mypy || failed=1
     # The tests' two conftest modules cannot be checked in one run (see [tool.mypy]).
-    .venv/bin/mypy tests/voice/*.py
+    .venv/bin/mypy tests/voice/*.py || failed=1
 fi
+if (( failed )); then
+    echo "check: findings above; fix them (ruff check --fix does the safe ones)" >&2
+fi
+exit "$failed"

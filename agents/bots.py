@@ -10,13 +10,12 @@ them).
 
 from __future__ import annotations
 
-from collections.abc import Callable
-from pathlib import Path
-from typing import Any
-
 import importlib
 import inspect
 import random
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
 
 from agents import heuristic
 from agents.simple import Bot, RandomBot, SimpleBot

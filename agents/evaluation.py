@@ -45,8 +45,8 @@ def elo_ratings(results: Sequence[tuple[list[str], str | None]], names: Sequence
             if loser == winner:
                 continue
             wins[winner] += 1
-            key = tuple(sorted((winner, loser)))
-            pair_games[key] = pair_games.get(key, 0) + 1  # type: ignore[index]
+            key = (min(winner, loser), max(winner, loser))
+            pair_games[key] = pair_games.get(key, 0) + 1
     # A half win and a half loss against a virtual average player keeps every rating finite.
     strength = {n: 1.0 for n in names}
     for _ in range(iterations):
@@ -195,7 +195,7 @@ def run_tournament(names: Sequence[str], rules: Ruleset, seats: int, games: int,
     unfinished = 0
     schedule = [(seatings[game % len(seatings)], seed + game) for game in range(games)]
     outcomes = _outcomes(schedule, runner, workers, rules, reaction, max_turns)
-    for game, ((seating, _), (winner, scores)) in enumerate(zip(schedule, outcomes)):
+    for game, ((seating, _), (winner, scores)) in enumerate(zip(schedule, outcomes, strict=True)):
         winner_name = None if winner is None else seating[winner]
         unfinished += winner is None
         for seat, name in enumerate(seating):

@@ -19,7 +19,7 @@ import itertools
 import random
 from collections.abc import Iterable
 from fractions import Fraction
-from functools import lru_cache
+from functools import cache
 
 from cdc_env.actions import (
     Action,
@@ -96,7 +96,7 @@ def made_probability(rules: Ruleset, combination: str, sirop_helps: bool) -> flo
     return made
 
 
-@lru_cache(maxsize=None)
+@cache
 def soufflette_chance(kept: tuple[int, ...], throws_left: int) -> Fraction:
     """Exact chance to make 1,2,4 from `kept` dice with `throws_left` throws, keeping the best
     dice each time (a small exact recursion over every outcome)."""
@@ -168,6 +168,7 @@ class HeuristicBot:
 
     # -- before the roll: a Civet only as a comeback
     def _turn_start(self, state: GameState, decision: Decision) -> Action:
+        assert decision.seat is not None  # a bot is asked only a seat's decisions
         if decision.staked is None or self.style != "bold" or not self._behind(state, decision.seat):
             return Roll()
         stakes = dict(decision.stakes)
@@ -176,6 +177,7 @@ class HeuristicBot:
 
     def _buy_cul(self, state: GameState, decision: Decision) -> Action:
         rules, seat = state.rules, decision.seat
+        assert seat is not None  # a bot is asked only a seat's decisions
         chouettes = state.table.dice
         buyer_points = sum(combination_points(rules, (*chouettes, cul)) for cul in range(1, 7)) / 6
         # What the thrower would have had, against the Chouette they keep if we buy.
@@ -191,6 +193,7 @@ class HeuristicBot:
 
     def _sirop(self, state: GameState, decision: Decision) -> Action:
         rules, seat = state.rules, decision.seat
+        assert seat is not None  # a bot is asked only a seat's decisions
         dice = state.table.dice
         face = max(set(dice), key=dice.count)
         keep = rules.scores.chouette[face - 1]
@@ -210,6 +213,7 @@ class HeuristicBot:
     def _sirop_bet(self, state: GameState, decision: Decision) -> Action:
         # A bird bet is worth 25/6 - 5·5/6 = 0 on average: only the bold take it, on the
         # thrower's own face (the one they hope for).
+        assert decision.seat is not None  # a bot is asked only a seat's decisions
         if self.style != "bold" or state.scores[decision.seat] >= state.rules.cap_score:
             return Pass()
         dice = state.table.dice

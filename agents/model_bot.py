@@ -86,7 +86,7 @@ def save_weights(model_path: str | Path, out: Path, extra: dict[str, Any] | None
     model, meta = load_model(model_path)
     policy = NumpyPolicy.from_torch(model.policy)
     out.parent.mkdir(parents=True, exist_ok=True)
-    np.savez_compressed(out, **policy.to_arrays())
+    np.savez_compressed(out, **policy.to_arrays())  # type: ignore[arg-type]  # numpy's stub: any **key could be allow_pickle
     data = {**meta, **(extra or {}), "format": WEIGHTS_FORMAT, "observation_size": policy.input_size,
             "actions": int(policy.layers[-1][0].shape[1])}
     metadata_path(out).write_text(json.dumps(data, indent=1), encoding="utf-8")
@@ -118,7 +118,7 @@ class NumpyPolicy:
         self.layers = layers
 
     @classmethod
-    def from_torch(cls, policy: Any) -> "NumpyPolicy":
+    def from_torch(cls, policy: Any) -> NumpyPolicy:
         import torch
 
         layers: list[tuple[np.ndarray, np.ndarray, str]] = []
@@ -147,7 +147,7 @@ class NumpyPolicy:
         return arrays
 
     @classmethod
-    def from_arrays(cls, arrays: Any) -> "NumpyPolicy":
+    def from_arrays(cls, arrays: Any) -> NumpyPolicy:
         layers = []
         index = 0
         while f"weight_{index}" in arrays:
@@ -217,7 +217,7 @@ class ModelBot:
 
     @classmethod
     def load(cls, path: str | Path, seed: int | str = 0, reaction: str = DEFAULT_REACTION,
-             rules: Ruleset | None = None) -> "ModelBot":
+             rules: Ruleset | None = None) -> ModelBot:
         if Path(path).suffix == ".npz":
             fast, meta = load_weights(path)
             return cls(None, meta, name=Path(path).stem, seed=seed, reaction=reaction, fast=fast, rules=rules)

@@ -38,6 +38,7 @@ from typing import Any
 
 import numpy as np
 import torch
+from gymnasium import spaces
 from ray.rllib.algorithms.algorithm import Algorithm
 from ray.rllib.algorithms.ppo import PPOConfig
 from ray.rllib.callbacks.callbacks import RLlibCallback
@@ -49,6 +50,7 @@ from ray.rllib.core.rl_module.torch import TorchRLModule
 from ray.rllib.env.multi_agent_env import MultiAgentEnv
 from ray.rllib.utils.metrics import ENV_RUNNER_RESULTS, NUM_ENV_STEPS_SAMPLED
 from ray.rllib.utils.torch_utils import FLOAT_MIN
+from ray.rllib.utils.typing import AgentID, MultiAgentDict
 
 from agents import training
 from agents.bots import make_bot
@@ -77,9 +79,9 @@ def agent_id(module: str, seat: int) -> str:
     return f"{module}@seat_{seat}"
 
 
-def module_of(agent: str, *args: Any, **kwargs: Any) -> str:
+def module_of(agent: AgentID, *args: Any, **kwargs: Any) -> str:
     """The policy mapping: an agent plays with the module its id names."""
-    return agent.split("@", 1)[0]
+    return str(agent).split("@", 1)[0]  # TableEnv's ids are strings, module@seat
 
 
 # ---------------------------------------------------------------------- the table
@@ -109,16 +111,19 @@ class TableEnv(MultiAgentEnv):
         self.possible_agents = [agent_id(m, s) for m in modules for s in range(self.players)]
         self.agents = []
         space = self.game.observation_spaces["seat_0"]
-        self.observation_spaces = {agent: space for agent in self.possible_agents}
-        self.action_spaces = {agent: self.game.action_spaces["seat_0"] for agent in self.possible_agents}
+        # (RLlib's MultiAgentEnv declares them optional: a TableEnv always has them.)
+        self.observation_spaces: dict[AgentID, spaces.Space] = {agent: space for agent in self.possible_agents}
+        self.action_spaces: dict[AgentID, spaces.Space] = {agent: self.game.action_spaces["seat_0"]
+                                                          for agent in self.possible_agents}
         self.rng = random.Random(0)
         self.learner_seat = 0
         self.seat_agents: dict[int, str] = {}     # RL seats of this game → agent id
         self.bots: dict[int, Any] = {}            # bot seats of this game → bot
         self.seen: set[str] = set()               # agents that have been given an observation
 
-    def reset(self, *, seed: int | None = None,
-              options: dict[str, Any] | None = None) -> tuple[dict[str, Any], dict[str, Any]]:
+    # RLlib's own MultiAgentEnv.reset and .step (dicts per agent) override gymnasium's Env's incompatibly.
+    def reset(self, *, seed: int | None = None,  # type: ignore[override]  # RLlib's signature (above)
+              options: dict[str, Any] | None = None) -> tuple[MultiAgentDict, MultiAgentDict]:
         if seed is not None:
             self.rng.seed(seed)
         for _ in range(MAX_EMPTY_GAMES):
@@ -140,7 +145,8 @@ class TableEnv(MultiAgentEnv):
                 return {agent: self.game.observe(f"seat_{self._seat_to_act()}")}, {}
         raise RuntimeError(f"{MAX_EMPTY_GAMES} games in a row ended before an RL seat had a decision")
 
-    def step(self, action_dict: dict[str, Any]) -> tuple[dict, dict, dict, dict, dict]:
+    def step(self, action_dict: MultiAgentDict,  # type: ignore[override]  # RLlib's signature (above reset)
+             ) -> tuple[dict, dict, dict, dict, dict]:
         agent = self._to_act()
         seat = self._seat_to_act()
         index = int(action_dict[agent])
@@ -225,7 +231,12 @@ class MaskedActorCritic(TorchRLModule, ValueFunctionAPI):
     applied to the logits: an illegal index gets the lowest float, so its probability is 0."""
 
     def setup(self) -> None:
-        observations = self.observation_space["observation"].shape[0]
+        # RLlib types them optional; the spec and TableEnv give all three (see algorithm_config).
+        assert isinstance(self.observation_space, spaces.Dict) and isinstance(self.action_space, spaces.Discrete)
+        assert isinstance(self.model_config, dict)
+        observation = self.observation_space["observation"]
+        assert isinstance(observation, spaces.Box)
+        observations = observation.shape[0]
         hiddens = list(self.model_config.get("hiddens", [128, 128]))
         self.pi = _mlp([observations, *hiddens, self.action_space.n])
         self.vf = _mlp([observations, *hiddens, 1])
@@ -280,7 +291,9 @@ def export_model(algo: Algorithm, config: TrainConfig, rules: Ruleset, path: Pat
     from cdc_env.spaces import STAKE_LEVELS
 
     model = sb3_model(config, rules)
-    load_module_state_into_sb3(model.policy, algo.get_module(MAIN).get_state())
+    module = algo.get_module(MAIN)
+    assert module is not None  # None only for a module id the algorithm lacks
+    load_module_state_into_sb3(model.policy, module.get_state())
     path.parent.mkdir(parents=True, exist_ok=True)
     model.save(path)
     write_metadata(path, rules, config.players, config.max_turns, list(STAKE_LEVELS),
@@ -341,12 +354,15 @@ def set_modules(algo: Algorithm, states: dict[str, dict[str, Any]]) -> None:
         for module_id, state in states.items():
             runner.module[module_id].set_state(state)
 
+    assert algo.env_runner_group is not None  # None only for offline algorithms; PPO here samples
     algo.env_runner_group.foreach_env_runner(load, local_env_runner=True)
 
 
 def freeze_snapshot(algo: Algorithm, slot: int) -> None:
     """The learner as it is now becomes league member past_<slot>."""
-    set_modules(algo, {past(slot): algo.get_module(MAIN).get_state()})
+    module = algo.get_module(MAIN)
+    assert module is not None  # None only for a module id the algorithm lacks
+    set_modules(algo, {past(slot): module.get_state()})
 
 
 def check_reachable(address: str) -> None:
@@ -553,6 +569,7 @@ def warm_start(algo: Algorithm, config: TrainConfig, rules: Ruleset) -> str:
     from agents.training import clone_teacher, teacher_samples
 
     imitation = config.imitation
+    assert imitation.teacher is not None  # train() warm-starts only with a teacher
     model = sb3_model(config, rules)
     table = model.get_env().envs[0].unwrapped.game
     samples = teacher_samples(imitation.teacher, rules, config.players, config.opponents, imitation.games,
@@ -588,6 +605,7 @@ def train(config: TrainConfig, rules: Ruleset, resume: bool, address: str | None
             raise RunError(f"checkpoint {path} cannot be restored ({type(error).__name__}: "
                                       f"{error}); was it written with another config?") from None
         # The restore syncs only the trained module to the env runners: the league's too.
+        assert algo.learner_group is not None  # built with the algorithm
         modules = algo.learner_group.get_state(components="learner/rl_module")["learner"]["rl_module"]
         set_modules(algo, {m: modules[m] for m in modules if m != MAIN})
         steps, curve, snapshots = int(state["steps"]), list(state.get("curve", [])), int(state.get("snapshots", 0))
@@ -633,7 +651,7 @@ def sampling_rates(config: TrainConfig, rules: Ruleset, env_runners: int,
     spread = config.rllib.model_copy(update={"env_runners": env_runners})
     algo = algorithm_config(config.model_copy(update={"rllib": spread}), rules).build_algo()
     group = algo.env_runner_group
-    assert group is not None
+    assert group is not None  # None only for offline algorithms; PPO here samples
     local = env_runners == 0  # no remote runner: the driver's own samples
     # A first sample to warm up (bots built, torch loaded) before the clock starts.
     group.foreach_env_runner(lambda runner: runner.sample(num_timesteps=100), local_env_runner=local)

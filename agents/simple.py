@@ -7,6 +7,7 @@ scores and items), and shout with onsets from their reaction-time model.
 from __future__ import annotations
 
 import random
+from collections.abc import Callable
 from typing import Protocol
 
 from cdc_env.actions import (
@@ -115,7 +116,9 @@ class SimpleBot:
         answers = decision.answers or (RACE_PHRASES[decision.reason],)
         if "mecreant" in answers:
             # Take the Grelottine when one may hold it, otherwise keep it from the others.
-            may_take = not state.items[decision.seat]["grelottine"] and _meets(state, decision.seat, "grelottine")
+            seat = decision.seat
+            assert seat is not None  # a bot is asked only a seat's decisions
+            may_take = not state.items[seat]["grelottine"] and _meets(state, seat, "grelottine")
             return "mecreant" if may_take else "je_suis_un_miserable"
         return answers[0]
 
@@ -131,7 +134,7 @@ def _meets(state: GameState, seat: int | None, what: str) -> bool:
     return seat is not None and (rules.negative_scores or state.scores[seat] >= getattr(rules.minimum_scores, what))
 
 
-BOTS = {"random": RandomBot, "simple": SimpleBot}
+BOTS: dict[str, Callable[..., Bot]] = {"random": RandomBot, "simple": SimpleBot}
 
 
 def make_bot(name: str, seed: int | str = 0, reaction: str = DEFAULT_REACTION) -> Bot:

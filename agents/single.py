@@ -61,7 +61,7 @@ class ModelPolicy:
     tournament. It must have been trained on an env of the same ruleset, players and max_turns,
     whose encoder and codec `table` lends (a CulDeChouetteEnv or a raw_env)."""
 
-    def __init__(self, model: Any, table: "CulDeChouetteEnv | raw_env", *, deterministic: bool = True,
+    def __init__(self, model: Any, table: CulDeChouetteEnv | raw_env, *, deterministic: bool = True,
                  reaction: str = DEFAULT_REACTION, seed: int | str = 0) -> None:
         game = table.game if isinstance(table, CulDeChouetteEnv) else table
         self.model = model
@@ -140,7 +140,7 @@ class CulDeChouetteEnv(gymnasium.Env[np.ndarray, np.int64]):
             raise ValueError(f"illegal_action must be 'fallback' or 'raise', got {illegal_action!r}")
         others = self.players - 1
         if isinstance(opponents, (str, bytes)) or not isinstance(opponents, Sequence):
-            opponents = [opponents] * others  # type: ignore[list-item]
+            opponents = [opponents] * others
         if len(opponents) != others:
             raise ValueError(f"opponents needs one policy per other seat ({others}), "
                              f"got {len(opponents)}")
@@ -192,7 +192,9 @@ class CulDeChouetteEnv(gymnasium.Env[np.ndarray, np.int64]):
         game = self.game
         if self._episode_over():
             raise IllegalActionError("the episode is over: call reset()")
-        decision = game.state.pending  # type: ignore[union-attr]
+        state = game.state
+        assert state is not None and state.pending is not None  # not over: checked just above
+        decision = state.pending
         mask = game.codec.mask(decision, self.learner)
         penalty = 0.0
         illegal = not (0 <= int(action) < game.codec.size and mask[int(action)])
@@ -221,7 +223,7 @@ class CulDeChouetteEnv(gymnasium.Env[np.ndarray, np.int64]):
             return np.ones(self.game.codec.size, bool)
         return self.game.codec.mask(state.pending, self.learner).astype(bool)
 
-    def render(self) -> str | None:
+    def render(self) -> str | None:  # type: ignore[override]  # gymnasium's RenderFrame is a TypeVar no subclass can name
         if self.render_mode is None:
             return self.game.render()  # (it warns)
         text = self.game.render()
@@ -249,9 +251,10 @@ class CulDeChouetteEnv(gymnasium.Env[np.ndarray, np.int64]):
             if isinstance(spec, str):
                 policies.append(make_bot(spec, seed=f"{game_seed}:{seat}", reaction=level).act)
                 continue
-            if isinstance(getattr(spec, "rng", None), random.Random):
-                spec.rng.seed(f"{game_seed}:{seat}")  # type: ignore[union-attr]
-            policies.append(spec.act if hasattr(spec, "act") else spec)  # type: ignore[union-attr]
+            rng = getattr(spec, "rng", None)
+            if isinstance(rng, random.Random):
+                rng.seed(f"{game_seed}:{seat}")
+            policies.append(spec.act if hasattr(spec, "act") else spec)
         return policies
 
     def _play_opponents(self) -> None:
@@ -259,7 +262,10 @@ class CulDeChouetteEnv(gymnasium.Env[np.ndarray, np.int64]):
         while not self._episode_over() and game.agent_selection != self._learner_agent:
             state = game.state
             assert state is not None and state.pending is not None
-            game.act(self._policies[state.pending.seat](state, state.pending))  # type: ignore[misc]
+            seat = state.pending.seat
+            policy = None if seat is None else self._policies[seat]
+            assert policy is not None  # an opponent's seat: only the learner's has no policy
+            game.act(policy(state, state.pending))
 
     def _episode_over(self) -> bool:
         agent = self._learner_agent

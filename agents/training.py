@@ -133,9 +133,9 @@ def load_config(path: str | Path, overrides: dict[str, Any] | None = None) -> Tr
             + ("unknown key" if e["type"] == "extra_forbidden" else f"{e['msg']} (got {e.get('input')!r})")
             for e in error.errors())
         raise ConfigError(f"training config {path} is not valid:\n{problems}") from None
-    problems = config_name_problems(config)
-    if problems:
-        raise ConfigError(f"training config {path} is not valid:\n" + "\n".join(f"  - {p}" for p in problems))
+    name_problems = config_name_problems(config)
+    if name_problems:
+        raise ConfigError(f"training config {path} is not valid:\n" + "\n".join(f"  - {p}" for p in name_problems))
     return config
 
 
@@ -211,7 +211,7 @@ class League:
         return rng.choice(self.bots)
 
 
-class LeagueTable(gymnasium.Wrapper):  # type: ignore[type-arg]
+class LeagueTable(gymnasium.Wrapper):
     """A training table that knows its league, so a snapshot reaches a table in a worker process
     (`env_method("add_league_snapshot", path)`)."""
 
@@ -223,7 +223,11 @@ class LeagueTable(gymnasium.Wrapper):  # type: ignore[type-arg]
         self.league.add_snapshot(Path(path))
 
     def action_masks(self) -> np.ndarray:
-        return self.env.unwrapped.action_masks()
+        from agents.single import CulDeChouetteEnv
+
+        table = self.env.unwrapped
+        assert isinstance(table, CulDeChouetteEnv)  # make_envs wraps only these
+        return table.action_masks()
 
 
 class LeagueOpponent:
@@ -356,7 +360,8 @@ def teacher_samples(teacher: str, rules: Any, players: int, opponents: list[str]
     from agents.bots import make_bot
     from cdc_env.dice import SeededDice
 
-    observations, masks, actions, outcomes = [], [], [], []
+    observations, masks, outcomes = [], [], []
+    actions: list[int] = []
     rng = random.Random(seed)
     for game in range(games):
         seat_of_teacher = game % players
@@ -367,6 +372,7 @@ def teacher_samples(teacher: str, rules: Any, players: int, opponents: list[str]
         state = GameState(rules, players, dice=SeededDice(seed * 1_000_003 + game))
         first = len(actions)
         while (decision := state.pending) is not None and state.turn_number <= 300:
+            assert decision.seat is not None  # the seeded dice answer every chance moment
             action = bots[decision.seat].act(state, decision)
             if decision.seat == seat_of_teacher:
                 mask = codec.mask(decision, decision.seat)

@@ -37,7 +37,9 @@ def _onset(value: Any) -> float | None:
     # by apply_action with its own message.
     if value is not None and type(value) is not float and (isinstance(value, bool) or not isinstance(value, Real)):
         raise TypeError("a number of ms, or None")
-    return value
+    if value is None or isinstance(value, (int, float)):
+        return value
+    return float(value)  # another Real (a Fraction, a numpy float32): the field holds a float
 
 
 def _integers(value: Any) -> tuple[int, ...]:
@@ -251,4 +253,5 @@ def action_from_json(data: Any) -> Action:
 
 
 def valid_onset(onset_ms: float | None) -> bool:
-    return isinstance(onset_ms, (int, float)) and not isinstance(onset_ms, bool) and math.isfinite(onset_ms) and onset_ms >= 0
+    return (isinstance(onset_ms, (int, float)) and not isinstance(onset_ms, bool)
+            and math.isfinite(onset_ms) and onset_ms >= 0)

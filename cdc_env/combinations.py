@@ -123,7 +123,7 @@ def classify(dice: Sequence[int], rules: Ruleset) -> Combination:
 def _classify(dice: tuple[int, ...], rules: Ruleset) -> Combination:
     if len(dice) != 3 or any(not 1 <= d <= 6 for d in dice):
         raise ValueError(f"a combination needs three dice of 1..6, got {list(dice)}")
-    d: Dice = dice  # type: ignore[assignment]
+    d: Dice = dice
     for row in ROWS:
         if not row.enabled(rules):
             continue

@@ -116,7 +116,7 @@ class ScoreShaping:
         scores = state.scores
         if scores == self._scores:
             return None
-        deltas = [new - old for new, old in zip(scores, self._scores)]
+        deltas = [new - old for new, old in zip(scores, self._scores, strict=True)]
         self._scores = list(scores)
         n = len(scores)
         scale = self.weight / state.rules.target_score
@@ -152,7 +152,7 @@ def default_players(rules: Ruleset, players: int | None, preferred: int = 4) -> 
 
 
 class raw_env(AECEnv[str, dict[str, np.ndarray], int]):
-    metadata = {"name": "cul_de_chouette_v0", "render_modes": ["human", "ansi"],
+    metadata: dict[str, Any] = {"name": "cul_de_chouette_v0", "render_modes": ["human", "ansi"],
                 "is_parallelizable": False, "render_fps": 2}
 
     def __init__(
@@ -189,7 +189,8 @@ class raw_env(AECEnv[str, dict[str, np.ndarray], int]):
         self.codec = ActionCodec(self.players, stake_levels)
         self.encoder = ObservationEncoder(self.rules, self.players, max_turns)
         self.possible_agents = [f"seat_{seat}" for seat in range(self.players)]
-        self.action_spaces = {agent: spaces.Discrete(self.codec.size) for agent in self.possible_agents}
+        self.action_spaces: dict[str, spaces.Space[Any]] = {agent: spaces.Discrete(self.codec.size)
+                                                             for agent in self.possible_agents}
         self.observation_spaces = {
             agent: spaces.Dict({
                 "observation": spaces.Box(-1.0, 1.0, (self.encoder.size,), np.float32),
@@ -227,7 +228,7 @@ class raw_env(AECEnv[str, dict[str, np.ndarray], int]):
         self._cumulative_rewards = {agent: 0.0 for agent in self.agents}
         self.terminations = {agent: False for agent in self.agents}
         self.truncations = {agent: False for agent in self.agents}
-        self.infos = {agent: {} for agent in self.agents}
+        self.infos: dict[str, dict[str, Any]] = {agent: {} for agent in self.agents}
         for reward in self.rewards_in_use:
             reward.reset(self.state)
         self._rewarded = False
@@ -258,12 +259,13 @@ class raw_env(AECEnv[str, dict[str, np.ndarray], int]):
             return
         state = self.state
         assert state is not None and state.pending is not None
+        decision = state.pending
+        assert decision.seat is not None  # a chance moment is answered by the seeded dice, never stepped
         if action is None:
             raise IllegalActionError(
-                f"{agent} must act ({state.pending.describe()}); None is only for agents that "
-                f"are done. Legal: {self.codec.describe_legal(state.pending, state.pending.seat)}"
+                f"{agent} must act ({decision.describe()}); None is only for agents that "
+                f"are done. Legal: {self.codec.describe_legal(decision, decision.seat)}"
             )
-        decision = state.pending
         chosen = self.codec.decode(action, decision, decision.seat)
         if type(chosen) is Shout:
             chosen = Shout(chosen.phrase, self._onset(decision.seat, onset_ms))
@@ -309,7 +311,7 @@ class raw_env(AECEnv[str, dict[str, np.ndarray], int]):
             for agent in rewards:
                 rewards[agent] = 0.0
             for values in given:
-                for agent, value in zip(self.possible_agents, values):
+                for agent, value in zip(self.possible_agents, values, strict=True):
                     rewards[agent] += value
             self._accumulate_rewards()
             self._rewarded = bool(given)

@@ -9,7 +9,7 @@ from collections.abc import Generator
 from dataclasses import dataclass, field
 from typing import Any
 
-from cdc_env.actions import Action, Dice, Shout, valid_onset
+from cdc_env.actions import Action, ChallengeGrelottine, DeclareCivet, Dice, Shout, valid_onset
 from cdc_env.combinations import Combination
 
 ITEMS = ("grelottine", "civet", "boucliette", "flan")
@@ -48,7 +48,7 @@ class Decision:
     reason: str = ""
     # A staked choice (Civet, Grelottine): its action type and, per combination, the stakes
     # allowed. Kept as ranges rather than hundreds of options.
-    staked: type[Action] | None = None
+    staked: type[DeclareCivet] | type[ChallengeGrelottine] | None = None
     stakes: tuple[tuple[str, range], ...] = ()
     # For a race: the phrases that count for this seat (the others are wrong phrases).
     answers: tuple[str, ...] = ()
@@ -66,10 +66,10 @@ class Decision:
             )
         if isinstance(action, Shout):
             return Shout(action.phrase) in self.options and valid_onset(action.onset_ms)
-        if self.staked is not None and type(action) is self.staked:
-            stake = getattr(action, "stake")
+        if isinstance(action, (DeclareCivet, ChallengeGrelottine)) and type(action) is self.staked:
+            stake = action.stake
             return any(
-                name == getattr(action, "combination") and isinstance(stake, int) and stake in stakes
+                name == action.combination and isinstance(stake, int) and stake in stakes
                 for name, stakes in self.stakes
             )
         return action in self.options
@@ -80,7 +80,7 @@ class Decision:
             return [Dice(v) for v in itertools.product(faces, repeat=self.count)]
         staked: list[Action] = []
         if self.staked is not None:
-            staked = [self.staked(name, stake) for name, stakes in self.stakes for stake in stakes]  # type: ignore[call-arg]
+            staked = [self.staked(name, stake) for name, stakes in self.stakes for stake in stakes]
         return list(self.options) + staked
 
     def describe(self) -> str:

@@ -229,7 +229,7 @@ class GameState:
         }
 
     @classmethod
-    def from_json(cls, data: Any) -> "GameState":
+    def from_json(cls, data: Any) -> GameState:
         if not isinstance(data, dict) or data.get("format") != SAVE_FORMAT:
             raise GameLoadError(
                 f"not a saved game: expected an object with format {SAVE_FORMAT!r}"

@@ -39,9 +39,9 @@ from cdc_env.actions import Action, BirdBet, DeclareCivet, Pass, Roll, Shout, Si
 from cdc_env.combinations import Combination, classify
 from cdc_env.game import Decision, GameState, RollOutcome
 from cdc_env.rulebook.scoring import made as _made
+from cdc_env.rules import Ruleset, load_ruleset
 
 RULEBOOK = Path(game.__file__).parent / "rulebook"
-from cdc_env.rules import Ruleset, load_ruleset
 
 # The lowest score the optimum tells apart (see the module's docstring).
 FLOOR = -150
@@ -81,7 +81,7 @@ class _Turn:
     won), `next_value` its expected turns. With a Civet, the values come from a table over
     (items, made, score, stake) rather than from the arithmetic, which is much faster."""
 
-    def __init__(self, optimum: "SoloOptimum", values: np.ndarray, s: np.ndarray,
+    def __init__(self, optimum: SoloOptimum, values: np.ndarray, s: np.ndarray,
                  civet_held: int, grelottine_held: int, civet: str | None = None,
                  stakes: Any = None, grelottine: str | None = None,
                  civet_table: np.ndarray | None = None) -> None:
@@ -261,7 +261,7 @@ class _Turn:
                      for prob, combination in self._chouettes()]
         expected = {}
         for name in names:
-            def value(outcome: tuple[Any, ...]) -> np.ndarray:
+            def value(outcome: tuple[Any, ...], name: str = name) -> np.ndarray:
                 return values(outcome)[int(self._made(name, outcome[0], outcome[4], False))]
 
             total = sum(prob * value(o) for prob, o in outcomes)
@@ -448,7 +448,7 @@ class SoloOptimum:
 
     # ------------------------------------------------------------------ policy iteration
 
-    def _transitions(self, values: np.ndarray, policy: list[tuple[np.ndarray, ...]]
+    def _transitions(self, values: np.ndarray, policy: list[tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]]
                      ) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
         """The policy's transitions as (state, next state, probability), "won" left out."""
         rows: list[np.ndarray] = []
@@ -458,13 +458,13 @@ class SoloOptimum:
             civet_held, grelottine_held = divmod(items, 2)
             states = items * self.size + np.arange(self.size)
 
-            def add(mask: np.ndarray, turn: "_Turn", weight: float = 1.0) -> None:
+            def add(mask: np.ndarray, turn: _Turn, weight: float = 1.0, states: np.ndarray = states) -> None:
                 for prob, index in turn.branches():
                     rows.append(states[mask])
                     cols.append(index[:, 0])
                     probs.append(np.full(len(index), prob * weight))
 
-            def turn(mask: np.ndarray, *args: Any, **kwargs: Any) -> "_Turn":
+            def turn(mask: np.ndarray, *args: Any, **kwargs: Any) -> _Turn:
                 return _Turn(self, values, self.scores[mask], *args, **kwargs)
 
             mask = choice == 0
@@ -531,7 +531,8 @@ def _cache_file(rules_json: str) -> Path | None:
     if not root:
         return None
     digest = hashlib.sha256(f"{rules_json}|{FLOOR}".encode())
-    for module in (__file__, combinations.__file__, game.__file__, *sorted(RULEBOOK.glob("*.py"))):
+    sources: list[str | Path] = [__file__, combinations.__file__, game.__file__, *sorted(RULEBOOK.glob("*.py"))]
+    for module in sources:
         digest.update(Path(module).read_bytes())
     return Path(root) / f"solo-optimum-{digest.hexdigest()[:24]}.npy"
 

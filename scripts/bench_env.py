@@ -29,8 +29,9 @@ import numpy as np
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
-from cdc_env.env import env as cdc_env, raw_env  # noqa: E402
-from agents.single import CulDeChouetteEnv  # noqa: E402
+from agents.single import CulDeChouetteEnv
+from cdc_env.env import env as cdc_env
+from cdc_env.env import raw_env
 
 
 class AecRun:

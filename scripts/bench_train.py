@@ -24,8 +24,8 @@ import numpy as np
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
-from agents.training import League, load_config, make_envs, new_model  # noqa: E402
-from cdc_env.rules import load_ruleset  # noqa: E402
+from agents.training import League, load_config, make_envs, new_model
+from cdc_env.rules import load_ruleset
 
 
 def environment_rate(envs: list, steps: int, rng: np.random.Generator) -> float:
@@ -57,7 +57,8 @@ def main(argv: list[str] | None = None) -> int:
 
     overrides: dict = {key: value for key, value in (("vec_env", args.vec_env), ("n_envs", args.n_envs)) if value}
     config = load_config(args.config, overrides)
-    ppo = config.ppo.model_copy(update={k: v for k, v in (("n_steps", args.n_steps), ("batch_size", args.batch_size)) if v})
+    ppo = config.ppo.model_copy(
+        update={k: v for k, v in (("n_steps", args.n_steps), ("batch_size", args.batch_size)) if v})
     config = config.model_copy(update={"ppo": ppo})
     rules = load_ruleset(config.ruleset)
     league = League(config.opponents, config.reaction, config.league.max_snapshots, config.league.self_play_fraction)

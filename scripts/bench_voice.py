@@ -40,6 +40,7 @@ import sys
 import time
 from dataclasses import asdict, dataclass
 from pathlib import Path
+from typing import Any
 
 import numpy as np
 
@@ -62,7 +63,7 @@ SETS = {
 # A wider tuning pool (tuning only, never reported): four more draws of the tuning voices,
 # single words, talk and noise only (the shouts are at 100 %), two of them of the tuning words
 # and two of six more tuning words in near-minimal pairs as alike as the report set's.
-WIDE = {"voices": SETS["tune"]["voices"],
+WIDE: dict[str, Any] = {"voices": SETS["tune"]["voices"],
         "draws": [(DATA / "ko_words_tune.yaml", 12), (DATA / "ko_words_tune.yaml", 13),
                   (DATA / "ko_words_tune2.yaml", 14), (DATA / "ko_words_tune3.yaml", 15)]}
 SET_NAMES = [*SETS, "tune-wide"]
@@ -259,7 +260,7 @@ def _job(args: tuple) -> dict:
 def score(clips: list[Clip], run: dict) -> dict:
     """The figures for one system: per group (words/shouts, clean/noisy) and overall."""
     figures: dict[str, float | int | None] = {}
-    pairs = list(zip(clips, run["results"]))
+    pairs = list(zip(clips, run["results"], strict=True))
     onset_all, latency_all = [], []
     for kind in ("words", "shouts"):
         for noisy in (False, True):
@@ -302,10 +303,10 @@ def score(clips: list[Clip], run: dict) -> dict:
     figures["latency_median_ms"] = _ms(np.median(latency_all)) if latency_all else None
     figures["latency_p95_ms"] = _ms(np.percentile(latency_all, 95)) if latency_all else None
     for kind in ("talk", "noise"):
-        chosen = [r for c, r in pairs if c.kind == kind]
-        figures[f"{kind}_clips"] = len(chosen)
-        figures[f"{kind}_detections"] = sum(1 for r in chosen if any(f[0] is not None for f in r))
-        figures[f"{kind}_again"] = sum(1 for r in chosen if any(f[0] is None for f in r))
+        heard = [r for c, r in pairs if c.kind == kind]
+        figures[f"{kind}_clips"] = len(heard)
+        figures[f"{kind}_detections"] = sum(1 for r in heard if any(f[0] is not None for f in r))
+        figures[f"{kind}_again"] = sum(1 for r in heard if any(f[0] is None for f in r))
     figures["real_time_factor"] = run["cpu_s"] / sum(c.duration_s for c in clips)
     figures["peak_rss_mb"] = run["peak_rss_mb"]
     return figures
@@ -330,7 +331,7 @@ def clip_by_clip(clips: list[Clip], ours: dict, baseline: dict) -> dict[str, dic
     table: dict[str, dict[str, dict[str, int]]] = {}
     for noisy, label in ((False, "clean"), (True, "noisy")):
         counts = {mine: dict.fromkeys(OUTCOMES, 0) for mine in OUTCOMES}
-        for clip, mine, theirs in zip(clips, ours["results"], baseline["results"]):
+        for clip, mine, theirs in zip(clips, ours["results"], baseline["results"], strict=True):
             if clip.kind == "words" and clip.noisy == noisy:
                 counts[outcome(clip, mine)][outcome(clip, theirs)] += 1
         table[label] = counts
@@ -389,7 +390,7 @@ def _print_table(figures: dict) -> None:
     from rich.table import Table
 
     percent = "{:.1%}"
-    rows = [
+    rows: list[tuple[str, str | tuple[str, ...], str]] = [
         ("exact, clean", "exact_clean", percent),
         ("exact, pink noise 10 dB SNR", "exact_noisy", percent),
         ("  single words, clean / noisy", ("words_clean_exact", "words_noisy_exact"), percent),

@@ -21,13 +21,13 @@ from rich.table import Table
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
-from agents.bots import make_bot  # noqa: E402
-from agents.model_bot import ModelLoadError  # noqa: E402
-from cdc_env.actions import BuyCul  # noqa: E402
-from cdc_env.dice import SeededDice  # noqa: E402
-from cdc_env.game import GameState  # noqa: E402
-from cdc_env.rules import RulesetError, load_ruleset  # noqa: E402
-from cdc_env.spaces import ActionCodec, ObservationEncoder  # noqa: E402
+from agents.bots import make_bot
+from agents.model_bot import ModelLoadError
+from cdc_env.actions import BuyCul
+from cdc_env.dice import SeededDice
+from cdc_env.game import GameState
+from cdc_env.rules import RulesetError, load_ruleset
+from cdc_env.spaces import ActionCodec, ObservationEncoder
 
 
 def compare(agent_name: str, reference_name: str, ruleset: str, games: int, seed: int,
@@ -47,13 +47,14 @@ def compare(agent_name: str, reference_name: str, ruleset: str, games: int, seed
         seats = [agent, reference] if mine == 0 else [reference, agent]
         state = GameState(rules, 2, dice=SeededDice(seed * 1_000_003 + game))
         while (decision := state.pending) is not None and state.turn_number <= max_turns:
+            assert decision.seat is not None  # the seeded dice answer every chance moment
             action = seats[decision.seat].act(state, decision)
             if decision.seat == mine and decision.kind != "race" and int(codec.mask(decision, mine).sum()) > 1:
                 other = reference.act(state, decision)
                 decisions[decision.kind] += 1
                 differ[decision.kind] += codec.encode(action, decision, mine) != codec.encode(other, decision, mine)
                 table = state.table
-                if decision.kind == "buy_cul" and encoder.throw_reach(
+                if decision.kind == "buy_cul" and table.thrower is not None and encoder.throw_reach(
                         table.dice[:2], rules.target_score - state.scores[table.thrower]) > 0:
                     threatened[0] += 1
                     threatened[1] += isinstance(action, BuyCul)

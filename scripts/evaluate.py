@@ -7,7 +7,8 @@
 An agent is a bot name (random, simple, prudent, bold, champion: the shipped agent of the
 table), a saved model (.zip, or .npz weights), or `package.module:Name`, a class or factory whose
 objects have `act(state, decision) -> action`. With --field BOT each agent plays against
-seats − 1 copies of BOT (the copies pooled under BOT's name). Seats are rotated; prints win rates with 95 % intervals, Elo ratings and mean points, and
+seats − 1 copies of BOT (the copies pooled under BOT's name). Seats are rotated; prints win rates
+with 95 % intervals, Elo ratings and mean points, and
 writes tournament.json and tournament.png to --out.
 """
 
@@ -24,11 +25,11 @@ from rich.table import Table
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
-from agents.bots import make_bot  # noqa: E402
-from agents.champion import champion_path  # noqa: E402
-from agents.evaluation import run_tournament, save_report  # noqa: E402
-from cdc_env.reaction import REACTION_LEVELS  # noqa: E402
-from cdc_env.rules import RulesetError, load_ruleset  # noqa: E402
+from agents.bots import make_bot
+from agents.champion import champion_path
+from agents.evaluation import run_tournament, save_report
+from cdc_env.reaction import REACTION_LEVELS
+from cdc_env.rules import RulesetError, load_ruleset
 
 
 def positive_int(text: str) -> int:

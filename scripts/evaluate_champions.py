@@ -20,9 +20,9 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
-from agents.champion import champion_path, champion_tables  # noqa: E402
-from agents.evaluation import run_tournament  # noqa: E402
-from cdc_env.rules import load_ruleset  # noqa: E402
+from agents.champion import champion_path, champion_tables
+from agents.evaluation import run_tournament
+from cdc_env.rules import load_ruleset
 
 FIELD = ("bold", "prudent", "simple", "random")
 
@@ -60,7 +60,7 @@ def main(argv: list[str] | None = None) -> int:
         args.out.write_text(json.dumps(results, indent=1), encoding="utf-8")
     print("\n| table | vs bold (95 % interval) | games | fair share | above it | vs prudent | vs simple | vs random |")
     print("|---|---|---|---|---|---|---|---|")
-    for name, result in results.items():
+    for result in results.values():
         field, fair = result["field"], result["fair_share"]
         bold = field["bold"]
         cells = [f"{field[b]['win_rate']:.1%}" for b in FIELD[1:]]

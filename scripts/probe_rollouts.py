@@ -35,14 +35,14 @@ from rich.table import Table
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
-from agents.bots import make_bot  # noqa: E402
-from agents.model_bot import ModelLoadError  # noqa: E402
-from cdc_env.actions import Action, ChallengeGrelottine, DeclareCivet  # noqa: E402
-from cdc_env.dice import SeededDice  # noqa: E402
-from cdc_env.env import decided_winner  # noqa: E402
-from cdc_env.flow import Decision  # noqa: E402
-from cdc_env.game import GameError, GameState  # noqa: E402
-from cdc_env.rules import Ruleset, RulesetError, load_ruleset  # noqa: E402
+from agents.bots import make_bot
+from agents.model_bot import ModelLoadError
+from cdc_env.actions import Action, ChallengeGrelottine, DeclareCivet
+from cdc_env.dice import SeededDice
+from cdc_env.env import decided_winner
+from cdc_env.flow import Decision
+from cdc_env.game import GameError, GameState
+from cdc_env.rules import Ruleset, RulesetError, load_ruleset
 
 MAX_TURNS = 300
 
@@ -88,6 +88,7 @@ def rollout(state: GameState, action: Action, bot: str, key: int) -> int:
     game.apply_action(action)
     bots = [seated_bot(bot, s, f"rollout {key}:{s}") for s in range(state.players)]
     while (decision := game.pending) is not None and game.turn_number <= MAX_TURNS:
+        assert decision.seat is not None  # the seeded dice answer every chance moment
         game.apply_action(bots[decision.seat].act(game, decision))
     return int(decided_winner(game) == seat)
 
@@ -101,6 +102,7 @@ def probe(rules: Ruleset, seats: int, bot: str, games: range, rollouts: int, sha
         players = [make_bot(bot, seed=f"{seed + game_index}:{s}") for s in range(seats)]  # not the rollouts' own
         state = GameState(rules, seats, dice=SeededDice(seed + game_index))
         while (decision := state.pending) is not None and state.turn_number <= MAX_TURNS:
+            assert decision.seat is not None  # the seeded dice answer every chance moment
             chosen = players[decision.seat].act(state, decision)
             if (decision.kind != "race" and len(decision.legal_actions()) > 1
                     and sampler.random() < share):

@@ -17,6 +17,7 @@ line that says whether the agent beats the strongest bot.
 from __future__ import annotations
 
 import argparse
+import io
 import json
 import os
 import sys
@@ -27,32 +28,32 @@ from typing import Any
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
-import numpy as np  # noqa: E402
-from sb3_contrib import MaskablePPO  # noqa: E402
-from stable_baselines3.common.callbacks import BaseCallback  # noqa: E402
-from stable_baselines3.common.vec_env import SubprocVecEnv  # noqa: E402
+import numpy as np
+from sb3_contrib import MaskablePPO
+from stable_baselines3.common.callbacks import BaseCallback
+from stable_baselines3.common.vec_env import SubprocVecEnv
 
-from agents.champion import CHAMPIONS_DIR, publish  # noqa: E402
-from agents.evaluation import run_tournament  # noqa: E402
-from agents.model_bot import ModelBot, ModelLoadError, write_metadata  # noqa: E402
-from agents.training import (  # noqa: E402
+from agents.champion import CHAMPIONS_DIR, publish
+from agents.evaluation import run_tournament
+from agents.model_bot import ModelBot, ModelLoadError, write_metadata
+from agents.single import CulDeChouetteEnv
+from agents.training import (
     ConfigError,
     CorruptCheckpoint,
     League,
-    make_envs,
     TrainConfig,
     clone_teacher,
     latest_checkpoint,
     load_config,
+    make_envs,
     new_model,
     read_state,
     save_checkpoint,
     teacher_samples,
 )
-from cdc_env.play import play_game  # noqa: E402
-from cdc_env.rules import RulesetError, Ruleset, load_ruleset  # noqa: E402
-from agents.single import CulDeChouetteEnv  # noqa: E402
-from cdc_env.spaces import STAKE_LEVELS  # noqa: E402
+from cdc_env.play import play_game
+from cdc_env.rules import Ruleset, RulesetError, load_ruleset
+from cdc_env.spaces import STAKE_LEVELS
 
 
 class RunCallback(BaseCallback):
@@ -92,7 +93,7 @@ class RunCallback(BaseCallback):
         recent = self.outcomes[-200:]
         if not recent:
             return
-        point = {"steps": self.num_timesteps, "episodes": len(self.outcomes)}
+        point: dict[str, float] = {"steps": self.num_timesteps, "episodes": len(self.outcomes)}
         if self.solo:
             point["mean_turns"] = -float(np.mean(recent))
             self.logger.record("cdc/mean_turns", point["mean_turns"])
@@ -325,7 +326,8 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--champions", type=Path, default=CHAMPIONS_DIR,
                         help="where --publish writes (default: the package's champions)")
     args = parser.parse_args(argv)
-    sys.stdout.reconfigure(line_buffering=True)  # progress lines reach a log file as they happen
+    if isinstance(sys.stdout, io.TextIOWrapper):  # not when a caller swapped it (a StringIO)
+        sys.stdout.reconfigure(line_buffering=True)  # progress lines reach a log file as they happen
     if args.publish is not None:
         return publish_run(args.publish, args.champions)
 

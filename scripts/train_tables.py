@@ -45,7 +45,8 @@ def main(argv: list[str] | None = None) -> int:
         code = process.wait()
         log.close()
         failed += code != 0
-        print(f"{config.stem}: {'done' if code == 0 else f'failed (exit {code})'} at {time.monotonic() - started:.0f} s")
+        outcome = "done" if code == 0 else f"failed (exit {code})"
+        print(f"{config.stem}: {outcome} at {time.monotonic() - started:.0f} s")
     return 1 if failed else 0
 
 

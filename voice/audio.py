@@ -258,7 +258,7 @@ def loudness(samples: np.ndarray, lo: int, hi: int, rate: int,
     # percentile over the whole window would take the silence before it. (The whole blocks
     # in one call: this runs several times a second.)
     whole = len(env) // 200
-    lows = list(_percentile(env[:whole * 200].reshape(whole, 200), 20)) if whole else []
+    lows = list(np.asarray(_percentile(env[:whole * 200].reshape(whole, 200), 20))) if whole else []
     if len(env) - whole * 200 >= 40:
         lows.append(float(_percentile(env[whole * 200:], 20)))
     floor = _small_median(lows or [float(_percentile(env, 20))])
@@ -324,7 +324,8 @@ def speech_onset(samples: np.ndarray, start: int, end: int, rate: int = RATE,
 
     The search starts from the word's own sound (its loudest 10 ms frame), never from Vosk's
     start, which noise can pull a second early; from there it walks back while the level stays
-    ONSET_DB over the floor (dips under `min_gap_s`, a stop inside a word, do not split it). A rise that leads only to a plateau more than `plateau_db` under the
+    ONSET_DB over the floor (dips under `min_gap_s`, a stop inside a word, do not split it). A rise
+    that leads only to a plateau more than `plateau_db` under the
     word's peak, and steady, is the noise's start, not the speech's: the floor is raised to that plateau
     and the walk done again. None when the word has no sound over QUIET_DB (noise, not
     speech); `start` itself when the sound runs from more than `before_s` before it (running

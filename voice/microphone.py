@@ -16,10 +16,11 @@ from __future__ import annotations
 
 import logging
 import queue
-from collections import deque
 import threading
 import time
+from collections import deque
 from types import TracebackType
+from typing import Any
 
 import numpy as np
 
@@ -60,7 +61,7 @@ class Microphone:
         self.block = max(1, round(block_s * rate))
         self.stall_s = stall_s
         self._queue: queue.Queue[tuple[np.ndarray, int]] = queue.Queue()
-        self._stream = None
+        self._stream: Any = None  # a sounddevice.InputStream once started (sounddevice is untyped)
         self._count = 0  # samples delivered so far: the next block's first index
         self._t0: float | None = None  # game time of sample 0
         self._bounds: deque[tuple[float, float]] = deque()  # (arrival, bound on t0) per block
@@ -97,7 +98,7 @@ class Microphone:
             try:
                 self._stream.stop()
                 self._stream.close()
-            except Exception as error:  # a vanished device may fail to close: nothing to keep
+            except Exception as error:  # noqa: BLE001 - a vanished device may fail to close: nothing to keep
                 log.warning("closing the input stream failed: %s", error)
             self._stream = None
 

@@ -13,6 +13,7 @@ import logging
 import os
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import Any
 
 log = logging.getLogger(__name__)
 
@@ -75,7 +76,7 @@ def find_model(explicit: str | Path | None = None, configured: str | Path | None
 
             # Vosk downloads into ~/.cache/vosk; it exits the process on an unknown name.
             return Path(_Finder().get_model_path(name, None))
-        except (Exception, SystemExit) as error:  # no network, no such model...
+        except (Exception, SystemExit) as error:  # noqa: BLE001 - no network, no such model... (Vosk's own errors)
             tried.append(f"download of {name} ({error.__class__.__name__}: {error})")
     raise ModelNotFoundError(_missing_message(tried, name))
 
@@ -108,7 +109,7 @@ class VoskModel:
     """A loaded Vosk model and the question the lexicon asks of it: is this word known?"""
 
     path: Path
-    vosk: object = field(repr=False)
+    vosk: Any = field(repr=False)  # a vosk.Model (Vosk has no type hints)
     _known: dict[str, bool] = field(default_factory=dict, repr=False)
 
     def knows(self, word: str) -> bool:
@@ -128,7 +129,7 @@ def load_model(path: str | Path) -> VoskModel:
     vosk.SetLogLevel(-2)  # Kaldi's LOG and WARNING lines would drown the game's output
     try:
         model = vosk.Model(str(path))
-    except Exception as error:
+    except Exception as error:  # noqa: BLE001 - Vosk raises a bare Exception for a model it cannot load
         raise ModelNotFoundError(f"Vosk could not load the model at {path}: {error}") from None
     log.info("loaded Vosk model %s", path)
     return VoskModel(path=path, vosk=model)

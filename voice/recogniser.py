@@ -84,14 +84,14 @@ class Match:
         return min(w.conf for w in self.words)
 
 
-def parse_words(result: dict[str, object], rate: int = RATE) -> list[Word]:
+def parse_words(result: dict[str, Any], rate: int = RATE) -> list[Word]:
     """The word list of a Vosk result dict: final ("result"), or partial ("partial", text
     only: its words carry no times, start = end = 0)."""
     if "partial" in result:
         return [Word(text, 0, 0, 1.0) for text in str(result["partial"]).split()]
     items = result.get("result") or []
     words = []
-    for item in items:  # type: ignore[union-attr]
+    for item in items:
         words.append(Word(str(item["word"]), round(float(item["start"]) * rate),
                           round(float(item["end"]) * rate), float(item.get("conf", 1.0))))
     return words
@@ -448,6 +448,7 @@ class Recogniser:
                 self._start_at(start_sample)
             else:  # a short one: keep the timeline by feeding silence
                 outcomes += self.accept(np.zeros(gap, dtype=np.int16))
+        assert self._next is not None  # _start_at set it
         for i in range(0, len(pcm), self.chunk):
             piece = pcm[i:i + self.chunk].astype(np.float64)
             self._next += len(piece)
@@ -489,7 +490,8 @@ class Recogniser:
         self._history_start = 0  # Vosk-stream index of _history[0]
         self._level_at = -1  # the Vosk position _level was measured at
         self._level: tuple[np.ndarray, np.ndarray] = (np.zeros(0), np.zeros(0))
-        self._band, self._band_state, self._band_at = np.zeros(0), None, 0  # see _recent_level
+        self._band, self._band_at = np.zeros(0), 0  # see _recent_level
+        self._band_state: np.ndarray | None = None
         self._recent: list[tuple[str, int, int]] = []  # decided (intent, start, end)
         self._levels = LevelTracker(self.rate)
         self._sound_until = 0  # the Vosk-stream position where the last sound ended
@@ -798,20 +800,20 @@ class Recogniser:
 class _Deaf:
     """Stands in for a Vosk recogniser when no active phrase can be heard."""
 
-    def AcceptWaveform(self, data: bytes) -> bool:  # noqa: N802 - Vosk's names
+    def AcceptWaveform(self, data: bytes) -> bool:  # Vosk's method names
         return False
 
-    def PartialResult(self) -> str:  # noqa: N802
+    def PartialResult(self) -> str:
         return '{"partial": ""}'
 
-    def Result(self) -> str:  # noqa: N802
+    def Result(self) -> str:
         return '{"text": ""}'
 
-    def FinalResult(self) -> str:  # noqa: N802
+    def FinalResult(self) -> str:
         return '{"text": ""}'
 
-    def SetMaxAlternatives(self, count: int) -> None:  # noqa: N802
+    def SetMaxAlternatives(self, count: int) -> None:
         pass
 
-    def Reset(self) -> None:  # noqa: N802
+    def Reset(self) -> None:
         pass

@@ -55,7 +55,8 @@ class Heard:
 class Listener(Protocol):
     """A source of heard phrases for some seats (a microphone per human)."""
 
-    seats: Sequence[int]
+    @property
+    def seats(self) -> Sequence[int]: ...  # read only: a list or a tuple will do
 
     def listen_for(self, intents: set[str]) -> None: ...
 
@@ -128,11 +129,11 @@ def describe_lineup(lineup: Sequence[dict[str, Any]]) -> str:
 class View(Protocol):
     """What the session shows; scripts/play.py draws it with rich, tests record it."""
 
-    def show(self, session: "PlaySession") -> None: ...
+    def show(self, session: PlaySession) -> None: ...
 
     def say(self, text: str) -> None: ...
 
-    def ask(self, session: "PlaySession", decision: Decision, options: list[Action]) -> None: ...
+    def ask(self, session: PlaySession, decision: Decision, options: list[Action]) -> None: ...
 
     def voice(self, seat: int, status: str) -> None:
         """A human's voice status: "listening", 'heard « … »', "say it again", "keyboard only"."""
@@ -190,7 +191,7 @@ class PlaySession:
         return saved
 
     @classmethod
-    def resume(cls, path: Path, players: list[SeatPlayer], **kwargs: Any) -> "PlaySession":
+    def resume(cls, path: Path, players: list[SeatPlayer], **kwargs: Any) -> PlaySession:
         """Go on with a saved game, with the players it was saved with (same seats, the same
         seats human); any other line-up is refused with the save's own."""
         saved = cls.read_save(path)
@@ -404,6 +405,7 @@ class PlaySession:
     def _race_answer(self, decision: Decision) -> Action:
         """The engine asks each seat of a race in turn; the race itself is run once, in real
         time, when its first seat is asked, and the answers are handed out from it."""
+        assert decision.seat is not None  # a race decision is a seat's
         if decision.seat not in self._race_answers:
             self._race_answers = self._run_race(decision)
         return self._race_answers.pop(decision.seat, Pass())
@@ -423,7 +425,7 @@ class PlaySession:
         if self.listener is not None:
             self._listen(set(phrases))
         shouts: dict[int, RaceShout] = {}
-        pending_bots: list[tuple[float, int, Action]] = []
+        pending_bots: list[tuple[float, int, Shout]] = []
         answers = self.state.table.race_answers
         for seat in seats:
             player = self.players[seat]
@@ -434,7 +436,8 @@ class PlaySession:
                 options = decision.options + tuple(Shout(p) for p in own if Shout(p) not in decision.options)
                 action = player.bot.act(self.state, Decision(seat, "race", options, reason=decision.reason,
                                                              answers=own))
-                if isinstance(action, Shout):
+                # A shout without an onset is no answer (the engine refuses it too): no shout.
+                if isinstance(action, Shout) and action.onset_ms is not None:
                     pending_bots.append((action.onset_ms / 1000, seat, action))
         pending_bots.sort()
         humans = [s for s in seats if self.players[s].human]
@@ -442,6 +445,7 @@ class PlaySession:
             now = self.clock() - start
             while pending_bots and pending_bots[0][0] <= now:
                 _, seat, action = pending_bots.pop(0)
+                assert action.onset_ms is not None  # only shouts with an onset are pending
                 shouts[seat] = RaceShout(seat, action.phrase, action.onset_ms, "bot")
                 self._bot_shouts(seat, action)
             if all(s in shouts for s in humans) and not pending_bots:
@@ -464,9 +468,9 @@ class PlaySession:
                 self._typed_shout(typed, start, humans, phrases, decision, shouts, window)
         self.race_log.append(sorted(shouts.values(), key=lambda s: s.onset_ms))
         self.race_now = self.race_log[-1]
-        answers: dict[int, Action] = {seat: Pass() for seat in seats}
-        answers.update({seat: Shout(s.phrase, round(s.onset_ms, 1)) for seat, s in shouts.items()})
-        return answers
+        answered: dict[int, Action] = {seat: Pass() for seat in seats}
+        answered.update({seat: Shout(s.phrase, round(s.onset_ms, 1)) for seat, s in shouts.items()})
+        return answered
 
     @staticmethod
     def _parse_shout(text: str, humans: list[int], default_seat: int | None,

@@ -79,7 +79,7 @@ def verb(action: Action, decision: Decision) -> str:
 
 def question(name: str, decision: Decision, options: Sequence[Action]) -> str:
     """`Ana: roll the dice` — only what is possible now, from the decision's own options."""
-    kinds = list(options) + ([decision.staked(*_first_stake(decision))] if decision.staked else [])  # type: ignore[misc]
+    kinds = list(options) + ([decision.staked(*_first_stake(decision))] if decision.staked else [])
     verbs = list(dict.fromkeys(verb(a, decision) for a in kinds))
     return f"{name}: {', '.join(verbs[:-1])} or {verbs[-1]}" if len(verbs) > 1 else f"{name}: {verbs[0]}"
 
@@ -117,7 +117,7 @@ def dice_art(dice: Sequence[int]) -> list[str]:
     rows = ["", "", "", "", ""]
     for face in dice:
         art = ["┌───────┐", *(f"│  {row}  │" for row in PIPS[face]), "└───────┘"]
-        rows = [f"{row} {line}" if row else line for row, line in zip(rows, art)]
+        rows = [f"{row} {line}" if row else line for row, line in zip(rows, art, strict=True)]
     return rows
 
 
@@ -137,7 +137,8 @@ def dice_panel(state: GameState, names: Sequence[str]) -> RenderableType:
         lines.append(Text(f"Grelottine: {names[c['challenger']]} → {names[c['challenged']]}, "
                           f"{c['combination']} for {c['stake']}"))
     if table.sirop_bets:
-        lines.append(Text("bird bets: " + ", ".join(f"{names[s]}: {BIRDS[f - 1]}" for s, f in table.sirop_bets.items())))
+        bets = ", ".join(f"{names[s]}: {BIRDS[f - 1]}" for s, f in table.sirop_bets.items())
+        lines.append(Text("bird bets: " + bets))
     return Group(*lines)
 
 
@@ -246,7 +247,7 @@ class TypedLines:
 class TableView:
     """The session's View: builds what to show on the session's thread, hands it to the app."""
 
-    def __init__(self, app: "TableApp") -> None:
+    def __init__(self, app: TableApp) -> None:
         self.app = app
         self.voices: dict[int, str] = {}
         self.logged = 0

@@ -72,7 +72,7 @@ def thrower_race(game: GameState, race: str, thrower: int, thrower_wins_ties: bo
     the others tied first)."""
     seats = game._seats_from(thrower, True)
     own, others = THROWER_CALLS[race]
-    answers = {seat: (own,) if seat == thrower else (others,) for seat in seats}
+    answers: dict[int, tuple[str, ...]] = {seat: (own,) if seat == thrower else (others,) for seat in seats}
     calls = yield from races.collect_calls(game, race, seats, answers)
     onsets = {seat: onset for seat, (_, onset) in calls.items()}
     first = races.first_shouters(onsets, game.rules.races.tie_window_ms)
@@ -90,7 +90,7 @@ def suite_velutee_race(game: GameState, outcome: RollOutcome) -> Flow:
     tied "Velutée !" re-roll one chouette each and only the points of that combination are
     subtracted from the thrower. Nobody shouts: the Velute is not validated."""
     thrower = outcome.scorer
-    who, velutee = yield from thrower_race(game, 
+    who, velutee = yield from thrower_race(game,
         RACE_SUITE_VELUTEE, thrower, game.rules.suite_velutee.thrower_wins_ties)
     if who == "thrower":
         game._change_score(thrower, outcome.combination.value, "patte_de_canard", own_dice=True)
@@ -116,7 +116,7 @@ def artichette_race(game: GameState, outcome: RollOutcome) -> Flow:
     """F: "Raitournelle !" wins the Chouette of 4; "Artichette !" first makes the thrower
     lose it. Nobody shouts: nothing."""
     thrower, value = outcome.scorer, outcome.combination.value
-    who, _ = yield from thrower_race(game, 
+    who, _ = yield from thrower_race(game,
         RACE_ARTICHETTE, thrower, game.rules.artichette.thrower_wins_ties)
     if who == "thrower":
         game._change_score(thrower, value, "raitournelle", own_dice=True)

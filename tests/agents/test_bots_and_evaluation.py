@@ -14,7 +14,7 @@ from agents.evaluation import elo_ratings, lineups, run_tournament, save_report,
 from agents.heuristic import best_soufflette_keep, made_probability, soufflette_chance
 from cdc_env.actions import BirdBet, ChallengeGrelottine, Pass, Roll
 from cdc_env.dice import InjectedDice, SeededDice
-from cdc_env.game import GameState
+from cdc_env.game import Decision, GameState
 from cdc_env.rules import RULES_DIR, load_ruleset
 
 RULESETS = sorted(p.stem for p in RULES_DIR.glob("*.yaml"))
@@ -34,6 +34,7 @@ def test_bots_only_choose_legal_actions(name: str, ruleset: str) -> None:
         bots = [make_bot(name, seed=f"{seed}:{seat}") for seat in range(players)]
         while not state.is_over and state.turn_number < 400:
             decision = state.pending
+            assert decision is not None and decision.seat is not None  # not over; seeded dice
             action = bots[decision.seat].act(state, decision)
             assert decision.allows(action), (decision.describe(), action)
             state.apply_action(action)
@@ -41,6 +42,7 @@ def test_bots_only_choose_legal_actions(name: str, ruleset: str) -> None:
 
 def test_solo_optimum_refuses_a_table_of_several() -> None:
     state = GameState(load_ruleset("classic"), 2, dice=SeededDice(0))
+    assert state.pending is not None
     with pytest.raises(ValueError, match="only one-player rulesets"):
         make_bot("solo_optimal").act(state, state.pending)
 
@@ -152,14 +154,14 @@ def test_compare_decisions_finds_where_two_bots_differ() -> None:
     assert asked["sirop_bet"] > 10 and differ["sirop_bet"] >= 0.8 * asked["sirop_bet"]
 
 
-def grelottine_decision(scores: list[int]) -> tuple[GameState, object]:
+def grelottine_decision(scores: list[int]) -> tuple[GameState, Decision]:
     """v004, 2 seats: seat 0 throws a Néant (1, 3, 6); seat 1 holds a Grelottine and must decide."""
     dice = InjectedDice([1, 1, 3, 6])  # the first player's die (seat 0), then the Néant
     state = GameState(load_ruleset("v004"), 2, dice=dice,
                       setup={"scores": scores, "items": [{}, {"grelottine": 1}]})
     state.apply_action(Roll())
     decision = state.pending
-    assert decision.kind == "grelottine" and decision.seat == 1
+    assert decision is not None and decision.kind == "grelottine" and decision.seat == 1
     return state, decision
 
 
@@ -186,7 +188,7 @@ def test_rollouts_of_one_action_with_one_key_meet_the_same_luck() -> None:
     probe = script_module("probe_rollouts")
     state, decision = grelottine_decision([100, 100])
     copy = state.clone(dice=None)
-    assert copy.snapshot() == state.snapshot() and copy.pending.kind == "grelottine"
+    assert copy.snapshot() == state.snapshot() and copy.pending is not None and copy.pending.kind == "grelottine"
     outcomes = [[probe.rollout(state, action, "bold", key) for key in range(12)]
                 for action in (Pass(), Pass())]
     assert outcomes[0] == outcomes[1] and 0 < sum(outcomes[0]) < 12  # the same luck, not a fixed result
@@ -206,7 +208,8 @@ def test_rollout_candidates_keep_three_stakes_per_grelottine_combination() -> No
 def test_rollout_figures_find_a_better_alternative_and_nothing_where_there_is_none() -> None:
     probe = script_module("probe_rollouts")
     better = {"kind": "sirop", "chosen": "Pass()", "outcomes": {"Pass()": [0] * 8, "Sirop()": [1] * 8}}
-    level = {"kind": "boucliette", "chosen": "Pass()", "outcomes": {"Pass()": [1, 0] * 4, "UseBoucliette()": [1, 0] * 4}}
+    level = {"kind": "boucliette", "chosen": "Pass()",
+             "outcomes": {"Pass()": [1, 0] * 4, "UseBoucliette()": [1, 0] * 4}}
     fixed = probe.fixed_alternatives([better, level])
     assert fixed[("sirop", "Pass", "Sirop")][:2] == (1, 1.0)
     assert fixed[("boucliette", "Pass", "UseBoucliette")][:2] == (1, 0.0)
@@ -236,7 +239,8 @@ def test_hedger_differs_from_bold_only_on_bird_bets_and_never_names_the_throwers
             action = bold.act(state, decision)
             if decision.kind == "sirop_bet" and isinstance(action, BirdBet):
                 thrower_face = max(set(state.table.dice), key=state.table.dice.count)
-                assert action.face == thrower_face and hedger.act(state, decision).face != thrower_face
+                hedged = hedger.act(state, decision)
+                assert action.face == thrower_face and isinstance(hedged, BirdBet) and hedged.face != thrower_face
                 seen += 1
             state.apply_action(action)
     assert seen > 20

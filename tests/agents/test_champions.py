@@ -29,6 +29,7 @@ TABLES = [("classic", 2), ("classic", 3), ("classic", 4), ("classic", 6),
 def play_whole_game(bots: list, ruleset: str, seed: int, max_turns: int = 400) -> GameState:
     state = GameState(load_ruleset(ruleset), len(bots), dice=SeededDice(seed))
     while (decision := state.pending) is not None and state.turn_number <= max_turns:
+        assert decision.seat is not None  # seeded dice: no chance moment
         action = bots[decision.seat].act(state, decision)
         assert decision.allows(action), f"{action} is not legal at {decision}"
         state.apply_action(action)
@@ -133,8 +134,10 @@ def test_published_champion_loads_and_plays(tmp_path: Path) -> None:
     # A checkpoint publishes too (the run's model.json beside it), with its own step count.
     checkpoint = sorted((tmp_path / "run" / "checkpoints").glob("step_*"))[0]
     shutil.copy(tmp_path / "run" / "model.json", checkpoint / "model.json")
-    published = subprocess.run([*train, "--publish", str(checkpoint / "model.zip"), "--champions", str(tmp_path / "early")],
+    published = subprocess.run([*train, "--publish", str(checkpoint / "model.zip"),
+                                "--champions", str(tmp_path / "early")],
                                cwd=ROOT, capture_output=True, text=True, timeout=300)
     assert published.returncode == 0, published.stderr
     meta = json.loads(champion_path("complete", 3, tmp_path / "early").with_suffix(".json").read_text())
-    assert meta["steps"] == int(checkpoint.name[5:]) < json.loads((tmp_path / "run" / "report.json").read_text())["steps"]
+    report = json.loads((tmp_path / "run" / "report.json").read_text())
+    assert meta["steps"] == int(checkpoint.name[5:]) < report["steps"]

@@ -14,6 +14,7 @@ import numpy as np
 import pytest
 import torch
 import yaml
+from ray.rllib.core.columns import Columns
 
 from agents.model_bot import ModelBot
 from agents.rllib_training import (
@@ -28,7 +29,6 @@ from agents.rllib_training import (
 from agents.training import ConfigError, TrainConfig, load_config
 from cdc_env.actions import IllegalActionError
 from cdc_env.rules import load_ruleset
-from ray.rllib.core.columns import Columns
 
 ROOT = Path(__file__).resolve().parents[2]
 
@@ -44,7 +44,8 @@ def table_observations(count: int, seed: int) -> dict[str, np.ndarray]:
     """Observations and masks of real decisions, from games of random legal play."""
     env = TableEnv({"players": 2, "opponents": ["simple"]})
     rng = np.random.default_rng(seed)
-    observed, masks = [], []
+    observed: list[np.ndarray] = []
+    masks: list[np.ndarray] = []
     observations, _ = env.reset(seed=seed)
     while len(observed) < count:
         (agent, observation), = observations.items()
@@ -70,10 +71,11 @@ def test_masked_module_never_samples_an_illegal_action() -> None:
         unmasked = rl_module.pi(inputs[Columns.OBS]["observation"])
     assert (~masks.gather(1, unmasked.argmax(dim=1, keepdim=True))).any(), "the test must be able to fail"
     distribution = rl_module.get_exploration_action_dist_cls().from_logits(logits)
-    samples = torch.stack([distribution.sample() for _ in range(200)], dim=1)  # 80,000 draws
+    samples = torch.stack([torch.as_tensor(distribution.sample()) for _ in range(200)], dim=1)  # 80,000 draws
     assert masks.gather(1, samples).all()
     greedy = rl_module.get_inference_action_dist_cls().from_logits(
         rl_module.forward_inference(inputs)[Columns.ACTION_DIST_INPUTS]).to_deterministic().sample()
+    assert isinstance(greedy, torch.Tensor)  # RLlib types it as any framework's tensor
     assert masks.gather(1, greedy.unsqueeze(1)).all()
 
 
@@ -82,6 +84,7 @@ def test_table_env_refuses_an_illegal_action_and_changes_nothing() -> None:
     observations, _ = env.reset(seed=3)
     (agent, observation), = observations.items()
     illegal = int(np.flatnonzero(observation["action_mask"] == 0)[0])
+    assert env.game.state is not None
     before = json.dumps(env.game.state.to_json(), sort_keys=True)
     with pytest.raises(IllegalActionError, match="illegal action index"):
         env.step({agent: illegal})
@@ -218,7 +221,8 @@ def test_a_snapshot_reaches_the_env_runners_that_play_it() -> None:
 
     config = TrainConfig.model_validate({
         "run_name": "sync", "trainer": "rllib", "players": 2, "max_turns": 60, "opponents": ["simple"],
-        "league": {"max_snapshots": 1, "self_play_fraction": 0.5}, "ppo": {"batch_size": 64, "n_epochs": 1, "net_arch": [16]},
+        "league": {"max_snapshots": 1, "self_play_fraction": 0.5},
+        "ppo": {"batch_size": 64, "n_epochs": 1, "net_arch": [16]},
         "rllib": {"env_runners": 1, "envs_per_env_runner": 1, "train_batch_size": 100, "cpus": 2}})
     start_ray(None, 2)
     algo = algorithm_config(config, load_ruleset("classic")).build_algo()
@@ -226,8 +230,10 @@ def test_a_snapshot_reaches_the_env_runners_that_play_it() -> None:
         algo.train()
 
         def on_runner(module_id: str) -> dict:
-            return algo.env_runner_group.foreach_env_runner(lambda r: r.module[module_id].get_state(),
-                                                            local_env_runner=False)[0]
+            assert algo.env_runner_group is not None
+            return algo.env_runner_group.foreach_env_runner(
+                lambda r: r.module[module_id].get_state(),  # type: ignore[attr-defined]  # RLlib's EnvRunner base lacks it
+                local_env_runner=False)[0]
 
         learner = on_runner(MAIN)
         assert any(not np.array_equal(learner[k], on_runner(past(0))[k]) for k in learner)

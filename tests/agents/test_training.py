@@ -86,7 +86,9 @@ def test_corrupt_checkpoint_is_reported_and_not_loaded(tmp_path: Path) -> None:
     newest = tmp_path / "run" / "checkpoints" / "step_0000000256" / "model.zip"
     newest.write_bytes(b"not a model")
     reports: list[str] = []
-    path, state = latest_checkpoint(tmp_path / "run" / "checkpoints", report=reports.append)
+    found = latest_checkpoint(tmp_path / "run" / "checkpoints", report=reports.append)
+    assert found is not None
+    path, state = found
     assert path.name == "step_0000000128" and state["steps"] == 128
     assert "corrupt" in reports[0] and "step_0000000256" in reports[0]
     resumed = train("--config", str(config), "--resume", "--timesteps", "256", "--eval-games", "0")
@@ -104,6 +106,7 @@ def test_saved_model_plays_legal_actions_as_a_bot(tmp_path: Path) -> None:
         bots = [make_bot(model, seed=seed), make_bot("simple", seed=seed)]
         while not state.is_over and state.turn_number < 200:
             decision = state.pending
+            assert decision is not None and decision.seat is not None  # not over; seeded dice
             action = bots[decision.seat].act(state, decision)
             assert decision.allows(action)
             state.apply_action(action)
@@ -147,8 +150,8 @@ def test_imitation_label_smoothing_keeps_the_teachers_alternatives_alive() -> No
     import numpy as np
     from sb3_contrib import MaskablePPO
 
-    from agents.training import clone_teacher, teacher_samples
     from agents.single import CulDeChouetteEnv
+    from agents.training import clone_teacher, teacher_samples
 
     rules = load_ruleset("classic")
     env = CulDeChouetteEnv(rules, 2, opponents="bold")
@@ -166,6 +169,7 @@ def test_imitation_label_smoothing_keeps_the_teachers_alternatives_alive() -> No
         with torch.no_grad():
             distribution = model.policy.get_distribution(
                 torch.as_tensor(samples["observations"][binary]), action_masks=samples["masks"][binary])
+            assert isinstance(distribution.distribution, torch.distributions.Categorical)  # one discrete action
             probabilities = distribution.distribution.probs.numpy()
         teacher = probabilities[np.arange(len(probabilities)), samples["actions"][binary]]
         return 1 - teacher
@@ -242,7 +246,9 @@ def test_a_lost_league_snapshot_is_reported_once_and_dropped(tmp_path: Path) -> 
     resumed = train("--config", str(config), "--resume", "--timesteps", "512", "--eval-games", "0")
     assert resumed.returncode == 0, resumed.stderr
     assert resumed.stdout.count("a league snapshot is lost and dropped") == 1
-    _, state = latest_checkpoint(run / "checkpoints")
+    found = latest_checkpoint(run / "checkpoints")
+    assert found is not None
+    _, state = found
     assert state["steps"] == 512
     assert str(lost) not in state["snapshots"] and len(state["snapshots"]) == 3
 

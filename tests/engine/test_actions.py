@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import pytest
+from conftest import PASS, ROLL, new_game, play, score_events
 
 from cdc_env.actions import (
     BetOnSuccess,
@@ -20,7 +21,6 @@ from cdc_env.actions import (
 from cdc_env.dice import InjectedDice
 from cdc_env.game import GameState
 from cdc_env.rules import load_ruleset
-from conftest import PASS, ROLL, new_game, play, score_events
 
 # ------------------------------------------------------------------ first player
 
@@ -29,11 +29,13 @@ def test_lowest_die_starts_and_tied_lowest_roll_again() -> None:
     # Rolls 2, 2, 5 → seats 0 and 1 roll again: 4, 3 → seat 1 starts.
     state = GameState(load_ruleset("classic"), 3, dice=InjectedDice([2, 2, 5, 4, 3]))
     assert state.first_player == 1
+    assert state.pending is not None
     assert state.pending.kind == "turn_start" and state.pending.seat == 1
 
 
 def test_v004_first_player_is_random() -> None:
     state = GameState(load_ruleset("v004"), 4)
+    assert state.pending is not None
     assert state.pending.is_chance and state.pending.sides == 4
     state.apply_action(Dice((3,)))
     assert state.first_player == 2
@@ -45,6 +47,7 @@ def test_v004_first_player_is_random() -> None:
 def test_chouette_kept_scores_its_square() -> None:
     state = new_game("classic", 2, dice=[5, 5, 2])
     play(state, ROLL, PASS)
+    assert state.pending is not None
     assert state.pending.kind == "sirop"
     play(state, PASS)
     assert state.scores == [25, 0]
@@ -79,6 +82,7 @@ def test_sirop_after_chouette_velute_dice_is_not_scored_again_in_classic() -> No
     state = new_game("classic", 2, dice=[3, 3, 1, 6])
     play(state, ROLL, PASS, Sirop(), PASS)
     assert state.scores == [-9, 0]
+    assert state.pending is not None
     assert state.pending.kind == "turn_start"
 
 
@@ -119,12 +123,14 @@ def test_bought_soufflette_does_nothing() -> None:
     state = new_game("classic", 2, dice=[1, 2, 4])
     play(state, ROLL, BuyCul())
     assert state.scores == [0, -30]
+    assert state.pending is not None
     assert state.pending.kind == "turn_start" and state.pending.seat == 1
 
 
 def test_buyer_sirops_their_chouette() -> None:
     state = new_game("classic", 2, dice=[2, 5, 2])
     play(state, ROLL, BuyCul())
+    assert state.pending is not None
     assert state.pending.kind == "sirop" and state.pending.seat == 1
 
 
@@ -135,6 +141,7 @@ def soufflette_game(target_dice: list[int]):
     state = new_game("classic", 3, dice=[4, 1, 2, *target_dice])
     state.scores[:] = [100, 100, 100]
     play(state, ROLL, PASS, PASS)
+    assert state.pending is not None
     assert state.pending.kind == "soufflette"
     return state
 
@@ -179,6 +186,7 @@ def neant_game(players: int = 3, dice_after: list[int] | None = None, scores=Non
     for seat in range(1, players):
         state.items[seat]["grelottine"] = 1
     play(state, ROLL)
+    assert state.pending is not None
     while state.pending.kind == "buy_cul":  # v004 has no Achat de dé
         play(state, PASS)
     return state
@@ -189,6 +197,7 @@ def test_neant_gives_a_grelottine_only_once() -> None:
     play(state, ROLL, PASS)
     assert state.items[0]["grelottine"] == 1
     play(state, ROLL, PASS)  # seat 1: 2,6,3 Néant; seat 0 may challenge
+    assert state.pending is not None
     assert state.pending.kind == "grelottine" and state.pending.seat == 0
     play(state, PASS)
     play(state, ROLL, PASS)  # seat 0 again: Néant; seat 1 now challenges or passes
@@ -353,6 +362,7 @@ def test_v004_civet_stake_stops_below_102() -> None:
 
 def test_no_civet_without_holding_one() -> None:
     state = new_game("classic", 2, dice=[1, 1, 1])
+    assert state.pending is not None
     assert state.pending.options == (Roll(),) and state.pending.staked is None
 
 

@@ -9,6 +9,7 @@ import sys
 from collections import Counter
 
 import pytest
+from conftest import PASS, ROLL, new_game, play, ruleset, score_events
 
 from cdc_env.actions import (
     BeauSirop,
@@ -24,7 +25,6 @@ from cdc_env.actions import (
 )
 from cdc_env.combinations import classify
 from cdc_env.rules import load_ruleset
-from conftest import PASS, ROLL, new_game, play, ruleset, score_events
 
 PAS_MOU, GRELOTTE = "pas_mou_le_caillou", "grelotte_ca_picote"
 ALL_ROLLS = list(itertools.product(range(1, 7), repeat=3))
@@ -46,7 +46,7 @@ def after_roll(dice: list[int], players: int = 3, rules="complete", scores=None,
 
 def test_every_roll_is_classified_and_order_never_matters() -> None:
     rules = load_ruleset("complete")
-    names = Counter()
+    names: Counter[str] = Counter()
     for dice in ALL_ROLLS:
         combination = classify(dice, rules)
         names[combination.name] += 1
@@ -308,6 +308,7 @@ def test_neant_souffle_is_no_neant_nothing_follows_it() -> None:
     state = new_game("complete", 2, dice=[1, 4, 6], items=[{}, {"grelottine": 1}], scores=[100, 100])
     play(state, ROLL, PASS, PASS, PASS)
     assert grelottines(state) == [0, 1]
+    assert state.pending is not None
     assert state.pending.kind == "turn_start" and state.pending.seat == 1
 
 

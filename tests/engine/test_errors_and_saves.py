@@ -6,6 +6,7 @@ import json
 from pathlib import Path
 
 import pytest
+from conftest import ROLL, new_game, play
 
 from agents.simple import SimpleBot
 from cdc_env.actions import BirdBet, BuyCul, IllegalActionError, Pass, Roll, Shout, action_from_json
@@ -13,7 +14,6 @@ from cdc_env.dice import SeededDice
 from cdc_env.game import GameLoadError, GameState
 from cdc_env.play import play_game
 from cdc_env.rules import RulesetError, load_ruleset
-from conftest import ROLL, new_game, play
 
 # ------------------------------------------------------------------ illegal decisions
 
@@ -116,6 +116,7 @@ def test_a_copied_ruleset_with_changed_numbers_is_played(tmp_path: Path) -> None
     state = GameState(rules, 2, dice=None)
     from cdc_env.actions import Dice
     for values in [(1,), (6,), (3, 3)]:
+        assert state.pending is not None
         if state.pending.is_chance:
             state.apply_action(Dice(values))
         else:
@@ -137,16 +138,19 @@ def test_save_and_load_mid_game_gives_an_equal_state_that_goes_on_identically() 
     state = GameState(rules, 3, dice=SeededDice(11))
     players = bots(3)
     for _ in range(60):
+        assert state.pending is not None and state.pending.seat is not None  # seeded dice: no chance moment
         state.apply_action(players[state.pending.seat].act(state, state.pending))
     saved = json.loads(json.dumps(state.to_json()))
     loaded = GameState.from_json(saved)
     assert loaded == state
     players_again = bots(3)
-    for bot, twin in zip(players, players_again):
+    for bot, twin in zip(players, players_again, strict=True):
         twin.rng.setstate(bot.rng.getstate())
     while not state.is_over:
         decision = state.pending
+        assert decision is not None and decision.seat is not None  # not over; seeded dice
         action = players[decision.seat].act(state, decision)
+        assert loaded.pending is not None
         assert players_again[decision.seat].act(loaded, loaded.pending) == action
         state.apply_action(action)
         loaded.apply_action(action)

@@ -54,6 +54,7 @@ def run(name: str, players: int, seed: int, random_rate: float, check_each_step=
     state = GameState(rules, players, dice=SeededDice(seed))
     bots = [MixedBot(f"{seed}:{seat}", random_rate) for seat in range(players)]
     while not state.is_over and state.turn_number <= MAX_TURNS:
+        assert state.pending is not None and state.pending.seat is not None  # seeded dice: no chance moment
         state.apply_action(bots[state.pending.seat].act(state, state.pending))
         if check_each_step:
             check_each_step(state)
@@ -71,9 +72,10 @@ PROPERTY_SETTINGS = settings(max_examples=40, deadline=None,
 
 @PROPERTY_SETTINGS
 @given(games)
-def test_every_game_ends_with_scores_equal_to_their_events(game) -> None:
+def test_every_game_ends_with_scores_equal_to_their_events(game: tuple[str, int, int, float]) -> None:
     state = run(*game, check_each_step=one_of_each_item)
     assert state.is_over, f"no winner after {MAX_TURNS} turns: {state.scores}"
+    assert state.winner is not None
     totals = [0] * state.players
     for event in state.log:
         if event["type"] == "score":

@@ -2,8 +2,9 @@
 
 from __future__ import annotations
 
-from cdc_env.actions import Shout
 from conftest import PASS, ROLL, new_game, play, ruleset, score_events
+
+from cdc_env.actions import Shout
 
 PAS_MOU = "pas_mou_le_caillou"
 GRELOTTE = "grelotte_ca_picote"
@@ -16,6 +17,7 @@ def chouette_velute_game(players: int = 3, extra_dice: list[int] | None = None, 
     play(state, ROLL)
     if state.rules.dice_buying.enabled:
         play(state, *[PASS] * (players - 1))
+    assert state.pending is not None
     assert state.pending.kind == "race" and state.pending.reason == "chouette_velute"
     return state
 
@@ -108,6 +110,7 @@ def test_chouette_velute_won_by_the_thrower_can_win_the_game() -> None:
 def suite_game(players: int = 3, dice=(2, 3, 4), extra: list[int] | None = None, rules="classic"):
     state = new_game(rules, players, dice=[*dice, *(extra or [])])
     play(state, ROLL, *[PASS] * (players - 1))
+    assert state.pending is not None
     assert state.pending.reason == "suite"
     return state
 

@@ -6,6 +6,8 @@ from __future__ import annotations
 import random
 
 import pytest
+from conftest import PASS, ROLL, new_game, play, ruleset, score_events
+from test_log_digest import random_game
 
 from cdc_env.actions import (
     BetSum,
@@ -21,8 +23,6 @@ from cdc_env.dice import SeededDice
 from cdc_env.game import GameState
 from cdc_env.play import EVENT_LINES, describe_event
 from cdc_env.rules import load_ruleset
-from conftest import PASS, ROLL, new_game, play, ruleset, score_events
-from test_log_digest import random_game
 
 PAS_MOU, GRELOTTE = "pas_mou_le_caillou", "grelotte_ca_picote"
 
@@ -38,6 +38,7 @@ def test_300_random_v004_games_never_offer_to_buy_the_cul() -> None:
         chooser = random.Random(seed)
         while not state.is_over and state.turn_number <= 12:
             legal = state.legal_actions()
+            assert state.pending is not None
             assert state.pending.kind != "buy_cul" and BuyCul() not in legal
             choice = chooser.choice(legal)
             if isinstance(choice, Shout):
@@ -52,6 +53,7 @@ def civet_from_330(rules: str) -> GameState:
     # sirop): 331 from one's own dice, then the Civet's 50.
     state = new_game(rules, 2, dice=[1, 1, 5], scores=[330, 0], items=[{"civet": 1}, {}])
     play(state, DeclareCivet("chouette", 50))
+    assert state.pending is not None
     while state.pending.kind != "sirop":
         play(state, PASS)  # V: the other bets on the Civet or not; C: the cul is not bought
     play(state, PASS)
@@ -75,6 +77,7 @@ def grelottine_on_own_turn(rules: str) -> GameState:
     state = new_game(rules, 2, dice=[1, 3, 6, 2, 2, 5], scores=[330, 300],
                      items=[{}, {"grelottine": 1}])
     play(state, ROLL)
+    assert state.pending is not None
     while state.pending.kind != "grelottine":
         play(state, PASS)
     play(state, ChallengeGrelottine("chouette", 99), PASS, ROLL)  # seat 0 keeps its Boucliette
@@ -105,23 +108,26 @@ def test_v004_still_caps_gains_off_ones_own_turn() -> None:
 
 def test_the_civet_stake_is_bounded_by_the_holders_score() -> None:
     state = new_game("classic", 2, scores=[40, 0], items=[{"civet": 1}, {}])
+    assert state.pending is not None
     assert {stakes.stop - 1 for _, stakes in state.pending.stakes} == {40}
     with pytest.raises(IllegalActionError):
         state.apply_action(DeclareCivet("velute", 41))
     assert state.items[0]["civet"] == 1 and state.pending.kind == "turn_start"
     play(state, DeclareCivet("velute", 40))
-    assert state.table.civet["stake"] == 40
+    assert state.table.civet is not None and state.table.civet["stake"] == 40
 
 
 @pytest.mark.parametrize("rules", ["classic", "v004", "complete"])
 def test_a_player_with_no_points_has_no_civet_to_bet(rules: str) -> None:
     state = new_game(rules, 2, scores=[0, 0], items=[{"civet": 1}, {}])
+    assert state.pending is not None
     assert state.pending.staked is None and state.legal_actions() == [ROLL]
 
 
 def test_without_the_parameter_the_stake_goes_to_the_maximum_whatever_the_score() -> None:
     state = new_game(ruleset("classic", civet={"stake_within_score": False}), 2,
                      scores=[0, 0], items=[{"civet": 1}, {}])
+    assert state.pending is not None
     assert {stakes.stop - 1 for _, stakes in state.pending.stakes} == {102}
 
 
@@ -142,6 +148,7 @@ def test_a_race_phrase_outside_a_race_is_a_bevue_and_the_decision_stays() -> Non
 def test_a_false_shout_may_come_from_the_seat_whose_decision_is_pending() -> None:
     state = new_game("classic", 2, dice=[2, 5, 3])
     state.apply_action(Shout(PAS_MOU, 10.0), seat=0)
+    assert state.pending is not None
     assert state.scores == [-10, 0] and state.pending.kind == "turn_start"
 
 
@@ -150,13 +157,14 @@ def test_at_a_claim_moment_the_claim_is_the_claimants_answer_a_race_phrase_a_bev
     state = new_game("complete", 2, dice=[6, 5, 2])
     play(state, ROLL, PASS)  # nobody buys the cul
     claim = state.pending
-    assert claim.kind == "claim" and claim.seat == 0
+    assert claim is not None and claim.kind == "claim" and claim.seat == 0
     state.apply_action(Shout(GRELOTTE, 300.0), seat=0)
     assert state.scores == [-10, 0] and state.pending == claim
     with pytest.raises(IllegalActionError, match="fits no moment"):  # not the other's claim
         state.apply_action(Shout("a_kadoc", 200.0), seat=1)
     assert state.scores == [-10, 0] and state.pending == claim
     state.apply_action(Shout("a_kadoc", 900.0), seat=0)
+    assert state.pending is not None
     assert state.items[0]["flan"] == 1 and state.pending.kind == "turn_start"
 
 
@@ -190,6 +198,7 @@ def test_without_bevues_a_false_shout_costs_nothing() -> None:
 def test_during_a_race_a_seat_shouts_at_its_own_race_decision_only() -> None:
     state = new_game("classic", 3, dice=[1, 1, 2])
     play(state, ROLL, PASS, PASS)
+    assert state.pending is not None
     assert state.pending.kind == "race" and state.pending.seat == 0
     with pytest.raises(IllegalActionError, match="out of turn"):
         state.apply_action(Shout(PAS_MOU, 100.0), seat=1)
@@ -217,6 +226,7 @@ def test_a_sirop_that_makes_an_artichette_applies_its_rule() -> None:
     # 4,4 siroted into 3: the sirop fails (-16), then 4,4,3 is an Artichette: the thrower's
     # "Raitournelle !" first wins the Chouette of 4 (16).
     state = sirop([4, 4, 1, 3])
+    assert state.pending is not None
     assert state.pending.kind == "race" and state.pending.reason == "artichette"
     play(state, Shout("raitournelle", 300), PASS, PASS)
     assert [e["reason"] for e in score_events(state)] == ["sirop_failure", "raitournelle"]
@@ -227,6 +237,7 @@ def test_a_sirop_that_makes_a_bleu_rouge_applies_its_rule() -> None:
     # 3,3 siroted into 4: the sirop fails (-9), then 3,3,4 is a Bleu-Rouge: the Chouette of 3
     # (9) and the relaunch. Seat 1 bets the sum 9 and the relaunch 1,3,5 makes it: 36 + 2×9.
     state = sirop([3, 3, 1, 4, 1, 3, 5])
+    assert state.pending is not None
     assert state.pending.kind == "bleu_rouge_bet"
     play(state, BetSum(10), BetSum(9), BetSum(11))
     assert state.scores == [-9 + 9, 54, 0]
@@ -245,6 +256,7 @@ def test_after_a_velutee_reroll_the_table_names_whose_combination_it_is() -> Non
     play(state, Shout(GRELOTTE, 300), Shout(GRELOTTE, 500), Shout(GRELOTTE, 900))
     assert state.table.thrower == 0
     play(state, PASS, Shout("velutee", 200), PASS)
+    assert state.pending is not None
     assert state.pending.kind == "sirop" and state.pending.seat == 1
     assert state.table.thrower == 1 and state.turn_seat == 0
 

@@ -3,15 +3,14 @@ roll, and the rank and grade at the end."""
 
 from __future__ import annotations
 
-
 import pytest
+from conftest import PASS, ROLL, play, score_events
 
 from cdc_env.actions import BirdBet, DeclareCivet, Dice, Roll, Shout, Sirop, UseGrelottine
 from cdc_env.dice import InjectedDice
 from cdc_env.game import GameError, GameState
 from cdc_env.rules import load_ruleset
 from cdc_env.solo_optimum import grade, rank_of, solo_result
-from conftest import PASS, ROLL, play, score_events
 
 PAS_MOU, GRELOTTE = "pas_mou_le_caillou", "grelotte_ca_picote"
 
@@ -25,6 +24,7 @@ def test_one_player_only() -> None:
     with pytest.raises(GameError, match="1–1 players, not 2"):
         GameState(load_ruleset("solo"), 2)
     state = solo([])
+    assert state.pending is not None
     assert state.first_player == 0 and state.pending.kind == "turn_start"
 
 
@@ -35,6 +35,7 @@ def test_chouette_velute_in_time_scores() -> None:
     state = solo([1, 1, 2])
     play(state, ROLL)
     # Two buttons: the right one and the wrong one (no "Sans fin" alone).
+    assert state.pending is not None
     assert state.pending.options == (PASS, Shout(PAS_MOU), Shout(GRELOTTE))
     play(state, Shout(PAS_MOU, 1999))
     assert state.scores == [8]
@@ -73,6 +74,7 @@ def test_one_two_three_scores_the_velute_and_asks_for_the_suite() -> None:
 def test_self_bet_on_the_sirop_die(bet: int, die: int, score: int) -> None:
     state = solo([2, 2, 5, die])
     play(state, ROLL, Sirop())
+    assert state.pending is not None
     assert state.pending.kind == "sirop_bet" and state.pending.seat == 0
     play(state, BirdBet(bet))
     assert state.scores == [score]
@@ -85,6 +87,7 @@ def test_grelottine_before_a_roll_draws_the_combination_and_stakes_the_maximum()
     # Score 100: the game draws the 5th combination, Chouette (33 %): stake 33. The roll
     # 5,5,2 is a Chouette (kept: 25) and makes it: 100 + 25 + 33.
     state = GameState(load_ruleset("solo"), 1, setup={"scores": [100], "items": [{"grelottine": 1}]})
+    assert state.pending is not None
     assert UseGrelottine() in state.pending.options
     play(state, UseGrelottine())
     assert state.pending.is_chance and state.pending.sides == 5
@@ -104,14 +107,16 @@ def test_grelottine_failed_loses_the_stake() -> None:
 
 def test_grelottine_needs_a_stake_on_every_combination() -> None:
     # 8 % of 12 is 0: not usable; of 13, 1.
-    assert UseGrelottine() not in solo([], score=12, items={"grelottine": 1}).pending.options
-    assert UseGrelottine() in solo([], score=13, items={"grelottine": 1}).pending.options
+    for score, usable in ((12, False), (13, True)):
+        pending = solo([], score=score, items={"grelottine": 1}).pending
+        assert pending is not None and (UseGrelottine() in pending.options) == usable
 
 
 def test_a_neant_gives_a_grelottine_and_nobody_challenges() -> None:
     state = solo([1, 3, 6])
     play(state, ROLL)
     assert state.items[0]["grelottine"] == 1
+    assert state.pending is not None
     assert state.pending.kind == "turn_start" and UseGrelottine() not in state.pending.options  # score 0
 
 
@@ -124,6 +129,7 @@ def test_civet_before_a_roll() -> None:
 def test_one_bet_per_roll() -> None:
     state = solo([1, 2, 4, 6], score=200, items={"grelottine": 1, "civet": 1})
     play(state, UseGrelottine())
+    assert state.pending is not None
     assert state.pending.kind == "challenge_roll" and state.pending.staked is None
 
 

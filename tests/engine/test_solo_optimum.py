@@ -6,13 +6,13 @@ import itertools
 from fractions import Fraction
 
 import pytest
+from conftest import ruleset
 
 from cdc_env.actions import DeclareCivet, Roll, UseGrelottine
 from cdc_env.dice import InjectedDice, SeededDice
 from cdc_env.game import GameState
 from cdc_env.rules import Ruleset
 from cdc_env.solo_optimum import SoloOptimum, expected_turns, optimal_action, solo_optimum
-from conftest import ruleset
 
 NOTHING = [0] * 6
 
@@ -86,6 +86,7 @@ def one_turn_in_the_engine(rules: Ruleset, score: int, items: dict[str, int],
                                                        bool(holding["grelottine"]))
                 break
             decision = state.pending
+            assert decision is not None  # not over: checked above
             if decision.is_chance:  # the given dice ran out: follow every outcome
                 for outcome in itertools.product(range(1, decision.sides + 1), repeat=decision.count):
                     paths.append((path + outcome, prob / decision.sides ** decision.count))
@@ -123,5 +124,6 @@ def test_the_optimum_plays_whole_games() -> None:
     for seed in range(2):
         state = GameState(rules, 1, dice=SeededDice(seed))
         while not state.is_over:
+            assert state.pending is not None
             state.apply_action(optimal_action(state, state.pending))
         assert 1 <= state.turn_number < 100

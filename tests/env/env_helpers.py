@@ -50,9 +50,11 @@ def random_decisions(table: raw_env, steps: int, seed: int,
             games += 1
             table.reset(seed=seed + games)
             continue
+        assert table.state is not None and table.state.pending is not None
         decision = table.state.pending
+        assert decision.seat is not None  # the table's seeded dice answer chance moments
         yield decision
         legal = np.flatnonzero(table.codec.mask(decision, decision.seat))
         if decision.kind in passes and decision.allows(Pass()):
-            legal = [table.codec.blocks["pass"].start]
+            legal = np.array([table.codec.blocks["pass"].start])
         table.step(int(rng.choice(legal)))

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import random
 import warnings
+from typing import Any
 
 import numpy as np
 import pytest
@@ -12,11 +13,12 @@ with warnings.catch_warnings():  # pettingzoo.test imports its classic games the
     warnings.simplefilter("ignore", DeprecationWarning)
     from pettingzoo.test import api_test, seed_test
 
-from cdc_env.actions import Pass, IllegalActionError, Shout
+from env_helpers import RULESETS, players_for, random_decisions
+
+from cdc_env.actions import IllegalActionError, Pass, Shout
 from cdc_env.env import ScoreShaping, env, raw_env
 from cdc_env.game import RACE_PHRASES
 from cdc_env.reaction import reaction_model
-from env_helpers import RULESETS, players_for, random_decisions
 
 # PettingZoo's api_test warns that a dict observation is not an array, as it does for its own
 # classic games (their observation is the same {"observation", "action_mask"} dict).
@@ -64,7 +66,7 @@ def test_the_winner_gets_plus_one_and_the_others_minus_one() -> None:
     table = raw_env("basic", 3, max_turns=1000)
     totals = play_out(table, seed=4)
     state = table.state
-    assert state.winner is not None and state.scores[state.winner] >= 343
+    assert state is not None and state.winner is not None and state.scores[state.winner] >= 343
     assert totals == {agent: (1.0 if agent == f"seat_{state.winner}" else -1.0) for agent in totals}
     assert table.agents == []
 
@@ -72,6 +74,7 @@ def test_the_winner_gets_plus_one_and_the_others_minus_one() -> None:
 def test_shaping_adds_the_score_difference() -> None:
     table = raw_env("basic", 3, max_turns=1000, shaping=0.5)
     totals = play_out(table, seed=4)
+    assert table.state is not None
     scores = table.state.scores
     for seat, agent in enumerate(table.possible_agents):
         others = (sum(scores) - scores[seat]) / 2
@@ -82,6 +85,7 @@ def test_shaping_adds_the_score_difference() -> None:
 def test_turn_penalty_counts_the_turns_played() -> None:
     table = raw_env("basic", 2, max_turns=1000, reward="turns")
     totals = play_out(table, seed=8)
+    assert table.state is not None
     assert all(total == -table.state.turn_number for total in totals.values())
 
 
@@ -106,6 +110,7 @@ def test_a_custom_reward_object() -> None:
 def test_truncation_after_max_turns() -> None:
     table = raw_env("classic", 3, max_turns=4)
     totals = play_out(table, seed=1)
+    assert table.state is not None
     assert table.state.winner is None
     assert table.state.turn_number == 5  # the fifth turn was about to start
     # A game cut short is decided by the scores: the single leader +1, the others -1.
@@ -144,7 +149,7 @@ def test_illegal_actions_raise_and_change_nothing() -> None:
     assert raw.state.to_json() == before
 
 
-def race_table(ruleset: str = "basic", **kwargs: object) -> raw_env:
+def race_table(ruleset: str = "basic", **kwargs: Any) -> raw_env:
     """A table where the agent to act is in a race."""
     for seed in range(200):
         table = raw_env(ruleset, 2, **kwargs)
@@ -156,24 +161,30 @@ def race_table(ruleset: str = "basic", **kwargs: object) -> raw_env:
 
 def test_a_front_end_gives_the_onset_of_a_shout() -> None:
     table = race_table()
+    assert table.state is not None and table.state.pending is not None
     decision = table.state.pending
+    assert decision.seat is not None  # a race decision is a seat's
     phrase = RACE_PHRASES[decision.reason]
     index = table.codec.encode(Shout(phrase), decision, decision.seat)
     table.step(index, onset_ms=123.5)
     finish_race(table)
+    assert table.state is not None
     shout = next(e for e in table.state.log if e["type"] == "shout" and e["seat"] == decision.seat)
     assert shout["onset_ms"] == 123.5
     # The same through act(), with an engine action.
     table = race_table()
+    assert table.state is not None and table.state.pending is not None
     decision = table.state.pending
     table.act(Shout(RACE_PHRASES[decision.reason], 42.0))
     finish_race(table)
+    assert table.state is not None
     shout = next(e for e in table.state.log if e["type"] == "shout" and e["seat"] == decision.seat)
     assert shout["onset_ms"] == 42.0
 
 
 def finish_race(table: raw_env) -> None:
     """The other seats stay silent: shouts are logged once every seat has decided."""
+    assert table.state is not None and table.state.pending is not None
     while table.state.pending is not None and table.state.pending.kind == "race":
         table.act(Pass())
 
@@ -183,6 +194,7 @@ def test_bots_shout_with_their_seats_reaction_model() -> None:
     table = raw_env("basic", 2, reaction=["expert", "slow"], max_turns=1000)
     for seed in range(6):
         play_out(table, seed)
+        assert table.state is not None
         for event in table.state.log:
             if event["type"] == "shout":
                 onsets[event["seat"]].append(event["onset_ms"])
@@ -210,7 +222,7 @@ def test_render_text() -> None:
     table = raw_env("classic", 3, render_mode="ansi")
     table.reset(seed=2)
     text = table.render()
-    assert "seat_0" in text and "turn 1/" in text and "must" in text
+    assert text is not None and "seat_0" in text and "turn 1/" in text and "must" in text
 
 
 def test_render_human_prints(capsys: pytest.CaptureFixture[str]) -> None:
@@ -224,6 +236,7 @@ def test_same_seed_same_game_other_seed_other_game() -> None:
     def log(seed: int) -> list[dict]:
         table = raw_env("classic", 3, max_turns=30)
         play_out(table, seed)
+        assert table.state is not None
         return table.state.log
 
     assert log(5) == log(5)
@@ -237,6 +250,7 @@ def test_reset_with_a_seed_plays_the_dice_of_that_seed() -> None:
     table = raw_env("classic", 3)
     table.reset(seed=9)
     same = GameState(table.rules, 3, dice=SeededDice(9))
+    assert table.state is not None
     assert table.state.log == same.log
 
 
@@ -249,6 +263,7 @@ def test_score_shaping_is_zero_sum_between_seats() -> None:
     shaping.reset(state)
     state.scores[:] = [30, 0, -6]
     rewards = shaping(state, False)
+    assert rewards is not None
     assert sum(rewards) == pytest.approx(0.0)
     assert rewards[0] == pytest.approx((30 - (-6) / 2) / 343)
 

@@ -12,6 +12,7 @@ about 25 s on one core.
 from __future__ import annotations
 
 import random
+from typing import Any
 
 import numpy as np
 import pytest
@@ -19,9 +20,9 @@ import pytest
 torch = pytest.importorskip("torch")
 sb3_contrib = pytest.importorskip("sb3_contrib")
 
+from agents.single import CulDeChouetteEnv  # noqa: E402
 from cdc_env.actions import Shout  # noqa: E402
 from cdc_env.game import RACE_PHRASES  # noqa: E402
-from agents.single import CulDeChouetteEnv  # noqa: E402
 
 Sample = tuple[np.ndarray, np.ndarray, int]  # observation, mask, the right action
 
@@ -38,9 +39,11 @@ def probe_decisions(steps: int = 5000, seed: int = 7) -> dict[str, list[Sample]]
     observation, _ = table.reset(seed=seed)
     probes: dict[str, list[Sample]] = {"no_sirop_on_5_or_6": [], "right_phrase": []}
     for _ in range(steps):
+        assert table.game.state is not None and table.game.state.pending is not None
         decision = table.game.state.pending
         mask = table.action_masks()
         if decision.kind == "sirop":
+            assert table.game.state is not None
             dice = table.game.state.table.dice
             if max(set(dice), key=dice.count) >= 5:
                 probes["no_sirop_on_5_or_6"].append((observation, mask, codec.blocks["pass"].start))
@@ -54,7 +57,7 @@ def probe_decisions(steps: int = 5000, seed: int = 7) -> dict[str, list[Sample]]
     return probes
 
 
-def probability_of_right_choice(model: object, samples: list[Sample]) -> float:
+def probability_of_right_choice(model: Any, samples: list[Sample]) -> float:  # a MaskablePPO (importorskip'd)
     observations = torch.as_tensor(np.array([s[0] for s in samples]))
     masks = np.array([s[1] for s in samples])
     with torch.no_grad():

@@ -8,14 +8,14 @@ import random
 import gymnasium
 import numpy as np
 import pytest
+from env_helpers import RULESETS, players_for
 from gymnasium.utils.env_checker import check_env
 from stable_baselines3.common.env_checker import check_env as sb3_check_env
 
 from agents.simple import make_bot
+from agents.single import ENV_ID, CulDeChouetteEnv, ModelPolicy
 from cdc_env.actions import IllegalActionError, Pass
 from cdc_env.rules import load_ruleset
-from agents.single import ENV_ID, CulDeChouetteEnv, ModelPolicy
-from env_helpers import RULESETS, players_for
 
 pytestmark = pytest.mark.filterwarnings("ignore::UserWarning")
 
@@ -35,13 +35,13 @@ def test_registered_with_gymnasium() -> None:
     observation, info = table.reset(seed=1)
     assert observation.shape == table.observation_space.shape and info["seat"] == 0
     lazy = gymnasium.make("agents.single:" + ENV_ID, ruleset="basic")
-    assert lazy.unwrapped.players == 2
+    assert isinstance(lazy.unwrapped, CulDeChouetteEnv) and lazy.unwrapped.players == 2
 
 
 def random_episode(table: CulDeChouetteEnv, seed: int, steps: int = 400) -> list[tuple]:
     rng = random.Random(seed)
     observation, info = table.reset(seed=seed)
-    trace = [(observation.tobytes(), info["seat"])]
+    trace: list[tuple] = [(observation.tobytes(), info["seat"])]
     for _ in range(steps):
         action = rng.choice(np.flatnonzero(table.action_masks()).tolist())
         observation, reward, terminated, truncated, info = table.step(action)
@@ -73,6 +73,7 @@ def test_action_masks_are_the_learners_legal_actions() -> None:
     rng = random.Random(0)
     table.reset(seed=0)
     for _ in range(300):
+        assert table.game.state is not None and table.game.state.pending is not None
         decision = table.game.state.pending
         assert decision.seat == table.learner
         mask = table.action_masks()
@@ -131,6 +132,7 @@ def test_opponents_as_objects_callables_and_models() -> None:
     table.opponents[2] = ModelPolicy(FirstLegal(), table)
     random_episode(table, seed=5, steps=200)
     assert "turn_start" in asked
+    assert table.observation_space.shape is not None
     assert predicted and set(predicted) == {table.observation_space.shape[0]}
 
 
@@ -164,11 +166,13 @@ def test_random_starts_begin_games_part_way_and_only_as_often_as_asked() -> None
 
     table = CulDeChouetteEnv("classic", 2, opponents="simple", random_starts=1.0)
     table.reset(seed=5)
+    assert table.game.state is not None
     assert any(table.game.state.scores)  # started part-way (the chance of 0, 0 is nil)
     whole = CulDeChouetteEnv("classic", 2, opponents="simple", random_starts=0.0)
     starts = []
     for episode in range(20):
         whole.reset(seed=episode)
+        assert whole.game.state is not None
         starts.append(whole.game.state.setup)
     assert starts == [{}] * 20
     with pytest.raises(ValueError, match="random_starts"):

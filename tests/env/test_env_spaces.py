@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
+from env_helpers import RULESETS, players_for, random_decisions
 
 from cdc_env.actions import ACTION_TYPES, ChallengeGrelottine, Pass, Shout
 from cdc_env.dice import SeededDice
@@ -20,15 +21,15 @@ from cdc_env.spaces import (
     ObservationEncoder,
     stake_at,
 )
-from env_helpers import RULESETS, players_for, random_decisions
 
 
 def check_mask(codec: ActionCodec, decision: Decision) -> None:
     seat = decision.seat
+    assert seat is not None  # a seat's decision
     mask = codec.mask(decision, seat)
     assert mask.dtype == np.int8 and set(np.unique(mask)) <= {0, 1}
     decoded = []
-    for index in np.flatnonzero(mask):
+    for index in np.flatnonzero(mask).tolist():
         action = codec.decode(index, decision, seat)
         if isinstance(action, Shout):
             action = Shout(action.phrase, 500.0)
@@ -91,7 +92,8 @@ def test_stake_levels_include_min_and_max_and_skip_duplicates() -> None:
         decision = Decision(0, "grelottine", (Pass(),), staked=ChallengeGrelottine,
                             stakes=(("velute", allowed),))
         mask = codec.mask(decision, 0)
-        chosen = [codec.decode(i, decision, 0).stake for i in np.flatnonzero(mask) if i >= start]
+        decoded = [codec.decode(i, decision, 0) for i in np.flatnonzero(mask) if i >= start]
+        chosen = [a.stake if isinstance(a, ChallengeGrelottine) else a for a in decoded]
         assert chosen == expected
         assert stake_at(allowed, 0.0) == allowed.start and stake_at(allowed, 1.0) == allowed.stop - 1
 
@@ -145,8 +147,9 @@ class NoDice:
 def test_observations_do_not_depend_on_future_dice(ruleset: str) -> None:
     players = players_for(ruleset)
     table = raw_env(ruleset, players, max_turns=40)
-    for count, decision in enumerate(random_decisions(table, 300, seed=5)):
+    for count, _decision in enumerate(random_decisions(table, 300, seed=5)):
         state = table.state
+        assert state is not None
         if count % 25:
             continue
         # The same past with another future gives the same observations.
@@ -161,6 +164,7 @@ def test_observations_do_not_depend_on_future_dice(ruleset: str) -> None:
         try:
             for seat in range(players):
                 table.encoder.encode(state, seat)
+                assert state.pending is not None
                 table.codec.mask(state.pending, seat)
         finally:
             state.dice_source = source
@@ -181,6 +185,7 @@ def test_a_race_in_progress_hides_the_others_shouts() -> None:
                 if shouted.pending is not None and shouted.pending.kind == "race":
                     encoder = ObservationEncoder(state.rules, 3, 100)
                     seat = shouted.pending.seat
+                    assert seat is not None  # a race decision is a seat's
                     np.testing.assert_array_equal(encoder.encode(shouted, seat),
                                                   encoder.encode(silent, seat))
                     found += 1
@@ -194,6 +199,7 @@ def test_observation_layout_is_seat_relative() -> None:
     table = raw_env("classic", 4)
     table.reset(seed=2)
     state = table.state
+    assert state is not None
     state.scores[:] = [10, 20, 30, 40]  # scores go first in each seat's block
     width = len(SEAT_FEATURES)
     for seat in range(4):
@@ -218,6 +224,7 @@ def test_endgame_reach_features_by_hand() -> None:
     table = raw_env("classic", 2)
     table.reset(seed=2)
     encoder, state = table.encoder, table.state
+    assert state is not None
     # Classic values: a Cul de Chouette of 6 is worth 100, the best roll; 80 or more only from
     # the Culs de Chouette of 4, 5 and 6 (3 rolls of 216).
     assert encoder.reach(0) == 1.0 and encoder.reach(101) == 0.0

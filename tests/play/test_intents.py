@@ -3,8 +3,18 @@
 from __future__ import annotations
 
 from cdc_env.actions import (
-    BetOnSuccess, BirdBet, BuyCul, ChallengeGrelottine, ChallengeSoufflette, DeclareCivet,
-    KeepDice, Pass, Roll, Shout, Sirop, UseBoucliette,
+    BetOnSuccess,
+    BirdBet,
+    BuyCul,
+    ChallengeGrelottine,
+    ChallengeSoufflette,
+    DeclareCivet,
+    KeepDice,
+    Pass,
+    Roll,
+    Shout,
+    Sirop,
+    UseBoucliette,
 )
 from cdc_env.game import Decision
 from voice.intents import action_for, intents_for
@@ -29,7 +39,8 @@ def test_simple_moments() -> None:
 def test_staked_choices_need_combination_and_stake() -> None:
     grelottine = decision("grelottine", [Pass()], staked=ChallengeGrelottine,
                           stakes=(("velute", range(1, 26)), ("chouette", range(1, 34))))
-    assert action_for(grelottine, ["grelottine", "combo_velute", "nombre_20"]) == (ChallengeGrelottine("velute", 20), "")
+    assert (action_for(grelottine, ["grelottine", "combo_velute", "nombre_20"])
+            == (ChallengeGrelottine("velute", 20), ""))
     action, why = action_for(grelottine, ["grelottine", "combo_velute", "nombre_30"])
     assert action is None and "not allowed" in why
     action, why = action_for(grelottine, ["grelottine"])
@@ -47,7 +58,8 @@ def test_soufflette_target_and_keeps() -> None:
 
 
 def test_race_shouts_carry_the_onset() -> None:
-    race = decision("race", [Pass(), Shout("pas_mou_le_caillou"), Shout("grelotte_ca_picote")], reason="chouette_velute")
+    race = decision("race", [Pass(), Shout("pas_mou_le_caillou"), Shout("grelotte_ca_picote")],
+                    reason="chouette_velute")
     assert action_for(race, ["pas_mou_le_caillou"], onset_ms=420.0)[0] == Shout("pas_mou_le_caillou", 420.0)
     assert intents_for(race) == {"pas_mou_le_caillou", "grelotte_ca_picote"}
 

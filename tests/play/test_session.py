@@ -8,11 +8,12 @@ import threading
 import time
 from pathlib import Path
 
-from cdc_env.actions import Action
+from doubles import FixedBot
+
+from cdc_env.actions import Action, Shout
 from cdc_env.dice import InjectedDice
 from cdc_env.game import Decision, GameState
 from cdc_env.rules import load_ruleset
-from doubles import FixedBot
 from voice.session import Heard, Keyboard, PlaySession, SeatPlayer
 
 
@@ -125,6 +126,28 @@ def test_race_is_decided_by_onset_not_by_recognition_time() -> None:
     assert state.scores[0] == 8
 
 
+class OnsetlessBot(FixedBot):
+    """A brought bot that shouts without saying when it began (a Shout with no onset)."""
+
+    def act(self, state: GameState, decision: Decision) -> Action:
+        action = super().act(state, decision)
+        return Shout(action.phrase) if isinstance(action, Shout) else action
+
+
+def test_a_bots_shout_without_an_onset_is_no_shout() -> None:
+    # The engine refuses a race shout with no onset; the live race took it for one and
+    # crashed dividing None. Now the bot simply has not shouted: the human's key press wins.
+    keyboard = TypedLater()
+    keyboard.type("1", 0.0)
+    keyboard.type("", 0.3)
+    session = PlaySession(load_ruleset("basic"), [SeatPlayer("Ana"), SeatPlayer("bot", OnsetlessBot(0))],
+                          view=Recorder(), keyboard=Keyboard(keyboard.reader),
+                          dice=InjectedDice([1, 6, 1, 1, 2, 6, 6, 6]), setup={"scores": [0, 300]})
+    state = session.run()
+    assert [s.seat for s in session.race_log[0]] == [0]
+    assert state.scores[0] == 8
+
+
 def test_game_is_saved_after_every_move_and_resumes(tmp_path: Path) -> None:
     keyboard = TypedLater()
     keyboard.type("1", 0.0)
@@ -149,6 +172,7 @@ def test_lost_microphone_falls_back_to_the_keyboard() -> None:
     recorder_session = chouette_velute_session(keyboard, 1500, listener=Vanishing(0, "x", 0, 0))
     state = recorder_session.run()
     assert recorder_session.listener is None
+    assert isinstance(recorder_session.view, Recorder)
     assert any("microphone lost" in line for line in recorder_session.view.said)
     assert state.is_over and state.scores[0] == 8
 
@@ -172,6 +196,7 @@ def test_not_understood_asks_to_say_it_again_and_keeps_waiting() -> None:
     listener = Unclear(0, "pas_mou_le_caillou", onset_after_s=0.3, heard_after_s=0.6)
     session = chouette_velute_session(keyboard, bot_onset_ms=1500, listener=listener)
     state = session.run()
+    assert isinstance(session.view, Recorder)
     again = [line for line in session.view.said if line.startswith("Ana: not understood, say it again")]
     assert len(again) == 2  # at the roll and in the race
     assert session.view.said.count("voice 0: say it again") == 2  # the seat's voice status

@@ -21,7 +21,7 @@ import pytest
 from voice.audio import RATE, add_noise, load_clip, sound_span, synthesise, to_pcm16, write_wav
 from voice.lexicon import Lexicon, load_lexicon
 from voice.model import VoskModel, load_model, packaged_model_path
-from voice.recogniser import Detection, Recogniser
+from voice.recogniser import Outcome, Recogniser
 
 HERE = Path(__file__).resolve().parent
 KO_LEXICON = HERE / "data" / "ko.yaml"
@@ -150,11 +150,11 @@ def srand_for_dither(seed: int) -> None:
 
 
 def stream(recogniser: Recogniser, samples: np.ndarray, chunk: int = 800,
-           start: int = 0, dither_seed: int = DITHER_SEED) -> list[Detection]:
+           start: int = 0, dither_seed: int = DITHER_SEED) -> list[Outcome]:
     """Stream audio through a recogniser in microphone-sized chunks; all its detections."""
     srand_for_dither(dither_seed)
     pcm = to_pcm16(samples)
-    found: list[Detection] = []
+    found: list[Outcome] = []
     for i in range(0, len(pcm), chunk):
         found += recogniser.accept(pcm[i:i + chunk], start + i)
     return found + recogniser.flush()
@@ -167,6 +167,6 @@ def clip_maker() -> Callable[..., Clip]:
 
 
 @pytest.fixture(scope="session")
-def streamer() -> Callable[..., list[Detection]]:
+def streamer() -> Callable[..., list[Outcome]]:
     """stream(recogniser, samples, chunk=800, start=0) -> detections."""
     return stream

@@ -35,7 +35,7 @@ def tone(seconds: float, rate: int = RATE, freq: float = 440.0, amplitude: float
 def buzz(seconds: float, pitch: float = 150.0) -> np.ndarray:
     """A voiced-speech stand-in: a 150 Hz pitch with its harmonics up to 4 kHz."""
     t = np.arange(int(seconds * RATE)) / RATE
-    return sum(4000 / k * np.sin(2 * np.pi * pitch * k * t) for k in range(1, 27))
+    return sum((4000 / k * np.sin(2 * np.pi * pitch * k * t) for k in range(1, 27)), np.zeros_like(t))
 
 
 def test_wav_formats_read_in_int16_units(tmp_path: Path) -> None:
@@ -81,9 +81,9 @@ def test_peak_snr_tells_a_noisy_room_from_a_quiet_one() -> None:
     clean = np.concatenate([np.zeros(RATE), buzz(1.0), np.zeros(RATE)])
     noisy = add_noise(clean, (RATE, 2 * RATE), 10.0, np.random.default_rng(3))
     quiet_room = add_noise(clean, (RATE, 2 * RATE), 40.0, np.random.default_rng(3))
-    assert peak_snr_db(clean, 0, len(clean)) > 60
-    assert peak_snr_db(quiet_room, 0, len(clean)) > 30  # the recogniser's noisy-room line
-    assert peak_snr_db(noisy, 0, len(clean)) < 30
+    assert (snr := peak_snr_db(clean, 0, len(clean))) is not None and snr > 60
+    assert (snr := peak_snr_db(quiet_room, 0, len(clean))) is not None and snr > 30  # the recogniser's noisy-room line
+    assert (snr := peak_snr_db(noisy, 0, len(clean))) is not None and snr < 30
     assert peak_snr_db(clean, 0, 10) is None  # less than one 10 ms frame
 
 
@@ -106,12 +106,15 @@ def test_speech_onset_finds_the_rise_in_silence_and_in_noise() -> None:
     start = RATE + 1234
     clean = np.zeros(3 * RATE)
     clean[start:start + RATE // 2] = buzz(0.5)
-    assert sound_span(clean)[0] == pytest.approx(start, abs=2)
+    assert (span := sound_span(clean)) is not None and span[0] == pytest.approx(start, abs=2)
     for guess in (start - 900, start + 500):  # Vosk's start, early or late
-        onset, noise_db = speech_onset(clean, guess, start + RATE // 2)
+        found = speech_onset(clean, guess, start + RATE // 2)
+        assert found is not None
+        onset, noise_db = found
         assert onset == pytest.approx(start, abs=RATE * 0.01) and noise_db == 0
     noisy = add_noise(clean, (start, start + RATE // 2), 10.0, np.random.default_rng(4))
-    assert speech_onset(noisy, start - 700, start + RATE // 2)[0] == pytest.approx(start, abs=RATE * 0.03)
+    found = speech_onset(noisy, start - 700, start + RATE // 2)
+    assert found is not None and found[0] == pytest.approx(start, abs=RATE * 0.03)
 
 
 def test_an_onset_is_never_moved_to_the_noises_start() -> None:
@@ -122,11 +125,15 @@ def test_an_onset_is_never_moved_to_the_noises_start() -> None:
     x[start:start + RATE // 2] = buzz(0.5)
     noise = pink_noise(3 * RATE, np.random.default_rng(2)) * rms(x[start:start + RATE // 2]) / 10 ** 0.5
     x[RATE:] += noise[RATE:]
-    onset, noise_db = speech_onset(x, start - int(0.15 * RATE), start + RATE // 2)
+    found = speech_onset(x, start - int(0.15 * RATE), start + RATE // 2)
+    assert found is not None
+    onset, noise_db = found
     assert onset == pytest.approx(start, abs=RATE * 0.03)
     assert noise_db > 10  # the noise's level over the silence it rose from
     # Without the plateau rule the rise is the noise's, 0.2 s before the speech.
-    early, _ = speech_onset(x, start - int(0.15 * RATE), start + RATE // 2, plateau_db=1e9)
+    found = speech_onset(x, start - int(0.15 * RATE), start + RATE // 2, plateau_db=1e9)
+    assert found is not None
+    early, _ = found
     assert early == pytest.approx(RATE, abs=RATE * 0.03)
     # The pause rule measures quiet over that noise, so the shout still follows a pause.
     assert quiet_before(x, onset, noise_db=noise_db, until=start + RATE // 2)
@@ -148,6 +155,12 @@ def test_running_speech_has_no_onset_and_no_pause_before() -> None:
     assert quiet_before(x, RATE // 2 + 10)
 
 
+def measured(levels: list[float | None]) -> list[float]:
+    """Levels that must all have been measured (None: not yet)."""
+    assert None not in levels, levels
+    return [level for level in levels if level is not None]
+
+
 def test_the_level_tracker_hears_sound_over_the_rooms_floor_chunk_by_chunk() -> None:
     rng = np.random.default_rng(3)
     room = pink_noise(6 * RATE, rng) * 30.0  # a quiet room
@@ -156,13 +169,13 @@ def test_the_level_tracker_hears_sound_over_the_rooms_floor_chunk_by_chunk() -> 
     tracker = LevelTracker()
     levels = [tracker.loudest(stream[i:i + 800]) for i in range(0, len(stream), 800)]
     assert levels[:10] == [None] * 10  # no floor before the first 0.5 s
-    quiet, shout = levels[10:80], levels[80:90]  # 0.5-4 s, 4-4.5 s
+    quiet, shout = measured(levels[10:80]), measured(levels[80:90])  # 0.5-4 s, 4-4.5 s
     assert max(quiet) < 6.0 and min(shout) > 20.0
     # Chunks of any size: a frame left over is measured with the next chunk.
     odd = LevelTracker()
     uneven = [odd.loudest(stream[i:i + 333]) for i in range(0, len(stream), 333)]
     assert max(x for x in uneven[48:192] if x is not None) < 6.0  # 1-4 s
-    assert max(uneven[193:216]) > 20.0
+    assert max(measured(uneven[193:216])) > 20.0
 
 
 def test_loudness_on_a_stream_filtered_as_it_came_equals_filtering_the_window() -> None:

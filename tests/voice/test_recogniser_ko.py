@@ -85,7 +85,7 @@ def test_several_shouts_in_one_stream_keep_their_onsets(ko_model, ko_lexicon, ko
     recogniser = Recogniser(ko_model, ko_lexicon, clock=rate_clock(RATE, t0))
     found = streamer(recogniser, np.concatenate(parts), start=start)
     assert [d.intent for d in found] == said
-    for detection, onset in zip(found, truth):
+    for detection, onset in zip(found, truth, strict=True):
         assert detection.onset_s == pytest.approx(t0 + (start + onset) / RATE, abs=TOLERANCE_S)
         assert detection.detected_at_s > detection.end_s - 0.2
 

@@ -6,14 +6,13 @@ from __future__ import annotations
 import threading
 import time
 
-from cdc_env.dice import InjectedDice
-from cdc_env.rules import load_ruleset
 from conftest import make_clip
 from doubles import FixedBot
+
+from cdc_env.dice import InjectedDice
+from cdc_env.rules import load_ruleset
 from voice.live import open_listener
 from voice.session import Keyboard, PlaySession, SeatPlayer
-
-
 
 
 class ShoutsWhenTheRaceOpens:

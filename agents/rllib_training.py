@@ -475,7 +475,7 @@ def join_cluster(address: str) -> str:
     with stderr_aside() as noise:
         try:
             ray.init(address=address, log_to_driver=False, logging_level=logging.WARNING)
-        except Exception as error:  # whatever Ray raises, the join failed: say why, once
+        except Exception as error:  # noqa: BLE001 - whatever Ray raises, the join failed: say why, once
             failure = error
     if shortened:
         os.environ.pop("RAY_gcs_server_port_wait_time_s", None)
@@ -600,7 +600,7 @@ def train(config: TrainConfig, rules: Ruleset, resume: bool, address: str | None
         say(f"resuming from {path} ({state['steps']} steps)")
         try:
             algo.restore_from_path(str((path / "algorithm").resolve()))
-        except Exception as error:  # report it, start nothing from it
+        except Exception as error:  # noqa: BLE001 - RLlib raises anything: report it, start nothing from it
             algo.stop()
             raise RunError(f"checkpoint {path} cannot be restored ({type(error).__name__}: "
                                       f"{error}); was it written with another config?") from None

@@ -379,7 +379,7 @@ def teacher_samples(teacher: str, rules: Any, players: int, opponents: list[str]
                 if int(mask.sum()) > 1:
                     try:
                         index = codec.encode(action, decision, decision.seat)
-                    except Exception:  # a choice the encoding cannot express
+                    except Exception:  # noqa: BLE001 - a choice the encoding cannot express
                         index = -1
                     if index >= 0 and mask[index]:
                         observations.append(encoder.encode(state, decision.seat))

@@ -146,7 +146,7 @@ def prepare(argv: list[str] | None, console: Console) -> TableApp | WebTable | i
         except LexiconError as error:
             console.print(f"[red]error:[/red] {error}", highlight=False)
             return 2
-        except Exception as error:  # any voice failure falls back to the keyboard
+        except Exception as error:  # noqa: BLE001 - any voice failure falls back to the keyboard
             console.print(f"[yellow]voice is off: {error}\nPlaying by keyboard.[/yellow]")
 
     def build(view: View, keyboard: KeyLines, listener: Listener | None = listener) -> PlaySession:

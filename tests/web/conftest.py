@@ -185,7 +185,7 @@ def wait_for(what: str, check: Callable[[], Any], timeout: float = 15.0, every: 
     while time.monotonic() < deadline:
         try:
             last = check()
-        except Exception as error:  # a page mid-load: try again
+        except Exception as error:  # noqa: BLE001 - a page mid-load: try again
             last = error
         if last and not isinstance(last, Exception):
             return last
@@ -241,7 +241,7 @@ def web_table(tmp_path: Path) -> Iterator[Callable[..., WebTable]]:
         def run() -> None:
             try:
                 session.run()
-            except BaseException as error:  # reported by the test that waits on it
+            except BaseException as error:  # noqa: BLE001 - reported by the test that waits on it
                 table.errors.append(error)
 
         table.thread = threading.Thread(target=run, daemon=True, name="session")

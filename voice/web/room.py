@@ -27,6 +27,7 @@ import numpy as np
 
 from cdc_env.actions import Action
 from cdc_env.game import Decision
+from voice.phone_clock import PhoneClockError
 from voice.session import Heard, InputLost, PlaySession, SeatPlayer
 from voice.table import TypedLines
 from voice.web.protocol import (
@@ -380,7 +381,7 @@ class Room:
         def host_time(index: int) -> float:
             try:
                 return clock.host_time(index)
-            except Exception:  # PhoneClockError: not synced yet
+            except PhoneClockError:  # not synced yet
                 return began + index / RATE
         return host_time
 
@@ -446,7 +447,7 @@ class Room:
             return True
         try:
             return session.state.pending == decision
-        except Exception:  # the state is being changed on the session's thread right now: it moves on
+        except Exception:  # noqa: BLE001 - the state is being changed on the session's thread right now: it moves on
             return False
 
     def _shout(self, seat: Seat, clock: PhoneClockLike, phone_ms: float) -> None:
@@ -455,7 +456,7 @@ class Room:
         now = self.clock()
         try:
             at = clock.to_host(phone_ms)
-        except Exception:  # no clock sample yet: the tap's arrival is the best we know
+        except PhoneClockError:  # no clock sample yet: the tap's arrival is the best we know
             at = now
         if not abs(at - now) <= TAP_SLACK_S:
             at = now
@@ -533,7 +534,7 @@ class Room:
                 self.play(samples, RATE)
                 self.publish()
                 time.sleep(duration + 0.5)
-            except Exception as error:  # no sound card: the phones' calibrations fail, shown on the board
+            except Exception as error:  # noqa: BLE001 - no sound card: the phones' calibrations fail, shown on the board
                 if not self._chirp_failed:
                     log.warning("the calibration chirp could not be played (%s): the phones stay "
                                 "uncalibrated", error)

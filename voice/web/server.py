@@ -235,7 +235,7 @@ class WebServer:
         asyncio.set_event_loop(loop)
         try:
             loop.run_until_complete(self._serve())
-        except BaseException as error:  # reported by start()
+        except BaseException as error:  # noqa: BLE001 - reported by start()
             self.error = error
             self._ready.set()
         finally:

@@ -99,14 +99,15 @@ def question_json(session: PlaySession, decision: Decision, options: Sequence[Ac
                                      "label_en": option_label(a, decision, names)} for a in options]
     stakes = []
     for index, (combination, allowed) in enumerate(decision.stakes, len(options)):
-        action = decision.staked(combination, allowed.start)  # type: ignore[misc,call-arg]
+        assert decision.staked is not None  # a decision with stakes says what they stake
+        action = decision.staked(combination, allowed.start)
         what = combination.replace("_", " ")
         listed.append({"label_fr": f"{verb_fr(action, decision)} sur {what}",
                        "label_en": f"{verb(action, decision)} on {what}"})
         stakes.append({"option": index, "combination": combination, "min": allowed.start, "max": allowed.stop - 1})
     kinds = list(dict.fromkeys([verb_fr(a, decision) for a in options]
-                               + ([verb_fr(decision.staked(combination, allowed.start), decision)  # type: ignore[misc,call-arg]
-                                   for combination, allowed in decision.stakes[:1]])))
+                               + ([verb_fr(decision.staked(combination, allowed.start), decision)
+                                   for combination, allowed in decision.stakes[:1] if decision.staked])))
     text_fr = f"{names[decision.seat]} : " + (" ou ".join([", ".join(kinds[:-1]), kinds[-1]]) if len(kinds) > 1
                                                else kinds[0])
     return {"seat": decision.seat, "kind": decision.kind, "text_fr": text_fr,

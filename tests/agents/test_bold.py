@@ -30,7 +30,7 @@ from cdc_env.actions import (
     UseBoucliette,
 )
 from cdc_env.game import Decision, GameState
-from cdc_env.rules import load_ruleset
+from cdc_env.rules import Ruleset, load_ruleset
 
 CLASSIC = load_ruleset("classic")
 
@@ -42,13 +42,13 @@ def first(seat: int, players: int) -> list[tuple[int, ...]]:
 
 def reach(scores: Sequence[int], kind: str, seat: int, dice: list[tuple[int, ...]],
           items: Sequence[dict[str, int]] | None = None,
-          answers: dict[str, Action] | None = None) -> tuple[GameState, Decision]:
+          answers: dict[str, Action] | None = None, rules: Ruleset = CLASSIC) -> tuple[GameState, Decision]:
     """A classic game from `scores` (and `items`), played with `dice` until `seat` must decide
     a `kind`: the other decisions are answered from `answers` by kind, else Roll, else Pass."""
     setup: dict[str, object] = {"scores": list(scores)}
     if items is not None:
         setup["items"] = list(items)
-    state = GameState(CLASSIC, len(scores), setup=setup)
+    state = GameState(rules, len(scores), setup=setup)
     dice = list(dice)
     while True:
         decision = state.pending
@@ -217,3 +217,15 @@ def test_bets_on_a_challenge_follow_its_chance() -> None:
                                 items=[{}, {"grelottine": 1}, {}],
                                 answers={"grelottine": ChallengeGrelottine(combination, 10)})
         assert choice(bold(), state, decision) == (BetOnSuccess() if bets else Pass()), combination
+
+
+def test_a_bet_worth_less_than_a_point_is_still_taken() -> None:
+    """With a lost bet costing 4 instead of 5, a bet on a Velute (1/6) is worth
+    25/6 − 4 × 5/6 = 0.83 > 0: taken."""
+    data = CLASSIC.to_dict()
+    data["grelottine"]["bet_loss"] = 4
+    rules = Ruleset.from_dict(data, source="(test: bet_loss 4)")
+    state, decision = reach([200, 200, 200], "challenge_bet", 2, first(0, 3) + [(1, 3), (6,)],
+                            items=[{}, {"grelottine": 1}, {}],
+                            answers={"grelottine": ChallengeGrelottine("velute", 10)}, rules=rules)
+    assert choice(bold(), state, decision) == BetOnSuccess()

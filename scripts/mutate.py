@@ -31,7 +31,8 @@ ROOT = Path(__file__).resolve().parent.parent
 # Each module's own tests (the first prefix that matches wins): fast, and enough to judge it.
 TESTS: tuple[tuple[str, tuple[str, ...]], ...] = (
     ("voice/intents.py", ("tests/play/test_intents.py", "tests/play/test_intents_pinned.py")),
-    ("voice/lexicon.py", ("tests/voice/test_lexicon.py", "tests/voice/test_game_lexicon_and_clips.py")),
+    ("voice/lexicon.py", ("tests/voice/test_lexicon.py", "tests/voice/test_lexicon_pinned.py",
+                          "tests/voice/test_game_lexicon_and_clips.py")),
     ("voice/recogniser.py", ("tests/voice/test_results.py",)),
     ("voice/", ("tests/voice", "tests/play")),
     ("agents/heuristic.py", ("tests/agents/test_bold.py", "tests/agents/test_bots_and_evaluation.py")),

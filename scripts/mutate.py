@@ -36,6 +36,7 @@ TESTS: tuple[tuple[str, tuple[str, ...]], ...] = (
     ("voice/recogniser.py", ("tests/voice/test_results.py",)),
     ("voice/", ("tests/voice", "tests/play")),
     ("agents/heuristic.py", ("tests/agents/test_bold.py", "tests/agents/test_bots_and_evaluation.py")),
+    ("agents/evaluation.py", ("tests/agents/test_bots_and_evaluation.py", "tests/agents/test_evaluation_pinned.py")),
     ("agents/", ("tests/agents/test_bots_and_evaluation.py",)),
     ("cdc_env/spaces.py", ("tests/env",)),
     ("cdc_env/env.py", ("tests/env",)),

@@ -1,0 +1,130 @@
+"""Tournaments by hand: a scripted runner fixes every game's result, and each figure of the
+table (wins, points, seats, intervals, Elo) is checked against what those results give."""
+
+from __future__ import annotations
+
+import math
+
+import pytest
+
+from agents.evaluation import Z95, elo_ratings, lineups, run_tournament, wilson_interval
+from cdc_env.rules import load_ruleset
+
+CLASSIC = load_ruleset("classic")
+
+
+def test_wilson_interval_by_hand() -> None:
+    """5 wins in 10 at z = 1.96: centre (0.5 + z²/20) / (1 + z²/10) = 0.5, half-width
+    z √(0.025 + z²/400) / (1 + z²/10) = 0.2634."""
+    low, high = wilson_interval(5, 10)
+    z = Z95
+    half = z * math.sqrt(0.025 + z * z / 400) / (1 + z * z / 10)
+    assert (low, high) == pytest.approx((0.5 - half, 0.5 + half), abs=1e-12)
+    assert (low, high) == pytest.approx((0.2366, 0.7634), abs=1e-4)
+    # At 0 and 1 the bound is the rate itself, up to rounding, and never past it.
+    assert wilson_interval(0, 10)[0] == 0.0 and wilson_interval(10, 10)[1] == pytest.approx(1.0, abs=1e-12)
+    assert wilson_interval(10, 10)[0] == pytest.approx(1 - wilson_interval(0, 10)[1], abs=1e-12)
+    low, high = wilson_interval(1, 4, z=1.0)  # p 1/4: centre (0.25 + 1/8) / 1.25 = 0.3
+    assert (low + high) / 2 == pytest.approx(0.3, abs=1e-12)
+    assert high - low == pytest.approx(2 * math.sqrt(0.25 * 0.75 / 4 + 1 / 64) / 1.25, abs=1e-12)
+
+
+def strengths(ratings: dict[str, float]) -> dict[str, float]:
+    return {name: 10 ** ((r - 1500) / 400) for name, r in ratings.items()}
+
+
+def test_elo_is_the_fixed_point_of_its_equations() -> None:
+    """Bradley–Terry by minorisation–maximisation with a virtual average player (strength 1, half
+    a win and half a loss): each step sets s_i = (wins_i + 0.5) / (1 / (s_i + 1) + Σ_j n_ij /
+    (s_i + s_j)), then rescales every strength so that their geometric mean is 1 (ratings centred
+    on 1500). At the fit, the step gives the same strengths times one common factor."""
+    results = [(["a", "b", "c"], "a"), (["a", "b"], "a"), (["b", "a"], "b"), (["c", "b"], "b"),
+               (["a", "c"], "c"), (["a", "c"], None)]
+    names = ["a", "b", "c"]
+    s = strengths(elo_ratings(results, names))
+    wins = {"a": 3, "b": 2, "c": 1}  # the three-seat game: a beat b and c
+    games = {("a", "b"): 3, ("a", "c"): 2, ("b", "c"): 1}
+    factors = []
+    for name in names:
+        denominator = 1 / (s[name] + 1)
+        for (x, y), count in games.items():
+            if name in (x, y):
+                denominator += count / (s[name] + s[y if name == x else x])
+        factors.append((wins[name] + 0.5) / denominator / s[name])
+    assert factors == pytest.approx([factors[0]] * 3, rel=1e-6)
+    assert math.prod(s.values()) == pytest.approx(1.0, rel=1e-9)
+    assert s["a"] > s["b"] > s["c"]
+
+
+def test_elo_of_one_game_between_two() -> None:
+    """One win of a over b: s_a = 1/s_b, a's rating as far over 1500 as b's is under."""
+    ratings = elo_ratings([(["a", "b"], "a")], ["a", "b"])
+    s = strengths(ratings)
+    assert s["a"] * s["b"] == pytest.approx(1.0, rel=1e-9)
+    step_a = 1.5 / (1 / (s["a"] + 1) + 1 / (s["a"] + s["b"])) / s["a"]
+    step_b = 0.5 / (1 / (s["b"] + 1) + 1 / (s["a"] + s["b"])) / s["b"]
+    assert step_a == pytest.approx(step_b, rel=1e-6)
+    assert ratings["a"] + ratings["b"] == pytest.approx(3000.0)
+    assert elo_ratings([], ["a", "b"]) == {"a": 1500.0, "b": 1500.0}
+    assert elo_ratings([(["a", "b"], None)], ["a", "b"]) == {"a": 1500.0, "b": 1500.0}
+
+
+def test_lineups_by_hand() -> None:
+    assert lineups(["a", "b", "c"], 2) == [["a", "b"], ["b", "a"], ["a", "c"], ["c", "a"], ["b", "c"], ["c", "b"]]
+    assert lineups(["a", "b"], 3) == [["a", "b", "a"], ["b", "a", "a"], ["a", "a", "b"]]
+    assert lineups(["x", "y"], 3, field="bold") == [
+        ["x", "bold", "bold"], ["bold", "bold", "x"], ["bold", "x", "bold"],
+        ["y", "bold", "bold"], ["bold", "bold", "y"], ["bold", "y", "bold"]]
+
+
+def test_a_scripted_tournament_adds_up() -> None:
+    """Seat 0 always wins with 10 points to 5, except game 2 (seed 102), cut short. Seatings
+    alternate (a, b) and (b, a): a wins games 0 (and would 2), b wins games 1 and 3."""
+    played: list[tuple[list[str], int]] = []
+
+    def runner(seating: list[str], seed: int) -> tuple[int | None, list[int]]:
+        played.append((list(seating), seed))
+        return (None if seed == 102 else 0), [10, 5]
+
+    progress: list[int] = []
+    tournament = run_tournament(["a", "b"], CLASSIC, seats=2, games=4, seed=100, runner=runner,
+                                progress=progress.append)
+    assert played == [(["a", "b"], 100), (["b", "a"], 101), (["a", "b"], 102), (["b", "a"], 103)]
+    assert progress == [1, 2, 3, 4]
+    assert tournament.unfinished == 1
+    assert (tournament.ruleset, tournament.seats, tournament.games, tournament.seed) == ("classic", 2, 4, 100)
+    b, a = tournament.agents  # ordered by Elo: b won twice, a once
+    assert (a.name, a.games, a.wins, a.points, a.seats) == ("a", 4, 1, 30.0, {0: 2, 1: 2})
+    assert (b.name, b.games, b.wins, b.points, b.seats) == ("b", 4, 2, 30.0, {1: 2, 0: 2})
+    assert a.win_rate == 0.25 and b.win_rate == 0.5
+    assert a.mean_points == 7.5 and b.mean_points == 7.5
+    assert (a.ci_low, a.ci_high) == wilson_interval(1, 4)
+    assert (b.ci_low, b.ci_high) == wilson_interval(2, 4)
+    ratings = elo_ratings([(["a", "b"], "a"), (["b", "a"], "b"), (["a", "b"], None), (["b", "a"], "b")], ["a", "b"])
+    assert (a.elo, b.elo) == (ratings["a"], ratings["b"])
+    assert tournament.results[2] == {"game": 2, "seed": 102, "seating": ["a", "b"], "winner": None, "scores": [10, 5]}
+    assert tournament.results[1]["winner"] == 0
+    saved = tournament.to_json()
+    assert saved["unfinished"] == 1 and [agent["name"] for agent in saved["agents"]] == ["b", "a"]
+    assert saved["agents"][1]["seats"] == {0: 2, 1: 2}
+
+
+def test_a_field_pools_its_copies() -> None:
+    def runner(seating: list[str], seed: int) -> tuple[int | None, list[int]]:
+        return seating.index("x"), [1, 2, 3]  # x always wins
+
+    tournament = run_tournament(["x"], CLASSIC, seats=3, games=3, runner=runner, field="bold")
+    by_name = {agent.name: agent for agent in tournament.agents}
+    assert (by_name["x"].games, by_name["x"].wins, by_name["x"].points) == (3, 3, 6.0)
+    assert (by_name["bold"].games, by_name["bold"].wins, by_name["bold"].points) == (6, 0, 12.0)
+    assert by_name["x"].seats == {0: 1, 1: 1, 2: 1}
+
+
+@pytest.mark.parametrize("names, games, field, message", [
+    (["a", "b"], 0, None, r"^a tournament needs at least one game \(got 0\): give --games 1 or more$"),
+    (["a", "a"], 1, None, r"^each agent must appear once in a tournament"),
+    (["a", "bold"], 1, "bold", r"^each agent must appear once in a tournament"),
+])
+def test_a_bad_tournament_is_refused(names: list[str], games: int, field: str | None, message: str) -> None:
+    with pytest.raises(ValueError, match=message):
+        run_tournament(names, CLASSIC, seats=2, games=games, runner=lambda s, n: (0, [0, 0]), field=field)

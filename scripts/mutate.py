@@ -110,6 +110,8 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser.add_argument("--tests", nargs="+", metavar="PATH",
                         help="the tests to run on each mutant (pytest paths; default: the module's own)")
     parser.add_argument("--jobs", type=int, default=2, help="mutants tested at once (default 2)")
+    parser.add_argument("--report", action="store_true",
+                        help="run nothing: print the score and survivors of the last run on these modules")
     args = parser.parse_args(argv)
     os.chdir(ROOT)
     from mutmut import configuration  # after the chdir: mutmut reads ./pyproject.toml
@@ -130,6 +132,8 @@ def main(argv: Sequence[str] | None = None) -> int:
     except UsageError as error:
         print(f"mutate.py: error: {error}", file=sys.stderr)
         return 2
+    if args.report:
+        return report(files)
     # Only the chosen modules are mutated, against the chosen tests (mutmut keeps the rest of
     # its configuration); every mutant of theirs is (re)run, so a new test counts at once.
     config.only_mutate = files
@@ -142,9 +146,6 @@ def main(argv: Sequence[str] | None = None) -> int:
     config.do_not_mutate = []
     config.pytest_add_cli_args_test_selection = tests
     from mutmut.__main__ import _run
-    from mutmut.mutation.data import SourceFileMutationData
-    from mutmut.mutation.diff_apply import get_diff_for_mutant
-    from mutmut.stats import status_by_exit_code
 
     print(f"mutating {', '.join(files)} against {' '.join(tests)}", flush=True)
     names = [f[:-3].replace("/", ".").removesuffix(".__init__") + ".*" for f in files]
@@ -157,6 +158,15 @@ def main(argv: Sequence[str] | None = None) -> int:
     except AssertionError as error:  # a module without any function to mutate
         print(f"mutate.py: error: nothing to mutate in {', '.join(files)} ({error})", file=sys.stderr)
         return 2
+    return report(files)
+
+
+def report(files: Sequence[str]) -> int:
+    """Prints each module's score and its survivors, from mutmut's results under mutants/."""
+    from mutmut.mutation.data import SourceFileMutationData
+    from mutmut.mutation.diff_apply import get_diff_for_mutant
+    from mutmut.stats import status_by_exit_code
+
     total = caught = 0
     lines: list[str] = []
     for file in files:
@@ -164,12 +174,14 @@ def main(argv: Sequence[str] | None = None) -> int:
         data.load()
         statuses = {name: status_by_exit_code[code] for name, code in data.exit_code_by_key.items()}
         file_caught = sum(status in CAUGHT for status in statuses.values())
+        unchecked = sum(status == "not checked" for status in statuses.values())
         total += len(statuses)
         caught += file_caught
         if statuses:
-            lines.append(f"{file}: {file_caught} / {len(statuses)} killed ({100 * file_caught / len(statuses):.1f} %)")
+            lines.append(f"{file}: {file_caught} / {len(statuses)} killed ({100 * file_caught / len(statuses):.1f} %)"
+                         + (f", {unchecked} not checked (the run was stopped)" if unchecked else ""))
         for name, status in sorted(statuses.items(), key=lambda item: item[0]):
-            if status in CAUGHT:
+            if status in CAUGHT or status == "not checked":
                 continue
             diff = get_diff_for_mutant(name, path=file)
             lines.append(f"\n{status.upper()}: {file}:{mutant_line(file, name, diff)} {name}\n{diff}")
@@ -178,7 +190,6 @@ def main(argv: Sequence[str] | None = None) -> int:
     score = 100 * caught / total if total else 0.0
     print(f"\nscore: {caught} / {total} killed ({score:.1f} %)")
     return 0
-
 
 if __name__ == "__main__":
     sys.exit(main())

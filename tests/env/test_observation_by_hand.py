@@ -178,7 +178,8 @@ def test_staked_actions_encode_to_the_nearest_level() -> None:
     assert codec.decode(start + 2, decision, 0) == DeclareCivet("velute", 52)
     grelottine = Decision(1, "grelottine", (Pass(),), staked=ChallengeGrelottine,
                           stakes=(("cul_de_chouette", range(1, 11)),))  # 1, 3, 6, 8, 10
-    gstart = codec.blocks["grelottine"].start + len(codec.stake_levels) * GRELOTTINE_COMBINATIONS.index("cul_de_chouette")
+    levels = len(codec.stake_levels)
+    gstart = codec.blocks["grelottine"].start + levels * GRELOTTINE_COMBINATIONS.index("cul_de_chouette")
     assert codec.encode(ChallengeGrelottine("cul_de_chouette", 7), grelottine, 1) == gstart + 2
     assert codec.decode(gstart + 3, grelottine, 1) == ChallengeGrelottine("cul_de_chouette", 8)
     assert codec.block_of(gstart + 3).name == "grelottine"

@@ -3,11 +3,28 @@ table (wins, points, seats, intervals, Elo) is checked against what those result
 
 from __future__ import annotations
 
+import json
 import math
+from pathlib import Path
 
+import numpy as np
 import pytest
+from matplotlib.container import ErrorbarContainer
+from matplotlib.figure import Figure
+from matplotlib.patches import Rectangle
+from PIL import Image
 
-from agents.evaluation import Z95, elo_ratings, lineups, run_tournament, wilson_interval
+from agents import evaluation
+from agents.evaluation import (
+    Z95,
+    AgentResult,
+    Tournament,
+    elo_ratings,
+    lineups,
+    run_tournament,
+    save_report,
+    wilson_interval,
+)
 from cdc_env.rules import load_ruleset
 
 CLASSIC = load_ruleset("classic")
@@ -128,3 +145,63 @@ def test_a_field_pools_its_copies() -> None:
 def test_a_bad_tournament_is_refused(names: list[str], games: int, field: str | None, message: str) -> None:
     with pytest.raises(ValueError, match=message):
         run_tournament(names, CLASSIC, seats=2, games=games, runner=lambda s, n: (0, [0, 0]), field=field)
+
+
+def test_a_worker_process_plays_the_games_one_process_would() -> None:
+    """What each process of a tournament runs (`_start_worker`, then `_play_games`), here in
+    this process: the same (winner, scores) as the runner of a one-process tournament."""
+    games = [(["simple", "random"], 3), (["random", "simple"], 4)]
+    evaluation._start_worker(CLASSIC.to_dict(), "human", 40)
+    try:
+        played = evaluation._play_games(games)
+    finally:
+        evaluation._worker_runner = None
+    runner = evaluation.bot_game_runner(CLASSIC, "human", 40)
+    assert played == [runner(seating, seed) for seating, seed in games]
+    assert len(played) == 2 and all(len(scores) == 2 for _, scores in played)
+
+
+def test_the_report_chart(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """tournament.png: win rates with their intervals (clipped at the rate) beside a line at
+    even odds, and Elo ratings in a range 100 wider each way; 10 × 4 inches at 120 dpi."""
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+    from matplotlib.colors import to_rgba
+
+    kept: list[Figure] = []
+    monkeypatch.setattr(plt, "close", kept.append)  # keep the figure to look at it
+    # Bounds a rounding away from the rate, on the wrong side of it: no negative error bar.
+    a = AgentResult("a", games=10, wins=10, win_rate=1.0, ci_low=0.7, ci_high=1.0 - 1e-12, elo=1600.0)
+    b = AgentResult("b", games=10, wins=0, win_rate=0.0, ci_low=1e-12, ci_high=0.3, elo=1400.0)
+    tournament = Tournament("classic", 2, 10, 0, [a, b], 0, [{"game": 0}])
+    json_path, png_path = save_report(tournament, tmp_path / "out")
+    assert (json_path, png_path) == (tmp_path / "out" / "tournament.json", tmp_path / "out" / "tournament.png")
+    saved = json.loads(json_path.read_text(encoding="utf-8"))
+    assert saved["games_played"] == [{"game": 0}] and saved["agents"][0]["name"] == "a"
+    with Image.open(png_path) as image:
+        assert image.size == (1200, 480)
+    [figure] = kept
+    left, right = figure.axes
+    bars = [patch for patch in left.patches if isinstance(patch, Rectangle)]
+    assert [bar.get_height() for bar in bars] == [1.0, 0.0]
+    assert all(bar.get_facecolor() == to_rgba("#4c72b0") for bar in bars)
+    [errorbars] = [c for c in left.containers if isinstance(c, ErrorbarContainer)]
+    segments = errorbars.lines[2][0].get_segments()
+    assert [cap.get_markersize() for cap in errorbars.lines[1]] == [12.0, 12.0]  # capsize 6, both ends
+    ends = [y for segment in segments for y in (segment[0][1], segment[1][1])]
+    assert ends == pytest.approx([0.7, 1.0, 0.0, 0.3])
+    [even] = [line for line in left.lines if line.get_label() == "even odds"]
+    assert np.asarray(even.get_ydata(), dtype=float).tolist() == [0.5, 0.5]
+    assert even.get_linestyle() == "--"
+    assert even.get_color() == "grey"
+    assert even.get_label() == "even odds" and left.get_legend() is not None
+    assert left.get_ylabel() == "win rate (95 % interval)"
+    assert left.get_title() == "classic, 2 seats, 10 games"
+    elo_bars = [patch for patch in right.patches if isinstance(patch, Rectangle)]
+    assert [bar.get_height() for bar in elo_bars] == [1600.0, 1400.0]
+    assert all(bar.get_facecolor() == to_rgba("#dd8452") for bar in elo_bars)
+    assert right.get_ylim() == (1300.0, 1700.0)
+    assert right.get_ylabel() == "Elo" and right.get_title() == "Elo ratings"
+    assert [tick.get_text() for tick in left.get_xticklabels()] == ["a", "b"]

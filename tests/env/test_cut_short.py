@@ -84,11 +84,11 @@ def test_the_table_in_words() -> None:
         "  seat 2 must buy the cul (the third die), or pass",
     ])
     state.turn_number = 51
-    assert table.render().splitlines()[-1] == "  stopped after 50 turns"
+    assert str(table.render()).splitlines()[-1] == "  stopped after 50 turns"
     state.pending, state.winner = None, 2
-    assert table.render().splitlines()[-1] == "  seat_2 wins"
+    assert str(table.render()).splitlines()[-1] == "  seat_2 wins"
     state.table = Table()
-    assert len(table.render().splitlines()) == 5  # header, seats, the end: no dice, nothing staked
+    assert len(str(table.render()).splitlines()) == 5  # header, seats, the end: no dice, nothing staked
 
 
 def test_render_modes() -> None:

@@ -84,24 +84,28 @@ def tests_for(files: Sequence[str]) -> list[str]:
 
 
 def mutant_line(path: str, mutant: str, diff: str) -> int | None:
-    """The line of the source that the mutant changes: the first removed line of its diff,
-    looked up from the start of its function."""
-    removed = next((line[1:].strip() for line in diff.splitlines()
-                    if line.startswith("-") and not line.startswith("---") and line[1:].strip()), None)
+    """The line of the source that the mutant changes: its function's first line (decorators
+    included, as in the diff) plus the offset of the first removed line in the diff's hunk."""
     function = re.sub(r"__mutmut_\d+$", "", mutant.rsplit(".", 1)[-1]).split("ǁ")[-1]
     function = function[2:] if function.startswith("x_") else function
-    source = (ROOT / path).read_text().splitlines()
-    start = 0
-    for node in ast.walk(ast.parse("\n".join(source))):
+    start = None
+    for node in ast.walk(ast.parse((ROOT / path).read_text())):
         if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)) and node.name == function:
-            start = node.lineno - 1
+            start = min([node.lineno, *(d.lineno for d in node.decorator_list)])
             break
-    if removed is None:
-        return start + 1
-    for number in range(start, len(source)):
-        if source[number].strip() == removed:
-            return number + 1
-    return start + 1
+    if start is None:
+        return None
+    line = None
+    for text in diff.splitlines():
+        hunk = re.match(r"@@ -(\d+)", text)
+        if hunk:
+            line = int(hunk.group(1))
+        elif line is not None and not text.startswith(("---", "+++")):
+            if text.startswith("-"):
+                return start + line - 1
+            if not text.startswith("+"):
+                line += 1
+    return start
 
 
 def main(argv: Sequence[str] | None = None) -> int:

@@ -164,6 +164,9 @@ def test_grelottine_challenge_names_combination_and_stake() -> None:
         ChallengeGrelottine("cul_de_chouette_sirote", 12), "")
     assert action_for(moment, ["non"]) == (Pass(), "")
     assert action_for(moment, ["combo_chouette", "nombre_12"])[0] is None  # "grelottine" comes first
+    for said in (["grelottine", "combo_chouette"], ["grelottine", "nombre_12"]):  # one of the two is missing
+        assert action_for(moment, said) == (
+            None, "a Grelottine needs a combination and a stake: « grelottine, chouette, vingt »")
     assert action_for(decision("turn_start", [Roll()]), ["grelottine", "combo_chouette", "nombre_3"])[0] is None
 
 

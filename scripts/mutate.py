@@ -40,7 +40,8 @@ TESTS: tuple[tuple[str, tuple[str, ...]], ...] = (
     ("agents/", ("tests/agents/test_bots_and_evaluation.py",)),
     ("cdc_env/spaces.py", ("tests/env/test_env_spaces.py", "tests/env/test_codec_seats.py",
                            "tests/env/test_observation_by_hand.py")),
-    ("cdc_env/env.py", ("tests/env/test_env_aec.py", "tests/env/test_env_single.py", "tests/env/test_cut_short.py")),
+    ("cdc_env/env.py", ("tests/env/test_env_aec.py", "tests/env/test_env_single.py", "tests/env/test_cut_short.py",
+                        "tests/env/test_env_messages.py")),
     ("cdc_env/", ("tests/engine", "tests/env")),
 )
 # Statuses that count as caught: a test failed, the tests ran out of time (an endless loop),

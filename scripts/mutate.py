@@ -118,6 +118,8 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser.add_argument("--jobs", type=int, default=2, help="mutants tested at once (default 2)")
     parser.add_argument("--report", action="store_true",
                         help="run nothing: print the score and survivors of the last run on these modules")
+    parser.add_argument("--survivors", action="store_true",
+                        help="run again only the last run's survivors (after adding tests: quick)")
     args = parser.parse_args(argv)
     os.chdir(ROOT)
     from mutmut import configuration  # after the chdir: mutmut reads ./pyproject.toml
@@ -155,6 +157,11 @@ def main(argv: Sequence[str] | None = None) -> int:
 
     print(f"mutating {', '.join(files)} against {' '.join(tests)}", flush=True)
     names = [f[:-3].replace("/", ".").removesuffix(".__init__") + ".*" for f in files]
+    if args.survivors:
+        names = survivors(files)
+        if not names:
+            print(f"no survivors of a last run on {', '.join(files)}: nothing to run again")
+            return report(files)
     try:
         _run(names, args.jobs)
     except SystemExit as stop:  # mutmut says why above (the clean tests failed, say)
@@ -165,6 +172,20 @@ def main(argv: Sequence[str] | None = None) -> int:
         print(f"mutate.py: error: nothing to mutate in {', '.join(files)} ({error})", file=sys.stderr)
         return 2
     return report(files)
+
+
+def survivors(files: Sequence[str]) -> list[str]:
+    """The mutants of the last run on `files` that no test killed."""
+    from mutmut.mutation.data import SourceFileMutationData
+    from mutmut.stats import status_by_exit_code
+
+    names: list[str] = []
+    for file in files:
+        data = SourceFileMutationData(path=file)
+        data.load()
+        names += [name for name, code in data.exit_code_by_key.items()
+                  if status_by_exit_code[code] not in CAUGHT and code is not None]
+    return names
 
 
 def report(files: Sequence[str]) -> int:

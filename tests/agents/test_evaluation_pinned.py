@@ -176,8 +176,12 @@ def test_the_report_chart(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> No
     a = AgentResult("a", games=10, wins=10, win_rate=1.0, ci_low=0.7, ci_high=1.0 - 1e-12, elo=1600.0)
     b = AgentResult("b", games=10, wins=0, win_rate=0.0, ci_low=1e-12, ci_high=0.3, elo=1400.0)
     tournament = Tournament("classic", 2, 10, 0, [a, b], 0, [{"game": 0}])
-    json_path, png_path = save_report(tournament, tmp_path / "out")
-    assert (json_path, png_path) == (tmp_path / "out" / "tournament.json", tmp_path / "out" / "tournament.png")
+    out = tmp_path / "runs" / "out"  # folders made as needed, and again without complaint
+    save_report(tournament, out)
+    kept.clear()
+    json_path, png_path = save_report(tournament, out)
+    assert (json_path, png_path) == (out / "tournament.json", out / "tournament.png")
+    assert json_path.read_text(encoding="utf-8").startswith('{\n "ruleset": "classic",\n "seats": 2,')
     saved = json.loads(json_path.read_text(encoding="utf-8"))
     assert saved["games_played"] == [{"game": 0}] and saved["agents"][0]["name"] == "a"
     with Image.open(png_path) as image:

@@ -3,8 +3,10 @@ table (wins, points, seats, intervals, Elo) is checked against what those result
 
 from __future__ import annotations
 
+import dataclasses
 import json
 import math
+import random
 from pathlib import Path
 
 import numpy as np
@@ -14,7 +16,7 @@ from matplotlib.figure import Figure
 from matplotlib.patches import Rectangle
 from PIL import Image
 
-from agents import evaluation
+from agents import bots, evaluation
 from agents.evaluation import (
     Z95,
     AgentResult,
@@ -25,6 +27,8 @@ from agents.evaluation import (
     save_report,
     wilson_interval,
 )
+from cdc_env.actions import Action, Pass, Roll
+from cdc_env.game import Decision
 from cdc_env.rules import load_ruleset
 
 CLASSIC = load_ruleset("classic")
@@ -188,6 +192,8 @@ def test_the_report_chart(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> No
         assert image.size == (1200, 480)
     [figure] = kept
     left, right = figure.axes
+    assert left.get_position().y0 == right.get_position().y0 < 0.5  # side by side, one row
+    assert left.get_position().x1 < right.get_position().x0
     bars = [patch for patch in left.patches if isinstance(patch, Rectangle)]
     assert [bar.get_height() for bar in bars] == [1.0, 0.0]
     assert all(bar.get_facecolor() == to_rgba("#4c72b0") for bar in bars)
@@ -209,3 +215,69 @@ def test_the_report_chart(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> No
     assert right.get_ylim() == (1300.0, 1700.0)
     assert right.get_ylabel() == "Elo" and right.get_title() == "Elo ratings"
     assert [tick.get_text() for tick in left.get_xticklabels()] == ["a", "b"]
+
+
+class Recorder:
+    """Stands in for agents.bots.make_bot: notes how each bot was made; the bots pass."""
+
+    def __init__(self) -> None:
+        self.made: list[tuple[str, object, str]] = []
+
+    def __call__(self, name: str, seed: object = 0, reaction: str = "human") -> object:
+        self.made.append((name, seed, reaction))
+        return PassingBot()
+
+
+class PassingBot:
+    def __init__(self) -> None:
+        self.rng = random.Random(0)
+
+    def act(self, state: object, decision: Decision) -> Action:
+        return Roll() if decision.allows(Roll()) else Pass()
+
+
+def test_the_runner_makes_each_bot_once_per_seat_with_the_reaction(monkeypatch: pytest.MonkeyPatch) -> None:
+    recorder = Recorder()
+    monkeypatch.setattr(bots, "make_bot", recorder)
+    run = evaluation.bot_game_runner(CLASSIC, "expert", 1)
+    run(["a", "b"], 7)
+    run(["a", "b"], 8)  # the same bots, reseeded
+    run(["b", "a"], 9)  # a new (name, seat): made
+    assert recorder.made == [("a", "7:0", "expert"), ("b", "7:1", "expert"), ("b", "9:0", "expert"),
+                             ("a", "9:1", "expert")]
+
+
+def test_max_turns_is_the_last_turn_played() -> None:
+    """Seed 3: the first thrower scores 50 in turn 1; with max_turns 1 that turn is played."""
+    run = evaluation.bot_game_runner(CLASSIC, "human", 1)
+    assert run(["simple", "simple"], 3) == (None, [50, 0])
+
+
+def test_an_illegal_move_names_the_agent_the_game_and_the_seat(monkeypatch: pytest.MonkeyPatch) -> None:
+    class Stubborn(PassingBot):
+        def act(self, state: object, decision: Decision) -> Action:
+            return Pass()  # where only a roll is allowed
+
+    monkeypatch.setattr(bots, "make_bot", lambda name, seed=0, reaction="human": Stubborn())
+    run = evaluation.bot_game_runner(CLASSIC, "human", 10)
+    with pytest.raises(ValueError, match=r"^agent 'mine' played an illegal move in game 5 \(seat [01]\): "
+                                         r"pass is not legal now"):
+        run(["mine", "mine"], 5)
+
+
+def test_a_given_runner_is_used_whatever_the_workers() -> None:
+    seen: list[int] = []
+
+    def runner(seating: list[str], seed: int) -> tuple[int | None, list[int]]:
+        seen.append(seed)
+        return 0, [1, 0]
+
+    run_tournament(["a", "b"], CLASSIC, seats=2, games=3, runner=runner, workers=2)
+    assert seen == [0, 1, 2]
+
+
+def test_the_saved_summary() -> None:
+    tournament = run_tournament(["a", "b"], CLASSIC, seats=2, games=2, seed=9, runner=lambda s, n: (1, [3, 4]))
+    saved = tournament.to_json()
+    assert saved == {"ruleset": "classic", "seats": 2, "games": 2, "seed": 9, "unfinished": 0,
+                     "agents": [dataclasses.asdict(agent) for agent in tournament.agents]}

@@ -87,10 +87,15 @@ def tests_for(files: Sequence[str]) -> list[str]:
 def mutant_line(path: str, mutant: str, diff: str) -> int | None:
     """The line of the source that the mutant changes: its function's first line (decorators
     included, as in the diff) plus the offset of the first removed line in the diff's hunk."""
-    function = re.sub(r"__mutmut_\d+$", "", mutant.rsplit(".", 1)[-1]).split("ǁ")[-1]
-    function = function[2:] if function.startswith("x_") else function
+    # x_function__mutmut_3, or xǁClassǁmethod__mutmut_3 for a method
+    parts = re.sub(r"__mutmut_\d+$", "", mutant.rsplit(".", 1)[-1]).split("ǁ")
+    function = parts[-1][2:] if len(parts) == 1 else parts[-1]
+    scope: ast.AST = ast.parse((ROOT / path).read_text())
+    if len(parts) == 3:
+        scope = next((node for node in ast.walk(scope)
+                      if isinstance(node, ast.ClassDef) and node.name == parts[1]), scope)
     start = None
-    for node in ast.walk(ast.parse((ROOT / path).read_text())):
+    for node in ast.walk(scope):
         if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)) and node.name == function:
             start = min([node.lineno, *(d.lineno for d in node.decorator_list)])
             break

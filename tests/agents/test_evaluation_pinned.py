@@ -42,7 +42,9 @@ def test_wilson_interval_by_hand() -> None:
     half = z * math.sqrt(0.025 + z * z / 400) / (1 + z * z / 10)
     assert (low, high) == pytest.approx((0.5 - half, 0.5 + half), abs=1e-12)
     assert (low, high) == pytest.approx((0.2366, 0.7634), abs=1e-4)
-    # At 0 and 1 the bound is the rate itself, up to rounding, and never past it.
+    # At 0 and 1 the bound is the rate itself, up to rounding, and never past it: 16 wins in 16
+    # come to 1.0000000000000002 unclipped, 0 in 21 to −1.4e-17.
+    assert wilson_interval(16, 16)[1] == 1.0 and wilson_interval(0, 21)[0] == 0.0
     assert wilson_interval(0, 10)[0] == 0.0 and wilson_interval(10, 10)[1] == pytest.approx(1.0, abs=1e-12)
     assert wilson_interval(10, 10)[0] == pytest.approx(1 - wilson_interval(0, 10)[1], abs=1e-12)
     low, high = wilson_interval(1, 4, z=1.0)  # p 1/4: centre (0.25 + 1/8) / 1.25 = 0.3
@@ -143,7 +145,8 @@ def test_a_field_pools_its_copies() -> None:
 
 @pytest.mark.parametrize("names, games, field, message", [
     (["a", "b"], 0, None, r"^a tournament needs at least one game \(got 0\): give --games 1 or more$"),
-    (["a", "a"], 1, None, r"^each agent must appear once in a tournament"),
+    (["a", "a"], 1, None, r"^each agent must appear once in a tournament \(give distinct names, and a field bot "
+                          r"that is not one of the agents\)$"),
     (["a", "bold"], 1, "bold", r"^each agent must appear once in a tournament"),
 ])
 def test_a_bad_tournament_is_refused(names: list[str], games: int, field: str | None, message: str) -> None:
@@ -281,3 +284,10 @@ def test_the_saved_summary() -> None:
     saved = tournament.to_json()
     assert saved == {"ruleset": "classic", "seats": 2, "games": 2, "seed": 9, "unfinished": 0,
                      "agents": [dataclasses.asdict(agent) for agent in tournament.agents]}
+
+
+def test_an_agent_left_without_a_game() -> None:
+    """Three agents, two seats, one game: c never plays; its figures are zeros, not a division."""
+    tournament = run_tournament(["a", "b", "c"], CLASSIC, seats=2, games=1, runner=lambda s, n: (0, [5, 1]))
+    c = next(agent for agent in tournament.agents if agent.name == "c")
+    assert (c.games, c.win_rate, c.mean_points, c.ci_low, c.ci_high) == (0, 0.0, 0.0, 0.0, 1.0)

@@ -83,6 +83,8 @@ def test_the_table_in_words() -> None:
         "  soufflette: challenger 0, target 2, throw 2",
         "  seat 2 must buy the cul (the third die), or pass",
     ])
+    state.turn_number = 50  # the last turn is played
+    assert str(table.render()).splitlines()[-1] == "  seat 2 must buy the cul (the third die), or pass"
     state.turn_number = 51
     assert str(table.render()).splitlines()[-1] == "  stopped after 50 turns"
     state.pending, state.winner = None, 2

@@ -6,8 +6,8 @@ import re
 
 import pytest
 
-from cdc_env.actions import IllegalActionError, Roll
-from cdc_env.env import TurnPenalty, WinLoss, default_players, make_reward, raw_env
+from cdc_env.actions import IllegalActionError, Roll, Shout
+from cdc_env.env import TurnPenalty, WinLoss, default_players, env, make_reward, raw_env
 from cdc_env.rules import load_ruleset
 
 
@@ -60,3 +60,60 @@ def test_acting_when_it_is_not_allowed() -> None:
         table.act(Roll())
     table.step(None)  # a done agent steps None: removed
     assert agent not in table.agents
+
+
+def test_before_reset() -> None:
+    table = raw_env("classic", 2)
+    with pytest.raises(AssertionError, match=r"^call reset\(\) before observe\(\)$"):
+        table.observe("seat_0")
+    with pytest.raises(AssertionError, match=r"^call reset\(\) before action_mask\(\)$"):
+        table.action_mask("seat_0")
+    with pytest.raises(AttributeError, match=r"^last\(\) cannot be called before reset\(\)$"):
+        env(ruleset="classic", players=2).last()
+
+
+def test_render_without_a_mode_says_how_to_get_one() -> None:
+    table = raw_env("classic", 2)
+    table.reset(seed=1)
+    with pytest.warns(UserWarning) as warned:
+        table.render()
+    assert "render() was called without a render_mode: make the env with render_mode='ansi' or 'human'" in str(
+        warned[0].message)
+
+
+def test_human_mode_prints_after_each_step(capsys: pytest.CaptureFixture[str]) -> None:
+    for mode, prints in (("human", True), ("ansi", False)):
+        table = raw_env("classic", 2, render_mode=mode)
+        table.reset(seed=1)
+        capsys.readouterr()
+        table.step(int(table.action_mask().argmax()))
+        assert ("Cul de Chouette — classic" in capsys.readouterr().out) is prints
+
+
+def test_a_shout_out_of_place_is_a_false_shout_of_the_seat() -> None:
+    """act(Shout) where no race is on: the engine's false shout, charged to the seat to act."""
+    table = raw_env("classic", 2)
+    table.reset(seed=1)
+    state = table.state
+    assert state is not None and state.pending is not None
+    seat = state.pending.seat
+    table.act(Shout("pas_mou_le_caillou", 300.0))
+    assert [event["seat"] for event in state.log if event["type"] == "false_shout"] == [seat]
+
+
+def test_a_done_agent_may_only_step_none() -> None:
+    table = raw_env("classic", 2)
+    table.reset(seed=1)
+    for agent in table.agents:
+        table.terminations[agent] = True
+    with pytest.raises(ValueError, match="only valid action is None"):
+        table.step(0)
+
+
+def test_the_turn_penalty_is_silent_between_turns() -> None:
+    table = raw_env("solo", 1)
+    table.reset(seed=1)
+    assert table.state is not None
+    penalty = TurnPenalty()
+    penalty.reset(table.state)
+    assert penalty(table.state, truncated=False) is None

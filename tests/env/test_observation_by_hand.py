@@ -4,10 +4,21 @@ value of the vector checked against the layout (docs/environment.md)."""
 
 from __future__ import annotations
 
+import re
+
 import numpy as np
 import pytest
 
-from cdc_env.actions import ChallengeGrelottine, DeclareCivet, Pass, Shout
+from cdc_env.actions import (
+    ChallengeGrelottine,
+    DeclareCivet,
+    Dice,
+    IllegalActionError,
+    KeepDice,
+    Pass,
+    Roll,
+    Shout,
+)
 from cdc_env.combinations import COMBINATION_NAMES
 from cdc_env.flow import Table
 from cdc_env.game import Decision, GameState
@@ -188,3 +199,53 @@ def test_staked_actions_encode_to_the_nearest_level() -> None:
 def test_extended_appends_new_names_once_in_order() -> None:
     assert _extended(("a", "b"), ["c", "a", "d", "c"]) == ("a", "b", "c", "d")
     assert _extended(("a",), []) == ("a",)
+
+
+@pytest.mark.parametrize("levels", [(0.0, 0.5), (0.5, 1.0), (0.0, 0.75, 0.5, 1.0), ()])
+def test_stake_levels_must_rise_from_0_to_1(levels: tuple[float, ...]) -> None:
+    with pytest.raises(ValueError, match=re.escape(f"stake_levels must rise from 0.0 (the minimum stake) to 1.0 "
+                                                   f"(the maximum), got {levels!r}")):
+        ActionCodec(players=2, stake_levels=levels)
+
+
+def test_blocks_hold_exactly_their_choices() -> None:
+    codec = ActionCodec(players=2)
+    assert codec.blocks["bird_bet"].choices == (1, 2, 3, 4, 5, 6)
+    if "bet_sum" in codec.blocks:  # complete's Bleu-Rouge: a sum of three dice
+        assert codec.blocks["bet_sum"].choices == tuple(range(3, 19))
+    assert codec.mask(None, 0).dtype == np.int8 and codec.mask(Decision(1, "sirop", (Pass(),)), 0).dtype == np.int8
+
+
+def test_what_has_no_index_is_named() -> None:
+    codec = ActionCodec(players=2)
+    size = codec.size
+    moment = Decision(0, "turn_start", (Pass(), Dice((1,))))
+    with pytest.raises(ValueError, match=re.escape("decision 'turn_start' offers dice(values=(1,)), which has no "
+                                                   "action index here: add a block for Dice to ActionCodec in "
+                                                   "cdc_env/spaces.py")):
+        codec.mask(moment, 0)
+    with pytest.raises(ValueError, match=re.escape("decision 'turn_start' offers dice(values=(1,)), which has no")):
+        codec.encode(Dice((1,)), moment, 0)
+    with pytest.raises(ValueError, match="^" + re.escape("civet(combination='velute', stake=5), which has no "
+                                                         "action index here: add a block for DeclareCivet")):
+        codec.index_of(DeclareCivet("velute", 5), 0)
+    with pytest.raises(ValueError, match=re.escape("keep(keep=(7,)) has no action index: its keep (7,) is not "
+                                                   "among the choices of block KeepDice in cdc_env/spaces.py")):
+        codec.index_of(KeepDice((7,)), 0)
+    staked = Decision(0, "turn_start", (Roll(),), staked=DeclareCivet, stakes=(("flan", range(1, 3)),))
+    with pytest.raises(ValueError, match=r"^decision 'turn_start' offers .*DeclareCivet.* on 'flan', which has no "
+                                         r"action index: add it to the staked blocks of cdc_env/spaces\.py$"):
+        codec.mask(staked, 0)
+    sirop = Decision(0, "sirop", (Pass(),))
+    with pytest.raises(IllegalActionError, match=f"^action index {size} is outside 0..{size - 1}$"):
+        codec.decode(size, sirop, 0)
+    with pytest.raises(IllegalActionError, match=f"^an action is an index in 0..{size - 1}, got 'pass'$"):
+        codec.decode("pass", sirop, 0)
+
+
+def test_a_fourth_die_is_not_shown() -> None:
+    state = GameState(CLASSIC, 2)
+    state.table = Table(dice=(1, 2, 3, 4), thrower=0)
+    encoder = ObservationEncoder(CLASSIC, 2, max_turns=100)
+    obs = encoder.encode(state, 0)
+    assert obs[encoder.layout["dice"]].sum() == 3.0 and obs[encoder.layout["combination"]].sum() == 0.0

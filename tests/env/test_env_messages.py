@@ -4,7 +4,9 @@ from __future__ import annotations
 
 import re
 
+import numpy as np
 import pytest
+from gymnasium.spaces import Box
 
 from cdc_env.actions import IllegalActionError, Roll, Shout
 from cdc_env.env import TurnPenalty, WinLoss, default_players, env, make_reward, raw_env
@@ -117,3 +119,16 @@ def test_the_turn_penalty_is_silent_between_turns() -> None:
     penalty = TurnPenalty()
     penalty.reset(table.state)
     assert penalty(table.state, truncated=False) is None
+
+
+def test_defaults_and_spaces() -> None:
+    table = raw_env()
+    assert table.rules.name == "classic" and table.players == 4 and table.auto_forced is True
+    assert table.game_seed is None
+    space = table.observation_spaces["seat_0"]
+    observation, mask = space["observation"], space["action_mask"]
+    assert isinstance(observation, Box) and isinstance(mask, Box)
+    assert observation.dtype == np.float32 and (observation.low.min(), observation.high.max()) == (-1.0, 1.0)
+    assert mask.dtype == np.int8 and (mask.low.min(), mask.high.max()) == (0, 1)
+    table.reset()  # no seed: one is drawn
+    assert isinstance(table.game_seed, int)

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import random
 import re
 
 import numpy as np
@@ -132,3 +133,17 @@ def test_defaults_and_spaces() -> None:
     assert mask.dtype == np.int8 and (mask.low.min(), mask.high.max()) == (0, 1)
     table.reset()  # no seed: one is drawn
     assert isinstance(table.game_seed, int)
+
+
+def test_resets_without_a_seed_go_on_from_the_last_seed() -> None:
+    """reset(seed=s) starts a generator at s; each later reset() takes its next 63 bits."""
+    one, two = raw_env("classic", 2), raw_env("classic", 2)
+    one.reset(seed=1)
+    one.reset(seed=3)  # a new seed starts over
+    one.reset()
+    two.reset(seed=3)
+    two.reset()
+    draws = random.Random(3)
+    assert one.game_seed == two.game_seed == draws.getrandbits(63)
+    two.reset()
+    assert two.game_seed == draws.getrandbits(63)

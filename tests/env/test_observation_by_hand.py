@@ -249,3 +249,17 @@ def test_a_fourth_die_is_not_shown() -> None:
     encoder = ObservationEncoder(CLASSIC, 2, max_turns=100)
     obs = encoder.encode(state, 0)
     assert obs[encoder.layout["dice"]].sum() == 3.0 and obs[encoder.layout["combination"]].sum() == 0.0
+
+
+def test_index_names() -> None:
+    codec = ActionCodec(players=3)
+    names = codec.names
+    assert names[codec.blocks["pass"].start] == "pass"
+    assert names[codec.blocks["bird_bet"].start] == "bird_bet linotte (1)"
+    assert names[codec.blocks["bird_bet"].start + 3] == "bird_bet mouette (4)"
+    assert names[codec.blocks["shout"].start] == "shout pas_mou_le_caillou"
+    assert names[codec.blocks["soufflette"].start + 1] == "soufflette seat+2"
+    assert names[codec.blocks["keep"].start] == "keep []"
+    assert names[codec.blocks["keep"].start + 7] == "keep [1, 1]"
+    assert names[codec.blocks["civet"].start + 7] == "civet velute stake 50%"
+    assert names[codec.blocks["grelottine"].start + 4] == "grelottine chouette stake 100%"

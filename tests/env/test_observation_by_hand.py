@@ -263,3 +263,15 @@ def test_index_names() -> None:
     assert names[codec.blocks["keep"].start + 7] == "keep [1, 1]"
     assert names[codec.blocks["civet"].start + 7] == "civet velute stake 50%"
     assert names[codec.blocks["grelottine"].start + 4] == "grelottine chouette stake 100%"
+
+
+def test_the_layout_section_by_section() -> None:
+    """docs/environment.md's layout at 3 seats of classic: a saved model depends on every size."""
+    encoder = ObservationEncoder(CLASSIC, 3, max_turns=300)
+    sizes = {name: part.stop - part.start for name, part in encoder.layout.items()}
+    assert sizes == {"seats": 3 * W, "dice": 18, "combination": len(COMBINATION_NAMES),
+                     "decision": len(DECISION_KINDS), "race": len(RACES), "stakes": 2 * len(STAKED_COMBINATIONS),
+                     "civet": len(CIVET_COMBINATIONS) + 1, "challenge": len(GRELOTTINE_COMBINATIONS) + 1,
+                     "soufflette": 1, "turn": 1, "throw_reach": 1}
+    assert W == 22 and encoder.size == sum(sizes.values())
+    assert list(encoder.layout) == list(sizes)  # in this order

@@ -664,3 +664,25 @@ def test_in_a_noisy_room_a_phrase_behind_two_is_a_close_call(lexicon) -> None:
     assert verdict.match.phrase.intent == "non" and not verdict.understood and not verdict.ask_again
     # Far behind, it is no contender: nothing.
     assert judge(added, ACTIVE, margin=0.5, strays=True) is None
+
+
+def test_default_onset_bias_is_40_ms_after_vosks_start(lexicon, script) -> None:
+    """Hand-worked: Vosk places "pas" at 0.96 s; with no onset from the audio (refine off) the
+    onset is 0.96 + 0.04 (the default bias) = 1.00 s, and the end 1.50 + 0.04 = 1.54 s."""
+    script(partials=[], finals=[(2.0, {"result": CAILLOU})])
+    recogniser = make(lexicon, refine=False)
+    assert recogniser.onset_bias == 640  # 0.04 s at 16 kHz
+    [found] = feed(recogniser, tone(2.5, [(1.0, 1.5)]))
+    assert found.onset_s == pytest.approx(1.0, abs=1e-9)
+    assert found.end_s == pytest.approx(1.54, abs=1e-9)
+
+
+def test_a_word_before_the_kept_audio_gets_the_bias(lexicon, script) -> None:
+    """Hand-worked: when the audio under the word is no longer kept (no onset to find in it),
+    the onset is Vosk's start plus the bias: 1.000 s + 0.025 s = sample 16000 + 400."""
+    script(partials=[])
+    recogniser = make(lexicon, onset_bias_s=0.025)
+    recogniser.accept(np.zeros(3 * RATE, dtype=np.int16), 0)
+    recogniser._history, recogniser._history_start = recogniser._history[2 * RATE:], 2 * RATE
+    assert recogniser._onset(Word("pas", RATE, RATE + 1600, 1.0)) == (RATE + 400, 0.0)
+    assert make(lexicon, onset_bias_s=0.0)._onset(Word("pas", RATE, RATE + 1600, 1.0)) == (RATE, 0.0)

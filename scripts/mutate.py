@@ -1,0 +1,227 @@
+"""Mutation testing of chosen modules: do their tests fail when the code is wrong?
+
+    python scripts/mutate.py voice/intents.py
+    python scripts/mutate.py cdc_env.spaces cdc_env/env.py --tests tests/env
+    python scripts/mutate.py cdc_env                       # every module of the package
+
+mutmut (configured in pyproject.toml, [tool.mutmut]) makes small changes to the code one at a
+time (a comparison flipped, a constant changed, a call dropped) in a copy of the tree under
+mutants/, and runs the tests that cover the changed function on each. A mutant the tests catch
+is *killed*; one they let through *survives*. This prints the score (killed / total) and every
+survivor with its file, line and diff. Only the chosen modules are mutated, against their own
+tests (TESTS below, or --tests), so one module takes minutes, not the hour of the whole tree.
+mutmut 3 mutates inside functions only: a module-level table (a dict of constants) is not
+mutated, so its tests must pin it by themselves.
+
+Survivors that cannot change behaviour (equivalent mutants) are listed in docs/mutation.md
+with the reason; keep the score of a module at 90 % or more.
+"""
+
+from __future__ import annotations
+
+import argparse
+import ast
+import os
+import re
+import sys
+from collections.abc import Sequence
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parent.parent
+# Each module's own tests (the first prefix that matches wins): fast, and enough to judge it.
+TESTS: tuple[tuple[str, tuple[str, ...]], ...] = (
+    ("voice/intents.py", ("tests/play/test_intents.py", "tests/play/test_intents_pinned.py")),
+    ("voice/lexicon.py", ("tests/voice/test_lexicon.py", "tests/voice/test_lexicon_pinned.py",
+                          "tests/voice/test_game_lexicon_and_clips.py")),
+    ("voice/recogniser.py", ("tests/voice/test_results.py",)),
+    ("voice/", ("tests/voice", "tests/play")),
+    ("agents/heuristic.py", ("tests/agents/test_bold.py", "tests/agents/test_bots_and_evaluation.py")),
+    ("agents/evaluation.py", ("tests/agents/test_bots_and_evaluation.py", "tests/agents/test_evaluation_pinned.py")),
+    ("agents/", ("tests/agents/test_bots_and_evaluation.py",)),
+    ("cdc_env/spaces.py", ("tests/env/test_env_spaces.py", "tests/env/test_codec_seats.py",
+                           "tests/env/test_observation_by_hand.py")),
+    ("cdc_env/env.py", ("tests/env/test_env_aec.py", "tests/env/test_env_single.py", "tests/env/test_cut_short.py",
+                        "tests/env/test_env_messages.py")),
+    ("cdc_env/", ("tests/engine", "tests/env")),
+)
+# Statuses that count as caught: a test failed, the tests ran out of time (an endless loop),
+# or the type checker refused the mutant.
+CAUGHT = {"killed", "timeout", "caught by type check"}
+
+
+class UsageError(Exception):
+    pass
+
+
+def module_files(names: Sequence[str], source_paths: Sequence[str]) -> list[str]:
+    """The .py files (relative to the root) that the arguments name: a path or a dotted name,
+    of a module or of a package (all its modules)."""
+    files: list[str] = []
+    for name in names:
+        candidates = [Path(name), Path(name.replace(".", "/") + ".py"), Path(name.replace(".", "/"))]
+        path = next((c for c in candidates if (ROOT / c).exists() and not c.is_absolute()), None)
+        if path is None:
+            raise UsageError(f"module {name!r} not found: give a path such as voice/intents.py or a dotted "
+                             f"name such as cdc_env.spaces, relative to {ROOT}")
+        top = path.parts[0]
+        if top not in source_paths:
+            raise UsageError(f"module {name!r} is outside the mutated packages {', '.join(source_paths)} "
+                             f"([tool.mutmut] source_paths in pyproject.toml)")
+        found = sorted(p for p in (ROOT / path).rglob("*.py")) if (ROOT / path).is_dir() else [ROOT / path]
+        if not found or found[0].suffix != ".py":
+            raise UsageError(f"module {name!r} is not a Python module or package")
+        files += [str(p.relative_to(ROOT)) for p in found if str(p.relative_to(ROOT)) not in files]
+    return files
+
+
+def tests_for(files: Sequence[str]) -> list[str]:
+    tests: list[str] = []
+    for file in files:
+        for prefix, chosen in TESTS:
+            if file.startswith(prefix):
+                tests += [t for t in chosen if t not in tests and (ROOT / t).exists()]
+                break
+    return tests
+
+
+def mutant_line(path: str, mutant: str, diff: str) -> int | None:
+    """The line of the source that the mutant changes: its function's first line (decorators
+    included, as in the diff) plus the offset of the first removed line in the diff's hunk."""
+    # x_function__mutmut_3, or xǁClassǁmethod__mutmut_3 for a method
+    parts = re.sub(r"__mutmut_\d+$", "", mutant.rsplit(".", 1)[-1]).split("ǁ")
+    function = parts[-1][2:] if len(parts) == 1 else parts[-1]
+    scope: ast.AST = ast.parse((ROOT / path).read_text())
+    if len(parts) == 3:
+        scope = next((node for node in ast.walk(scope)
+                      if isinstance(node, ast.ClassDef) and node.name == parts[1]), scope)
+    start = None
+    for node in ast.walk(scope):
+        if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)) and node.name == function:
+            start = min([node.lineno, *(d.lineno for d in node.decorator_list)])
+            break
+    if start is None:
+        return None
+    line = None
+    for text in diff.splitlines():
+        hunk = re.match(r"@@ -(\d+)", text)
+        if hunk:
+            line = int(hunk.group(1))
+        elif line is not None and not text.startswith(("---", "+++")):
+            if text.startswith("-"):
+                return start + line - 1
+            if not text.startswith("+"):
+                line += 1
+    return start
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("modules", nargs="+", metavar="MODULE",
+                        help="a module or package to mutate: voice/intents.py, cdc_env.spaces, cdc_env")
+    parser.add_argument("--tests", nargs="+", metavar="PATH",
+                        help="the tests to run on each mutant (pytest paths; default: the module's own)")
+    parser.add_argument("--jobs", type=int, default=2, help="mutants tested at once (default 2)")
+    parser.add_argument("--report", action="store_true",
+                        help="run nothing: print the score and survivors of the last run on these modules")
+    parser.add_argument("--survivors", action="store_true",
+                        help="run again only the last run's survivors (after adding tests: quick)")
+    args = parser.parse_args(argv)
+    os.chdir(ROOT)
+    from mutmut import configuration  # after the chdir: mutmut reads ./pyproject.toml
+
+    config = configuration.config()
+    source_paths = [str(p) for p in config.source_paths]
+    try:
+        files = module_files(args.modules, source_paths)
+        files = [f for f in files if config.should_mutate(f)] or files
+        tests = args.tests or tests_for(files)
+        missing = [t for t in tests if not (ROOT / t.split("::")[0]).exists()]
+        if missing:
+            raise UsageError(f"--tests: {', '.join(missing)} not found (give pytest paths relative to {ROOT})")
+        if not tests:
+            raise UsageError(f"no tests known for {', '.join(files)}: give them with --tests")
+        if args.jobs < 1:
+            raise UsageError(f"--jobs must be 1 or more, got {args.jobs}")
+    except UsageError as error:
+        print(f"mutate.py: error: {error}", file=sys.stderr)
+        return 2
+    if args.report:
+        return report(files)
+    # Only the chosen modules are mutated, against the chosen tests (mutmut keeps the rest of
+    # its configuration); every mutant of theirs is (re)run, so a new test counts at once.
+    config.only_mutate = files
+    for file in files:
+        # A copy that mutmut left unmutated (a module of an earlier run restored) looks newer
+        # than its source, which mutmut takes for "already mutated": make it copy it afresh.
+        copy = ROOT / "mutants" / file
+        if copy.exists() and "__mutmut_" not in copy.read_text():
+            copy.unlink()
+    config.do_not_mutate = []
+    config.pytest_add_cli_args_test_selection = tests
+    from mutmut.__main__ import _run
+
+    print(f"mutating {', '.join(files)} against {' '.join(tests)}", flush=True)
+    names = [f[:-3].replace("/", ".").removesuffix(".__init__") + ".*" for f in files]
+    if args.survivors:
+        names = survivors(files)
+        if not names:
+            print(f"no survivors of a last run on {', '.join(files)}: nothing to run again")
+            return report(files)
+    try:
+        _run(names, args.jobs)
+    except SystemExit as stop:  # mutmut says why above (the clean tests failed, say)
+        if stop.code:
+            print(f"mutate.py: mutmut stopped (exit {stop.code}); its output above says why", file=sys.stderr)
+            return 1
+    except AssertionError as error:  # a module without any function to mutate
+        print(f"mutate.py: error: nothing to mutate in {', '.join(files)} ({error})", file=sys.stderr)
+        return 2
+    return report(files)
+
+
+def survivors(files: Sequence[str]) -> list[str]:
+    """The mutants of the last run on `files` that no test killed."""
+    from mutmut.mutation.data import SourceFileMutationData
+    from mutmut.stats import status_by_exit_code
+
+    names: list[str] = []
+    for file in files:
+        data = SourceFileMutationData(path=file)
+        data.load()
+        names += [name for name, code in data.exit_code_by_key.items()
+                  if status_by_exit_code[code] not in CAUGHT and code is not None]
+    return names
+
+
+def report(files: Sequence[str]) -> int:
+    """Prints each module's score and its survivors, from mutmut's results under mutants/."""
+    from mutmut.mutation.data import SourceFileMutationData
+    from mutmut.mutation.diff_apply import get_diff_for_mutant
+    from mutmut.stats import status_by_exit_code
+
+    total = caught = 0
+    lines: list[str] = []
+    for file in files:
+        data = SourceFileMutationData(path=file)
+        data.load()
+        statuses = {name: status_by_exit_code[code] for name, code in data.exit_code_by_key.items()}
+        file_caught = sum(status in CAUGHT for status in statuses.values())
+        unchecked = sum(status == "not checked" for status in statuses.values())
+        total += len(statuses)
+        caught += file_caught
+        if statuses:
+            lines.append(f"{file}: {file_caught} / {len(statuses)} killed ({100 * file_caught / len(statuses):.1f} %)"
+                         + (f", {unchecked} not checked (the run was stopped)" if unchecked else ""))
+        for name, status in sorted(statuses.items(), key=lambda item: item[0]):
+            if status in CAUGHT or status == "not checked":
+                continue
+            diff = get_diff_for_mutant(name, path=file)
+            lines.append(f"\n{status.upper()}: {file}:{mutant_line(file, name, diff)} {name}\n{diff}")
+    print()
+    print("\n".join(lines))
+    score = 100 * caught / total if total else 0.0
+    print(f"\nscore: {caught} / {total} killed ({score:.1f} %)")
+    return 0
+
+if __name__ == "__main__":
+    sys.exit(main())

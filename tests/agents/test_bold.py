@@ -1,0 +1,231 @@
+"""bold's published behaviour (agents/heuristic.py, docs/agents.md), as hand-worked decisions:
+each threshold is met in a game built with GameState `setup` and exact dice, and the choice is
+asserted at the threshold and on each side of it (and prudent's, where the two differ).
+
+The classic ruleset's numbers used below (configs/rules/classic.yaml): target 343, cap 332,
+a cul costs 30, Chouette a², Cul de Chouette 40 + 10a, Grelottine stakes floor(min score ×
+33 % / 25 % / 16 % / 8 %) for chouette / velute / cul de chouette / chouette-velute. The
+chances of one roll (216 rolls): chouette 81/216 = 3/8, velute 36/216 = 1/6, chouette-velute
+9/216 = 1/24, cul de chouette 6/216 + (3/8)/6 = 13/144 with a sirop.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+import pytest
+
+from agents.heuristic import HeuristicBot, bold, patient, prudent
+from cdc_env.actions import (
+    Action,
+    BetOnSuccess,
+    BirdBet,
+    BuyCul,
+    ChallengeGrelottine,
+    DeclareCivet,
+    Dice,
+    Pass,
+    Roll,
+    Sirop,
+    UseBoucliette,
+)
+from cdc_env.game import Decision, GameState
+from cdc_env.rules import Ruleset, load_ruleset
+
+CLASSIC = load_ruleset("classic")
+
+
+def first(seat: int, players: int) -> list[tuple[int, ...]]:
+    """The roll-off dice that make `seat` start (classic: the lowest die starts)."""
+    return [(1,) if s == seat else (6,) for s in range(players)]
+
+
+def reach(scores: Sequence[int], kind: str, seat: int, dice: list[tuple[int, ...]],
+          items: Sequence[dict[str, int]] | None = None,
+          answers: dict[str, Action] | None = None, rules: Ruleset = CLASSIC) -> tuple[GameState, Decision]:
+    """A classic game from `scores` (and `items`), played with `dice` until `seat` must decide
+    a `kind`: the other decisions are answered from `answers` by kind, else Roll, else Pass."""
+    setup: dict[str, object] = {"scores": list(scores)}
+    if items is not None:
+        setup["items"] = list(items)
+    state = GameState(rules, len(scores), setup=setup)
+    dice = list(dice)
+    while True:
+        decision = state.pending
+        assert decision is not None, "the game ended before the decision"
+        if decision.is_chance:
+            state.apply_action(Dice(dice.pop(0)))
+        elif decision.seat == seat and decision.kind == kind:
+            assert not dice, f"dice left over: {dice}"
+            return state, decision
+        else:
+            chosen = (answers or {}).get(decision.kind)
+            state.apply_action(chosen if chosen is not None and decision.allows(chosen)
+                               else Roll() if decision.allows(Roll()) else Pass())
+
+
+def choice(bot: HeuristicBot, state: GameState, decision: Decision) -> Action:
+    action = bot.act(state, decision)
+    assert decision.allows(action)
+    return action
+
+
+# ---------------------------------------------------------------------- a Civet to catch up
+
+
+def civet_turn(scores: Sequence[int]) -> tuple[GameState, Decision]:
+    holds = [{"civet": 1}] + [{} for _ in scores[1:]]
+    return reach(scores, "turn_start", 0, first(0, len(scores)), items=holds)
+
+
+def test_bold_spends_its_civet_when_60_behind_a_leader_at_250() -> None:
+    """Behind: the best opponent has 250 or more and leads by more than 60. Then bold declares
+    its Civet on the likeliest combination (the Chouette, 3/8) at the highest stake
+    (min(102, own score 189) = 102)."""
+    state, decision = civet_turn([189, 250])  # 61 behind
+    assert choice(bold(), state, decision) == DeclareCivet("chouette", 102)
+    assert choice(prudent(), state, decision) == Roll()
+    state, decision = civet_turn([190, 250])  # 60 behind: not yet
+    assert choice(bold(), state, decision) == Roll()
+    state, decision = civet_turn([100, 249])  # far behind, but the leader is under 250
+    assert choice(bold(), state, decision) == Roll()
+    state, decision = civet_turn([90, 250, 20])  # the best opponent counts
+    assert choice(bold(), state, decision) == DeclareCivet("chouette", 90)  # stake within the score
+
+
+# ---------------------------------------------------------------------- buying the cul
+
+
+def test_bold_buys_the_cul_at_any_positive_value_prudent_from_5() -> None:
+    """The thrower (seat 1) shows 6-6. A cul is worth (5 × 36 + 100) / 6 = 46.67 on average to
+    the buyer, and the thrower loses 46.67 − 36 = 10.67 of it: value 46.67 − 30 + 10.67 = 27.33,
+    less what the cap (332) holds back, 46.67 − room. So value = room − 19.33: bold (> 0) buys
+    from room 20 (score 312), prudent (> 5) from room 25 (score 307)."""
+    for score, bold_buys, prudent_buys in ((312, True, False), (313, False, False),
+                                           (307, True, True), (308, True, False)):
+        state, decision = reach([score, 0], "buy_cul", 0, first(1, 2) + [(6, 6)])
+        assert choice(bold(), state, decision) == (BuyCul() if bold_buys else Pass()), score
+        assert choice(prudent(), state, decision) == (BuyCul() if prudent_buys else Pass()), score
+
+
+# ---------------------------------------------------------------------- siroting a Chouette
+
+
+def sirop_moment(scores: Sequence[int], chouette: int, cul: int) -> tuple[GameState, Decision]:
+    return reach(scores, "sirop", 0, first(0, 2) + [(chouette, chouette), (cul,)])
+
+
+def test_bold_sirops_a_chouette_of_three_only_when_behind() -> None:
+    """A Chouette of 3 keeps 9; siroting it is worth 70/6 − 9 × 5/6 = 4.17, and bold adds 8
+    when behind: 12.17 > 9, so bold sirops when behind by even one point, not when level."""
+    state, decision = sirop_moment([100, 101], 3, 5)
+    assert choice(bold(), state, decision) == Sirop()
+    assert choice(prudent(), state, decision) == Pass()
+    state, decision = sirop_moment([100, 100], 3, 5)
+    assert choice(bold(), state, decision) == Pass()
+    state, decision = sirop_moment([101, 100], 3, 5)
+    assert choice(bold(), state, decision) == Pass()
+
+
+def test_near_the_target_the_chouette_that_wins_is_kept_and_the_sirop_that_can_win_is_taken() -> None:
+    """A Chouette of 4 keeps 16 and a sirop that succeeds scores 80. From 327 the 16 reach 343:
+    kept, even behind. From 263, behind, only the sirop can reach 343: taken (prudent too).
+    From 262 it cannot: bold's value 80/6 − 16 × 5/6 + 8 = 8 < 16, kept."""
+    state, decision = sirop_moment([327, 340], 4, 1)
+    assert choice(bold(), state, decision) == Pass()
+    state, decision = sirop_moment([263, 300], 4, 1)
+    assert choice(bold(), state, decision) == Sirop()
+    assert choice(prudent(), state, decision) == Sirop()
+    state, decision = sirop_moment([263, 200], 4, 1)  # ahead: no need
+    assert choice(prudent(), state, decision) == Pass()
+    state, decision = sirop_moment([262, 300], 4, 1)
+    assert choice(bold(), state, decision) == Pass()
+
+
+def test_bold_bets_the_throwers_bird_below_the_cap() -> None:
+    """Seat 1 sirops a Chouette of 3: bold bets Fauvette (3), the face the thrower hopes for,
+    unless its own score is at the cap (332), where a win could not count."""
+    def bet_moment(score: int) -> tuple[GameState, Decision]:
+        return reach([score, 0], "sirop_bet", 0, first(1, 2) + [(3, 3), (5,)], answers={"sirop": Sirop()})
+
+    state, decision = bet_moment(331)
+    assert choice(bold(), state, decision) == BirdBet(3)
+    assert choice(prudent(), state, decision) == Pass()
+    state, decision = bet_moment(332)
+    assert choice(bold(), state, decision) == Pass()
+
+
+# ---------------------------------------------------------------------- Grelottine
+
+
+def grelottine_moment(scores: Sequence[int]) -> tuple[GameState, Decision]:
+    """Seat 1 throws a Néant (1, 3, 6); seat 0 holds a Grelottine."""
+    return reach(scores, "grelottine", 0, first(1, 2) + [(1, 3), (6,)],
+                 items=[{"grelottine": 1}, {}])
+
+
+def test_bold_challenges_from_a_value_of_one() -> None:
+    """The challenger wins the stake when the combination is missed: value stake × (1 − 2p).
+    Min score 7: chouette 2 × 1/4, velute 1 × 2/3, cul de chouette 1 × 59/72 = 0.82: all
+    under 1, pass. Min score 8: velute 2 × 2/3 = 1.33, challenged at its maximum, 2."""
+    state, decision = grelottine_moment([7, 50])
+    assert choice(bold(), state, decision) == Pass()
+    state, decision = grelottine_moment([50, 8])
+    assert dict(decision.stakes)["velute"] == range(1, 3)
+    assert choice(bold(), state, decision) == ChallengeGrelottine("velute", 2)
+    assert choice(prudent(), state, decision) == Pass()  # prudent asks for 3
+    assert choice(patient(), state, decision) == Pass()  # patient for 10
+
+
+def test_the_grelottine_threshold_itself() -> None:
+    """A chouette challenge at stake 4 is worth exactly 4 × (1 − 2 × 3/8) = 1: bold takes it;
+    at stake 3 (0.75) it does not. prudent's 3 is met by a velute at 5 (3.33), not at 4 (2.67)."""
+    state, _ = grelottine_moment([50, 50])
+    at = Decision(0, "grelottine", (Pass(),), staked=ChallengeGrelottine, stakes=(("chouette", range(1, 5)),))
+    under = Decision(0, "grelottine", (Pass(),), staked=ChallengeGrelottine, stakes=(("chouette", range(1, 4)),))
+    assert choice(bold(), state, at) == ChallengeGrelottine("chouette", 4)
+    assert choice(bold(), state, under) == Pass()
+    velute5 = Decision(0, "grelottine", (Pass(),), staked=ChallengeGrelottine, stakes=(("velute", range(1, 6)),))
+    velute4 = Decision(0, "grelottine", (Pass(),), staked=ChallengeGrelottine, stakes=(("velute", range(1, 5)),))
+    assert choice(prudent(), state, velute5) == ChallengeGrelottine("velute", 5)
+    assert choice(prudent(), state, velute4) == Pass()
+
+
+def boucliette_moment(stake: int) -> tuple[GameState, Decision]:
+    """Seat 0 throws a Néant; seat 1 challenges it on a Chouette at `stake`."""
+    return reach([200, 200], "boucliette", 0, first(0, 2) + [(1, 3), (6,)],
+                 items=[{}, {"grelottine": 1}],
+                 answers={"grelottine": ChallengeGrelottine("chouette", stake)})
+
+
+@pytest.mark.parametrize("stake, bold_shields, prudent_shields", [
+    (60, True, True), (59, False, True), (32, False, True), (31, False, False)])
+def test_boucliette_from_an_expected_loss_of_15_prudent_8(stake: int, bold_shields: bool,
+                                                          prudent_shields: bool) -> None:
+    """Challenged on a Chouette (made 3/8 of the time), the expected loss is stake × 1/4:
+    15 at 60 (bold shields itself), 14.75 at 59; 8 at 32 (prudent does), 7.75 at 31."""
+    state, decision = boucliette_moment(stake)
+    assert choice(bold(), state, decision) == (UseBoucliette() if bold_shields else Pass())
+    assert choice(prudent(), state, decision) == (UseBoucliette() if prudent_shields else Pass())
+
+
+def test_bets_on_a_challenge_follow_its_chance() -> None:
+    """An uninvolved seat bets on a Grelottine challenge's success when p × 25 − (1 − p) × 5 > 0,
+    p > 1/6: on a Chouette (3/8), yes; on a Velute (exactly 1/6: worth nothing), no."""
+    for combination, bets in (("chouette", True), ("velute", False), ("chouette_velute", False)):
+        state, decision = reach([200, 200, 200], "challenge_bet", 2, first(0, 3) + [(1, 3), (6,)],
+                                items=[{}, {"grelottine": 1}, {}],
+                                answers={"grelottine": ChallengeGrelottine(combination, 10)})
+        assert choice(bold(), state, decision) == (BetOnSuccess() if bets else Pass()), combination
+
+
+def test_a_bet_worth_less_than_a_point_is_still_taken() -> None:
+    """With a lost bet costing 4 instead of 5, a bet on a Velute (1/6) is worth
+    25/6 − 4 × 5/6 = 0.83 > 0: taken."""
+    data = CLASSIC.to_dict()
+    data["grelottine"]["bet_loss"] = 4
+    rules = Ruleset.from_dict(data, source="(test: bet_loss 4)")
+    state, decision = reach([200, 200, 200], "challenge_bet", 2, first(0, 3) + [(1, 3), (6,)],
+                            items=[{}, {"grelottine": 1}, {}],
+                            answers={"grelottine": ChallengeGrelottine("velute", 10)}, rules=rules)
+    assert choice(bold(), state, decision) == BetOnSuccess()

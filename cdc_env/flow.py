@@ -67,9 +67,9 @@ class Decision:
         if isinstance(action, Shout):
             return Shout(action.phrase) in self.options and valid_onset(action.onset_ms)
         if self.staked is not None and type(action) is self.staked:
-            stake = getattr(action, "stake")
+            stake = action.stake
             return any(
-                name == getattr(action, "combination") and isinstance(stake, int) and stake in stakes
+                name == action.combination and isinstance(stake, int) and stake in stakes
                 for name, stakes in self.stakes
             )
         return action in self.options
@@ -119,6 +119,8 @@ class Table:
     # During a race: the phrases that count for each seat in it (the thrower's may differ).
     race_answers: dict[int, tuple[str, ...]] = field(default_factory=dict)
     sum_bets: dict[int, int] = field(default_factory=dict)  # Bleu-Rouge: seat -> sum
+    # What the table's house rules show (their bets): name -> plain data.
+    house: dict[str, Any] = field(default_factory=dict)
 
     def to_json(self) -> dict[str, Any]:
         return {
@@ -135,6 +137,8 @@ class Table:
             "race_shouts": {str(k): v for k, v in self.race_shouts.items()},
             "race_answers": {str(k): list(v) for k, v in self.race_answers.items()},
             "sum_bets": {str(k): v for k, v in self.sum_bets.items()},
+            # Only where a house rule put something: the tables of the five texts stay as saved.
+            **({"house": dict(self.house)} if self.house else {}),
         }
 
 

@@ -72,7 +72,7 @@ class Scores(_Section):
     cul_de_chouette: list[int] = Field(default=[50, 60, 70, 80, 90, 100])
 
     @model_validator(mode="after")
-    def _six_faces(self) -> "Scores":
+    def _six_faces(self) -> Scores:
         for key in ("chouette", "velute", "cul_de_chouette"):
             if len(getattr(self, key)) != 6:
                 raise ValueError(f"scores.{key} needs 6 values, one per face 1..6")
@@ -117,7 +117,7 @@ class Sirotage(_Section):
     rescore_after: list[str] = Field(default_factory=list)
 
     @model_validator(mode="after")
-    def _rescorable(self) -> "Sirotage":
+    def _rescorable(self) -> Sirotage:
         # A siroted die keeps the pair, so only these can differ from a Chouette.
         allowed = ("chouette_velute", "artichette", "bleu_rouge")
         for name in self.rescore_after:
@@ -147,7 +147,7 @@ class Grelottine(_Section):
     use: Literal["challenge", "before_roll"] = "challenge"
 
     @model_validator(mode="after")
-    def _known_combinations(self) -> "Grelottine":
+    def _known_combinations(self) -> Grelottine:
         for name, limit in self.stake_limits.items():
             if name not in GRELOTTINE_COMBINATIONS:
                 raise ValueError(
@@ -175,7 +175,7 @@ class Civet(_Section):
     bet_loss: int = Field(default=5, ge=0)
 
     @model_validator(mode="after")
-    def _check(self) -> "Civet":
+    def _check(self) -> Civet:
         for name in self.combinations:
             if name not in CIVET_COMBINATIONS:
                 raise ValueError(
@@ -197,7 +197,7 @@ class Soufflette(_Section):
     failed_throw_scores: bool = False
 
     @model_validator(mode="after")
-    def _one_reward_per_throw(self) -> "Soufflette":
+    def _one_reward_per_throw(self) -> Soufflette:
         if len(self.rewards) != self.throws:
             raise ValueError(f"rewards needs one value per throw ({self.throws}), got {len(self.rewards)}")
         return self
@@ -272,7 +272,7 @@ class Solo(_Section):
     ranks: list[tuple[float, str]] = Field(default_factory=_default_ranks)
 
     @model_validator(mode="after")
-    def _ranks_cover_every_grade(self) -> "Solo":
+    def _ranks_cover_every_grade(self) -> Solo:
         grades = [grade for grade, _ in self.ranks]
         if not grades or grades != sorted(grades, reverse=True) or grades[-1] != 0:
             raise ValueError("ranks must go from the best down to a rank for grade 0")
@@ -326,13 +326,28 @@ class Ruleset(BaseModel):
     bleu_rouge: BleuRouge = Field(default_factory=BleuRouge)
     minimum_scores: MinimumScores = Field(default_factory=MinimumScores)
     solo: Solo = Field(default_factory=Solo)
+    # House rules the table plays (cdc_env/rulebook/house/): name -> true, or its parameters.
+    # Once loaded, every rule's full parameters (its defaults under what the file gives).
+    house_rules: dict[str, Any] = Field(default_factory=dict)
 
     @model_validator(mode="after")
-    def _players(self) -> "Ruleset":
+    def _players(self) -> Ruleset:
         if self.min_players > self.max_players:
             raise ValueError("min_players is larger than max_players")
         if self.cap_score >= self.target_score:
             raise ValueError("cap_score must be below target_score")
+        return self
+
+    @model_validator(mode="after")
+    def _house_rules(self) -> Ruleset:
+        """Unknown house rules, unknown or mistyped parameters and missing dependencies (Civet
+        doublé without the Civet) are errors naming the key. The registry is read here, not
+        at import, so that a rule registered later (a test's) can be chosen."""
+        from cdc_env.rulebook.house import parameters_of
+
+        if self.house_rules:
+            full = {name: parameters_of(name, given, self) for name, given in self.house_rules.items()}
+            object.__setattr__(self, "house_rules", full)  # frozen: set once, while validating
         return self
 
     def to_dict(self) -> dict[str, Any]:
@@ -347,10 +362,13 @@ class Ruleset(BaseModel):
                 return [plain(v) for v in value]
             return value
 
-        return plain(self.model_dump())
+        data = plain(self.model_dump())
+        if not data["house_rules"]:
+            del data["house_rules"]  # a ruleset of the five texts saves as it always did
+        return data
 
     @classmethod
-    def from_dict(cls, data: dict[str, Any], source: str = "<dict>") -> "Ruleset":
+    def from_dict(cls, data: dict[str, Any], source: str = "<dict>") -> Ruleset:
         try:
             return cls.model_validate(data)
         except ValidationError as error:
@@ -363,6 +381,10 @@ def _describe(error: ValidationError, source: str) -> str:
         key = ".".join(str(part) for part in problem["loc"]) or "(top level)"
         if problem["type"] == "extra_forbidden":
             lines.append(f"  - {key}: unknown key (a typo? see docs/rules.md for every key)")
+        elif problem["type"] == "value_error" and not problem["loc"]:
+            # A check of the whole ruleset (house_rules.NAME: ...) names its key itself; its
+            # input is the whole file, too long to repeat.
+            lines.append(f"  - {problem['msg'].removeprefix('Value error, ')}")
         else:
             lines.append(f"  - {key}: {problem['msg']} (got {problem.get('input')!r})")
     lines.append("Fix the file, or start again from a copy of configs/rules/classic.yaml.")

@@ -1,0 +1,22 @@
+"""House rules: rules a table chooses to play, each switched on in a ruleset's `house_rules:`.
+
+Each is a module of this package and ONE line below; a house rule from elsewhere (a test) is one
+call to `register`. What a house rule is and when it acts: `cdc_env/rulebook/house/registry.py`.
+"""
+
+from __future__ import annotations
+
+from cdc_env.rulebook.house import verdier
+from cdc_env.rulebook.house.registry import (
+    MOMENTS,
+    REGISTRY,
+    HouseRule,
+    moment_rules,
+    parameters_of,
+    register,
+    unregister,
+)
+
+__all__ = ["MOMENTS", "REGISTRY", "HouseRule", "moment_rules", "parameters_of", "register", "unregister"]
+
+register(verdier.RULE)

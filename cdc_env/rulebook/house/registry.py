@@ -1,0 +1,110 @@
+"""The house rules' registry: what a house rule is, and how a ruleset's `house_rules:` is checked.
+
+House rules: rules a table chooses to play, each switched on in a ruleset's `house_rules:`.
+
+A house rule is a module that builds a `HouseRule` and one line in `REGISTRY` below (or one
+call to `register` from anywhere, a test included): nothing in `cdc_env/game.py` names it. The
+game runs each switched-on rule at its moments (`MOMENTS`), in the order the rules were
+registered. A rule sees the game through `cdc_env.rulebook.table.Game` and its own parameters:
+the ruleset's values over the rule's defaults.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass, field
+from typing import Any
+
+from cdc_env.flow import Flow
+from cdc_env.rulebook.table import Game
+
+# The moments a house rule may act at, each with what it is given besides the game and the
+# rule's parameters:
+#   chouettes   after the two chouettes fall, before the cul: the chouettes (tuple[int, ...]);
+#               what it returns is given back to the same rule at `roll_made` (a pending bet)
+#   roll_made   after a roll's combination and its rules: (RollOutcome, what `chouettes` returned)
+MOMENTS = ("chouettes", "roll_made")
+
+MomentRule = Callable[[Game, Mapping[str, Any], Any], Flow]
+
+# Parts of the ruleset a house rule may need switched on (`needs`); another house rule's name
+# may be needed too.
+RULESET_PARTS: dict[str, Callable[[Any], bool]] = {
+    "civet": lambda rules: rules.civet.enabled,
+    "sirotage": lambda rules: rules.sirotage.enabled,
+    "grelottine": lambda rules: rules.grelottine.enabled,
+    "flan": lambda rules: rules.combinations.flan,
+}
+
+
+@dataclass(frozen=True)
+class HouseRule:
+    """One house rule: its name in `house_rules:`, where it is defined, its moments, its
+    parameters with their defaults (a parameter takes its default's type), what it needs, and
+    the decision kinds and phrases it adds (for the environments' spaces and the voice)."""
+
+    name: str
+    source: str
+    moments: Mapping[str, MomentRule]
+    parameters: Mapping[str, Any] = field(default_factory=dict)
+    needs: tuple[str, ...] = ()
+    decisions: Mapping[str, str] = field(default_factory=dict)  # kind -> what it asks
+    phrases: tuple[str, ...] = ()
+
+    def __post_init__(self) -> None:
+        unknown = set(self.moments) - set(MOMENTS)
+        if unknown:
+            raise ValueError(f"house rule {self.name!r}: no moment {sorted(unknown)}; "
+                             f"the moments are {', '.join(MOMENTS)}")
+
+
+REGISTRY: dict[str, HouseRule] = {}
+
+
+def register(rule: HouseRule) -> HouseRule:
+    """Make `rule` choosable in a ruleset's `house_rules:` (a later one of the same name replaces it)."""
+    REGISTRY[rule.name] = rule
+    return rule
+
+
+def unregister(name: str) -> None:
+    REGISTRY.pop(name, None)
+
+
+def parameters_of(name: str, given: Any, rules: Any) -> dict[str, Any]:
+    """The parameters of house rule `name` as a ruleset gives them (`true` or a mapping),
+    over the rule's defaults. Raises ValueError naming what is wrong: an unknown rule, an
+    unknown or mistyped parameter, a missing dependency."""
+    rule = REGISTRY.get(name)
+    if rule is None:
+        known = ", ".join(sorted(REGISTRY)) or "none"
+        raise ValueError(f"house_rules.{name}: no such house rule (known: {known}); see docs/rules.md")
+    if given is True:
+        given = {}
+    if not isinstance(given, dict):
+        raise ValueError(f"house_rules.{name}: give true, or a mapping of its parameters "
+                         f"({', '.join(rule.parameters) or 'it has none'}), not {given!r}")
+    values = dict(rule.parameters)
+    for key, value in given.items():
+        if key not in rule.parameters:
+            raise ValueError(f"house_rules.{name}.{key}: unknown parameter (its parameters: "
+                             f"{', '.join(rule.parameters) or 'none'})")
+        default = rule.parameters[key]
+        if type(value) is not type(default):
+            raise ValueError(f"house_rules.{name}.{key}: expected {type(default).__name__} "
+                             f"like its default {default!r}, got {value!r}")
+        values[key] = value
+    for need in rule.needs:
+        part = RULESET_PARTS.get(need)
+        met = part(rules) if part is not None else need in rules.house_rules
+        if not met:
+            what = f"the {need} switched on" if part is not None else f"the house rule {need!r}"
+            raise ValueError(f"house_rules.{name}: needs {what}")
+    return values
+
+
+def moment_rules(house_rules: Mapping[str, Any], moment: str) -> list[tuple[HouseRule, Mapping[str, Any]]]:
+    """The switched-on rules that act at `moment`, with their parameters, in registry order."""
+    return [(rule, house_rules[rule.name]) for rule in REGISTRY.values()
+            if rule.name in house_rules and moment in rule.moments]
+

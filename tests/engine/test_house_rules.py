@@ -1,0 +1,154 @@
+"""House rules: chosen in a ruleset's `house_rules:`, checked as they load, registered in one
+line (a test's own too), and each played from its source's own numbers."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator, Mapping
+from pathlib import Path
+from typing import Any
+
+import pytest
+from conftest import new_game, ruleset, score_events
+
+from cdc_env.actions import BetOnSuccess, Pass, Roll
+from cdc_env.flow import Decision, Flow, RollOutcome
+from cdc_env.game import GameState
+from cdc_env.rulebook.house import REGISTRY, HouseRule, register, unregister
+from cdc_env.rulebook.house.verdier import expected_gain
+from cdc_env.rulebook.table import Game
+from cdc_env.rules import RulesetError, load_ruleset
+
+# ------------------------------------------------------------------ a toy house rule, from here
+
+
+def neighbour_toast(game: Game, parameters: Mapping[str, Any], made: Any) -> Flow:
+    """A toy rule: after a Velute, the thrower's left neighbour may drink to it and gains
+    `points`."""
+    outcome, _ = made
+    assert isinstance(outcome, RollOutcome)
+    if outcome.combination.name != "velute":
+        return
+    neighbour = game.seats_from(outcome.scorer)[0]
+    choice = yield Decision(neighbour, "toast", (BetOnSuccess(), Pass()))
+    if isinstance(choice, BetOnSuccess):
+        game.change_score(neighbour, parameters["points"], "toast")
+
+
+@pytest.fixture
+def toy() -> Iterator[None]:
+    register(HouseRule("toast", "this test", {"roll_made": neighbour_toast}, {"points": 3}))  # the one line
+    yield
+    unregister("toast")
+
+
+def test_a_house_rule_from_a_test_file_registers_in_one_line_and_plays(toy: None) -> None:
+    rules = ruleset("classic", house_rules={"toast": {"points": 7}})
+    assert rules.house_rules == {"toast": {"points": 7}}
+    state = new_game(rules, players=3, dice=[1, 3, 4])  # 1, 3, 4: a Velute of 4
+    state.apply_action(Roll())
+    while state.pending is not None and state.pending.kind != "toast":
+        state.apply_action(Pass())
+    assert state.pending is not None and state.pending.seat == 1
+    state.apply_action(BetOnSuccess())
+    assert [(e["seat"], e["points"]) for e in score_events(state, "toast")] == [(1, 7)]
+    # A game with the rule saves and loads like any other.
+    assert GameState.from_json(state.to_json()).log == state.log
+
+
+def test_without_the_switch_the_toy_rule_never_asks(toy: None) -> None:
+    state = new_game("classic", players=3, dice=[1, 3, 4])
+    state.apply_action(Roll())
+    kinds = []
+    while state.pending is not None and not state.pending.is_chance and state.turn_number == 1:
+        kinds.append(state.pending.kind)
+        state.apply_action(Pass())
+    assert "toast" not in kinds
+
+
+# ------------------------------------------------------------------ the switches are checked
+
+
+def write_ruleset(tmp_path: Path, house: str) -> Path:
+    path = tmp_path / "table.yaml"
+    path.write_text(f"name: table\nhouse_rules:\n{house}\n", encoding="utf-8")
+    return path
+
+
+@pytest.mark.parametrize(("house", "message"), [
+    ("  verdir: true", "house_rules.verdir: no such house rule"),
+    ("  verdier: {gain: 3}", "house_rules.verdier.gain: unknown parameter"),
+    ("  verdier: {win: lots}", "house_rules.verdier.win: expected int"),
+    ("  verdier: 3", "house_rules.verdier: give true, or a mapping"),
+])
+def test_a_bad_house_rule_is_an_error_naming_the_file_and_the_key(tmp_path: Path, house: str, message: str) -> None:
+    path = write_ruleset(tmp_path, house)
+    with pytest.raises(RulesetError) as error:
+        load_ruleset(path)
+    assert str(path) in str(error.value) and message in str(error.value)
+
+
+def test_a_missing_dependency_is_an_error_naming_what_is_needed(toy: None) -> None:
+    register(HouseRule("toast_civet", "this test", {"roll_made": neighbour_toast}, needs=("civet",)))
+    try:
+        with pytest.raises(RulesetError, match=r"house_rules.toast_civet: needs the civet switched on"):
+            ruleset("basic", civet={"enabled": False}, house_rules={"toast_civet": True})
+        register(HouseRule("toast_twice", "this test", {"roll_made": neighbour_toast}, needs=("toast",)))
+        with pytest.raises(RulesetError, match=r"house_rules.toast_twice: needs the house rule 'toast'"):
+            ruleset("classic", house_rules={"toast_twice": True})
+        assert ruleset("classic", house_rules={"toast": True, "toast_twice": True}).house_rules
+    finally:
+        unregister("toast_civet")
+        unregister("toast_twice")
+
+
+def test_a_ruleset_without_house_rules_saves_as_before() -> None:
+    assert "house_rules" not in load_ruleset("complete").to_dict()
+    assert "verdier" in REGISTRY
+
+
+# ------------------------------------------------------------------ Verdier (Kize, level 3)
+
+
+def verdier_game(cul: int) -> GameState:
+    """Kize's spec: Alban (seat 0) throws 2, 4; Alban and Delphin (seat 1) bet."""
+    rules = ruleset("classic", house_rules={"verdier": True}, dice_buying={"enabled": False})
+    state = new_game(rules, players=2, dice=[2, 4, cul])
+    state.apply_action(Roll())
+    for seat in (0, 1):
+        assert state.pending is not None and state.pending.kind == "verdier_bet" and state.pending.seat == seat
+        state.apply_action(BetOnSuccess())
+    return state
+
+
+def test_verdier_won_pays_each_bettor_25() -> None:
+    state = verdier_game(cul=6)
+    assert [(e["seat"], e["points"]) for e in score_events(state, "verdier_won")] == [(0, 25), (1, 25)]
+
+
+def test_verdier_lost_costs_each_bettor_5() -> None:
+    state = verdier_game(cul=5)
+    assert [(e["seat"], e["points"]) for e in score_events(state, "verdier_lost")] == [(0, -5), (1, -5)]
+
+
+def test_verdier_the_throw_scores_as_usual() -> None:
+    """Kize: 2, 4 then a 4 is Alban's Chouette of 4, 16 points; the bets are lost."""
+    state = verdier_game(cul=4)
+    assert state.pending is not None and state.pending.kind == "sirop"
+    state.apply_action(Pass())  # no sirop: the Chouette stands
+    assert [(e["seat"], e["points"]) for e in score_events(state, "chouette")] == [(0, 16)]
+    assert state.scores == [16 - 5, -5]
+
+
+@pytest.mark.parametrize("chouettes", [(2, 2), (1, 4), (3, 5), (6, 5)])
+def test_no_verdier_without_two_different_even_chouettes(chouettes: tuple[int, int]) -> None:
+    rules = ruleset("classic", house_rules={"verdier": True}, dice_buying={"enabled": False})
+    state = new_game(rules, players=2, dice=[*chouettes, 3])
+    state.apply_action(Roll())
+    assert state.pending is None or state.pending.kind != "verdier_bet"
+
+
+def test_the_verdier_bet_is_fair_with_kizes_numbers() -> None:
+    """One cul in six makes 2, 4, 6: 25/6 − 5·5/6 = 0."""
+    assert expected_gain((2, 4), {"win": 25, "loss": 5}) == 0
+    assert expected_gain((2, 4), {"win": 31, "loss": 5}) == 1
+    assert expected_gain((2, 2), {"win": 31, "loss": 5}) == 0

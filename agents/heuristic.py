@@ -19,7 +19,7 @@ import itertools
 import random
 from collections.abc import Iterable
 from fractions import Fraction
-from functools import lru_cache
+from functools import cache
 
 from cdc_env.actions import (
     Action,
@@ -39,6 +39,7 @@ from cdc_env.actions import (
 from cdc_env.combinations import classify
 from cdc_env.game import RACE_PHRASES, Decision, GameState
 from cdc_env.reaction import reaction_model
+from cdc_env.rulebook.house import verdier
 from cdc_env.rules import Ruleset
 
 ROLLS = list(itertools.product(range(1, 7), repeat=3))
@@ -96,7 +97,7 @@ def made_probability(rules: Ruleset, combination: str, sirop_helps: bool) -> flo
     return made
 
 
-@lru_cache(maxsize=None)
+@cache
 def soufflette_chance(kept: tuple[int, ...], throws_left: int) -> Fraction:
     """Exact chance to make 1,2,4 from `kept` dice with `throws_left` throws, keeping the best
     dice each time (a small exact recursion over every outcome)."""
@@ -215,6 +216,15 @@ class HeuristicBot:
         dice = state.table.dice
         face = max(set(dice), key=dice.count)
         return BirdBet(face)
+
+    def _verdier_bet(self, state: GameState, decision: Decision) -> Action:
+        # House rule Verdier: a bet is worth (win − 5·loss)/6, 0 with Kize's 25 and 5. Like a
+        # bird bet, the bold take a fair bet (below the cap, where a gain still counts); the
+        # prudent only one that pays.
+        value = verdier.expected_gain(state.table.dice[:2], state.rules.house_rules["verdier"])
+        if state.scores[decision.seat] >= state.rules.cap_score:
+            return Pass()
+        return BetOnSuccess() if value > 0 or (value == 0 and self.style == "bold") else Pass()
 
     def _success_bet(self, state: GameState, decision: Decision, combination: str, sirop_helps: bool) -> Action:
         rules = state.rules

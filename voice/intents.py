@@ -71,6 +71,8 @@ INTENTS_BY_KIND: dict[str, set[str]] = {
     "boucliette": {"boucliette", "oui", "non"},
     "challenge_bet": {"oui", "non"},
     "civet_bet": {"oui", "non"},
+    # House rules (cdc_env/rulebook/house/)
+    "verdier_bet": {"vert_linette", "oui", "non"},
 }
 # Every intent the game can ask for: a game lexicon's keys must be among them.
 GAME_INTENTS = frozenset({"oui", "non", *SHOUTABLE_PHRASES}.union(*INTENTS_BY_KIND.values()))
@@ -138,6 +140,8 @@ def action_for(decision: Decision, intents: Sequence[str],
     elif kind == "boucliette" and first in ("boucliette", "oui"):
         action = UseBoucliette()
     elif kind in ("challenge_bet", "civet_bet") and first == "oui":
+        action = BetOnSuccess()
+    elif kind == "verdier_bet" and first in ("vert_linette", "oui"):
         action = BetOnSuccess()
     if action is None:
         return None, f"« {' '.join(said)} » does not answer this moment ({decision.describe()})"

@@ -3,14 +3,17 @@ line (a test's own too), and each played from its source's own numbers."""
 
 from __future__ import annotations
 
+import json
 from collections.abc import Iterator, Mapping
 from pathlib import Path
 from typing import Any
 
 import pytest
 from conftest import new_game, ruleset, score_events
+from test_properties import run
 
-from cdc_env.actions import BetOnSuccess, Pass, Roll
+from cdc_env.actions import BetOnSuccess, IllegalActionError, Pass, Roll, action_from_json
+from cdc_env.dice import SeededDice
 from cdc_env.flow import Decision, Flow, RollOutcome
 from cdc_env.game import GameState
 from cdc_env.rulebook.house import REGISTRY, HouseRule, register, unregister
@@ -152,3 +155,49 @@ def test_the_verdier_bet_is_fair_with_kizes_numbers() -> None:
     assert expected_gain((2, 4), {"win": 25, "loss": 5}) == 0
     assert expected_gain((2, 4), {"win": 31, "loss": 5}) == 1
     assert expected_gain((2, 2), {"win": 31, "loss": 5}) == 0
+
+
+# ------------------------------------------------------------------ maison: every house rule on
+
+
+@pytest.mark.parametrize("players", range(2, 9))
+def test_maison_games_end_save_load_and_refuse_illegal_actions(players: int) -> None:
+    """The property tests' games (random choices part of the time, a sensible bot otherwise) on
+    `maison` at every table size: they end with scores equal to their events, a save taken
+    mid-game loads and plays on to the same end, and an action not offered is refused."""
+    seed = 1000 + players
+    full = run("maison", players, seed, 0.25)
+    assert full.is_over
+    totals = [0] * players
+    for event in full.log:
+        if event["type"] == "score":
+            totals[event["seat"]] += event["delta"]
+    assert totals == full.scores
+    decisions = full.decisions()
+    state = GameState(full.rules, players, dice=SeededDice(seed))
+    refused = 0
+    for index, entry in enumerate(decisions):
+        if index == len(decisions) // 2:
+            state = GameState.from_json(json.loads(json.dumps(state.to_json())))
+        pending = state.pending
+        assert pending is not None
+        strays = [a for a in STRAYS if not pending.allows(a)] if index % 25 == 0 else []
+        if strays:
+            before = (state.snapshot(), len(state.history), len(state.log))
+            with pytest.raises(IllegalActionError):
+                state.apply_action(strays[0], seat=pending.seat)
+            assert (state.snapshot(), len(state.history), len(state.log)) == before
+            refused += 1
+        state.apply_action(action_from_json(entry["action"]), seat=entry["seat"])
+    assert state.log == full.log and refused > 0
+
+
+STRAYS = (BetOnSuccess(), Roll(), Pass())
+
+
+def test_maison_plays_verdier_bets() -> None:
+    """Across the table sizes, the Verdier is offered and settled (the sensible bots pass it,
+    the random choices take it)."""
+    reasons = {e["reason"] for players in (2, 5, 8) for e in run("maison", players, 7 + players, 0.25).log
+               if e["type"] == "score"}
+    assert {"verdier_won", "verdier_lost"} & reasons

@@ -11,12 +11,15 @@ from cdc_env.rulebook.house.registry import (
     MOMENTS,
     REGISTRY,
     HouseRule,
+    added_names,
+    chosen,
     moment_rules,
     parameters_of,
     register,
     unregister,
 )
 
-__all__ = ["MOMENTS", "REGISTRY", "HouseRule", "moment_rules", "parameters_of", "register", "unregister"]
+__all__ = ["MOMENTS", "REGISTRY", "HouseRule", "added_names", "chosen", "moment_rules", "parameters_of",
+           "register", "unregister"]
 
 register(verdier.RULE)

@@ -49,7 +49,8 @@ class HouseRule:
     parameters: Mapping[str, Any] = field(default_factory=dict)
     needs: tuple[str, ...] = ()
     decisions: Mapping[str, str] = field(default_factory=dict)  # kind -> what it asks
-    phrases: tuple[str, ...] = ()
+    phrases: tuple[str, ...] = ()  # shouts it adds (voice intents), answered by `Shout`
+    races: tuple[str, ...] = ()  # races it starts (a race decision's reason)
 
     def __post_init__(self) -> None:
         unknown = set(self.moments) - set(MOMENTS)
@@ -101,6 +102,20 @@ def parameters_of(name: str, given: Any, rules: Any) -> dict[str, Any]:
             what = f"the {need} switched on" if part is not None else f"the house rule {need!r}"
             raise ValueError(f"house_rules.{name}: needs {what}")
     return values
+
+
+def chosen(house_rules: Mapping[str, Any]) -> list[HouseRule]:
+    """The switched-on rules, in registry order."""
+    return [rule for rule in REGISTRY.values() if rule.name in house_rules]
+
+
+def added_names(house_rules: Mapping[str, Any], what: str) -> tuple[str, ...]:
+    """The decision kinds (`decisions`), phrases or races the switched-on rules add, in order:
+    what the environments append to their spaces for such a table (and only for it)."""
+    names: list[str] = []
+    for rule in chosen(house_rules):
+        names += list(getattr(rule, what))
+    return tuple(dict.fromkeys(names))
 
 
 def moment_rules(house_rules: Mapping[str, Any], moment: str) -> list[tuple[HouseRule, Mapping[str, Any]]]:

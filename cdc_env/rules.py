@@ -350,6 +350,18 @@ class Ruleset(BaseModel):
             object.__setattr__(self, "house_rules", full)  # frozen: set once, while validating
         return self
 
+    def with_house_rules(self, names: list[str], source: str = "--house") -> "Ruleset":
+        """This ruleset with the house rules `names` switched on at their defaults (a table
+        choosing rules by name: `--house verdier civet_double`). Its name says so, so that a
+        champion trained without them is not taken for one trained with them."""
+        if not names:
+            return self
+        chosen = {name.replace("-", "_"): True for name in names}
+        data = self.to_dict()
+        data["house_rules"] = {**data.get("house_rules", {}), **chosen}
+        data["name"] = "+".join([self.name, *(n for n in chosen if n not in self.house_rules)])
+        return Ruleset.from_dict(data, source=f"{self.name} with {source} {' '.join(names)}")
+
     def to_dict(self) -> dict[str, Any]:
         """Plain JSON-able data; fractions as 'n/d' strings so they load back exactly."""
 

@@ -221,10 +221,25 @@ class HeuristicBot:
         # House rule Verdier: a bet is worth (win − 5·loss)/6, 0 with Kize's 25 and 5. Like a
         # bird bet, the bold take a fair bet (below the cap, where a gain still counts); the
         # prudent only one that pays.
+        seat = decision.seat
+        assert seat is not None
         value = verdier.expected_gain(state.table.dice[:2], state.rules.house_rules["verdier"])
-        if state.scores[decision.seat] >= state.rules.cap_score:
+        if state.scores[seat] >= state.rules.cap_score:
             return Pass()
         return BetOnSuccess() if value > 0 or (value == 0 and self.style == "bold") else Pass()
+
+    def _civet_double(self, state: GameState, decision: Decision) -> Action:
+        # House rule Civet doublé: joining costs our Civet and doubles the declarer's result,
+        # stake × (2p − 1) on average, which is a loss for every Civet combination (p < ½).
+        # Join to double a leader's expected loss when it is worth more than a Civet of ours
+        # (bold: 10 points, prudent: 20).
+        civet = state.table.civet or {}
+        declarer, seat = civet.get("seat"), decision.seat
+        if declarer is None or seat is None or state.scores[declarer] < state.scores[seat]:
+            return Pass()
+        p = made_probability(state.rules, civet.get("combination", "chouette"), False)
+        doubled_loss = civet.get("stake", 0) * civet.get("multiplier", 1) * (1 - 2 * p)
+        return BetOnSuccess() if doubled_loss > (10 if self.style == "bold" else 20) else Pass()
 
     def _success_bet(self, state: GameState, decision: Decision, combination: str, sirop_helps: bool) -> Action:
         rules = state.rules

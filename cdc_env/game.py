@@ -418,6 +418,8 @@ class GameState:
             return None, used
         if isinstance(choice, DeclareCivet):
             declared = yield from civet.declare(self, seat, choice)
+            for rule, parameters in moment_rules(self.rules.house_rules, "civet_declared"):
+                yield from rule.moments["civet_declared"](self, parameters, declared)
             return declared, None
         return None, None
 

@@ -73,6 +73,7 @@ INTENTS_BY_KIND: dict[str, set[str]] = {
     "civet_bet": {"oui", "non"},
     # House rules (cdc_env/rulebook/house/)
     "verdier_bet": {"vert_linette", "oui", "non"},
+    "civet_double": {"civet", "oui", "non"},
 }
 # Every intent the game can ask for: a game lexicon's keys must be among them.
 GAME_INTENTS = frozenset({"oui", "non", *SHOUTABLE_PHRASES}.union(*INTENTS_BY_KIND.values()))
@@ -143,6 +144,8 @@ def action_for(decision: Decision, intents: Sequence[str],
         action = BetOnSuccess()
     elif kind == "verdier_bet" and first in ("vert_linette", "oui"):
         action = BetOnSuccess()
+    elif kind == "civet_double" and first in ("civet", "oui"):
+        action = BetOnSuccess()  # « Civet ! »: one joins with one's own
     if action is None:
         return None, f"« {' '.join(said)} » does not answer this moment ({decision.describe()})"
     if not decision.allows(action):

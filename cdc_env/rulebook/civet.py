@@ -31,12 +31,14 @@ def declare(game: Game, seat: int, choice: DeclareCivet) -> Flow:
     backers: list[int] = []
     if game.rules.civet.bets:
         backers = yield from bets.success_bets(game, "civet_bet", game.seats_from(seat))
-    return {"choice": choice, "backers": backers}
+    # A house rule (the Civet doublé) may multiply the stake before the roll.
+    return {"choice": choice, "seat": seat, "backers": backers, "multiplier": 1}
 
 
 def settle(game: Game, seat: int, civet: dict[str, Any], outcome: RollOutcome) -> None:
     choice: DeclareCivet = civet["choice"]
     made = scoring.made(choice.combination, outcome, sirop_counts_for_cul=False)
-    game.change_score(seat, choice.stake if made else -choice.stake,
-                       "civet_made" if made else "civet_failed", combination=choice.combination)
+    stake = choice.stake * civet.get("multiplier", 1)
+    game.change_score(seat, stake if made else -stake,
+                      "civet_made" if made else "civet_failed", combination=choice.combination)
     bets.settle_success_bets(game, civet["backers"], made, game.rules.civet, "civet")

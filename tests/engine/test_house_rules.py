@@ -12,7 +12,7 @@ import pytest
 from conftest import new_game, ruleset, score_events
 from test_properties import run
 
-from cdc_env.actions import BetOnSuccess, IllegalActionError, Pass, Roll, action_from_json
+from cdc_env.actions import BetOnSuccess, DeclareCivet, IllegalActionError, Pass, Roll, action_from_json
 from cdc_env.dice import SeededDice
 from cdc_env.flow import Decision, Flow, RollOutcome
 from cdc_env.game import GameState
@@ -201,3 +201,38 @@ def test_maison_plays_verdier_bets() -> None:
     reasons = {e["reason"] for players in (2, 5, 8) for e in run("maison", players, 7 + players, 0.25).log
                if e["type"] == "score"}
     assert {"verdier_won", "verdier_lost"} & reasons
+
+
+# ------------------------------------------------------------------ Civet doublé (Kize, level 2)
+
+
+def civet_game(dice: list[int], joiners: tuple[int, ...]) -> GameState:
+    """Kize's spec: Alban (seat 0) declares a Civet of 102 on a Velute; Delphin (1) and Jules
+    (2) hold a Civet each and may join."""
+    rules = ruleset("classic", house_rules={"civet_double": True}, dice_buying={"enabled": False})
+    state = new_game(rules, players=3, dice=dice, scores=[102, 0, 0], items=[{"civet": 1}] * 3)
+    state.apply_action(DeclareCivet("velute", 102))
+    for seat in (1, 2):
+        assert state.pending is not None and state.pending.kind == "civet_double" and state.pending.seat == seat
+        state.apply_action(BetOnSuccess() if seat in joiners else Pass())
+    assert [e["seat"] for e in state.log if e["type"] == "civet_doubled"] == list(joiners)
+    return state  # the declared Civet's roll has fallen
+
+
+def test_civet_doubled_by_one_joiner_wins_twice_the_stake() -> None:
+    state = civet_game([2, 4, 6], joiners=(1,))  # 2, 4, 6: a Velute
+    assert [(e["seat"], e["points"]) for e in score_events(state, "civet_made")] == [(0, 204)]
+    assert [h["civet"] for h in state.items] == [0, 0, 1]  # the joiner spent their Civet
+
+
+def test_civet_doubled_by_two_joiners_loses_four_times_the_stake() -> None:
+    state = civet_game([2, 4, 4], joiners=(1, 2))  # 2, 4, 4: a Chouette, no Velute
+    state.apply_action(Pass())  # no sirop
+    assert [(e["seat"], e["points"]) for e in score_events(state, "civet_failed")] == [(0, -408)]
+    assert [h["civet"] for h in state.items] == [0, 0, 0]
+    assert not score_events(state) or {e["seat"] for e in score_events(state)} == {0}  # joiners: no points
+
+
+def test_civet_double_needs_the_civet() -> None:
+    with pytest.raises(RulesetError, match="house_rules.civet_double: needs the civet switched on"):
+        ruleset("classic", civet={"enabled": False}, house_rules={"civet_double": True})

@@ -6,7 +6,7 @@ call to `register`. What a house rule is and when it acts: `cdc_env/rulebook/hou
 
 from __future__ import annotations
 
-from cdc_env.rulebook.house import verdier
+from cdc_env.rulebook.house import civet_double, verdier
 from cdc_env.rulebook.house.registry import (
     MOMENTS,
     REGISTRY,
@@ -23,3 +23,4 @@ __all__ = ["MOMENTS", "REGISTRY", "HouseRule", "added_names", "chosen", "moment_
            "register", "unregister"]
 
 register(verdier.RULE)
+register(civet_double.RULE)

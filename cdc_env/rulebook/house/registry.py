@@ -23,7 +23,9 @@ from cdc_env.rulebook.table import Game
 #   chouettes   after the two chouettes fall, before the cul: the chouettes (tuple[int, ...]);
 #               what it returns is given back to the same rule at `roll_made` (a pending bet)
 #   roll_made   after a roll's combination and its rules: (RollOutcome, what `chouettes` returned)
-MOMENTS = ("chouettes", "roll_made")
+#   civet_declared  once a Civet is declared, before the roll: the declaration (a dict; its
+#               "multiplier", 1 unless a rule sets it, multiplies the stake won or lost)
+MOMENTS = ("chouettes", "roll_made", "civet_declared")
 
 MomentRule = Callable[[Game, Mapping[str, Any], Any], Flow]
 

@@ -39,7 +39,7 @@ from cdc_env.actions import (
 from cdc_env.combinations import classify
 from cdc_env.game import RACE_PHRASES, Decision, GameState
 from cdc_env.reaction import reaction_model
-from cdc_env.rulebook.house import verdier
+from cdc_env.rulebook.house import tichette, verdier
 from cdc_env.rules import Ruleset
 
 ROLLS = list(itertools.product(range(1, 7), repeat=3))
@@ -165,6 +165,15 @@ class HeuristicBot:
     # -- races: always the right phrase, as fast as this bot's reflexes allow
     def _race(self, state: GameState, decision: Decision) -> Action:
         phrase = decision.answers[0] if decision.answers else RACE_PHRASES[decision.reason]
+        if decision.reason == tichette.TICHETTE:
+            # House rule Tichette: a claim alone wins V, but among several claimants the best
+            # score pays n × V. The leader stays silent; the others claim (a Robobrol when
+            # offered: the rethrow is theirs).
+            seat = decision.seat
+            assert seat is not None
+            if state.players > 1 and state.scores[seat] >= max(state.scores):
+                return Pass()
+            phrase = decision.answers[-1]
         return Shout(phrase, self.reaction.sample(self.rng))
 
     # -- before the roll: a Civet only as a comeback

@@ -76,6 +76,10 @@ class SimpleBot:
                 # When ties lose the value, a table of equally quick players mostly ties:
                 # leave the Chouette-Velute to its thrower.
                 return Pass()
+            if decision.reason == "tichette" and seat is not None and state.scores[seat] >= max(state.scores):
+                # House rule Tichette: among several claimants the best score pays; the leader
+                # keeps quiet (otherwise every claim at a table of these bots costs the leader).
+                return Pass()
             return Shout(self._phrase(state, decision), self.reaction.sample(self.rng))
         if kind == "claim":
             return Shout(decision.reason, self.reaction.sample(self.rng))

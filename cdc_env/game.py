@@ -431,9 +431,9 @@ class GameState:
         self.table.dice = chouettes
         # House rules that act before the cul (a Verdier bet): what each returns, it settles
         # once the roll is made.
-        pending = {}
+        carried: dict[str, Any] = {}
         for rule, parameters in moment_rules(self.rules.house_rules, "chouettes"):
-            pending[rule.name] = yield from rule.moments["chouettes"](self, parameters, chouettes)
+            carried[rule.name] = yield from rule.moments["chouettes"](self, parameters, chouettes)
         scorer = thrower
         if buyable and self.rules.dice_buying.enabled:
             scorer = yield from achat.offer_the_cul(self, thrower)
@@ -444,9 +444,13 @@ class GameState:
         if bought:
             achat.seller_keeps_chouette(self, thrower, chouettes)
         outcome = RollOutcome(dice, combination, scorer)
+        for rule, parameters in moment_rules(self.rules.house_rules, "combination_shown"):
+            shown = yield from rule.moments["combination_shown"](self, parameters, outcome)
+            if shown is not None:
+                carried[rule.name] = shown
         yield from self._combination_rules(outcome, bought)
         for rule, parameters in moment_rules(self.rules.house_rules, "roll_made"):
-            yield from rule.moments["roll_made"](self, parameters, (outcome, pending.get(rule.name)))
+            yield from rule.moments["roll_made"](self, parameters, (outcome, carried.get(rule.name)))
         return outcome
 
     def _show(self, dice: tuple[int, ...], scorer: int) -> Combination:

@@ -350,7 +350,7 @@ class Ruleset(BaseModel):
             object.__setattr__(self, "house_rules", full)  # frozen: set once, while validating
         return self
 
-    def with_house_rules(self, names: list[str], source: str = "--house") -> "Ruleset":
+    def with_house_rules(self, names: list[str], source: str = "--house") -> Ruleset:
         """This ruleset with the house rules `names` switched on at their defaults (a table
         choosing rules by name: `--house verdier civet_double`). Its name says so, so that a
         champion trained without them is not taken for one trained with them."""

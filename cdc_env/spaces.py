@@ -111,7 +111,11 @@ class Block:
 class ActionCodec:
     """Maps action indices to engine actions and back, and computes legal-action masks."""
 
-    def __init__(self, players: int, stake_levels: Sequence[float] = STAKE_LEVELS) -> None:
+    def __init__(self, players: int, stake_levels: Sequence[float] = STAKE_LEVELS,
+                 house_phrases: Sequence[str] = ()) -> None:
+        """`house_phrases`: the shouts a table's house rules add (`cdc_env.rulebook.house.
+        added_names(rules.house_rules, "phrases")`), appended to the shout block: the indices
+        after it move for such a table, and only for it."""
         levels = tuple(float(level) for level in stake_levels)
         if not levels or levels[0] != 0.0 or levels[-1] != 1.0 or list(levels) != sorted(set(levels)):
             raise ValueError(
@@ -130,7 +134,7 @@ class ActionCodec:
             ("bet_on_success", None, (None,)),
             ("boucliette", None, (None,)),
             ("bird_bet", "face", tuple(range(1, 7))),
-            ("shout", "phrase", PHRASES),
+            ("shout", "phrase", PHRASES + tuple(p for p in house_phrases if p not in PHRASES)),
             ("soufflette", "target", tuple(range(1, players))),  # seat offsets
             ("keep", "keep", KEEPS),
             ("civet", "stake", tuple(itertools.product(CIVET_COMBINATIONS, levels))),

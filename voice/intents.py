@@ -26,6 +26,7 @@ from cdc_env.actions import (
     UseBoucliette,
 )
 from cdc_env.game import SHOUTABLE_PHRASES, Decision
+from cdc_env.rulebook.house import REGISTRY as HOUSE_RULES
 from voice.lexicon import Lexicon, LexiconError
 
 BIRD_INTENTS = {
@@ -76,10 +77,12 @@ INTENTS_BY_KIND: dict[str, set[str]] = {
     "civet_double": {"civet", "oui", "non"},
 }
 # Every intent the game can ask for: a game lexicon's keys must be among them.
-GAME_INTENTS = frozenset({"oui", "non", *SHOUTABLE_PHRASES}.union(*INTENTS_BY_KIND.values()))
+# (With the shouts every house rule may add: a table chooses its house rules.)
+HOUSE_PHRASES = frozenset(phrase for rule in HOUSE_RULES.values() for phrase in rule.phrases)
+GAME_INTENTS = frozenset({"oui", "non", *SHOUTABLE_PHRASES, *HOUSE_PHRASES}.union(*INTENTS_BY_KIND.values()))
 # The moments `python -m voice.detect --moment` knows: each kind's intents, and for "race"
 # (whose phrases a game takes from the decision) every shout.
-MOMENT_INTENTS: dict[str, set[str]] = {**INTENTS_BY_KIND, "race": set(SHOUTABLE_PHRASES)}
+MOMENT_INTENTS: dict[str, set[str]] = {**INTENTS_BY_KIND, "race": set(SHOUTABLE_PHRASES) | HOUSE_PHRASES}
 
 
 def intents_for(decision: Decision) -> set[str]:

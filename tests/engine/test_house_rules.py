@@ -12,7 +12,7 @@ import pytest
 from conftest import new_game, ruleset, score_events
 from test_properties import run
 
-from cdc_env.actions import BetOnSuccess, DeclareCivet, IllegalActionError, Pass, Roll, action_from_json
+from cdc_env.actions import BetOnSuccess, DeclareCivet, IllegalActionError, Pass, Roll, Shout, action_from_json
 from cdc_env.dice import SeededDice
 from cdc_env.flow import Decision, Flow, RollOutcome
 from cdc_env.game import GameState
@@ -236,3 +236,64 @@ def test_civet_doubled_by_two_joiners_loses_four_times_the_stake() -> None:
 def test_civet_double_needs_the_civet() -> None:
     with pytest.raises(RulesetError, match="house_rules.civet_double: needs the civet switched on"):
         ruleset("classic", civet={"enabled": False}, house_rules={"civet_double": True})
+
+
+# ------------------------------------------------------------------ Tichette and Robobrol (Kize, level 5)
+
+
+def tichette_game(dice: list[int], scores: list[int], claims: dict[int, str]) -> GameState:
+    """Seat 0 throws `dice`; the seats in `claims` shout their phrase (in seat order, 100 ms
+    apart), the others stay silent."""
+    rules = ruleset("classic", house_rules={"tichette": True}, dice_buying={"enabled": False})
+    state = new_game(rules, players=len(scores), dice=dice, scores=scores)
+    state.apply_action(Roll())
+    for _ in scores:
+        pending = state.pending
+        assert pending is not None and pending.kind == "race" and pending.reason == "tichette"
+        seat = pending.seat
+        assert seat is not None
+        state.apply_action(Shout(claims[seat], 100.0 * seat) if seat in claims else Pass())
+    return state
+
+
+def test_one_claimant_wins_the_sum_and_the_chouette() -> None:
+    """Kize: 1, 1, 3 claimed by Alban alone: 5 + the Chouette of 1 = 6."""
+    state = tichette_game([1, 1, 3], [1, 0], {0: "tichette"})
+    assert [(e["seat"], e["points"]) for e in score_events(state, "tichette_won")] == [(0, 6)]
+
+
+def test_several_claimants_the_best_score_loses_n_times_the_value() -> None:
+    """Kize: 4, 2, 1 claimed by Alban (1), Delphin (100) and Anaïs (50): Delphin loses 3 × 7."""
+    state = tichette_game([4, 2, 1], [1, 100, 50, 0], {0: "tichette", 1: "tichette", 2: "tichette"})
+    assert [(e["seat"], e["points"]) for e in score_events(state, "tichette_lost")] == [(1, -21)]
+
+
+def test_claimants_tied_for_the_best_score_each_lose() -> None:
+    """Kize: 6, 6, 5 (17 + the Chouette of 6 = 53) claimed by four, three of them at 100: −212 each."""
+    state = tichette_game([6, 6, 5], [100, 100, 100, 50, 0],
+                          {0: "tichette", 1: "tichette", 2: "tichette", 3: "tichette"})
+    assert [(e["seat"], e["points"]) for e in score_events(state, "tichette_lost")] == [
+        (0, -212), (1, -212), (2, -212)]
+
+
+def test_robobrol_claimed_alone_rethrows_for_the_claimant() -> None:
+    """Kize: 1, 1, 1 claimed « Robobrol ! » by Jules alone: 3 + 50 = 53, then his rethrow 1, 4, 5
+    scores his Velute of 5, 50."""
+    state = tichette_game([1, 1, 1, 1, 4, 5], [0, 100], {1: "robobrol"})
+    assert [(e["seat"], e["points"]) for e in score_events(state, "tichette_won")] == [(1, 53)]
+    assert [(e["seat"], e["points"]) for e in score_events(state, "velute")] == [(1, 50)]
+    assert [e["seat"] for e in state.log if e["type"] == "robobrol"] == [1]
+
+
+def test_robobrol_claimed_by_two_is_a_lost_tichette_and_no_rethrow() -> None:
+    """Kize: Jules (100) and Lou (10) claim 1, 1, 1: Jules loses 2 × 53."""
+    state = tichette_game([1, 1, 1], [0, 100, 10], {1: "robobrol", 2: "tichette"})
+    assert [(e["seat"], e["points"]) for e in score_events(state, "tichette_lost")] == [(1, -106)]
+    assert not [e for e in state.log if e["type"] == "robobrol"]
+
+
+def test_the_artichette_is_no_tichette() -> None:
+    rules = ruleset("classic", house_rules={"tichette": True}, dice_buying={"enabled": False})
+    state = new_game(rules, players=2, dice=[3, 4, 4])
+    state.apply_action(Roll())
+    assert state.pending is None or state.pending.reason != "tichette"

@@ -22,10 +22,13 @@ from cdc_env.rulebook.table import Game
 # rule's parameters:
 #   chouettes   after the two chouettes fall, before the cul: the chouettes (tuple[int, ...]);
 #               what it returns is given back to the same rule at `roll_made` (a pending bet)
-#   roll_made   after a roll's combination and its rules: (RollOutcome, what `chouettes` returned)
+#   combination_shown  as the three dice show their combination, before its rules: the
+#               RollOutcome (what it returns, if not None, goes on to `roll_made`)
+#   roll_made   after a roll's combination and its rules: (RollOutcome, what the same rule
+#               returned at `chouettes` or `combination_shown`)
 #   civet_declared  once a Civet is declared, before the roll: the declaration (a dict; its
 #               "multiplier", 1 unless a rule sets it, multiplies the stake won or lost)
-MOMENTS = ("chouettes", "roll_made", "civet_declared")
+MOMENTS = ("chouettes", "combination_shown", "roll_made", "civet_declared")
 
 MomentRule = Callable[[Game, Mapping[str, Any], Any], Flow]
 

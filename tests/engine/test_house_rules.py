@@ -297,3 +297,20 @@ def test_the_artichette_is_no_tichette() -> None:
     state = new_game(rules, players=2, dice=[3, 4, 4])
     state.apply_action(Roll())
     assert state.pending is None or state.pending.reason != "tichette"
+
+
+# ------------------------------------------------------------------ the environments' spaces
+
+
+def test_house_rules_grow_the_spaces_of_their_tables_only() -> None:
+    from cdc_env.env import raw_env
+    from cdc_env.spaces import ActionCodec, ObservationEncoder
+
+    plain, maison = raw_env(ruleset="complete", players=4), raw_env(ruleset="maison", players=4)
+    assert plain.codec.size == ActionCodec(4).size
+    assert plain.encoder.size == ObservationEncoder(load_ruleset("classic"), 4, 200).size
+    # Tichette and Robobrol shouts; the verdier_bet and civet_double decisions, the tichette race.
+    assert maison.codec.size == plain.codec.size + 2
+    assert maison.encoder.size == plain.encoder.size + 3
+    shout = maison.codec.blocks["shout"]
+    assert {"tichette", "robobrol"} <= set(shout.choices)

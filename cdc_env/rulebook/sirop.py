@@ -8,6 +8,7 @@ from cdc_env.actions import Action, BeauSirop, BirdBet, CoucheSirop, Pass, Sirop
 from cdc_env.combinations import classify
 from cdc_env.flow import Decision, Flow, RollOutcome
 from cdc_env.rulebook import bets, scoring
+from cdc_env.rulebook.house.registry import moment_rules
 from cdc_env.rulebook.table import Game
 
 
@@ -45,6 +46,8 @@ def chouette(game: Game, outcome: RollOutcome, bought: bool) -> Flow:
         return
     outcome.sirop_success = False
     game.change_score(scorer, -value, "sirop_failure")
+    for rule, parameters in moment_rules(game.rules.house_rules, "sirop_failed"):  # a Contre-Sirop
+        yield from rule.moments["sirop_failed"](game, parameters, (scorer, face))
     if face == 6 and sirotage.civet_on_failed_six:
         game.give_item(scorer, "civet", "civet_sirote")
     # F: a combination made by the siroted dice applies (3,3 siroted into 3,3,6).

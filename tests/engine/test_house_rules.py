@@ -12,7 +12,7 @@ import pytest
 from conftest import new_game, ruleset, score_events
 from test_properties import run
 
-from cdc_env.actions import BetOnSuccess, DeclareCivet, IllegalActionError, Pass, Roll, Shout, action_from_json
+from cdc_env.actions import BetOnSuccess, DeclareCivet, IllegalActionError, Pass, Roll, Shout, Sirop, action_from_json
 from cdc_env.dice import SeededDice
 from cdc_env.flow import Decision, Flow, RollOutcome
 from cdc_env.game import GameState
@@ -309,8 +309,40 @@ def test_house_rules_grow_the_spaces_of_their_tables_only() -> None:
     plain, maison = raw_env(ruleset="complete", players=4), raw_env(ruleset="maison", players=4)
     assert plain.codec.size == ActionCodec(4).size
     assert plain.encoder.size == ObservationEncoder(load_ruleset("classic"), 4, 200).size
-    # Tichette and Robobrol shouts; the verdier_bet and civet_double decisions, the tichette race.
-    assert maison.codec.size == plain.codec.size + 2
-    assert maison.encoder.size == plain.encoder.size + 3
+    # Tichette, Robobrol and Contre-Sirop shouts; the verdier_bet and civet_double decisions,
+    # the tichette and contre_sirop races.
+    assert maison.codec.size == plain.codec.size + 3
+    assert maison.encoder.size == plain.encoder.size + 4
     shout = maison.codec.blocks["shout"]
-    assert {"tichette", "robobrol"} <= set(shout.choices)
+    assert {"tichette", "robobrol", "j_apprecie_les_fruits_au_sirop"} <= set(shout.choices)
+
+
+# ------------------------------------------------------------------ Contre-Sirop (the 2010 PDF)
+
+
+def contre_sirop_game(face: int, onsets: dict[int, float]) -> GameState:
+    """Seat 0 throws a Chouette of `face`, sirops and fails; seats 1 and 2 shout « J'apprécie les
+    fruits au sirop ! » at `onsets` (or stay silent)."""
+    rules = ruleset("classic", house_rules={"contre_sirop": True}, dice_buying={"enabled": False})
+    odd = 5 if face != 5 else 1  # no Velute, no Suite
+    state = new_game(rules, players=3, dice=[face, face, odd, odd])  # the sirop die misses too
+    state.apply_action(Roll())
+    state.apply_action(Sirop())
+    while state.pending is not None and state.pending.kind == "sirop_bet":
+        state.apply_action(Pass())
+    for seat in (1, 2):
+        assert state.pending is not None and state.pending.reason == "contre_sirop" and state.pending.seat == seat
+        phrase = "j_apprecie_les_fruits_au_sirop"
+        state.apply_action(Shout(phrase, onsets[seat]) if seat in onsets else Pass())
+    return state
+
+
+@pytest.mark.parametrize(("face", "points"), [(1, 10), (2, 12), (3, 14), (4, 16), (5, 18), (6, 20)])
+def test_the_first_to_shout_wins_a_fifth_of_the_cul_de_chouette_tried(face: int, points: int) -> None:
+    state = contre_sirop_game(face, {1: 900.0, 2: 400.0})
+    assert [(e["seat"], e["points"]) for e in score_events(state, "contre_sirop")] == [(2, points)]
+
+
+def test_a_tied_contre_sirop_wins_nothing() -> None:
+    state = contre_sirop_game(3, {1: 400.0, 2: 450.0})  # within the 100 ms tie window
+    assert not score_events(state, "contre_sirop")

@@ -6,7 +6,7 @@ call to `register`. What a house rule is and when it acts: `cdc_env/rulebook/hou
 
 from __future__ import annotations
 
-from cdc_env.rulebook.house import civet_double, tichette, verdier
+from cdc_env.rulebook.house import civet_double, contre_sirop, tichette, verdier
 from cdc_env.rulebook.house.registry import (
     MOMENTS,
     REGISTRY,
@@ -25,3 +25,4 @@ __all__ = ["MOMENTS", "REGISTRY", "HouseRule", "added_names", "chosen", "moment_
 register(verdier.RULE)
 register(civet_double.RULE)
 register(tichette.RULE)
+register(contre_sirop.RULE)

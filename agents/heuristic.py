@@ -237,6 +237,19 @@ class HeuristicBot:
             return Pass()
         return BetOnSuccess() if value > 0 or (value == 0 and self.style == "bold") else Pass()
 
+    def _attrape_oiseau(self, state: GameState, decision: Decision) -> Action:
+        # House rule Attrape-oiseau: a caught sirop is worth Cul de Chouette/6 − Chouette·5/6 to
+        # the catcher (positive on 1, 2, 3; 0 on 4; negative on 5, 6); bold take a fair one.
+        seat = decision.seat
+        assert seat is not None
+        rules = state.rules
+        dice = state.table.dice
+        face = max(set(dice), key=dice.count)
+        value = rules.scores.cul_de_chouette[face - 1] / 6 - rules.scores.chouette[face - 1] * 5 / 6
+        if state.scores[seat] >= rules.cap_score:
+            return Pass()
+        return BetOnSuccess() if value > (0 if self.style == "bold" else 3) else Pass()
+
     def _civet_double(self, state: GameState, decision: Decision) -> Action:
         # House rule Civet doublé: joining costs our Civet and doubles the declarer's result,
         # stake × (2p − 1) on average, which is a loss for every Civet combination (p < ½).

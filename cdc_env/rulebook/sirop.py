@@ -33,26 +33,38 @@ def chouette(game: Game, outcome: RollOutcome, bought: bool) -> Flow:
         yield from scoring.score_combination(game, outcome, bought)
         return
     game.event("sirop", seat=scorer, face=face)
+    # A house rule (the Attrape-oiseau) may let another player take the sirop over: the
+    # thrower then keeps the Chouette, and the sirop's gain or loss is the catcher's.
+    siroter = scorer
+    for rule, parameters in moment_rules(game.rules.house_rules, "sirop_declared"):
+        catcher = yield from rule.moments["sirop_declared"](game, parameters, (scorer, face))
+        if catcher is not None:
+            siroter = catcher
+    own = siroter == scorer
+    if not own:
+        yield from scoring.score_combination(game, outcome, bought)
     placed = yield from bird_bets(game, scorer, face)
-    (die,) = yield from game.roll_dice("sirop", 1, scorer)
+    (die,) = yield from game.roll_dice("sirop", 1, siroter)
     dice = (face, face, die)
     game.table.dice = dice
     yield from settle_bird_bets(game, placed, die)
     sirotage = game.rules.sirotage
     if die == face:
-        outcome.sirop_success = True
-        game.change_score(scorer, game.rules.scores.cul_de_chouette[face - 1], "sirop_success",
-                           own_dice=True)
+        if own:
+            outcome.sirop_success = True
+        game.change_score(siroter, game.rules.scores.cul_de_chouette[face - 1], "sirop_success",
+                          own_dice=own)
         return
-    outcome.sirop_success = False
-    game.change_score(scorer, -value, "sirop_failure")
+    if own:
+        outcome.sirop_success = False
+    game.change_score(siroter, -value, "sirop_failure")
     for rule, parameters in moment_rules(game.rules.house_rules, "sirop_failed"):  # a Contre-Sirop
-        yield from rule.moments["sirop_failed"](game, parameters, (scorer, face))
+        yield from rule.moments["sirop_failed"](game, parameters, (siroter, face))
     if face == 6 and sirotage.civet_on_failed_six:
-        game.give_item(scorer, "civet", "civet_sirote")
+        game.give_item(siroter, "civet", "civet_sirote")
     # F: a combination made by the siroted dice applies (3,3 siroted into 3,3,6).
     if classify(dice, game.rules).name in sirotage.rescore_after:
-        yield from game.apply_combination(dice, scorer)
+        yield from game.apply_combination(dice, siroter)
 
 
 def bird_bet_options(game: Game, seat: int, face: int) -> tuple[Action, ...]:

@@ -309,10 +309,11 @@ def test_house_rules_grow_the_spaces_of_their_tables_only() -> None:
     plain, maison = raw_env(ruleset="complete", players=4), raw_env(ruleset="maison", players=4)
     assert plain.codec.size == ActionCodec(4).size
     assert plain.encoder.size == ObservationEncoder(load_ruleset("classic"), 4, 200).size
-    # Tichette, Robobrol and Contre-Sirop shouts; the verdier_bet and civet_double decisions,
-    # the tichette and contre_sirop races.
-    assert maison.codec.size == plain.codec.size + 3
-    assert maison.encoder.size == plain.encoder.size + 4
+    # Tichette, Robobrol, Contre-Sirop and Cul de Chouette shouts; the verdier_bet,
+    # civet_double and attrape_oiseau decisions; the tichette, contre_sirop and
+    # cul_de_chouette_contre races.
+    assert maison.codec.size == plain.codec.size + 4
+    assert maison.encoder.size == plain.encoder.size + 6
     shout = maison.codec.blocks["shout"]
     assert {"tichette", "robobrol", "j_apprecie_les_fruits_au_sirop"} <= set(shout.choices)
 
@@ -346,3 +347,61 @@ def test_the_first_to_shout_wins_a_fifth_of_the_cul_de_chouette_tried(face: int,
 def test_a_tied_contre_sirop_wins_nothing() -> None:
     state = contre_sirop_game(3, {1: 400.0, 2: 450.0})  # within the 100 ms tie window
     assert not score_events(state, "contre_sirop")
+
+
+# ------------------------------------------------------------------ Attrape-oiseau (Kize, level 1)
+
+
+def attrape_oiseau_game(sirop_die: int) -> GameState:
+    """Kize's spec: Alban (seat 0) throws a Chouette of 3 and sirops; Delphin (seat 1) catches."""
+    rules = ruleset("classic", house_rules={"attrape_oiseau": True}, dice_buying={"enabled": False})
+    state = new_game(rules, players=2, dice=[3, 3, 5, sirop_die])
+    state.apply_action(Roll())
+    state.apply_action(Sirop())
+    assert state.pending is not None and state.pending.kind == "attrape_oiseau" and state.pending.seat == 1
+    state.apply_action(BetOnSuccess())
+    while state.pending is not None and state.pending.kind == "sirop_bet":
+        state.apply_action(Pass())
+    return state
+
+
+def test_a_caught_sirop_lost_is_the_catchers_and_the_thrower_keeps_the_chouette() -> None:
+    state = attrape_oiseau_game(sirop_die=4)
+    assert [(e["seat"], e["points"]) for e in score_events(state, "sirop_failure")] == [(1, -9)]
+    assert [(e["seat"], e["points"]) for e in score_events(state, "chouette")] == [(0, 9)]
+
+
+def test_a_caught_sirop_won_is_the_catchers() -> None:
+    state = attrape_oiseau_game(sirop_die=3)
+    assert [(e["seat"], e["points"]) for e in score_events(state, "sirop_success")] == [(1, 70)]
+    assert [(e["seat"], e["points"]) for e in score_events(state, "chouette")] == [(0, 9)]
+
+
+def test_attrape_oiseau_needs_the_sirop() -> None:
+    with pytest.raises(RulesetError, match="house_rules.attrape_oiseau: needs the sirotage switched on"):
+        ruleset("classic", sirotage={"enabled": False}, house_rules={"attrape_oiseau": True})
+
+
+# ------------------------------------------------------------------ Cul de Chouette contré (Kize)
+
+
+def contre_game(onsets: dict[int, float]) -> GameState:
+    """Kize's spec: Alban (seat 0) throws a Cul de Chouette of 2 (60)."""
+    rules = ruleset("classic", house_rules={"cul_de_chouette_contre": True}, dice_buying={"enabled": False})
+    state = new_game(rules, players=2, dice=[2, 2, 2])
+    state.apply_action(Roll())
+    for seat in (0, 1):
+        assert state.pending is not None and state.pending.reason == "cul_de_chouette_contre"
+        state.apply_action(Shout("cul_de_chouette", onsets[seat]) if seat in onsets else Pass())
+    return state
+
+
+def test_a_cul_de_chouette_claimed_first_by_its_thrower_is_all_theirs() -> None:
+    state = contre_game({0: 300.0, 1: 800.0})
+    assert state.scores == [60, 0]
+
+
+def test_a_cul_de_chouette_contre_splits_three_fifths_and_two_fifths() -> None:
+    state = contre_game({0: 800.0, 1: 300.0})
+    assert state.scores == [36, 24]
+    assert [(e["seat"], e["points"]) for e in score_events(state, "cul_de_chouette_contre")] == [(0, -24), (1, 24)]

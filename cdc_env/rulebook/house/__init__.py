@@ -6,7 +6,14 @@ call to `register`. What a house rule is and when it acts: `cdc_env/rulebook/hou
 
 from __future__ import annotations
 
-from cdc_env.rulebook.house import civet_double, contre_sirop, tichette, verdier
+from cdc_env.rulebook.house import (
+    attrape_oiseau,
+    civet_double,
+    contre_sirop,
+    cul_de_chouette_contre,
+    tichette,
+    verdier,
+)
 from cdc_env.rulebook.house.registry import (
     MOMENTS,
     REGISTRY,
@@ -26,3 +33,5 @@ register(verdier.RULE)
 register(civet_double.RULE)
 register(tichette.RULE)
 register(contre_sirop.RULE)
+register(attrape_oiseau.RULE)
+register(cul_de_chouette_contre.RULE)

@@ -26,10 +26,12 @@ from cdc_env.rulebook.table import Game
 #               RollOutcome (what it returns, if not None, goes on to `roll_made`)
 #   roll_made   after a roll's combination and its rules: (RollOutcome, what the same rule
 #               returned at `chouettes` or `combination_shown`)
+#   sirop_declared  a Chouette is siroted, before the bird bets: (the thrower, the face); what
+#               it returns, if not None, is the seat that takes the sirop over
 #   sirop_failed  after a failed sirop's loss: (the siroter, the chouette's face)
 #   civet_declared  once a Civet is declared, before the roll: the declaration (a dict; its
 #               "multiplier", 1 unless a rule sets it, multiplies the stake won or lost)
-MOMENTS = ("chouettes", "combination_shown", "roll_made", "sirop_failed", "civet_declared")
+MOMENTS = ("chouettes", "combination_shown", "roll_made", "sirop_declared", "sirop_failed", "civet_declared")
 
 MomentRule = Callable[[Game, Mapping[str, Any], Any], Flow]
 

@@ -82,7 +82,8 @@ class WinLoss:
         winner = decided_winner(state)
         if winner is None:
             return None
-        return [1.0 if seat == winner else -1.0 for seat in range(state.players)]
+        # A Doublette's team wins together.
+        return [1.0 if seat in state.teams[winner] else -1.0 for seat in range(state.players)]
 
 
 class TurnPenalty:

@@ -36,7 +36,7 @@ from cdc_env.combinations import Combination, classify
 from cdc_env.dice import DiceExhaustedError, DiceSource, copy_dice, dice_from_json
 from cdc_env.flow import DECISION_TEXT, ITEMS, Decision, Flow, RollOutcome, Table
 from cdc_env.rulebook import COMBINATION_RULES, RACE_RULES, achat, civet, false_shouts, grelottine, scoring
-from cdc_env.rulebook.house import moment_rules
+from cdc_env.rulebook.house import moment_rules, teams_of
 from cdc_env.rulebook.phrases import (
     CLAIM_PHRASES,
     GRELOTTINE_SHOUT,
@@ -86,6 +86,11 @@ class GameState:
                 f"not {players}"
             )
         self.rules = rules
+        try:
+            # Each seat's team: itself alone, unless a house rule plays teams (the Doublette).
+            self.teams = teams_of(rules.house_rules, players)
+        except ValueError as error:
+            raise GameError(str(error)) from None
         self.players = players
         self.dice_source = dice
         self.setup = _check_setup(setup, players)
@@ -165,6 +170,7 @@ class GameState:
         start = self._turn_began
         twin = GameState.__new__(GameState)
         twin.rules, twin.players, twin.setup = self.rules, self.players, self.setup
+        twin.teams = self.teams
         twin.dice_source = None  # the turn's dice are in its history
         twin.first_player = self.first_player
         twin.winner = None
@@ -313,10 +319,17 @@ class GameState:
         self.scores[seat] = new
         self.event("score", seat=seat, points=points, delta=new - old, score=new,
                     reason=reason, capped=points > 0 and not uncapped, **details)
-        if uncapped and points > 0 and new >= self.rules.target_score:
+        if uncapped and points > 0 and self.team_score(seat) >= self.rules.target_score:
             self.winner = seat
-            self.event("win", seat=seat, score=new)
+            team = self.teams[seat]
+            self.event("win", seat=seat, score=new,
+                       **({"team": list(team), "team_score": self.team_score(seat)} if len(team) > 1 else {}))
             raise _Won
+
+    def team_score(self, seat: int) -> int:
+        """The score that wins: the seat's own, or its team's sum (the Doublette)."""
+        team = self.teams[seat]
+        return self.scores[seat] if len(team) == 1 else sum(self.scores[s] for s in team)
 
     def give_item(self, seat: int, item: str, reason: str) -> bool:
         """One of each item at a time: a second one is not given."""

@@ -405,3 +405,29 @@ def test_a_cul_de_chouette_contre_splits_three_fifths_and_two_fifths() -> None:
     state = contre_game({0: 800.0, 1: 300.0})
     assert state.scores == [36, 24]
     assert [(e["seat"], e["points"]) for e in score_events(state, "cul_de_chouette_contre")] == [(0, -24), (1, 24)]
+
+
+# ------------------------------------------------------------------ Doublette (Kize's team mode)
+
+
+def test_doublette_seats_i_with_i_plus_half_and_the_team_sum_wins() -> None:
+    """Seat 1 (200) and its partner seat 3 (100) make 300; seat 1's Cul de Chouette of 5 (90)
+    lifts the team to 390 ≥ 343: seat 1 and seat 3 win, though seat 1 alone has 290."""
+    rules = ruleset("classic", house_rules={"doublette": True}, dice_buying={"enabled": False})
+    state = new_game(rules, players=4, dice=[5, 5, 5], first=1, scores=[0, 200, 300, 100])
+    assert state.teams == {0: (0, 2), 1: (1, 3), 2: (0, 2), 3: (1, 3)}
+    state.apply_action(Roll())
+    assert state.is_over and state.winner == 1
+    win = state.log[-1]
+    assert win["type"] == "win" and win["team"] == [1, 3] and win["team_score"] == 390
+    from cdc_env.env import WinLoss
+    assert list(WinLoss()(state, False) or []) == [-1.0, 1.0, -1.0, 1.0]
+
+
+@pytest.mark.parametrize("players", [2, 3, 5, 7])
+def test_doublette_needs_an_even_table_of_4_to_8(players: int) -> None:
+    from cdc_env.game import GameError
+
+    rules = ruleset("classic", house_rules={"doublette": True})
+    with pytest.raises(GameError, match="even number of players, 4 to 8"):
+        GameState(rules, players)

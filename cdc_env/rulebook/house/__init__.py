@@ -11,6 +11,7 @@ from cdc_env.rulebook.house import (
     civet_double,
     contre_sirop,
     cul_de_chouette_contre,
+    doublette,
     tichette,
     verdier,
 )
@@ -23,11 +24,12 @@ from cdc_env.rulebook.house.registry import (
     moment_rules,
     parameters_of,
     register,
+    teams_of,
     unregister,
 )
 
 __all__ = ["MOMENTS", "REGISTRY", "HouseRule", "added_names", "chosen", "moment_rules", "parameters_of",
-           "register", "unregister"]
+           "register", "teams_of", "unregister"]
 
 register(verdier.RULE)
 register(civet_double.RULE)
@@ -35,3 +37,4 @@ register(tichette.RULE)
 register(contre_sirop.RULE)
 register(attrape_oiseau.RULE)
 register(cul_de_chouette_contre.RULE)
+register(doublette.RULE)

@@ -59,6 +59,9 @@ class HouseRule:
     decisions: Mapping[str, str] = field(default_factory=dict)  # kind -> what it asks
     phrases: tuple[str, ...] = ()  # shouts it adds (voice intents), answered by `Shout`
     races: tuple[str, ...] = ()  # races it starts (a race decision's reason)
+    # A team mode: the teams for a table of N players (raises ValueError for a count it cannot
+    # seat). A team's score is its players' sum, and the team wins together.
+    teams: Callable[[int], list[tuple[int, ...]]] | None = None
 
     def __post_init__(self) -> None:
         unknown = set(self.moments) - set(MOMENTS)
@@ -124,6 +127,15 @@ def added_names(house_rules: Mapping[str, Any], what: str) -> tuple[str, ...]:
     for rule in chosen(house_rules):
         names += list(getattr(rule, what))
     return tuple(dict.fromkeys(names))
+
+
+def teams_of(house_rules: Mapping[str, Any], players: int) -> dict[int, tuple[int, ...]]:
+    """Each seat's team (itself alone without a team mode). Raises ValueError for a player
+    count the team mode cannot seat."""
+    for rule in chosen(house_rules):
+        if rule.teams is not None:
+            return {seat: team for team in rule.teams(players) for seat in team}
+    return {seat: (seat,) for seat in range(players)}
 
 
 def moment_rules(house_rules: Mapping[str, Any], moment: str) -> list[tuple[HouseRule, Mapping[str, Any]]]:

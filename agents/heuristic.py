@@ -250,6 +250,15 @@ class HeuristicBot:
             return Pass()
         return BetOnSuccess() if value > (0 if self.style == "bold" else 3) else Pass()
 
+    def _flan_use(self, state: GameState, decision: Decision) -> Action:
+        # House rule Flan's use: a flanned throw loses what it would have gained (about twice a
+        # throw's mean points). Spend the Flan on the leader only, once they are near the end
+        # (bold: from 250, prudent: from 300), when it can stop a win.
+        thrower = state.table.thrower
+        if thrower is None or state.scores[thrower] < max(state.scores):
+            return Pass()
+        return BetOnSuccess() if state.scores[thrower] >= (250 if self.style == "bold" else 300) else Pass()
+
     def _civet_double(self, state: GameState, decision: Decision) -> Action:
         # House rule Civet doublé: joining costs our Civet and doubles the declarer's result,
         # stake × (2p − 1) on average, which is a loss for every Civet combination (p < ½).

@@ -408,6 +408,8 @@ class GameState:
         self.turn_number += 1
         self.table = Table(thrower=seat)
         self.event("turn_start", seat=seat)
+        for rule, parameters in moment_rules(self.rules.house_rules, "turn_started"):  # a Flan's use
+            yield from rule.moments["turn_started"](self, parameters, seat)
         declared, grelottine_used = yield from self._turn_start(seat)
         # A roll that is the object of a bet cannot be bought.
         outcome = yield from self.roll(seat, buyable=declared is None and grelottine_used is None)

@@ -76,6 +76,7 @@ INTENTS_BY_KIND: dict[str, set[str]] = {
     "verdier_bet": {"vert_linette", "oui", "non"},
     "civet_double": {"civet", "oui", "non"},
     "attrape_oiseau": {"attrape_oiseau", "oui", "non"},
+    "flan_use": {"tatan_elle_fait_des_flans", "oui", "non"},
 }
 # Every intent the game can ask for: a game lexicon's keys must be among them.
 # (With the shouts every house rule may add: a table chooses its house rules.)
@@ -151,6 +152,8 @@ def action_for(decision: Decision, intents: Sequence[str],
     elif kind == "civet_double" and first in ("civet", "oui"):
         action = BetOnSuccess()  # « Civet ! »: one joins with one's own
     elif kind == "attrape_oiseau" and first in ("attrape_oiseau", "oui"):
+        action = BetOnSuccess()
+    elif kind == "flan_use" and first in ("tatan_elle_fait_des_flans", "oui"):
         action = BetOnSuccess()
     if action is None:
         return None, f"« {' '.join(said)} » does not answer this moment ({decision.describe()})"

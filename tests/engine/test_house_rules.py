@@ -310,10 +310,10 @@ def test_house_rules_grow_the_spaces_of_their_tables_only() -> None:
     assert plain.codec.size == ActionCodec(4).size
     assert plain.encoder.size == ObservationEncoder(load_ruleset("classic"), 4, 200).size
     # Tichette, Robobrol, Contre-Sirop and Cul de Chouette shouts; the verdier_bet,
-    # civet_double and attrape_oiseau decisions; the tichette, contre_sirop and
+    # civet_double, attrape_oiseau and flan_use decisions; the tichette, contre_sirop and
     # cul_de_chouette_contre races.
     assert maison.codec.size == plain.codec.size + 4
-    assert maison.encoder.size == plain.encoder.size + 6
+    assert maison.encoder.size == plain.encoder.size + 7
     shout = maison.codec.blocks["shout"]
     assert {"tichette", "robobrol", "j_apprecie_les_fruits_au_sirop"} <= set(shout.choices)
 
@@ -431,3 +431,36 @@ def test_doublette_needs_an_even_table_of_4_to_8(players: int) -> None:
     rules = ruleset("classic", house_rules={"doublette": True})
     with pytest.raises(GameError, match="even number of players, 4 to 8"):
         GameState(rules, players)
+
+
+# ------------------------------------------------------------------ the Flan's use (aribautg)
+
+
+def flanned_game(dice: list[int], scores: list[int] | None = None) -> GameState:
+    """Seat 1 holds a Flan and flans seat 0's throw."""
+    rules = ruleset("complete", house_rules={"flan_use": True}, dice_buying={"enabled": False})
+    state = new_game(rules, players=2, dice=dice, scores=scores or [100, 100], items=[{}, {"flan": 1}])
+    assert state.pending is not None and state.pending.kind == "flan_use" and state.pending.seat == 1
+    state.apply_action(BetOnSuccess())  # « Tatan elle fait des Flans ! »
+    state.apply_action(Roll())
+    return state
+
+
+def test_a_flanned_velute_costs_its_points() -> None:
+    state = flanned_game([1, 3, 4])  # a Velute of 4: 32
+    assert state.scores[0] == 100 - 32 and state.items[1]["flan"] == 0
+
+
+def test_a_flanned_cul_de_chouette_never_wins() -> None:
+    state = flanned_game([6, 6, 6], scores=[300, 0])  # 100 would win; flanned, it costs 100
+    assert not state.is_over and state.scores[0] == 200
+
+
+def test_a_flanned_neant_gives_the_flan_back() -> None:
+    state = flanned_game([1, 3, 6])  # a Néant
+    assert state.scores[0] == 100 and state.items[1]["flan"] == 1
+
+
+def test_flan_use_needs_the_flan() -> None:
+    with pytest.raises(RulesetError, match="house_rules.flan_use: needs the flan switched on"):
+        ruleset("classic", house_rules={"flan_use": True})

@@ -12,6 +12,7 @@ from cdc_env.rulebook.house import (
     contre_sirop,
     cul_de_chouette_contre,
     doublette,
+    flan_use,
     tichette,
     verdier,
 )
@@ -38,3 +39,4 @@ register(contre_sirop.RULE)
 register(attrape_oiseau.RULE)
 register(cul_de_chouette_contre.RULE)
 register(doublette.RULE)
+register(flan_use.RULE)

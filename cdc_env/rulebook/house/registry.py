@@ -20,6 +20,7 @@ from cdc_env.rulebook.table import Game
 
 # The moments a house rule may act at, each with what it is given besides the game and the
 # rule's parameters:
+#   turn_started  a turn begins, before its thrower's first decision: the thrower's seat
 #   chouettes   after the two chouettes fall, before the cul: the chouettes (tuple[int, ...]);
 #               what it returns is given back to the same rule at `roll_made` (a pending bet)
 #   combination_shown  as the three dice show their combination, before its rules: the
@@ -31,7 +32,8 @@ from cdc_env.rulebook.table import Game
 #   sirop_failed  after a failed sirop's loss: (the siroter, the chouette's face)
 #   civet_declared  once a Civet is declared, before the roll: the declaration (a dict; its
 #               "multiplier", 1 unless a rule sets it, multiplies the stake won or lost)
-MOMENTS = ("chouettes", "combination_shown", "roll_made", "sirop_declared", "sirop_failed", "civet_declared")
+MOMENTS = ("turn_started", "chouettes", "combination_shown", "roll_made", "sirop_declared", "sirop_failed",
+           "civet_declared")
 
 MomentRule = Callable[[Game, Mapping[str, Any], Any], Flow]
 

@@ -167,11 +167,11 @@ class HeuristicBot:
         phrase = decision.answers[0] if decision.answers else RACE_PHRASES[decision.reason]
         if decision.reason == tichette.TICHETTE:
             # House rule Tichette: a claim alone wins V, but among several claimants the best
-            # score pays n × V. The leader stays silent; the others claim (a Robobrol when
-            # offered: the rethrow is theirs).
+            # score pays n × V. Only the player strictly last claims (never the one who pays);
+            # a Robobrol when offered (the rethrow is theirs).
             seat = decision.seat
             assert seat is not None
-            if state.players > 1 and state.scores[seat] >= max(state.scores):
+            if any(score <= state.scores[seat] for other, score in enumerate(state.scores) if other != seat):
                 return Pass()
             phrase = decision.answers[-1]
         return Shout(phrase, self.reaction.sample(self.rng))

@@ -86,7 +86,7 @@ class Decision:
     def describe(self) -> str:
         if self.is_chance:
             return f"the dice fall: {self.count} die(s) of {self.sides} for {self.reason}"
-        what = DECISION_TEXT.get(self.kind, self.kind)
+        what = DECISION_TEXT.get(self.kind) or _house_decision_text(self.kind)
         extra = f" [{self.reason}]" if self.reason else ""
         return f"seat {self.seat} must {what}{extra}"
 
@@ -140,6 +140,13 @@ class Table:
             # Only where a house rule put something: the tables of the five texts stay as saved.
             **({"house": dict(self.house)} if self.house else {}),
         }
+
+
+def _house_decision_text(kind: str) -> str:
+    """What a house rule's decision asks (its own words), else the kind's name."""
+    from cdc_env.rulebook.house.registry import REGISTRY  # the registry imports this module
+
+    return next((rule.decisions[kind] for rule in REGISTRY.values() if kind in rule.decisions), kind)
 
 
 Flow = Generator[Decision, Action, Any]

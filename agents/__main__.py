@@ -38,7 +38,7 @@ def seat_count(rules: Ruleset, asked: int | None) -> int:
 def play(args: argparse.Namespace) -> int:
     if args.max_turns < 0:
         raise UsageError(f"--max-turns {args.max_turns}: give a number of turns ≥ 1, or 0 for no limit")
-    rules = load_ruleset(args.ruleset)
+    rules = load_ruleset(args.ruleset).with_house_rules(args.house)
     players = seat_count(rules, args.players)
     bots = [make_bot(args.bot, seed=f"{args.seed}:{seat}", reaction=args.reaction)
             for seat in range(players)]
@@ -73,6 +73,8 @@ def main(argv: list[str] | None = None) -> int:
     sub = parser.add_subparsers(dest="command", required=True)
     game = sub.add_parser("play", help="play a whole game between built-in bots")
     game.add_argument("--ruleset", default="classic", help="a ruleset name or YAML path")
+    game.add_argument("--house", nargs="*", default=[], metavar="RULE",
+                      help="house rules on top of the ruleset, by name (docs/rules.md): --house verdier")
     game.add_argument("--players", type=int, default=None,
                       help="number of seats (default: 1 for solo, else 4)")
     game.add_argument("--seed", type=int, default=0)

@@ -39,6 +39,7 @@ from cdc_env.actions import (
 from cdc_env.combinations import classify
 from cdc_env.game import RACE_PHRASES, Decision, GameState
 from cdc_env.reaction import reaction_model
+from cdc_env.rulebook.house import tichette, verdier
 from cdc_env.rules import Ruleset
 
 ROLLS = list(itertools.product(range(1, 7), repeat=3))
@@ -164,6 +165,15 @@ class HeuristicBot:
     # -- races: always the right phrase, as fast as this bot's reflexes allow
     def _race(self, state: GameState, decision: Decision) -> Action:
         phrase = decision.answers[0] if decision.answers else RACE_PHRASES[decision.reason]
+        if decision.reason == tichette.TICHETTE:
+            # House rule Tichette: a claim alone wins V, but among several claimants the best
+            # score pays n × V. Only the player strictly last claims (never the one who pays);
+            # a Robobrol when offered (the rethrow is theirs).
+            seat = decision.seat
+            assert seat is not None
+            if any(score <= state.scores[seat] for other, score in enumerate(state.scores) if other != seat):
+                return Pass()
+            phrase = decision.answers[-1]
         return Shout(phrase, self.reaction.sample(self.rng))
 
     # -- before the roll: a Civet only as a comeback
@@ -219,6 +229,52 @@ class HeuristicBot:
         dice = state.table.dice
         face = max(set(dice), key=dice.count)
         return BirdBet(face)
+
+    def _verdier_bet(self, state: GameState, decision: Decision) -> Action:
+        # House rule Verdier: a bet is worth (win − 5·loss)/6, 0 with Kize's 25 and 5. Like a
+        # bird bet, the bold take a fair bet (below the cap, where a gain still counts); the
+        # prudent only one that pays.
+        seat = decision.seat
+        assert seat is not None
+        value = verdier.expected_gain(state.table.dice[:2], state.rules.house_rules["verdier"])
+        if state.scores[seat] >= state.rules.cap_score:
+            return Pass()
+        return BetOnSuccess() if value > 0 or (value == 0 and self.style == "bold") else Pass()
+
+    def _attrape_oiseau(self, state: GameState, decision: Decision) -> Action:
+        # House rule Attrape-oiseau: a caught sirop is worth Cul de Chouette/6 − Chouette·5/6 to
+        # the catcher (positive on 1, 2, 3; 0 on 4; negative on 5, 6); bold take a fair one.
+        seat = decision.seat
+        assert seat is not None
+        rules = state.rules
+        dice = state.table.dice
+        face = max(set(dice), key=dice.count)
+        value = rules.scores.cul_de_chouette[face - 1] / 6 - rules.scores.chouette[face - 1] * 5 / 6
+        if state.scores[seat] >= rules.cap_score:
+            return Pass()
+        return BetOnSuccess() if value > (0 if self.style == "bold" else 3) else Pass()
+
+    def _flan_use(self, state: GameState, decision: Decision) -> Action:
+        # House rule Flan's use: a flanned throw loses what it would have gained (about twice a
+        # throw's mean points). Spend the Flan on the leader only, once they are near the end
+        # (bold: from 250, prudent: from 300), when it can stop a win.
+        thrower = state.table.thrower
+        if thrower is None or state.scores[thrower] < max(state.scores):
+            return Pass()
+        return BetOnSuccess() if state.scores[thrower] >= (250 if self.style == "bold" else 300) else Pass()
+
+    def _civet_double(self, state: GameState, decision: Decision) -> Action:
+        # House rule Civet doublé: joining costs our Civet and doubles the declarer's result,
+        # stake × (2p − 1) on average, which is a loss for every Civet combination (p < ½).
+        # Join to double a leader's expected loss when it is worth more than a Civet of ours
+        # (bold: 10 points, prudent: 20).
+        civet = state.table.civet or {}
+        declarer, seat = civet.get("seat"), decision.seat
+        if declarer is None or seat is None or state.scores[declarer] < state.scores[seat]:
+            return Pass()
+        p = made_probability(state.rules, civet.get("combination", "chouette"), False)
+        doubled_loss = civet.get("stake", 0) * civet.get("multiplier", 1) * (1 - 2 * p)
+        return BetOnSuccess() if doubled_loss > (10 if self.style == "bold" else 20) else Pass()
 
     def _success_bet(self, state: GameState, decision: Decision, combination: str, sirop_helps: bool) -> Action:
         rules = state.rules

@@ -77,6 +77,11 @@ class SimpleBot:
                 # When ties lose the value, a table of equally quick players mostly ties:
                 # leave the Chouette-Velute to its thrower.
                 return Pass()
+            if decision.reason == "tichette" and seat is not None and not _strictly_last(state, seat):
+                # House rule Tichette: among several claimants the best score pays n × V. Only
+                # the player strictly last claims: alone they win V, and with others they are
+                # never the one who pays (claiming more drains every score: measured -1400 a game).
+                return Pass()
             return Shout(self._phrase(state, decision), self.reaction.sample(self.rng))
         if kind == "claim":
             return Shout(decision.reason, self.reaction.sample(self.rng))
@@ -121,6 +126,10 @@ class SimpleBot:
             may_take = not state.items[seat]["grelottine"] and _meets(state, seat, "grelottine")
             return "mecreant" if may_take else "je_suis_un_miserable"
         return answers[0]
+
+
+def _strictly_last(state: GameState, seat: int) -> bool:
+    return all(score > state.scores[seat] for other, score in enumerate(state.scores) if other != seat)
 
 
 def _pair_face(state: GameState) -> int:

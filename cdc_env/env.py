@@ -41,6 +41,7 @@ from cdc_env.actions import Action, IllegalActionError, Shout
 from cdc_env.dice import SeededDice
 from cdc_env.game import GameState
 from cdc_env.reaction import DEFAULT_REACTION, ReactionModel, reaction_model
+from cdc_env.rulebook.house import added_names
 from cdc_env.rules import Ruleset, load_ruleset
 from cdc_env.spaces import STAKE_LEVELS, ActionCodec, ObservationEncoder
 
@@ -81,7 +82,8 @@ class WinLoss:
         winner = decided_winner(state)
         if winner is None:
             return None
-        return [1.0 if seat == winner else -1.0 for seat in range(state.players)]
+        # A Doublette's team wins together.
+        return [1.0 if seat in state.teams[winner] else -1.0 for seat in range(state.players)]
 
 
 class TurnPenalty:
@@ -186,7 +188,8 @@ class raw_env(AECEnv[str, dict[str, np.ndarray], int]):
         self.rewards_in_use: list[Reward] = [make_reward(reward, self.rules)]
         if shaping:
             self.rewards_in_use.append(ScoreShaping(shaping))
-        self.codec = ActionCodec(self.players, stake_levels)
+        self.codec = ActionCodec(self.players, stake_levels,
+                                 house_phrases=added_names(self.rules.house_rules, "phrases"))
         self.encoder = ObservationEncoder(self.rules, self.players, max_turns)
         self.possible_agents = [f"seat_{seat}" for seat in range(self.players)]
         self.action_spaces: dict[str, spaces.Space[Any]] = {agent: spaces.Discrete(self.codec.size)

@@ -86,7 +86,7 @@ class Decision:
     def describe(self) -> str:
         if self.is_chance:
             return f"the dice fall: {self.count} die(s) of {self.sides} for {self.reason}"
-        what = DECISION_TEXT.get(self.kind, self.kind)
+        what = DECISION_TEXT.get(self.kind) or _house_decision_text(self.kind)
         extra = f" [{self.reason}]" if self.reason else ""
         return f"seat {self.seat} must {what}{extra}"
 
@@ -119,6 +119,8 @@ class Table:
     # During a race: the phrases that count for each seat in it (the thrower's may differ).
     race_answers: dict[int, tuple[str, ...]] = field(default_factory=dict)
     sum_bets: dict[int, int] = field(default_factory=dict)  # Bleu-Rouge: seat -> sum
+    # What the table's house rules show (their bets): name -> plain data.
+    house: dict[str, Any] = field(default_factory=dict)
 
     def to_json(self) -> dict[str, Any]:
         return {
@@ -135,7 +137,16 @@ class Table:
             "race_shouts": {str(k): v for k, v in self.race_shouts.items()},
             "race_answers": {str(k): list(v) for k, v in self.race_answers.items()},
             "sum_bets": {str(k): v for k, v in self.sum_bets.items()},
+            # Only where a house rule put something: the tables of the five texts stay as saved.
+            **({"house": dict(self.house)} if self.house else {}),
         }
+
+
+def _house_decision_text(kind: str) -> str:
+    """What a house rule's decision asks (its own words), else the kind's name."""
+    from cdc_env.rulebook.house.registry import REGISTRY  # the registry imports this module
+
+    return next((rule.decisions[kind] for rule in REGISTRY.values() if kind in rule.decisions), kind)
 
 
 Flow = Generator[Decision, Action, Any]

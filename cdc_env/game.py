@@ -36,6 +36,7 @@ from cdc_env.combinations import Combination, classify
 from cdc_env.dice import DiceExhaustedError, DiceSource, copy_dice, dice_from_json
 from cdc_env.flow import DECISION_TEXT, ITEMS, Decision, Flow, RollOutcome, Table
 from cdc_env.rulebook import COMBINATION_RULES, RACE_RULES, achat, civet, false_shouts, grelottine, scoring
+from cdc_env.rulebook.house import moment_rules, teams_of
 from cdc_env.rulebook.phrases import (
     CLAIM_PHRASES,
     GRELOTTINE_SHOUT,
@@ -46,6 +47,7 @@ from cdc_env.rulebook.phrases import (
     SHOUTABLE_PHRASES,
     THROWER_CALLS,
 )
+from cdc_env.rulebook.table import Game
 from cdc_env.rules import Ruleset, RulesetError
 
 # The engine's vocabulary, importable from here as before the rule families had rooms of their own.
@@ -84,6 +86,11 @@ class GameState:
                 f"not {players}"
             )
         self.rules = rules
+        try:
+            # Each seat's team: itself alone, unless a house rule plays teams (the Doublette).
+            self.teams = teams_of(rules.house_rules, players)
+        except ValueError as error:
+            raise GameError(str(error)) from None
         self.players = players
         self.dice_source = dice
         self.setup = _check_setup(setup, players)
@@ -168,6 +175,7 @@ class GameState:
         start = self._turn_began
         twin = GameState.__new__(GameState)
         twin.rules, twin.players, twin.setup = self.rules, self.players, self.setup
+        twin.teams = self.teams
         twin.dice_source = None  # the turn's dice are in its history
         twin.first_player = self.first_player
         twin.winner = None
@@ -295,14 +303,18 @@ class GameState:
             return f"{action} is not a legal outcome: {decision.describe()}"
         return f"{action} is not legal now: {decision.describe()}; legal: {shown}{more}"
 
-    def _event(self, type_: str, **fields: Any) -> None:
+    # ---------------------------------------------------------------- the rules' interface
+    # What a rule may read and change (`cdc_env.rulebook.table.Game`): the rule modules see
+    # the game only through these.
+
+    def event(self, type_: str, **fields: Any) -> None:
         self.log.append({"type": type_, "turn": self.turn_number, **fields})
 
-    def _seats_from(self, seat: int, include_self: bool = False) -> list[int]:
+    def seats_from(self, seat: int, include_self: bool = False) -> list[int]:
         start = 0 if include_self else 1
         return [(seat + i) % self.players for i in range(start, self.players)]
 
-    def _change_score(self, seat: int, points: int, reason: str, *, own_dice: bool = False,
+    def change_score(self, seat: int, points: int, reason: str, *, own_dice: bool = False,
                       **details: Any) -> None:
         """Every score change goes through here, as an event with its reason.
 
@@ -317,36 +329,46 @@ class GameState:
         if not self.rules.negative_scores:
             new = max(new, 0)
         self.scores[seat] = new
-        self._event("score", seat=seat, points=points, delta=new - old, score=new,
+        self.event("score", seat=seat, points=points, delta=new - old, score=new,
                     reason=reason, capped=points > 0 and not uncapped, **details)
-        if uncapped and points > 0 and new >= self.rules.target_score:
+        if uncapped and points > 0 and self.team_score(seat) >= self.rules.target_score:
             self.winner = seat
-            self._event("win", seat=seat, score=new)
+            team = self.teams[seat]
+            self.event("win", seat=seat, score=new,
+                       **({"team": list(team), "team_score": self.team_score(seat)} if len(team) > 1 else {}))
             raise _Won
 
-    def _give_item(self, seat: int, item: str, reason: str) -> bool:
+    def team_score(self, seat: int) -> int:
+        """The score that wins: the seat's own, or its team's sum (the Doublette)."""
+        team = self.teams[seat]
+        return self.scores[seat] if len(team) == 1 else sum(self.scores[s] for s in team)
+
+    def give_item(self, seat: int, item: str, reason: str) -> bool:
         """One of each item at a time: a second one is not given."""
         if self.items[seat][item]:
             return False
         self.items[seat][item] = 1
-        self._event("item", seat=seat, item=item, change=1, reason=reason)
+        self.event("item", seat=seat, item=item, change=1, reason=reason)
         return True
 
-    def _spend_item(self, seat: int, item: str, reason: str) -> None:
+    def spend_item(self, seat: int, item: str, reason: str) -> None:
         self.items[seat][item] -= 1
-        self._event("item", seat=seat, item=item, change=-1, reason=reason)
+        self.event("item", seat=seat, item=item, change=-1, reason=reason)
 
-    def _bevue(self, seat: int, why: str) -> None:
-        self._change_score(seat, -self.rules.bevue.penalty, "bevue", why=why)
+    def keep_in_history(self, seat: int, action: Action) -> None:
+        self.history.append({"seat": seat, "action": action.to_json()})
 
-    def _meets_minimum(self, seat: int, what: str) -> bool:
+    def bevue(self, seat: int, why: str) -> None:
+        self.change_score(seat, -self.rules.bevue.penalty, "bevue", why=why)
+
+    def meets_minimum(self, seat: int, what: str) -> bool:
         """F's minimum scores, which only a game without negative scores asks for."""
         return self.rules.negative_scores or self.scores[seat] >= getattr(self.rules.minimum_scores, what)
 
-    def _roll_dice(self, reason: str, count: int, seat: int | None, sides: int = 6) -> Flow:
+    def roll_dice(self, reason: str, count: int, seat: int | None, sides: int = 6) -> Flow:
         outcome = yield Decision(None, "chance", count=count, sides=sides, reason=reason)
         assert isinstance(outcome, Dice)
-        self._event("dice", reason=reason, seat=seat, values=list(outcome.values))
+        self.event("dice", reason=reason, seat=seat, values=list(outcome.values))
         return outcome.values
 
     # ---------------------------------------------------------------- the game
@@ -363,7 +385,7 @@ class GameState:
     def _game(self) -> Flow:
         seat = yield from self._choose_first_player()
         self.first_player = seat
-        self._event("first_player", seat=seat)
+        self.event("first_player", seat=seat)
         yield from self._play_from(seat)
 
     def _play_from(self, seat: int) -> Flow:
@@ -379,13 +401,13 @@ class GameState:
         if self.players == 1:
             return 0
         if self.rules.first_player == "random":
-            (value,) = yield from self._roll_dice("first_player", 1, None, sides=self.players)
+            (value,) = yield from self.roll_dice("first_player", 1, None, sides=self.players)
             return value - 1
         contenders = list(range(self.players))
         while True:
             rolls = {}
             for seat in contenders:
-                (rolls[seat],) = yield from self._roll_dice("first_player", 1, seat)
+                (rolls[seat],) = yield from self.roll_dice("first_player", 1, seat)
             lowest = min(rolls.values())
             contenders = [s for s in contenders if rolls[s] == lowest]
             if len(contenders) == 1:
@@ -398,10 +420,12 @@ class GameState:
         self.turn_seat = seat
         self.turn_number += 1
         self.table = Table(thrower=seat)
-        self._event("turn_start", seat=seat)
+        self.event("turn_start", seat=seat)
+        for rule, parameters in moment_rules(self.rules.house_rules, "turn_started"):  # a Flan's use
+            yield from rule.moments["turn_started"](self, parameters, seat)
         declared, grelottine_used = yield from self._turn_start(seat)
         # A roll that is the object of a bet cannot be bought.
-        outcome = yield from self._roll(seat, buyable=declared is None and grelottine_used is None)
+        outcome = yield from self.roll(seat, buyable=declared is None and grelottine_used is None)
         if declared is not None:
             civet.settle(self, seat, declared, outcome)
         if grelottine_used is not None:
@@ -422,33 +446,46 @@ class GameState:
             return None, used
         if isinstance(choice, DeclareCivet):
             declared = yield from civet.declare(self, seat, choice)
+            for rule, parameters in moment_rules(self.rules.house_rules, "civet_declared"):
+                yield from rule.moments["civet_declared"](self, parameters, declared)
             return declared, None
         return None, None
 
     # ---------------------------------------------------------------- a roll
 
-    def _roll(self, thrower: int, *, buyable: bool) -> Flow:
+    def roll(self, thrower: int, *, buyable: bool) -> Flow:
         """Two chouettes, perhaps a bought cul, then the combination and its rules."""
-        chouettes = yield from self._roll_dice("chouettes", 2, thrower)
+        chouettes = yield from self.roll_dice("chouettes", 2, thrower)
         self.table.dice = chouettes
+        # House rules that act before the cul (a Verdier bet): what each returns, it settles
+        # once the roll is made.
+        carried: dict[str, Any] = {}
+        for rule, parameters in moment_rules(self.rules.house_rules, "chouettes"):
+            carried[rule.name] = yield from rule.moments["chouettes"](self, parameters, chouettes)
         scorer = thrower
         if buyable and self.rules.dice_buying.enabled:
             scorer = yield from achat.offer_the_cul(self, thrower)
-        cul = yield from self._roll_dice("cul", 1, scorer)
+        cul = yield from self.roll_dice("cul", 1, scorer)
         dice = chouettes + cul
         combination = self._show(dice, scorer)
         bought = scorer != thrower
         if bought:
             achat.seller_keeps_chouette(self, thrower, chouettes)
         outcome = RollOutcome(dice, combination, scorer)
+        for rule, parameters in moment_rules(self.rules.house_rules, "combination_shown"):
+            shown = yield from rule.moments["combination_shown"](self, parameters, outcome)
+            if shown is not None:
+                carried[rule.name] = shown
         yield from self._combination_rules(outcome, bought)
+        for rule, parameters in moment_rules(self.rules.house_rules, "roll_made"):
+            yield from rule.moments["roll_made"](self, parameters, (outcome, carried.get(rule.name)))
         return outcome
 
     def _show(self, dice: tuple[int, ...], scorer: int) -> Combination:
         combination = classify(dice, self.rules)
         self.table.dice = dice
         self.table.combination = combination.name
-        self._event("combination", seat=scorer, dice=list(dice), combination=combination.name,
+        self.event("combination", seat=scorer, dice=list(dice), combination=combination.name,
                     value=combination.value, races=list(combination.races))
         return combination
 
@@ -457,7 +494,7 @@ class GameState:
         for race in outcome.combination.races:
             yield from RACE_RULES[race](self, outcome)
 
-    def _apply_combination(self, dice: tuple[int, ...], scorer: int) -> Flow:
+    def apply_combination(self, dice: tuple[int, ...], scorer: int) -> Flow:
         """Dice thrown again inside a rule (a Velutée, a Bleu-Rouge relaunch, a sirop that
         makes a new combination): their combination applies for `scorer`. Off the scorer's own
         turn it counts like a bought cul (gains capped, a Soufflette does nothing). The table
@@ -479,6 +516,11 @@ class _TurnStart:
     turn_number: int
     log_length: int
     history_length: int
+
+
+def _the_rules_see_a_game(state: GameState) -> Game:
+    """Checked by mypy: GameState is the `Game` the rule modules are written against."""
+    return state
 
 
 def _check_setup(setup: dict[str, Any] | None, players: int) -> dict[str, Any]:

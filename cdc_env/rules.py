@@ -326,6 +326,9 @@ class Ruleset(BaseModel):
     bleu_rouge: BleuRouge = Field(default_factory=BleuRouge)
     minimum_scores: MinimumScores = Field(default_factory=MinimumScores)
     solo: Solo = Field(default_factory=Solo)
+    # House rules the table plays (cdc_env/rulebook/house/): name -> true, or its parameters.
+    # Once loaded, every rule's full parameters (its defaults under what the file gives).
+    house_rules: dict[str, Any] = Field(default_factory=dict)
 
     @model_validator(mode="after")
     def _players(self) -> Ruleset:
@@ -334,6 +337,30 @@ class Ruleset(BaseModel):
         if self.cap_score >= self.target_score:
             raise ValueError("cap_score must be below target_score")
         return self
+
+    @model_validator(mode="after")
+    def _house_rules(self) -> Ruleset:
+        """Unknown house rules, unknown or mistyped parameters and missing dependencies (Civet
+        doublé without the Civet) are errors naming the key. The registry is read here, not
+        at import, so that a rule registered later (a test's) can be chosen."""
+        from cdc_env.rulebook.house import parameters_of
+
+        if self.house_rules:
+            full = {name: parameters_of(name, given, self) for name, given in self.house_rules.items()}
+            object.__setattr__(self, "house_rules", full)  # frozen: set once, while validating
+        return self
+
+    def with_house_rules(self, names: list[str], source: str = "--house") -> Ruleset:
+        """This ruleset with the house rules `names` switched on at their defaults (a table
+        choosing rules by name: `--house verdier civet_double`). Its name says so, so that a
+        champion trained without them is not taken for one trained with them."""
+        if not names:
+            return self
+        chosen = {name.replace("-", "_"): True for name in names}
+        data = self.to_dict()
+        data["house_rules"] = {**data.get("house_rules", {}), **chosen}
+        data["name"] = "+".join([self.name, *(n for n in chosen if n not in self.house_rules)])
+        return Ruleset.from_dict(data, source=f"{self.name} with {source} {' '.join(names)}")
 
     def to_dict(self) -> dict[str, Any]:
         """Plain JSON-able data; fractions as 'n/d' strings so they load back exactly."""
@@ -347,7 +374,10 @@ class Ruleset(BaseModel):
                 return [plain(v) for v in value]
             return value
 
-        return plain(self.model_dump())
+        data = plain(self.model_dump())
+        if not data["house_rules"]:
+            del data["house_rules"]  # a ruleset of the five texts saves as it always did
+        return data
 
     @classmethod
     def from_dict(cls, data: dict[str, Any], source: str = "<dict>") -> Ruleset:
@@ -363,6 +393,10 @@ def _describe(error: ValidationError, source: str) -> str:
         key = ".".join(str(part) for part in problem["loc"]) or "(top level)"
         if problem["type"] == "extra_forbidden":
             lines.append(f"  - {key}: unknown key (a typo? see docs/rules.md for every key)")
+        elif problem["type"] == "value_error" and not problem["loc"]:
+            # A check of the whole ruleset (house_rules.NAME: ...) names its key itself; its
+            # input is the whole file, too long to repeat.
+            lines.append(f"  - {problem['msg'].removeprefix('Value error, ')}")
         else:
             lines.append(f"  - {key}: {problem['msg']} (got {problem.get('input')!r})")
     lines.append("Fix the file, or start again from a copy of configs/rules/classic.yaml.")

@@ -46,6 +46,7 @@ from cdc_env.actions import (
 )
 from cdc_env.combinations import COMBINATION_NAMES, classify
 from cdc_env.game import DECISION_TEXT, ITEMS, RACE_PHRASES, SHOUTABLE_PHRASES, Decision, GameState
+from cdc_env.rulebook.house import added_names
 from cdc_env.rules import CIVET_COMBINATIONS, GRELOTTINE_COMBINATIONS, Ruleset
 
 # Stake levels, as fractions of the allowed range [min, max]: always the minimum and the maximum.
@@ -110,7 +111,11 @@ class Block:
 class ActionCodec:
     """Maps action indices to engine actions and back, and computes legal-action masks."""
 
-    def __init__(self, players: int, stake_levels: Sequence[float] = STAKE_LEVELS) -> None:
+    def __init__(self, players: int, stake_levels: Sequence[float] = STAKE_LEVELS,
+                 house_phrases: Sequence[str] = ()) -> None:
+        """`house_phrases`: the shouts a table's house rules add (`cdc_env.rulebook.house.
+        added_names(rules.house_rules, "phrases")`), appended to the shout block: the indices
+        after it move for such a table, and only for it."""
         levels = tuple(float(level) for level in stake_levels)
         if not levels or levels[0] != 0.0 or levels[-1] != 1.0 or list(levels) != sorted(set(levels)):
             raise ValueError(
@@ -129,7 +134,7 @@ class ActionCodec:
             ("bet_on_success", None, (None,)),
             ("boucliette", None, (None,)),
             ("bird_bet", "face", tuple(range(1, 7))),
-            ("shout", "phrase", PHRASES),
+            ("shout", "phrase", PHRASES + tuple(p for p in house_phrases if p not in PHRASES)),
             ("soufflette", "target", tuple(range(1, players))),  # seat offsets
             ("keep", "keep", KEEPS),
             ("civet", "stake", tuple(itertools.product(CIVET_COMBINATIONS, levels))),
@@ -302,12 +307,17 @@ class ObservationEncoder:
         self.rules = rules
         self.players = players
         self.max_turns = max_turns
+        # A table's house rules append their decision kinds and races (the five texts' tables
+        # keep their layout).
+        decision_kinds = DECISION_KINDS + tuple(k for k in added_names(rules.house_rules, "decisions")
+                                                if k not in DECISION_KINDS)
+        races = RACES + tuple(r for r in added_names(rules.house_rules, "races") if r not in RACES)
         sections: list[tuple[str, int]] = [
             ("seats", players * len(SEAT_FEATURES)),
             ("dice", 3 * 6),  # one-hot per die, in the table's order (the two chouettes first)
             ("combination", len(COMBINATION_NAMES)),
-            ("decision", len(DECISION_KINDS)),
-            ("race", len(RACES)),
+            ("decision", len(decision_kinds)),
+            ("race", len(races)),
             ("stakes", 2 * len(STAKED_COMBINATIONS)),  # (min, max) on offer, / target
             ("civet", len(CIVET_COMBINATIONS) + 1),  # declared combination, stake / target
             ("challenge", len(GRELOTTINE_COMBINATIONS) + 1),  # named combination, stake / target
@@ -324,7 +334,7 @@ class ObservationEncoder:
         self._feature = {name: i for i, name in enumerate(SEAT_FEATURES)}
         self._index = {name: {value: self.layout[name].start + i for i, value in enumerate(values)}
                        for name, values in (("combination", COMBINATION_NAMES),
-                                            ("decision", DECISION_KINDS), ("race", RACES),
+                                            ("decision", decision_kinds), ("race", races),
                                             ("civet", CIVET_COMBINATIONS),
                                             ("challenge", GRELOTTINE_COMBINATIONS))}
         self._stake_index = {name: self.layout["stakes"].start + 2 * i

@@ -86,6 +86,9 @@ def prepare(argv: list[str] | None, console: Console) -> TableApp | WebTable | i
     """The table, ready to run; or the exit status after one clear error."""
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--ruleset", default="classic")
+    parser.add_argument("--house", nargs="*", default=[], metavar="RULE",
+                        help="house rules to play on top of the ruleset, by name (see docs/rules.md): "
+                             "--house verdier")
     parser.add_argument("--humans", nargs="*", default=None, help="names of the human players (default: You)")
     parser.add_argument("--bots", nargs="*", default=None,
                         help="bot names or model paths, one per bot seat (default: champion, the shipped "
@@ -120,7 +123,7 @@ def prepare(argv: list[str] | None, console: Console) -> TableApp | WebTable | i
         if args.pace < 0:
             raise ValueError(f"--pace {args.pace}: give a number of seconds ≥ 0")
         saved = PlaySession.read_save(args.resume) if args.resume else None
-        rules = load_ruleset(args.ruleset)
+        rules = load_ruleset(args.ruleset).with_house_rules(args.house)
         players = lineup(args, seed, saved)
         if saved is None and not rules.min_players <= len(players) <= rules.max_players:
             raise ValueError(f"ruleset {rules.name} is for {rules.min_players}–{rules.max_players} players, "

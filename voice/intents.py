@@ -26,6 +26,7 @@ from cdc_env.actions import (
     UseBoucliette,
 )
 from cdc_env.game import SHOUTABLE_PHRASES, Decision
+from cdc_env.rulebook.house import REGISTRY as HOUSE_RULES
 from voice.lexicon import Lexicon, LexiconError
 
 BIRD_INTENTS = {
@@ -71,12 +72,19 @@ INTENTS_BY_KIND: dict[str, set[str]] = {
     "boucliette": {"boucliette", "oui", "non"},
     "challenge_bet": {"oui", "non"},
     "civet_bet": {"oui", "non"},
+    # House rules (cdc_env/rulebook/house/)
+    "verdier_bet": {"vert_linette", "oui", "non"},
+    "civet_double": {"civet", "oui", "non"},
+    "attrape_oiseau": {"attrape_oiseau", "oui", "non"},
+    "flan_use": {"tatan_elle_fait_des_flans", "oui", "non"},
 }
 # Every intent the game can ask for: a game lexicon's keys must be among them.
-GAME_INTENTS = frozenset({"oui", "non", *SHOUTABLE_PHRASES}.union(*INTENTS_BY_KIND.values()))
+# (With the shouts every house rule may add: a table chooses its house rules.)
+HOUSE_PHRASES = frozenset(phrase for rule in HOUSE_RULES.values() for phrase in rule.phrases)
+GAME_INTENTS = frozenset({"oui", "non", *SHOUTABLE_PHRASES, *HOUSE_PHRASES}.union(*INTENTS_BY_KIND.values()))
 # The moments `python -m voice.detect --moment` knows: each kind's intents, and for "race"
 # (whose phrases a game takes from the decision) every shout.
-MOMENT_INTENTS: dict[str, set[str]] = {**INTENTS_BY_KIND, "race": set(SHOUTABLE_PHRASES)}
+MOMENT_INTENTS: dict[str, set[str]] = {**INTENTS_BY_KIND, "race": set(SHOUTABLE_PHRASES) | HOUSE_PHRASES}
 
 
 def intents_for(decision: Decision) -> set[str]:
@@ -138,6 +146,14 @@ def action_for(decision: Decision, intents: Sequence[str],
     elif kind == "boucliette" and first in ("boucliette", "oui"):
         action = UseBoucliette()
     elif kind in ("challenge_bet", "civet_bet") and first == "oui":
+        action = BetOnSuccess()
+    elif kind == "verdier_bet" and first in ("vert_linette", "oui"):
+        action = BetOnSuccess()
+    elif kind == "civet_double" and first in ("civet", "oui"):
+        action = BetOnSuccess()  # « Civet ! »: one joins with one's own
+    elif kind == "attrape_oiseau" and first in ("attrape_oiseau", "oui"):
+        action = BetOnSuccess()
+    elif kind == "flan_use" and first in ("tatan_elle_fait_des_flans", "oui"):
         action = BetOnSuccess()
     if action is None:
         return None, f"« {' '.join(said)} » does not answer this moment ({decision.describe()})"

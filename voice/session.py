@@ -419,7 +419,7 @@ class PlaySession:
         window = self.rules.races.race_window_ms / 1000
         self.race_now = []
         self.view.show(self)
-        self.view.say(f"RACE: {decision.reason}! — shout « {RACE_PHRASES[decision.reason]} »"
+        self.view.say(f"RACE: {decision.reason}! — shout « {_race_phrase(decision)} »"
                       f" ({'Enter, or say it' if self.listener is not None else 'Enter'})")
         start = self.clock()
         if self.listener is not None:
@@ -432,7 +432,7 @@ class PlaySession:
             if not player.human:
                 # The engine asks each seat in turn; a bot's choice is taken now, with the
                 # phrases that count for its seat, so that it can be shown at its onset.
-                own = answers.get(seat, (RACE_PHRASES[decision.reason],))
+                own = answers.get(seat, (_race_phrase(decision),))
                 options = decision.options + tuple(Shout(p) for p in own if Shout(p) not in decision.options)
                 action = player.bot.act(self.state, Decision(seat, "race", options, reason=decision.reason,
                                                              answers=own))
@@ -518,7 +518,7 @@ class PlaySession:
         if parsed is None or parsed[0] in shouts:
             return
         seat, phrase = parsed
-        phrase = phrase or self.state.table.race_answers.get(seat, (RACE_PHRASES[decision.reason],))[0]
+        phrase = phrase or self.state.table.race_answers.get(seat, (_race_phrase(decision),))[0]
         onset_ms = max(0.0, (at - start) * 1000)
         shouts[seat] = RaceShout(seat, phrase, onset_ms, "keyboard")
         self._race_shout(shouts[seat])
@@ -538,3 +538,9 @@ class PlaySession:
             if self.listener is not None:
                 # What we play must not be heard as a player's shout.
                 self.listener.mark_playback(begin, begin + duration + 0.3)
+
+
+def _race_phrase(decision: Decision) -> str:
+    """The race's phrase: the engine's table of them, or the decision's own answers (a house
+    rule's race, such as the Tichette, is in no table)."""
+    return RACE_PHRASES.get(decision.reason) or (decision.answers[0] if decision.answers else decision.reason)

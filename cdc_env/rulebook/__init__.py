@@ -10,7 +10,6 @@ combination starts that race.
 from __future__ import annotations
 
 from collections.abc import Callable
-from typing import TYPE_CHECKING
 
 from cdc_env.combinations import (
     RACE_ARTICHETTE,
@@ -21,12 +20,10 @@ from cdc_env.combinations import (
 )
 from cdc_env.flow import Flow, RollOutcome
 from cdc_env.rulebook import grelottine, races, rare, scoring, sirop, soufflette
+from cdc_env.rulebook.table import Game
 
-if TYPE_CHECKING:
-    from cdc_env.game import GameState
-
-CombinationRule = Callable[["GameState", RollOutcome, bool], Flow]
-RaceRule = Callable[["GameState", RollOutcome], Flow]
+CombinationRule = Callable[["Game", RollOutcome, bool], Flow]
+RaceRule = Callable[["Game", RollOutcome], Flow]
 
 # Each combination's rule: it scores the combination (and asks what it must ask). The
 # combination's `bought` flag says whether the cul was bought (or the dice are another

@@ -4,30 +4,26 @@ of their own two dice."""
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
-
 from cdc_env.actions import BuyCul, Pass
 from cdc_env.flow import Decision, Flow
-
-if TYPE_CHECKING:
-    from cdc_env.game import GameState
+from cdc_env.rulebook.table import Game
 
 
-def offer_the_cul(game: GameState, thrower: int) -> Flow:
+def offer_the_cul(game: Game, thrower: int) -> Flow:
     """The other players are asked in seat order; the first who buys pays and throws the cul.
     Returns who throws it."""
-    for seat in game._seats_from(thrower):
+    for seat in game.seats_from(thrower):
         choice = yield Decision(seat, "buy_cul", (BuyCul(), Pass()))
         if isinstance(choice, BuyCul):
             game.table.buyer = seat
-            game._event("buy_cul", seat=seat, from_seat=thrower)
-            game._change_score(seat, -game.rules.dice_buying.cost, "achat_du_cul")
+            game.event("buy_cul", seat=seat, from_seat=thrower)
+            game.change_score(seat, -game.rules.dice_buying.cost, "achat_du_cul")
             return seat
     return thrower
 
 
-def seller_keeps_chouette(game: GameState, thrower: int, chouettes: tuple[int, ...]) -> None:
+def seller_keeps_chouette(game: Game, thrower: int, chouettes: tuple[int, ...]) -> None:
     """The seller keeps only the Chouette of the two dice they threw (their own dice)."""
     if chouettes[0] == chouettes[1]:
-        game._change_score(thrower, game.rules.scores.chouette[chouettes[0] - 1], "chouette",
+        game.change_score(thrower, game.rules.scores.chouette[chouettes[0] - 1], "chouette",
                            own_dice=True, bought_cul=True)

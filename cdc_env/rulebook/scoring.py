@@ -3,27 +3,23 @@ Civet, the Grelottine and the solo optimum)."""
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
-
 from cdc_env.combinations import RACE_SUITE
 from cdc_env.flow import Flow, RollOutcome
-
-if TYPE_CHECKING:
-    from cdc_env.game import GameState
+from cdc_env.rulebook.table import Game
 
 # Rows that also count as another combination for a Civet or a Grelottine (F: 1,2,3 "c'est
 # également une Velute"). Artichette and Bleu-Rouge are not Chouettes (F: no sirop on them).
 ALSO_COUNTS_AS = {"suite_velutee": "velute"}
 
 
-def score_combination(game: GameState, outcome: RollOutcome, _bought: bool) -> Flow:
+def score_combination(game: Game, outcome: RollOutcome, _bought: bool) -> Flow:
     combination = outcome.combination
-    game._change_score(outcome.scorer, combination.value, combination.name, own_dice=True)
+    game.change_score(outcome.scorer, combination.value, combination.name, own_dice=True)
     return
     yield  # a generator, like every combination rule
 
 
-def no_effect(_state: GameState, _outcome: RollOutcome, _bought: bool) -> Flow:
+def no_effect(_state: Game, _outcome: RollOutcome, _bought: bool) -> Flow:
     return
     yield
 

@@ -4,18 +4,15 @@ siroted die makes."""
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
-
 from cdc_env.actions import Action, BeauSirop, BirdBet, CoucheSirop, Pass, Sirop
 from cdc_env.combinations import classify
 from cdc_env.flow import Decision, Flow, RollOutcome
 from cdc_env.rulebook import bets, scoring
+from cdc_env.rulebook.house.registry import moment_rules
+from cdc_env.rulebook.table import Game
 
-if TYPE_CHECKING:
-    from cdc_env.game import GameState
 
-
-def may_sirop(game: GameState, seat: int, value: int) -> bool:
+def may_sirop(game: Game, seat: int, value: int) -> bool:
     if not game.rules.sirotage.enabled:
         return False
     # F without negative scores: the score must cover the Chouette's points at stake.
@@ -25,7 +22,7 @@ def may_sirop(game: GameState, seat: int, value: int) -> bool:
     return game.rules.negative_scores or covers
 
 
-def chouette(game: GameState, outcome: RollOutcome, bought: bool) -> Flow:
+def chouette(game: Game, outcome: RollOutcome, bought: bool) -> Flow:
     scorer, face = outcome.scorer, outcome.combination.face
     value = game.rules.scores.chouette[face - 1]
     if not may_sirop(game, scorer, value):
@@ -35,34 +32,48 @@ def chouette(game: GameState, outcome: RollOutcome, bought: bool) -> Flow:
     if not isinstance(choice, Sirop):
         yield from scoring.score_combination(game, outcome, bought)
         return
-    game._event("sirop", seat=scorer, face=face)
+    game.event("sirop", seat=scorer, face=face)
+    # A house rule (the Attrape-oiseau) may let another player take the sirop over: the
+    # thrower then keeps the Chouette, and the sirop's gain or loss is the catcher's.
+    siroter = scorer
+    for rule, parameters in moment_rules(game.rules.house_rules, "sirop_declared"):
+        catcher = yield from rule.moments["sirop_declared"](game, parameters, (scorer, face))
+        if catcher is not None:
+            siroter = catcher
+    own = siroter == scorer
+    if not own:
+        yield from scoring.score_combination(game, outcome, bought)
     placed = yield from bird_bets(game, scorer, face)
-    (die,) = yield from game._roll_dice("sirop", 1, scorer)
+    (die,) = yield from game.roll_dice("sirop", 1, siroter)
     dice = (face, face, die)
     game.table.dice = dice
     yield from settle_bird_bets(game, placed, die)
     sirotage = game.rules.sirotage
     if die == face:
-        outcome.sirop_success = True
-        game._change_score(scorer, game.rules.scores.cul_de_chouette[face - 1], "sirop_success",
-                           own_dice=True)
+        if own:
+            outcome.sirop_success = True
+        game.change_score(siroter, game.rules.scores.cul_de_chouette[face - 1], "sirop_success",
+                          own_dice=own)
         return
-    outcome.sirop_success = False
-    game._change_score(scorer, -value, "sirop_failure")
+    if own:
+        outcome.sirop_success = False
+    game.change_score(siroter, -value, "sirop_failure")
+    for rule, parameters in moment_rules(game.rules.house_rules, "sirop_failed"):  # a Contre-Sirop
+        yield from rule.moments["sirop_failed"](game, parameters, (siroter, face))
     if face == 6 and sirotage.civet_on_failed_six:
-        game._give_item(scorer, "civet", "civet_sirote")
+        game.give_item(siroter, "civet", "civet_sirote")
     # F: a combination made by the siroted dice applies (3,3 siroted into 3,3,6).
     if classify(dice, game.rules).name in sirotage.rescore_after:
-        yield from game._apply_combination(dice, scorer)
+        yield from game.apply_combination(dice, siroter)
 
 
-def bird_bet_options(game: GameState, seat: int, face: int) -> tuple[Action, ...]:
+def bird_bet_options(game: Game, seat: int, face: int) -> tuple[Action, ...]:
     sirotage = game.rules.sirotage
     bevues = game.rules.bevue.enabled
     options: tuple[Action, ...] = (Pass(),)
     if sirotage.announce_pass:
         options += (CoucheSirop(),)
-    if not bevues and not game._meets_minimum(seat, "sirop_bet"):
+    if not bevues and not game.meets_minimum(seat, "sirop_bet"):
         return options
     if sirotage.beau_sirop:
         options += (BeauSirop(),)
@@ -71,46 +82,46 @@ def bird_bet_options(game: GameState, seat: int, face: int) -> tuple[Action, ...
                            if bevues or not (sirotage.beau_sirop and f == face))
 
 
-def bird_bets(game: GameState, scorer: int, face: int) -> Flow:
+def bird_bets(game: Game, scorer: int, face: int) -> Flow:
     """Bets on the sirop die: {seat: face bet on} (Beau-Sirop bets on the chouette's face)."""
     sirotage = game.rules.sirotage
     placed: dict[int, int] = {}
     if not sirotage.bird_bets:
         return placed
-    bettors = [scorer] if sirotage.self_bet else game._seats_from(scorer)
+    bettors = [scorer] if sirotage.self_bet else game.seats_from(scorer)
     for seat in bettors:
         bet = yield Decision(seat, "sirop_bet", bird_bet_options(game, seat, face))
         if isinstance(bet, (Pass, CoucheSirop)):
             if isinstance(bet, Pass) and sirotage.announce_pass and game.rules.bevue.enabled:
-                game._bevue(seat, "said nothing on a sirop (Couche-Sirop or File-Sirop)")
+                game.bevue(seat, "said nothing on a sirop (Couche-Sirop or File-Sirop)")
             continue
         if isinstance(bet, BirdBet) and sirotage.beau_sirop and bet.face == face:
-            game._bevue(seat, "named the chouette's own bird instead of Beau-Sirop")
+            game.bevue(seat, "named the chouette's own bird instead of Beau-Sirop")
             continue
-        if not game._meets_minimum(seat, "sirop_bet"):
+        if not game.meets_minimum(seat, "sirop_bet"):
             # F: the bet is void and the bettor falls to zero.
-            game._bevue(seat, "bet on a sirop below the minimum score")
+            game.bevue(seat, "bet on a sirop below the minimum score")
             if game.scores[seat] > 0:
-                game._change_score(seat, -game.scores[seat], "sirop_bet_below_minimum")
+                game.change_score(seat, -game.scores[seat], "sirop_bet_below_minimum")
             continue
         assert isinstance(bet, (BirdBet, BeauSirop))
         bet_face = face if isinstance(bet, BeauSirop) else bet.face
         placed[seat] = bet_face
         game.table.sirop_bets[seat] = bet_face
-        game._event("beau_sirop" if isinstance(bet, BeauSirop) else "bird_bet",
+        game.event("beau_sirop" if isinstance(bet, BeauSirop) else "bird_bet",
                     seat=seat, face=bet_face)
     return placed
 
 
-def settle_bird_bets(game: GameState, placed: dict[int, int], die: int) -> Flow:
+def settle_bird_bets(game: Game, placed: dict[int, int], die: int) -> Flow:
     sirotage = game.rules.sirotage
     for seat, bet_face in placed.items():
         if bet_face != die:
             if sirotage.bet_loss:
-                game._change_score(seat, -sirotage.bet_loss, "bird_bet_lost", face=bet_face)
+                game.change_score(seat, -sirotage.bet_loss, "bird_bet_lost", face=bet_face)
             continue
         # F: a winning bet pays only when claimed; forgotten, it neither pays nor costs.
         if sirotage.claim_winning_bets and not (yield from bets.claim(game, seat, "sirop_gagnant")):
-            game._event("bet_unclaimed", seat=seat, face=bet_face)
+            game.event("bet_unclaimed", seat=seat, face=bet_face)
             continue
-        game._change_score(seat, sirotage.bet_win, "bird_bet_won", face=bet_face)
+        game.change_score(seat, sirotage.bet_win, "bird_bet_won", face=bet_face)

@@ -4,26 +4,23 @@ throws to make 1,2,4, keeping dice between throws."""
 from __future__ import annotations
 
 import itertools
-from typing import TYPE_CHECKING
 
 from cdc_env.actions import ChallengeSoufflette, KeepDice, Pass
 from cdc_env.combinations import classify
 from cdc_env.flow import Decision, Flow, RollOutcome
-
-if TYPE_CHECKING:
-    from cdc_env.game import GameState
+from cdc_env.rulebook.table import Game
 
 
-def allowed(game: GameState, souffleur: int, target: int) -> bool:
-    return game._meets_minimum(souffleur, "soufflette") and game._meets_minimum(target, "soufflette")
+def allowed(game: Game, souffleur: int, target: int) -> bool:
+    return game.meets_minimum(souffleur, "soufflette") and game.meets_minimum(target, "soufflette")
 
 
-def challenge(game: GameState, outcome: RollOutcome, bought: bool) -> Flow:
+def challenge(game: Game, outcome: RollOutcome, bought: bool) -> Flow:
     # A bought Soufflette does nothing.
     if bought or not game.rules.soufflette.enabled or game.players < 2:
         return
     souffleur = outcome.scorer
-    seats = game._seats_from(souffleur)
+    seats = game.seats_from(souffleur)
     if not game.rules.bevue.enabled:
         seats = [t for t in seats if allowed(game, souffleur, t)]
     if not seats:
@@ -34,32 +31,32 @@ def challenge(game: GameState, outcome: RollOutcome, bought: bool) -> Flow:
         return
     target = choice.target
     if not allowed(game, souffleur, target):
-        game._bevue(souffleur, "a Soufflette below the minimum score")
+        game.bevue(souffleur, "a Soufflette below the minimum score")
         return
     rules = game.rules.soufflette
     game.table.soufflette = {"challenger": souffleur, "target": target, "throw": 0}
-    game._event("soufflette", seat=souffleur, target=target)
+    game.event("soufflette", seat=souffleur, target=target)
     kept: tuple[int, ...] = ()
     for throw in range(1, rules.throws + 1):
         game.table.soufflette["throw"] = throw
-        rolled = yield from game._roll_dice("soufflette", 3 - len(kept), target)
+        rolled = yield from game.roll_dice("soufflette", 3 - len(kept), target)
         dice = kept + rolled
         game.table.dice = dice
         if sorted(dice) == [1, 2, 4]:
             reward = rules.rewards[throw - 1]
-            game._change_score(souffleur, -reward, "soufflette_lost", throw=throw)
-            game._change_score(target, reward, "soufflette_made", throw=throw)
+            game.change_score(souffleur, -reward, "soufflette_lost", throw=throw)
+            game.change_score(target, reward, "soufflette_made", throw=throw)
             return
         if throw < rules.throws:
             keep = yield Decision(target, "soufflette_keep", keep_options(dice))
             assert isinstance(keep, KeepDice)
             kept = keep.keep
-    game._change_score(target, -rules.failure, "soufflette_failed")
-    game._change_score(souffleur, rules.failure, "soufflette_won")
+    game.change_score(target, -rules.failure, "soufflette_failed")
+    game.change_score(souffleur, rules.failure, "soufflette_won")
     last = classify(dice, game.rules)
     if rules.failed_throw_scores and last.value:
         # F: then the points (only the points) of the last throw's combination are added.
-        game._change_score(target, last.value, "soufflette_last_throw", combination=last.name)
+        game.change_score(target, last.value, "soufflette_last_throw", combination=last.name)
 
 
 def keep_options(dice: tuple[int, ...]) -> tuple[KeepDice, ...]:

@@ -17,7 +17,7 @@ def ruleset(name: str = "classic", **overrides: object) -> Ruleset:
     data = load_ruleset(name).to_dict()
     for key, value in overrides.items():
         if isinstance(value, dict):
-            data[key] = {**data[key], **value}
+            data[key] = {**data.get(key, {}), **value}
         else:
             data[key] = value
     return Ruleset.from_dict(data)

@@ -259,3 +259,20 @@ def test_a_key_pressed_before_the_race_opened_is_not_a_zero_ms_shout() -> None:
     state = session.run()
     assert [s.seat for s in session.race_log[0]] == [1]
     assert state.scores[0] == 0
+
+
+def test_a_maison_table_of_bots_plays_to_the_end_and_resumes_from_its_save(tmp_path: Path) -> None:
+    """Every house rule at the live table: the session asks the bots each house decision and
+    race (races run in real time: the scores start near the end to keep the game short), saves
+    after every move, and the save loads back to the same game."""
+    from agents.heuristic import HeuristicBot
+
+    save = tmp_path / "maison.json"
+    bots = [SeatPlayer(f"bot{seat}", HeuristicBot(style="bold", seed=seat)) for seat in range(4)]
+    session = PlaySession(load_ruleset("maison"), bots, Recorder(), Keyboard(TypedLater().reader),
+                          seed=11, save_path=save, setup={"scores": [290, 300, 310, 320]})
+    state = session.run()
+    assert state.is_over
+    assert any(e["type"] == "race" and e["race"] == "tichette" for e in state.log)  # a house race, live
+    saved = json.loads(save.read_text(encoding="utf-8"))
+    assert saved["ruleset"]["house_rules"] and GameState.from_json(saved).log == state.log

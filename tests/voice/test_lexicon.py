@@ -28,6 +28,8 @@ en_garde_ma_mignonne bird_linotte bird_alouette bird_fauvette bird_mouette bird_
 bird_chouette beau_sirop couche_sirop sirop_gagnant je_sirote achat_du_cul grelottine boucliette
 civet je_lance oui non combo_chouette combo_velute combo_chouette_velute combo_suite
 combo_cul_de_chouette combo_cul_de_chouette_sirote
+vert_linette tichette robobrol j_apprecie_les_fruits_au_sirop cul_de_chouette attrape_oiseau
+tatan_elle_fait_des_flans
 """.split()
 
 

@@ -23,9 +23,6 @@ if [[ "$what" != types ]]; then
 fi
 if [[ "$what" != lint ]]; then
     .venv/bin/mypy || failed=1
-    # The tests' two conftest modules cannot be checked in one run (see [tool.mypy]).
-    # Its own cache: the run above would otherwise find its cache made under other options.
-    .venv/bin/mypy --follow-imports=silent --cache-dir .mypy_cache/tests-voice tests/voice/*.py || failed=1
 fi
 if (( failed )); then
     echo "check: findings above; fix them (ruff check --fix does the safe ones)" >&2

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import pytest
-from conftest import PASS, ROLL, new_game, play, score_events
+from engine_helpers import PASS, ROLL, new_game, play, score_events
 
 from cdc_env.actions import (
     BetOnSuccess,

@@ -9,7 +9,7 @@ import sys
 from collections import Counter
 
 import pytest
-from conftest import PASS, ROLL, new_game, play, ruleset, score_events
+from engine_helpers import PASS, ROLL, new_game, play, ruleset, score_events
 
 from cdc_env.actions import (
     BeauSirop,

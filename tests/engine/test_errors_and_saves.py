@@ -6,7 +6,7 @@ import json
 from pathlib import Path
 
 import pytest
-from conftest import ROLL, new_game, play
+from engine_helpers import ROLL, new_game, play
 
 from agents.simple import SimpleBot
 from cdc_env.actions import BirdBet, BuyCul, IllegalActionError, Pass, Roll, Shout, action_from_json

@@ -9,7 +9,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from conftest import new_game, ruleset, score_events
+from engine_helpers import new_game, ruleset, score_events
 from test_properties import run
 
 from cdc_env.actions import BetOnSuccess, DeclareCivet, IllegalActionError, Pass, Roll, Shout, Sirop, action_from_json

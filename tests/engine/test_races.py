@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from conftest import PASS, ROLL, new_game, play, ruleset, score_events
+from engine_helpers import PASS, ROLL, new_game, play, ruleset, score_events
 
 from cdc_env.actions import Shout
 

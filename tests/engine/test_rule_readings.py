@@ -6,7 +6,7 @@ from __future__ import annotations
 import random
 
 import pytest
-from conftest import PASS, ROLL, new_game, play, ruleset, score_events
+from engine_helpers import PASS, ROLL, new_game, play, ruleset, score_events
 from test_log_digest import random_game
 
 from cdc_env.actions import (

@@ -4,7 +4,7 @@ roll, and the rank and grade at the end."""
 from __future__ import annotations
 
 import pytest
-from conftest import PASS, ROLL, play, score_events
+from engine_helpers import PASS, ROLL, play, score_events
 
 from cdc_env.actions import BirdBet, DeclareCivet, Dice, Roll, Shout, Sirop, UseGrelottine
 from cdc_env.dice import InjectedDice

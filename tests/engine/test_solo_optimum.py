@@ -6,7 +6,7 @@ import itertools
 from fractions import Fraction
 
 import pytest
-from conftest import ruleset
+from engine_helpers import ruleset
 
 from cdc_env.actions import DeclareCivet, Roll, UseGrelottine
 from cdc_env.dice import InjectedDice, SeededDice

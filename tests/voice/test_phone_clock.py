@@ -202,7 +202,7 @@ def test_no_false_calibration_without_the_chirp(kind: str) -> None:
     clock = PhoneClock()
     audio, _ = _noise_with_chirp(0.0, 0.0, snr_db=None)
     if kind == "speech":  # someone talks right over the search window, loud
-        # (espeak-ng directly: `from conftest import` finds tests/web's conftest when both run)
+        # (espeak-ng directly: `from voice_helpers import` finds tests/web's conftest when both run)
         said = synthesise("오늘 날씨가 정말 좋네요", "ko", 175, 50)
         span = sound_span(said)
         assert span is not None

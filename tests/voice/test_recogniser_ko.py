@@ -7,7 +7,7 @@ from pathlib import Path
 
 import numpy as np
 import pytest
-from conftest import srand_for_dither
+from voice_helpers import srand_for_dither
 
 from voice.audio import RATE, to_pcm16
 from voice.lexicon import LexiconError, load_lexicon

@@ -6,8 +6,8 @@ from __future__ import annotations
 import threading
 import time
 
-from conftest import make_clip
 from doubles import FixedBot
+from voice_helpers import make_clip
 
 from cdc_env.dice import InjectedDice
 from cdc_env.rules import load_ruleset

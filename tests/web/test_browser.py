@@ -12,7 +12,7 @@ from typing import Any
 
 import numpy as np
 import pytest
-from conftest import SCREENSHOTS, SOURCES, Browsers, Pulse, WebTable, set_viewport, wait_for
+from web_helpers import SCREENSHOTS, SOURCES, Browsers, Pulse, WebTable, set_viewport, wait_for
 
 from agents.bots import make_bot
 from cdc_env.dice import InjectedDice

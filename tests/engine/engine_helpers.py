@@ -1,0 +1,66 @@
+"""Helpers to set up games with known dice."""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+
+import pytest
+
+from cdc_env.actions import Action, Pass, Roll, Shout
+from cdc_env.dice import InjectedDice
+from cdc_env.game import GameState
+from cdc_env.rules import Ruleset, load_ruleset
+
+
+def ruleset(name: str = "classic", **overrides: object) -> Ruleset:
+    """A ruleset with some top-level sections changed, e.g. races={"chouette_velute_tie": "subtract"}."""
+    data = load_ruleset(name).to_dict()
+    for key, value in overrides.items():
+        if isinstance(value, dict):
+            data[key] = {**data.get(key, {}), **value}
+        else:
+            data[key] = value
+    return Ruleset.from_dict(data)
+
+
+def first_player_dice(players: int, first: int) -> list[int]:
+    """Dice for the lowest-die draw that make `first` start."""
+    return [1 if seat == first else 6 for seat in range(players)]
+
+
+def new_game(rules: str | Ruleset = "classic", players: int = 2, dice: Iterable[int] = (),
+             first: int = 0, scores: list[int] | None = None,
+             items: list[dict[str, int]] | None = None) -> GameState:
+    if isinstance(rules, str):
+        rules = load_ruleset(rules)
+    opening = first_player_dice(players, first) if rules.first_player == "lowest_die" and players > 1 else []
+    if rules.first_player == "random" and players > 1:
+        opening = [first + 1]
+    setup = {k: v for k, v in (("scores", scores), ("items", items)) if v is not None}
+    return GameState(rules, players, dice=InjectedDice([*opening, *dice]), setup=setup or None)
+
+
+def play(state: GameState, *actions: Action) -> None:
+    for action in actions:
+        state.apply_action(action)
+
+
+def passes(state: GameState, count: int) -> None:
+    play(state, *[Pass()] * count)
+
+
+def shout(phrase: str, onset_ms: float) -> Shout:
+    return Shout(phrase, onset_ms)
+
+
+def score_events(state: GameState, reason: str | None = None) -> list[dict]:
+    return [e for e in state.log if e["type"] == "score" and (reason is None or e["reason"] == reason)]
+
+
+ROLL = Roll()
+PASS = Pass()
+
+
+@pytest.fixture
+def classic() -> Ruleset:
+    return load_ruleset("classic")

@@ -1,0 +1,256 @@
+"""Fixtures for the browser tests: headless Chromium (Debian's chromium + chromium-driver) driven
+by Selenium, a private PulseAudio whose stereo null sink 'room' is every simulated phone's
+world (phone 1 records its left channel, phone 2 its right, each Chromium process from its own
+source), and the web table served in-process (Room + WebServer + PlaySession on a thread).
+
+Why PulseAudio and not Chromium's fake capture file: one stereo file played with paplay puts
+the calibration chirp and the shouts of both phones on ONE timeline with exact offsets (phone
+2's channel delayed by its extra input delay), and capture goes through the real path a phone
+has (a device, Chromium's capture, the page's AudioWorklet). A fake capture file starts when
+capture opens, so its contents could not line up with the host's chirp."""
+
+from __future__ import annotations
+
+import contextlib
+import os
+import shutil
+import subprocess
+import tempfile
+import threading
+import time
+import wave
+from collections.abc import Callable, Iterator, Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+import pytest
+
+CHROMIUM = Path("/usr/bin/chromium")
+CHROMEDRIVER = Path("/usr/bin/chromedriver")
+RATE = 16000
+# Each run writes its screenshots here (git-ignored) for a person to look at; the ones in
+# docs/screenshots/ are a run's copies, kept for the docs.
+SCREENSHOTS = Path(__file__).resolve().parent / ".screenshots"
+SOURCES = ("phone1", "phone2")  # the left and right channels of the 'room' sink's monitor
+
+
+def require_chromium() -> None:
+    """The browser tests need Debian's Chromium: missing, they fail (never skip) saying how to
+    get it."""
+    missing = [str(p) for p in (CHROMIUM, CHROMEDRIVER) if not p.is_file()]
+    if missing:
+        pytest.fail(f"Chromium for the browser tests is missing ({', '.join(missing)}): "
+                    "run 'bash scripts/setup.sh --dev' (it installs Debian's chromium and chromium-driver)")
+    try:
+        import selenium  # noqa: F401
+    except ImportError:
+        pytest.fail("selenium is missing: run 'bash scripts/setup.sh --dev'")
+
+
+# ---------------------------------------------------------------- the room's sound (PulseAudio)
+
+
+@dataclass
+class Pulse:
+    """A private PulseAudio: a stereo null sink 'room' at 16 kHz and one mono source per phone."""
+
+    env: dict[str, str]
+    played: list[subprocess.Popen[bytes]] = field(default_factory=list)
+
+    def play(self, samples: np.ndarray, path: Path) -> subprocess.Popen[bytes]:
+        """Plays (frames, 2) float samples into the room without waiting."""
+        write_stereo(path, samples)
+        player = subprocess.Popen(["paplay", "--device=room", str(path)], env=self.env, stderr=subprocess.PIPE)
+        self.played.append(player)
+        return player
+
+
+def write_stereo(path: Path, samples: np.ndarray) -> None:
+    pcm = (np.clip(samples, -1.0, 1.0) * 32767).astype("<i2")
+    with wave.open(str(path), "wb") as out:
+        out.setnchannels(2)
+        out.setsampwidth(2)
+        out.setframerate(RATE)
+        out.writeframes(pcm.tobytes())
+
+
+@pytest.fixture(scope="session")
+def pulse(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Pulse]:
+    missing = [tool for tool in ("pulseaudio", "paplay", "pactl") if shutil.which(tool) is None]
+    if missing:
+        pytest.fail(f"PulseAudio tools missing ({', '.join(missing)}): run 'bash scripts/setup.sh --dev'")
+    runtime = tmp_path_factory.mktemp("pulse-web")
+    runtime.chmod(0o700)
+    env = dict(os.environ, XDG_RUNTIME_DIR=str(runtime), HOME=str(runtime))
+    env.pop("PULSE_SERVER", None)
+    command = ["pulseaudio", "-D", "-n", "--exit-idle-time=-1", "--disallow-exit", "--disable-shm",
+               "--load=module-native-protocol-unix",
+               "--load=module-null-sink sink_name=room rate=16000 channels=2 format=s16le"]
+    if os.geteuid() == 0:
+        command.append("--system=false")
+    started = subprocess.run(command, env=env, capture_output=True, text=True, timeout=30)
+    if started.returncode != 0:
+        pytest.fail(f"PulseAudio did not start (rc {started.returncode}): {started.stderr.strip()}")
+    try:
+        for _ in range(50):  # the daemon forks: wait until it answers
+            if subprocess.run(["pactl", "info"], env=env, capture_output=True).returncode == 0:
+                break
+            time.sleep(0.1)
+        else:
+            pytest.fail("PulseAudio started but does not answer 'pactl info'")
+        for name, channel in zip(SOURCES, ("front-left", "front-right"), strict=True):
+            subprocess.run(["pactl", "load-module", "module-remap-source", f"source_name={name}",
+                            "master=room.monitor", "channels=1", f"master_channel_map={channel}",
+                            "channel_map=mono"], env=env, check=True, capture_output=True)
+        yield Pulse(env)
+    finally:
+        subprocess.run(["pulseaudio", "--kill"], env=env, capture_output=True)
+
+
+# ---------------------------------------------------------------- browsers
+
+
+@dataclass
+class Browsers:
+    """Opens headless Chromium windows (one process each, so each can record its own source)."""
+
+    pulse_env: dict[str, str] | None
+    tmp: Path
+    drivers: list[Any] = field(default_factory=list)
+
+    def open(self, source: str | None = None, lang: str = "fr", fake_microphone: bool = False,
+             microphone_refused: bool = False) -> Any:
+        from selenium import webdriver
+        from selenium.webdriver.chrome.service import Service
+
+        options = webdriver.ChromeOptions()
+        options.binary_location = str(CHROMIUM)
+        profile = tempfile.mkdtemp(dir=self.tmp, prefix="chromium-")
+        for argument in ("--headless=new", "--no-sandbox", "--disable-gpu", "--disable-background-networking",
+                         "--disable-component-update", "--no-first-run", "--disable-sync",
+                         "--ignore-certificate-errors", f"--user-data-dir={profile}",
+                         "--autoplay-policy=no-user-gesture-required",
+                         "--disable-renderer-backgrounding", "--disable-background-timer-throttling"):
+            options.add_argument(argument)
+        if not microphone_refused:
+            options.add_argument("--use-fake-ui-for-media-stream")  # "allow", as if the person tapped it
+        if fake_microphone:
+            options.add_argument("--use-fake-device-for-media-stream")
+        # The browser's language picks the page's (fr for any fr-*).
+        prefs: dict[str, Any] = {"intl.accept_languages": "fr-FR,fr" if lang == "fr" else "en-GB,en"}
+        if microphone_refused:
+            prefs["profile.default_content_setting_values.media_stream_mic"] = 2  # "block", as if refused
+        options.add_experimental_option("prefs", prefs)
+        env = dict(self.pulse_env or os.environ)
+        if source is not None:
+            env["PULSE_SOURCE"] = source  # this browser's microphone
+        driver = webdriver.Chrome(service=Service(str(CHROMEDRIVER), env=env), options=options)
+        self.drivers.append(driver)
+        return driver
+
+    def close(self) -> None:
+        for driver in self.drivers:
+            with contextlib.suppress(Exception):
+                driver.quit()
+
+
+@pytest.fixture
+def browsers(tmp_path: Path) -> Iterator[Browsers]:
+    require_chromium()
+    opened = Browsers(None, tmp_path)
+    yield opened
+    opened.close()
+
+
+@pytest.fixture
+def room_browsers(tmp_path: Path, pulse: Pulse) -> Iterator[Browsers]:
+    """Browsers whose microphones are the room's PulseAudio sources."""
+    require_chromium()
+    opened = Browsers(pulse.env, tmp_path)
+    yield opened
+    opened.close()
+
+
+def set_viewport(driver: Any, width: int, height: int, mobile: bool) -> None:
+    driver.execute_cdp_cmd("Emulation.setDeviceMetricsOverride",
+                           {"width": width, "height": height, "deviceScaleFactor": 1, "mobile": mobile})
+
+
+def wait_for(what: str, check: Callable[[], Any], timeout: float = 15.0, every: float = 0.05) -> Any:
+    """Polls `check` until it returns something truthy; fails naming `what` after `timeout`."""
+    deadline = time.monotonic() + timeout
+    last: Any = None
+    while time.monotonic() < deadline:
+        try:
+            last = check()
+        except Exception as error:  # noqa: BLE001 - a page mid-load: try again
+            last = error
+        if last and not isinstance(last, Exception):
+            return last
+        time.sleep(every)
+    raise AssertionError(f"timed out after {timeout:.0f} s waiting for {what} (last: {last!r})")
+
+
+# ---------------------------------------------------------------- the web table, in-process
+
+
+@dataclass
+class WebTable:
+    room: Any
+    server: Any
+    session: Any
+    thread: threading.Thread
+    phone_url: str
+    board_url: str
+    errors: list[BaseException] = field(default_factory=list)
+
+    def table(self) -> dict[str, Any] | None:
+        return self.room.table_message()
+
+
+@pytest.fixture
+def web_table(tmp_path: Path) -> Iterator[Callable[..., WebTable]]:
+    """start(players, ruleset="basic", dice=None, seed=0, setup=None, play=..., make_recogniser=None)
+    serves a table on 127.0.0.1 (a free port) and runs its session on a thread."""
+    from cdc_env.rules import Ruleset, load_ruleset
+    from voice.session import PlaySession, SeatPlayer
+    from voice.web.certs import ensure_certificates
+    from voice.web.room import Room
+    from voice.web.server import WebServer, addresses
+
+    started: list[tuple[Any, Any]] = []
+
+    def start(players: Sequence[SeatPlayer], ruleset: str | Ruleset = "basic", dice: Any = None, seed: int = 0,
+              setup: dict[str, Any] | None = None, play: Callable[[np.ndarray, int], None] | None = None,
+              make_recogniser: Any = None) -> WebTable:
+        certificates = ensure_certificates(tmp_path / "certs", ["127.0.0.1"])
+        room = Room(list(players), play=play or (lambda samples, rate: None), make_recogniser=make_recogniser)
+        server = WebServer(room, certificates, "127.0.0.1", 0).start()
+        started.append((room, server))
+        rules = load_ruleset(ruleset) if isinstance(ruleset, str) else ruleset
+        session = PlaySession(rules, list(players), view=room.view, keyboard=room.keys,
+                              listener=room.listener,
+                              seed=seed, dice=dice, setup=setup, pace=0.0,
+                              save_path=tmp_path / "game.json")
+        where = addresses(server, "127.0.0.1")
+        table = WebTable(room, server, session, threading.Thread(daemon=True, name="session"),
+                         where["phone"], where["board"])
+
+        def run() -> None:
+            try:
+                session.run()
+            except BaseException as error:  # noqa: BLE001 - reported by the test that waits on it
+                table.errors.append(error)
+
+        table.thread = threading.Thread(target=run, daemon=True, name="session")
+        table.thread.start()
+        return table
+
+    yield start
+    for room, server in started:
+        with contextlib.suppress(Exception):
+            server.stop()
+        with contextlib.suppress(Exception):
+            room.close()

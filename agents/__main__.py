@@ -11,6 +11,7 @@ import json
 import sys
 
 from agents.bots import make_bot
+from cdc_env.cli import run_command
 from cdc_env.game import GameError
 from cdc_env.play import describe_event, play_game
 from cdc_env.reaction import REACTION_LEVELS
@@ -84,11 +85,7 @@ def main(argv: list[str] | None = None) -> int:
     game.add_argument("--json", action="store_true", help="print the whole game as JSON")
     game.set_defaults(run=play)
     args = parser.parse_args(argv)
-    try:
-        return args.run(args)
-    except (RulesetError, GameError, ValueError) as error:
-        print(f"error: {error}", file=sys.stderr)
-        return 2
+    return run_command(lambda: args.run(args), (RulesetError, GameError, ValueError))
 
 
 if __name__ == "__main__":

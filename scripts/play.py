@@ -30,6 +30,7 @@ sys.path.insert(0, str(ROOT))
 
 from agents.bots import make_bot  # noqa: E402
 from agents.champion import champion_path  # noqa: E402
+from cdc_env.cli import OutputError, check_output_file, non_negative_float  # noqa: E402
 from cdc_env.game import GameError, GameLoadError  # noqa: E402
 from cdc_env.reaction import REACTION_LEVELS  # noqa: E402
 from cdc_env.rules import RulesetError, load_ruleset  # noqa: E402
@@ -69,6 +70,17 @@ def lineup(args: argparse.Namespace, seed: int, saved: dict | None) -> list[Seat
     return players
 
 
+def check_save(save: Path | None, resume: Path | None, overwrite: bool) -> None:
+    """--save never replaces another game's save unless --overwrite: only the game it holds
+    (--resume FILE) goes on in it."""
+    if save is None:
+        return
+    check_output_file(save, "--save")
+    if save.exists() and not overwrite and (resume is None or save.resolve() != resume.resolve()):
+        raise OutputError(f"--save {save}: the file exists and holds another game; go on with it (--resume {save}), "
+                          "save elsewhere, or give --overwrite to replace it")
+
+
 def prepare(argv: list[str] | None, console: Console) -> TableApp | int:
     """The table, ready to run; or the exit status after one clear error."""
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
@@ -85,16 +97,16 @@ def prepare(argv: list[str] | None, console: Console) -> TableApp | int:
     parser.add_argument("--devices", nargs="*", default=None,
                         help="one input per human: DEVICE or DEVICE:CHANNEL (default: the default input)")
     parser.add_argument("--speak", action="store_true", help="speak the bots' shouts with espeak-ng")
-    parser.add_argument("--pace", type=float, default=0.6,
+    parser.add_argument("--pace", type=non_negative_float, default=0.6,
                         help="seconds the table waits after each bot's move (0: none)")
     parser.add_argument("--save", type=Path, default=None, help="keep the game in this file after every move")
     parser.add_argument("--resume", type=Path, default=None,
                         help="go on with a game saved by --save (alone: with the save's players)")
+    parser.add_argument("--overwrite", action="store_true", help="--save may replace a file that holds another game")
     args = parser.parse_args(argv)
     seed = args.seed if args.seed is not None else int.from_bytes(os.urandom(4), "little")
     try:
-        if args.pace < 0:
-            raise ValueError(f"--pace {args.pace}: give a number of seconds ≥ 0")
+        check_save(args.save, args.resume, args.overwrite)
         saved = PlaySession.read_save(args.resume) if args.resume else None
         rules = load_ruleset(args.ruleset)
         players = lineup(args, seed, saved)

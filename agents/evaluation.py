@@ -13,7 +13,7 @@ from pathlib import Path
 from typing import Any
 
 from cdc_env.actions import IllegalActionError
-from cdc_env.cli import ignore_sigint, write_atomic
+from cdc_env.cli import worker_pool, write_atomic
 from cdc_env.dice import SeededDice
 from cdc_env.game import GameState
 from cdc_env.rules import Ruleset
@@ -162,7 +162,6 @@ _worker_runner: GameRunner | None = None
 
 def _start_worker(rules: dict[str, Any], reaction: str, max_turns: int) -> None:
     global _worker_runner
-    ignore_sigint()  # Ctrl+C is the parent's to answer: it terminates the pool
     _worker_runner = bot_game_runner(Ruleset.from_dict(rules, source="tournament"), reaction, max_turns)
 
 
@@ -185,8 +184,8 @@ def _outcomes(games: list[tuple[list[str], int]], run: GameRunner | None, worker
     chunks = [games[start:start + size] for start in range(0, len(games), size)]
     # spawn, not fork: the caller may hold torch's threads, which a fork does not carry safely.
     context = multiprocessing.get_context("spawn")
-    with context.Pool(workers, initializer=_start_worker,
-                      initargs=(rules.to_dict(), reaction, max_turns)) as pool:
+    with worker_pool(context, workers, initializer=_start_worker,
+                     initargs=(rules.to_dict(), reaction, max_turns)) as pool:
         for chunk in pool.imap(_play_games, chunks):
             yield from chunk
 

@@ -19,6 +19,7 @@ import sys
 import tempfile
 from collections.abc import Callable
 from pathlib import Path
+from typing import Any
 
 
 class UsageError(ValueError):
@@ -89,19 +90,19 @@ def existing_file(text: str) -> Path:
     return path
 
 
-def _writable_folder(folder: Path, what: str) -> None:
+def _writable_folder(folder: Path) -> None:
     """`folder` exists as a writable folder, or can be made (it is made)."""
     existing = folder
     while not existing.exists() and existing != existing.parent:
         existing = existing.parent
     if existing.exists() and not existing.is_dir():
-        raise argparse.ArgumentTypeError(f"{what}: {existing} is a file, not a folder")
+        raise argparse.ArgumentTypeError(f"{existing} is a file, not a folder")
     try:
         folder.mkdir(parents=True, exist_ok=True)
     except OSError as error:
-        raise argparse.ArgumentTypeError(f"{what}: folder {folder} cannot be made ({error.strerror})") from None
+        raise argparse.ArgumentTypeError(f"folder {folder} cannot be made ({error.strerror})") from None
     if not os.access(folder, os.W_OK | os.X_OK):
-        raise argparse.ArgumentTypeError(f"{what}: folder {folder} is not writable")
+        raise argparse.ArgumentTypeError(f"folder {folder} is not writable")
 
 
 def output_file(text: str) -> Path:
@@ -112,14 +113,14 @@ def output_file(text: str) -> Path:
         raise argparse.ArgumentTypeError(f"{text} is a folder: give a file name")
     if path.exists() and not os.access(path, os.W_OK):
         raise argparse.ArgumentTypeError(f"{text} is not writable")
-    _writable_folder(path.parent, text)
+    _writable_folder(path.parent)
     return path
 
 
 def output_dir(text: str) -> Path:
     """A folder the command will write into: made if need be, and writable."""
     path = Path(text)
-    _writable_folder(path, text)
+    _writable_folder(path)
     return path
 
 
@@ -158,6 +159,25 @@ def ignore_sigint() -> None:
     """A worker process's initializer: Ctrl+C reaches the whole process group, but only the
     parent is to answer it (it terminates the pool), so a worker prints no traceback."""
     signal.signal(signal.SIGINT, signal.SIG_IGN)
+
+
+def _start_quietly(initializer: Callable[..., object] | None, initargs: tuple[object, ...]) -> None:
+    ignore_sigint()
+    if initializer is not None:
+        initializer(*initargs)
+
+
+def worker_pool(context: Any, processes: int, initializer: Callable[..., object] | None = None,
+                initargs: tuple[object, ...] = (), **options: Any) -> Any:
+    """`context.Pool(...)` whose workers ignore Ctrl+C from their first instant: a spawned
+    worker is started with SIGINT ignored (Python keeps an ignored SIGINT ignored), and its
+    initializer ignores it again (for workers the pool starts later). The parent answers
+    Ctrl+C; leaving the pool's `with` terminates the workers."""
+    previous = signal.signal(signal.SIGINT, signal.SIG_IGN)
+    try:
+        return context.Pool(processes, initializer=_start_quietly, initargs=(initializer, initargs), **options)
+    finally:
+        signal.signal(signal.SIGINT, previous)
 
 
 def run_command(body: Callable[[], int], user_errors: tuple[type[BaseException], ...],

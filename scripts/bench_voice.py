@@ -46,7 +46,7 @@ import numpy as np
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
-from cdc_env.cli import ignore_sigint, output_file, run_command, write_atomic  # noqa: E402
+from cdc_env.cli import output_file, run_command, worker_pool, write_atomic  # noqa: E402
 from voice.audio import RATE, load_clip, pink_noise, rms, sound_span, synthesise, to_pcm16, write_wav  # noqa: E402
 from voice.lexicon import load_lexicon  # noqa: E402
 from voice.model import ModelNotFoundError  # noqa: E402
@@ -395,8 +395,7 @@ def bench(args: argparse.Namespace) -> int:
     jobs = [(name, model_path, plain, options) for name in ("ours", "baseline")]
     # Each system in its own process: separate peak-RSS figures, and both cores busy (or one
     # after the other with --workers 1, still a fresh process each).
-    with multiprocessing.get_context("spawn").Pool(args.workers, maxtasksperchild=1,
-                                                   initializer=ignore_sigint) as pool:
+    with worker_pool(multiprocessing.get_context("spawn"), args.workers, maxtasksperchild=1) as pool:
         ours, baseline = pool.map(_job, jobs)
     figures = {"ours": score(clips, ours), "baseline": score(clips, baseline), "set": args.set,
                "options": options, "seconds": round(time.time() - started, 1),

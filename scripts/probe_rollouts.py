@@ -40,10 +40,10 @@ from agents.model_bot import ModelLoadError  # noqa: E402
 from cdc_env.actions import Action, ChallengeGrelottine, DeclareCivet, action_from_json  # noqa: E402
 from cdc_env.cli import (  # noqa: E402
     fraction,
-    ignore_sigint,
     output_file,
     positive_int,
     run_command,
+    worker_pool,
     write_atomic,
 )
 from cdc_env.dice import SeededDice  # noqa: E402
@@ -232,7 +232,7 @@ def run_probe(args: argparse.Namespace) -> int:
         if args.workers == 1:
             parts = [_probe_job(jobs[0])]
         else:
-            with multiprocessing.get_context("spawn").Pool(args.workers, initializer=ignore_sigint) as pool:
+            with worker_pool(multiprocessing.get_context("spawn"), args.workers) as pool:
                 parts = pool.map(_probe_job, jobs)
     records = [record for part in parts for record in part]
     if args.json:

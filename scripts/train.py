@@ -17,6 +17,7 @@ line that says whether the agent beats the strongest bot.
 from __future__ import annotations
 
 import argparse
+import io
 import json
 import os
 import shutil
@@ -275,8 +276,10 @@ def plot_curve(curve: list[dict[str, Any]], path: Path, solo: bool, title: str) 
         axis.axhline(0.5, color="grey", linestyle="--")
     axis.set_title(title)
     figure.tight_layout()
-    figure.savefig(path, dpi=120)
+    image = io.BytesIO()
+    figure.savefig(image, format="png", dpi=120)
     plt.close(figure)
+    write_atomic(path, image.getvalue())
 
 
 def finish(config: TrainConfig, rules: Ruleset, final: Path, steps: int, curve: list[dict[str, Any]],

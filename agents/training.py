@@ -158,7 +158,7 @@ def config_name_problems(config: TrainConfig) -> list[str]:
 
     problems = []
     try:
-        config.output
+        _ = config.output
     except (KeyError, IndexError, ValueError) as error:
         wrong = f"unknown placeholder {{{error.args[0]}}}" if isinstance(error, KeyError) else str(error)
         problems.append(f"out_dir: {config.out_dir!r}: {wrong}; the one placeholder is {{run_name}}")

@@ -185,6 +185,7 @@ def run_command(body: Callable[[], int], user_errors: tuple[type[BaseException],
     """Runs a command's body: a user's error (`user_errors`, UsageError and OutputError) is one
     line on stderr and exit status 2; Ctrl+C is one line (the body's Stopped message, else
     `stopped`) and exit status 130. Anything else propagates, with its traceback: a bug."""
+    errors: tuple[type[BaseException], ...] = (UsageError, *user_errors)
     try:
         return body()
     except Stopped as stop:
@@ -193,7 +194,7 @@ def run_command(body: Callable[[], int], user_errors: tuple[type[BaseException],
     except KeyboardInterrupt:
         print(stopped, file=sys.stderr)
         return 130
-    except (UsageError, *user_errors) as error:
+    except errors as error:
         print(f"error: {one_line(str(error))}", file=sys.stderr)
         return 2
 

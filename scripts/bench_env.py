@@ -31,8 +31,8 @@ sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
 from cdc_env.cli import positive_int, run_command
 from cdc_env.env import env as cdc_env, raw_env  # noqa: E402
-from cdc_env.game import GameError  # noqa: E402
-from cdc_env.rules import RulesetError  # noqa: E402
+from cdc_env.game import GameError
+from cdc_env.rules import RulesetError
 from agents.single import CulDeChouetteEnv  # noqa: E402
 
 

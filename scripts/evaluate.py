@@ -28,8 +28,8 @@ sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 from agents.bots import make_bot  # noqa: E402
 from agents.champion import champion_path  # noqa: E402
 from agents.evaluation import Tournament, run_tournament, save_report  # noqa: E402
-from agents.model_bot import ModelLoadError  # noqa: E402
-from cdc_env.cli import Stopped, output_dir, positive_int, run_command  # noqa: E402
+from agents.model_bot import ModelLoadError
+from cdc_env.cli import Stopped, output_dir, positive_int, run_command
 from cdc_env.reaction import REACTION_LEVELS  # noqa: E402
 from cdc_env.rules import RulesetError, load_ruleset  # noqa: E402
 

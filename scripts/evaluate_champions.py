@@ -23,7 +23,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
 from agents.champion import champion_tables  # noqa: E402
 from agents.evaluation import run_tournament  # noqa: E402
-from cdc_env.cli import (  # noqa: E402
+from cdc_env.cli import (
     Stopped,
     UsageError,
     output_file,

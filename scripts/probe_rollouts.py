@@ -38,7 +38,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 from agents.bots import make_bot  # noqa: E402
 from agents.model_bot import ModelLoadError  # noqa: E402
 from cdc_env.actions import Action, ChallengeGrelottine, DeclareCivet, action_from_json  # noqa: E402
-from cdc_env.cli import (  # noqa: E402
+from cdc_env.cli import (
     fraction,
     output_file,
     positive_int,

@@ -51,7 +51,7 @@ from agents.training import (  # noqa: E402
     save_checkpoint,
     teacher_samples,
 )
-from cdc_env.cli import (  # noqa: E402
+from cdc_env.cli import (
     OutputError,
     Stopped,
     UsageError,

@@ -43,7 +43,13 @@ def play(args: argparse.Namespace) -> int:
     players = seat_count(rules, args.players)
     bots = [make_bot(args.bot, seed=f"{args.seed}:{seat}", reaction=args.reaction)
             for seat in range(players)]
-    state = play_game(rules, bots, seed=args.seed, max_turns=args.max_turns or None)
+    try:
+        state = play_game(rules, bots, seed=args.seed, max_turns=args.max_turns or None)
+    except Exception as error:
+        if ":" not in args.bot:
+            raise  # one of our bots: a bug of ours, with its traceback
+        # A brought agent's failure is its author's to fix: named, in one line.
+        raise UsageError(f"--bot {args.bot}: the agent failed ({type(error).__name__}: {error})") from None
     solo = None
     if players == 1 and state.is_over:
         from cdc_env.solo_optimum import solo_result  # the optimum is computed only for solo

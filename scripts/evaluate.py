@@ -54,7 +54,7 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--reaction", default="human", choices=sorted(REACTION_LEVELS),
                         help="every bot's reaction-time level, so races are fair")
     # Checked (and made) before any game: results are never played for a folder that cannot hold them.
-    parser.add_argument("--out", type=output_dir, default=Path("runs/evaluate"),
+    parser.add_argument("--out", type=output_dir, default="runs/evaluate",
                         help="folder for tournament.json and tournament.png (default: runs/evaluate)")
     parser.add_argument("--workers", type=positive_int, default=os.cpu_count() or 1,
                         help="processes playing games side by side (default: one per CPU core); "

@@ -35,7 +35,7 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("configs", nargs="+", type=existing_file)
     parser.add_argument("--time-limit", type=positive_float, default=None, help="each run's learning time, in seconds")
     parser.add_argument("--workers", type=positive_int, default=1, help="each run's evaluation processes")
-    parser.add_argument("--logs", type=output_dir, default=Path("runs"))
+    parser.add_argument("--logs", type=output_dir, default="runs")
     args, extra = parser.parse_known_args(argv)
     extra = [a for a in extra if a != "--"]
     return run_command(lambda: train_tables(args, extra), (ConfigError,))

@@ -11,6 +11,7 @@ import json
 import sys
 
 from agents.bots import make_bot
+from cdc_env.cli import run_command
 from cdc_env.game import GameError
 from cdc_env.play import describe_event, play_game
 from cdc_env.reaction import REACTION_LEVELS
@@ -42,7 +43,13 @@ def play(args: argparse.Namespace) -> int:
     players = seat_count(rules, args.players)
     bots = [make_bot(args.bot, seed=f"{args.seed}:{seat}", reaction=args.reaction)
             for seat in range(players)]
-    state = play_game(rules, bots, seed=args.seed, max_turns=args.max_turns or None)
+    try:
+        state = play_game(rules, bots, seed=args.seed, max_turns=args.max_turns or None)
+    except Exception as error:
+        if ":" not in args.bot:
+            raise  # one of our bots: a bug of ours, with its traceback
+        # A brought agent's failure is its author's to fix: named, in one line.
+        raise UsageError(f"--bot {args.bot}: the agent failed ({type(error).__name__}: {error})") from None
     solo = None
     if players == 1 and state.is_over:
         from cdc_env.solo_optimum import solo_result  # the optimum is computed only for solo
@@ -86,11 +93,7 @@ def main(argv: list[str] | None = None) -> int:
     game.add_argument("--json", action="store_true", help="print the whole game as JSON")
     game.set_defaults(run=play)
     args = parser.parse_args(argv)
-    try:
-        return args.run(args)
-    except (RulesetError, GameError, ValueError) as error:
-        print(f"error: {error}", file=sys.stderr)
-        return 2
+    return run_command(lambda: args.run(args), (RulesetError, GameError, ValueError))
 
 
 if __name__ == "__main__":

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import io
 import itertools
 import json
 import math
@@ -12,11 +13,17 @@ from pathlib import Path
 from typing import Any
 
 from cdc_env.actions import IllegalActionError
+from cdc_env.cli import worker_pool, write_atomic
 from cdc_env.dice import SeededDice
 from cdc_env.game import GameState
 from cdc_env.rules import Ruleset
 
 Z95 = 1.959963984540054
+
+
+class AgentError(ValueError):
+    """An agent brought to a tournament (a model, `package.module:Name`) that fails or cheats;
+    the message names it and the game."""
 
 
 def wilson_interval(wins: int, games: int, z: float = Z95) -> tuple[float, float]:
@@ -129,11 +136,20 @@ def bot_game_runner(rules: Ruleset, reaction: str, max_turns: int) -> GameRunner
         state = GameState(rules, len(policies), dice=SeededDice(seed))
         while (decision := state.pending) is not None and state.turn_number <= max_turns:
             assert decision.seat is not None
+            name = seating[decision.seat]
             try:
-                state.apply_action(policies[decision.seat].act(state, decision))
+                action = policies[decision.seat].act(state, decision)
+            except Exception as error:
+                if ":" not in name:
+                    raise  # one of our bots: a bug of ours, with its traceback
+                # A brought agent's failure is its author's to fix: named, in one line.
+                raise AgentError(f"agent {name!r} failed in game {seed} (seat {decision.seat}, deciding "
+                                 f"{decision.kind}): {type(error).__name__}: {error}") from None
+            try:
+                state.apply_action(action)
             except IllegalActionError as error:
                 # A brought agent's mistake, named: which agent, at which decision, what it did.
-                raise ValueError(f"agent {seating[decision.seat]!r} played an illegal move in game "
+                raise AgentError(f"agent {name!r} played an illegal move in game "
                                  f"{seed} (seat {decision.seat}): {error}") from None
         return state.winner, list(state.scores)
 
@@ -168,8 +184,8 @@ def _outcomes(games: list[tuple[list[str], int]], run: GameRunner | None, worker
     chunks = [games[start:start + size] for start in range(0, len(games), size)]
     # spawn, not fork: the caller may hold torch's threads, which a fork does not carry safely.
     context = multiprocessing.get_context("spawn")
-    with context.Pool(workers, initializer=_start_worker,
-                      initargs=(rules.to_dict(), reaction, max_turns)) as pool:
+    with worker_pool(context, workers, initializer=_start_worker,
+                     initargs=(rules.to_dict(), reaction, max_turns)) as pool:
         for chunk in pool.imap(_play_games, chunks):
             yield from chunk
 
@@ -228,8 +244,7 @@ def save_report(tournament: Tournament, out_dir: Path) -> tuple[Path, Path]:
 
     out_dir.mkdir(parents=True, exist_ok=True)
     json_path = out_dir / "tournament.json"
-    json_path.write_text(json.dumps({**tournament.to_json(), "games_played": tournament.results},
-                                    indent=1), encoding="utf-8")
+    write_atomic(json_path, json.dumps({**tournament.to_json(), "games_played": tournament.results}, indent=1))
     names = [a.name for a in tournament.agents]
     rates = [a.win_rate for a in tournament.agents]
     # Clipped at 0: at a win rate of 0 or 1 the interval's bound equals it up to rounding.
@@ -247,6 +262,8 @@ def save_report(tournament: Tournament, out_dir: Path) -> tuple[Path, Path]:
     right.set_title("Elo ratings")
     figure.tight_layout()
     png_path = out_dir / "tournament.png"
-    figure.savefig(png_path, dpi=120)
+    image = io.BytesIO()
+    figure.savefig(image, format="png", dpi=120)
     plt.close(figure)
+    write_atomic(png_path, image.getvalue())
     return json_path, png_path

@@ -11,6 +11,7 @@ quick; any other architecture falls back to `predict`.
 
 from __future__ import annotations
 
+import io
 import json
 import random
 import zipfile
@@ -20,6 +21,7 @@ from typing import Any
 import numpy as np
 
 from cdc_env.actions import Action, Shout
+from cdc_env.cli import write_atomic
 from cdc_env.game import Decision, GameState
 from cdc_env.reaction import DEFAULT_REACTION, reaction_model
 from cdc_env.rules import Ruleset
@@ -41,7 +43,7 @@ def write_metadata(model_path: Path, rules: Ruleset, players: int, max_turns: in
     path = metadata_path(model_path)
     data = {"format": MODEL_FORMAT, "ruleset": rules.to_dict(), "players": players,
             "max_turns": max_turns, "stake_levels": list(stake_levels), **(extra or {})}
-    path.write_text(json.dumps(data, indent=1), encoding="utf-8")
+    write_atomic(path, json.dumps(data, indent=1))
     return path
 
 
@@ -55,8 +57,9 @@ def read_metadata(path: Path, expected_format: str, writer: str) -> dict[str, An
                              f"was trained for ({writer})") from None
     except json.JSONDecodeError as error:
         raise ModelLoadError(f"{meta_path} is not valid JSON ({error})") from None
-    if meta.get("format") != expected_format:
-        raise ModelLoadError(f"{meta_path} is not a cdc model description (format {meta.get('format')!r}, "
+    if not isinstance(meta, dict) or meta.get("format") != expected_format:
+        raise ModelLoadError(f"{meta_path} is not a cdc model description (format "
+                             f"{meta.get('format') if isinstance(meta, dict) else None!r}, "
                              f"expected {expected_format})")
     return meta
 
@@ -86,10 +89,12 @@ def save_weights(model_path: str | Path, out: Path, extra: dict[str, Any] | None
     model, meta = load_model(model_path)
     policy = NumpyPolicy.from_torch(model.policy)
     out.parent.mkdir(parents=True, exist_ok=True)
-    np.savez_compressed(out, **policy.to_arrays())  # type: ignore[arg-type]  # numpy's stub: any **key could be allow_pickle
+    arrays = io.BytesIO()  # written whole or not at all: a shipped champion is never left half-written
+    np.savez_compressed(arrays, **policy.to_arrays())  # type: ignore[arg-type]  # numpy's stub: any **key could be allow_pickle
+    write_atomic(out, arrays.getvalue())
     data = {**meta, **(extra or {}), "format": WEIGHTS_FORMAT, "observation_size": policy.input_size,
             "actions": int(policy.layers[-1][0].shape[1])}
-    metadata_path(out).write_text(json.dumps(data, indent=1), encoding="utf-8")
+    write_atomic(metadata_path(out), json.dumps(data, indent=1))
     return out
 
 

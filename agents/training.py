@@ -12,11 +12,12 @@ from typing import Annotated, Any, Literal
 
 import gymnasium
 import numpy as np
-import yaml
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
 from cdc_env.actions import Action
+from cdc_env.cli import ignore_sigint
 from cdc_env.game import Decision, GameState
+from cdc_env.yamlfile import YamlFileError, read_yaml
 
 CHECKPOINT_FORMAT = "cdc-checkpoint/1"
 
@@ -38,7 +39,7 @@ class PPOConfig(_Strict):
     gae_lambda: float = Field(default=0.95, gt=0, le=1)
     clip_range: float = Field(default=0.2, gt=0)
     ent_coef: float = Field(default=0.01, ge=0)
-    net_arch: list[int] = Field(default=[128, 128])
+    net_arch: list[Annotated[int, Field(ge=1)]] = Field(default=[128, 128])  # units per hidden layer
 
 
 class LeagueConfig(_Strict):
@@ -117,14 +118,24 @@ class TrainConfig(_Strict):
 def load_config(path: str | Path, overrides: dict[str, Any] | None = None) -> TrainConfig:
     path = Path(path)
     try:
-        data = yaml.safe_load(path.read_text(encoding="utf-8"))
+        data = read_yaml(path)
     except FileNotFoundError:
         raise ConfigError(f"no training config at {path} (see configs/train/)") from None
-    except yaml.YAMLError as error:
-        raise ConfigError(f"{path} is not valid YAML: {error}") from None
+    except IsADirectoryError:
+        raise ConfigError(f"training config {path} is a folder: give a .yaml file (see configs/train/)") from None
+    except OSError as error:
+        raise ConfigError(f"training config {path} cannot be read: {error.strerror}") from None
+    except YamlFileError as error:
+        raise ConfigError(f"training config {error}") from None
     if not isinstance(data, dict):
         raise ConfigError(f"{path} must be a YAML mapping")
-    data.update(overrides or {})
+    for key, value in (overrides or {}).items():
+        # "ppo.n_steps": a key inside a section, as a bench or a test overrides it.
+        *sections, last = key.split(".")
+        target = data
+        for section in sections:
+            target = target.setdefault(section, {}) if isinstance(target.get(section, {}), dict) else {}
+        target[last] = value
     try:
         config = TrainConfig.model_validate(data)
     except ValidationError as error:
@@ -149,6 +160,18 @@ def config_name_problems(config: TrainConfig) -> list[str]:
     from cdc_env.rules import RulesetError, load_ruleset
 
     problems = []
+    try:
+        _ = config.output
+    except (KeyError, IndexError, ValueError) as error:
+        wrong = f"unknown placeholder {{{error.args[0]}}}" if isinstance(error, KeyError) else str(error)
+        problems.append(f"out_dir: {config.out_dir!r}: {wrong}; the one placeholder is {{run_name}}")
+    rollout = config.ppo.n_steps * config.n_envs
+    if config.trainer == "sb3" and config.ppo.batch_size > rollout:
+        problems.append(f"ppo.batch_size: {config.ppo.batch_size} is more than a rollout (ppo.n_steps × n_envs = "
+                        f"{config.ppo.n_steps} × {config.n_envs} = {rollout}); give at most {rollout}")
+    if config.trainer == "rllib" and config.ppo.batch_size > config.rllib.train_batch_size:
+        problems.append(f"ppo.batch_size: {config.ppo.batch_size} is more than rllib.train_batch_size "
+                        f"({config.rllib.train_batch_size}); give at most that")
     try:
         rules = load_ruleset(config.ruleset)
         if not rules.min_players <= config.players <= rules.max_players:
@@ -259,6 +282,9 @@ def make_envs(config: TrainConfig, rules: Any, league: League) -> Any:
 
     def make(index: int) -> Any:
         def build() -> LeagueTable:
+            if config.vec_env == "subproc":
+                # A table's own process: Ctrl+C is the learner's to answer (it keeps its checkpoints).
+                ignore_sigint()
             opponents = [LeagueOpponent(league, f"{config.seed}:{index}:{seat}") for seat in range(opponents_per_table)]
             table = CulDeChouetteEnv(rules, config.players, opponents=opponents,
                                      learner_seat="random" if config.players > 1 else 0,

@@ -10,6 +10,7 @@ import itertools
 import json
 import sys
 
+from cdc_env.cli import run_command
 from cdc_env.combinations import classify
 from cdc_env.rules import RulesetError, load_ruleset
 
@@ -37,11 +38,7 @@ def main(argv: list[str] | None = None) -> int:
     table.add_argument("--ruleset", default="classic", help="a ruleset name or YAML path")
     table.set_defaults(run=rules_table)
     args = parser.parse_args(argv)
-    try:
-        return args.run(args)
-    except (RulesetError, ValueError) as error:
-        print(f"error: {error}", file=sys.stderr)
-        return 2
+    return run_command(lambda: args.run(args), (RulesetError,))
 
 
 if __name__ == "__main__":

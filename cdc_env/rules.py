@@ -11,8 +11,9 @@ from fractions import Fraction
 from pathlib import Path
 from typing import Annotated, Any, Literal
 
-import yaml
 from pydantic import BaseModel, BeforeValidator, ConfigDict, Field, ValidationError, model_validator
+
+from cdc_env.yamlfile import YamlFileError, read_yaml
 
 RULES_DIR = Path(__file__).resolve().parent.parent / "configs" / "rules"
 RULESET_NAMES = ("basic", "classic", "v004", "complete", "solo")
@@ -419,11 +420,11 @@ def load_ruleset(name_or_path: str | Path) -> Ruleset:
         raise RulesetError(f"ruleset {str(name_or_path)!r} is a directory, not a YAML file: give one of "
                            f"{', '.join(RULESET_NAMES)} or the path of a ruleset's .yaml file")
     try:
-        data = yaml.safe_load(path.read_text(encoding="utf-8"))
+        data = read_yaml(path)
     except OSError as error:
         raise RulesetError(f"ruleset {path} cannot be read: {error.strerror}") from None
-    except yaml.YAMLError as error:
-        raise RulesetError(f"ruleset {path} is not valid YAML: {error}") from None
+    except YamlFileError as error:
+        raise RulesetError(f"ruleset {error}") from None
     if not isinstance(data, dict):
         raise RulesetError(f"ruleset {path} must be a YAML mapping of keys to values")
     return Ruleset.from_dict(data, source=str(path))

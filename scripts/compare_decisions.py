@@ -24,6 +24,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 from agents.bots import make_bot
 from agents.model_bot import ModelLoadError
 from cdc_env.actions import BuyCul
+from cdc_env.cli import positive_int, run_command
 from cdc_env.dice import SeededDice
 from cdc_env.game import GameState
 from cdc_env.rules import RulesetError, load_ruleset
@@ -68,15 +69,15 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("agent", help="a bot name or a model path")
     parser.add_argument("--reference", default="bold")
     parser.add_argument("--ruleset", default="classic")
-    parser.add_argument("--games", type=int, default=300)
+    parser.add_argument("--games", type=positive_int, default=300)
     parser.add_argument("--seed", type=int, default=0)
     args = parser.parse_args(argv)
+    return run_command(lambda: report(args), (ModelLoadError, RulesetError, ValueError, FileNotFoundError))
+
+
+def report(args: argparse.Namespace) -> int:
     console = Console()
-    try:
-        decisions, differ, threatened = compare(args.agent, args.reference, args.ruleset, args.games, args.seed)
-    except (ModelLoadError, RulesetError, ValueError, FileNotFoundError) as error:
-        console.print(f"[red]error:[/red] {error}")
-        return 2
+    decisions, differ, threatened = compare(args.agent, args.reference, args.ruleset, args.games, args.seed)
     table = Table(title=f"{args.agent} against {args.reference}, {args.games} games of {args.ruleset}")
     for column in ("decision", "asked", f"answers unlike {args.reference}"):
         table.add_column(column, justify="left" if column == "decision" else "right")

@@ -17,6 +17,7 @@ from __future__ import annotations
 import argparse
 import os
 import sys
+import tempfile
 from pathlib import Path
 
 from rich.console import Console
@@ -27,19 +28,11 @@ sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
 from agents.bots import make_bot
 from agents.champion import champion_path
-from agents.evaluation import run_tournament, save_report
+from agents.evaluation import Tournament, run_tournament, save_report
+from agents.model_bot import ModelLoadError
+from cdc_env.cli import Stopped, output_dir, positive_int, run_command
 from cdc_env.reaction import REACTION_LEVELS
 from cdc_env.rules import RulesetError, load_ruleset
-
-
-def positive_int(text: str) -> int:
-    try:
-        value = int(text)
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"{text!r} is not a whole number") from None
-    if value < 1:
-        raise argparse.ArgumentTypeError(f"{value} games: give 1 or more")
-    return value
 
 
 def check_agent(name: str, ruleset: str, seats: int) -> None:
@@ -56,31 +49,39 @@ def main(argv: list[str] | None = None) -> int:
                         help="bot names, model paths or package.module:Name")
     parser.add_argument("--field", default=None, help="play each agent against seats − 1 copies of this bot")
     parser.add_argument("--ruleset", default="classic")
-    parser.add_argument("--seats", type=int, default=2)
+    parser.add_argument("--seats", type=positive_int, default=2)
     parser.add_argument("--games", type=positive_int, default=1000)
     parser.add_argument("--seed", type=int, default=0)
     parser.add_argument("--reaction", default="human", choices=sorted(REACTION_LEVELS),
                         help="every bot's reaction-time level, so races are fair")
-    parser.add_argument("--out", type=Path, default=Path("runs/evaluate"))
-    parser.add_argument("--workers", type=int, default=os.cpu_count() or 1,
+    # Checked (and made) before any game: results are never played for a folder that cannot hold them.
+    parser.add_argument("--out", type=output_dir, default="runs/evaluate",
+                        help="folder for tournament.json and tournament.png (default: runs/evaluate)")
+    parser.add_argument("--workers", type=positive_int, default=os.cpu_count() or 1,
                         help="processes playing games side by side (default: one per CPU core); "
                              "the results do not depend on it")
     args = parser.parse_args(argv)
+    # FileNotFoundError: a model path that is not there.
+    return run_command(lambda: evaluate(args), (RulesetError, ModelLoadError, ValueError, FileNotFoundError))
+
+
+def evaluate(args: argparse.Namespace) -> int:
     console = Console()
+    rules = load_ruleset(args.ruleset)
+    if not rules.min_players <= args.seats <= rules.max_players:
+        raise ValueError(f"--seats {args.seats}: ruleset {rules.name} is for {rules.min_players}–"
+                         f"{rules.max_players} seats")
+    for name in [*args.agents, *([args.field] if args.field else [])]:
+        check_agent(name, rules.name, args.seats)
     try:
-        rules = load_ruleset(args.ruleset)
-        if not rules.min_players <= args.seats <= rules.max_players:
-            raise ValueError(f"ruleset {rules.name} is for {rules.min_players}–{rules.max_players} seats")
-        for name in [*args.agents, *([args.field] if args.field else [])]:
-            check_agent(name, rules.name, args.seats)
         with Progress(console=console, transient=True) as progress:
             task = progress.add_task("playing", total=args.games)
             tournament = run_tournament(args.agents, rules, args.seats, args.games, seed=args.seed,
                                         reaction=args.reaction, workers=args.workers, field=args.field,
                                         progress=lambda done: progress.update(task, completed=done))
-    except (RulesetError, ValueError, FileNotFoundError) as error:
-        console.print(f"[red]error:[/red] {error}")
-        return 2
+    except KeyboardInterrupt:
+        raise Stopped("stopped: no game's result was written (a tournament is reported whole); "
+                      "run it again, with fewer --games for a quicker one") from None
     table = Table(title=f"{rules.name}, {args.seats} seats, {args.games} games (seed {args.seed})")
     for column in ("agent", "games", "win rate", "95 % interval", "Elo", "mean points"):
         table.add_column(column, justify="left" if column == "agent" else "right")
@@ -91,7 +92,20 @@ def main(argv: list[str] | None = None) -> int:
     console.print(table)
     if tournament.unfinished:
         console.print(f"{tournament.unfinished} games had no winner within the turn limit")
-    json_path, png_path = save_report(tournament, args.out)
+    return write_report(tournament, args.out, console)
+
+
+def write_report(tournament: Tournament, out: Path, console: Console) -> int:
+    """The report in `out`; if that fails now (a full disk, a folder gone), in a new temporary
+    folder, said where: the games played are never lost."""
+    try:
+        json_path, png_path = save_report(tournament, out)
+    except OSError as error:
+        elsewhere = Path(tempfile.mkdtemp(prefix="cdc-evaluate-"))
+        json_path, png_path = save_report(tournament, elsewhere)
+        console.print(f"[red]error:[/red] {out} cannot be written ({error.strerror}); the results are kept in "
+                      f"{json_path} and {png_path}", highlight=False)
+        return 1
     console.print(f"wrote {json_path} and {png_path}")
     return 0
 

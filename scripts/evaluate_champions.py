@@ -17,11 +17,20 @@ import json
 import os
 import sys
 from pathlib import Path
+from typing import Any
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
-from agents.champion import champion_path, champion_tables
+from agents.champion import champion_tables
 from agents.evaluation import run_tournament
+from cdc_env.cli import (
+    Stopped,
+    UsageError,
+    output_file,
+    positive_int,
+    run_command,
+    write_atomic,
+)
 from cdc_env.rules import load_ruleset
 
 FIELD = ("bold", "prudent", "simple", "random")
@@ -30,20 +39,66 @@ FIELD = ("bold", "prudent", "simple", "random")
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--tables", nargs="*", default=None, help="RULESET_Np names (default: every champion)")
-    parser.add_argument("--bold-games", type=int, default=4000)
-    parser.add_argument("--bold-games-more", type=int, default=3000)
-    parser.add_argument("--others", type=int, default=1000)
+    parser.add_argument("--bold-games", type=positive_int, default=4000)
+    parser.add_argument("--bold-games-more", type=positive_int, default=3000)
+    parser.add_argument("--others", type=positive_int, default=1000)
     parser.add_argument("--seed", type=int, default=30_000_000, help="apart from the training runs' evaluation seed")
-    parser.add_argument("--workers", type=int, default=os.cpu_count() or 1)
-    parser.add_argument("--out", type=Path, default=Path("runs/champions.json"))
+    parser.add_argument("--workers", type=positive_int, default=os.cpu_count() or 1)
+    parser.add_argument("--out", type=output_file, default="runs/champions.json",
+                        help="the JSON report; the tables played are merged into it (default: runs/champions.json)")
     args = parser.parse_args(argv)
+    return run_command(lambda: evaluate(args), ())
+
+
+def chosen_tables(names: list[str] | None) -> list[tuple[str, int]]:
+    """The champions' tables named by --tables (all of them when none is named)."""
     tables = champion_tables()
-    if args.tables:
-        wanted = {(name.rsplit("_", 1)[0], int(name.rsplit("_", 1)[1].rstrip("p"))) for name in args.tables}
-        tables = [table for table in tables if table in wanted]
-    results = json.loads(args.out.read_text(encoding="utf-8")) if args.out.exists() else {}
+    known = {f"{ruleset}_{players}p": (ruleset, players) for ruleset, players in tables}
+    if not names:
+        return tables
+    unknown = [name for name in names if name not in known]
+    if unknown:
+        raise UsageError(f"--tables: no champion {', '.join(map(repr, unknown))}; give some of {', '.join(known)}")
+    return [known[name] for name in dict.fromkeys(names)]
+
+
+def read_results(path: Path) -> dict[str, Any]:
+    """The report the run adds to: an earlier one at `path`, or nothing."""
+    if not path.exists():
+        return {}
+    try:
+        results = json.loads(path.read_text(encoding="utf-8"))
+    except (OSError, ValueError) as error:
+        raise UsageError(f"--out {path}: not a champions report that can be added to ({error}); "
+                         "give another --out, or move the file away") from None
+    if not isinstance(results, dict):
+        raise UsageError(f"--out {path}: not a champions report (not a JSON object); give another --out")
+    return results
+
+
+def evaluate(args: argparse.Namespace) -> int:
+    tables = chosen_tables(args.tables)
+    results = read_results(args.out)
+    try:
+        play_tables(tables, args, results)
+    except KeyboardInterrupt:
+        done = f"the tables finished so far are kept in {args.out}" if results else "no table was finished"
+        raise Stopped(f"stopped: {done}; go on with --tables for the others") from None
+    print("\n| table | vs bold (95 % interval) | games | fair share | above it | vs prudent | vs simple | vs random |")
+    print("|---|---|---|---|---|---|---|---|")
+    for result in results.values():
+        field, fair = result["field"], result["fair_share"]
+        bold = field["bold"]
+        cells = [f"{field[b]['win_rate']:.1%}" for b in FIELD[1:]]
+        print(f"| {result['ruleset']}, {result['players']} seats | {bold['win_rate']:.1%} ({bold['ci95'][0]:.1%} – "
+              f"{bold['ci95'][1]:.1%}) | {bold['games']} | {fair:.1%} | {'yes' if bold['ci95'][0] > fair else 'no'} | "
+              + " | ".join(cells) + " |")
+    return 0
+
+
+def play_tables(tables: list[tuple[str, int]], args: argparse.Namespace, results: dict[str, Any]) -> None:
+    """Each table's field of bots; the report is written after each table, whole."""
     for ruleset, players in tables:
-        champion_path(ruleset, players)
         rules = load_ruleset(ruleset)
         rows = {}
         for bot in FIELD:
@@ -56,18 +111,7 @@ def main(argv: list[str] | None = None) -> int:
                   f"over {games} games", flush=True)
         results[f"{ruleset}_{players}p"] = {"ruleset": ruleset, "players": players, "fair_share": 1 / players,
                                             "field": rows}
-        args.out.parent.mkdir(parents=True, exist_ok=True)
-        args.out.write_text(json.dumps(results, indent=1), encoding="utf-8")
-    print("\n| table | vs bold (95 % interval) | games | fair share | above it | vs prudent | vs simple | vs random |")
-    print("|---|---|---|---|---|---|---|---|")
-    for result in results.values():
-        field, fair = result["field"], result["fair_share"]
-        bold = field["bold"]
-        cells = [f"{field[b]['win_rate']:.1%}" for b in FIELD[1:]]
-        print(f"| {result['ruleset']}, {result['players']} seats | {bold['win_rate']:.1%} ({bold['ci95'][0]:.1%} – "
-              f"{bold['ci95'][1]:.1%}) | {bold['games']} | {fair:.1%} | {'yes' if bold['ci95'][0] > fair else 'no'} | "
-              + " | ".join(cells) + " |")
-    return 0
+        write_atomic(args.out, json.dumps(results, indent=1))
 
 
 if __name__ == "__main__":

@@ -41,6 +41,7 @@ sys.path.insert(0, str(ROOT))
 
 from agents.bots import make_bot  # noqa: E402
 from agents.champion import champion_path  # noqa: E402
+from cdc_env.cli import OutputError, check_output_file, non_negative_float  # noqa: E402
 from cdc_env.game import GameError, GameLoadError  # noqa: E402
 from cdc_env.reaction import REACTION_LEVELS  # noqa: E402
 from cdc_env.rules import RulesetError, load_ruleset  # noqa: E402
@@ -82,6 +83,17 @@ def lineup(args: argparse.Namespace, seed: int, saved: dict | None) -> list[Seat
     return players
 
 
+def check_save(save: Path | None, resume: Path | None, overwrite: bool) -> None:
+    """--save never replaces another game's save unless --overwrite: only the game it holds
+    (--resume FILE) goes on in it."""
+    if save is None:
+        return
+    check_output_file(save, "--save")
+    if save.exists() and not overwrite and (resume is None or save.resolve() != resume.resolve()):
+        raise OutputError(f"--save {save}: the file exists and holds another game; go on with it (--resume {save}), "
+                          "save elsewhere, or give --overwrite to replace it")
+
+
 def prepare(argv: list[str] | None, console: Console) -> TableApp | WebTable | int:
     """The table, ready to run; or the exit status after one clear error."""
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
@@ -101,7 +113,7 @@ def prepare(argv: list[str] | None, console: Console) -> TableApp | WebTable | i
     parser.add_argument("--devices", nargs="*", default=None,
                         help="one input per human: DEVICE or DEVICE:CHANNEL (default: the default input)")
     parser.add_argument("--speak", action="store_true", help="speak the bots' shouts with espeak-ng")
-    parser.add_argument("--pace", type=float, default=0.6,
+    parser.add_argument("--pace", type=non_negative_float, default=0.6,
                         help="seconds the table waits after each bot's move (0: none)")
     parser.add_argument("--save", type=Path, default=None, help="keep the game in this file after every move")
     parser.add_argument("--resume", type=Path, default=None,
@@ -113,6 +125,7 @@ def prepare(argv: list[str] | None, console: Console) -> TableApp | WebTable | i
     parser.add_argument("--host", default="0.0.0.0", help="--web: the address to listen on (default: all)")
     parser.add_argument("--no-screen", action="store_true",
                         help="--web: no terminal table, only the web table (Ctrl+C stops it)")
+    parser.add_argument("--overwrite", action="store_true", help="--save may replace a file that holds another game")
     args = parser.parse_args(argv)
     if (args.no_screen or args.port != 8443 or args.host != "0.0.0.0") and not args.web:
         parser.error("--port, --host and --no-screen go with --web")
@@ -120,8 +133,7 @@ def prepare(argv: list[str] | None, console: Console) -> TableApp | WebTable | i
         parser.error(f"--port {args.port}: give a port from 1 to 65534 (or 0 for any free port)")
     seed = args.seed if args.seed is not None else int.from_bytes(os.urandom(4), "little")
     try:
-        if args.pace < 0:
-            raise ValueError(f"--pace {args.pace}: give a number of seconds ≥ 0")
+        check_save(args.save, args.resume, args.overwrite)
         saved = PlaySession.read_save(args.resume) if args.resume else None
         rules = load_ruleset(args.ruleset).with_house_rules(args.house)
         players = lineup(args, seed, saved)

@@ -38,6 +38,14 @@ sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 from agents.bots import make_bot
 from agents.model_bot import ModelLoadError
 from cdc_env.actions import Action, ChallengeGrelottine, DeclareCivet
+from cdc_env.cli import (
+    fraction,
+    output_file,
+    positive_int,
+    run_command,
+    worker_pool,
+    write_atomic,
+)
 from cdc_env.dice import SeededDice
 from cdc_env.env import decided_winner
 from cdc_env.flow import Decision
@@ -174,28 +182,42 @@ def rollout_policy_gain(records: list[Record], switch: float) -> dict[str, tuple
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--ruleset", default="v004")
-    parser.add_argument("--seats", type=int, default=3)
+    parser.add_argument("--seats", type=positive_int, default=3)
     parser.add_argument("--bot", default="bold", help="the bot at every seat (default: bold)")
-    parser.add_argument("--games", type=int, default=400)
-    parser.add_argument("--rollouts", type=int, default=64, help="per candidate action (even)")
-    parser.add_argument("--share", type=float, default=0.5, help="share of decisions probed")
-    parser.add_argument("--switch", type=float, default=0.1,
+    parser.add_argument("--games", type=positive_int, default=400)
+    parser.add_argument("--rollouts", type=even_count, default=64, help="per candidate action (even)")
+    parser.add_argument("--share", type=probed_share, default=0.5, help="share of decisions probed")
+    parser.add_argument("--switch", type=fraction, default=0.1,
                         help="the rollout policy leaves the bot's choice only for a lead this large")
     parser.add_argument("--seed", type=int, default=60_000_000)
     parser.add_argument("--workers", type=int, default=1, choices=(1, 2))
-    parser.add_argument("--json", type=Path, help="also write every probed decision here")
+    parser.add_argument("--json", type=output_file, help="also write every probed decision here")
     args = parser.parse_args(argv)
+    return run_command(lambda: run_probe(args), (RulesetError, GameError, ModelLoadError, ValueError),
+                       stopped="stopped: nothing was written (the probe reports at its end); run it again, "
+                               "with fewer --games for a quicker one")
+
+
+def even_count(text: str) -> int:
+    value = positive_int(text)
+    if value < 2 or value % 2:
+        raise argparse.ArgumentTypeError(f"{value}: give an even number, 2 or more (one half picks, the other "
+                                         "measures)")
+    return value
+
+
+def probed_share(text: str) -> float:
+    value = fraction(text)
+    if value == 0:
+        raise argparse.ArgumentTypeError("0: give a share above 0, up to 1")
+    return value
+
+
+def run_probe(args: argparse.Namespace) -> int:
     console = Console()
-    try:
-        rules = load_ruleset(args.ruleset)
-        GameState(rules, args.seats)  # the engine's own check of the seat count
-        make_bot(args.bot)
-    except (RulesetError, GameError, ModelLoadError, ValueError) as error:
-        console.print(f"[red]error:[/red] {error}")
-        return 2
-    if args.games < 1 or args.rollouts < 2 or not 0 < args.share <= 1:
-        console.print("[red]error:[/red] --games ≥ 1, --rollouts ≥ 2 and 0 < --share ≤ 1")
-        return 2
+    rules = load_ruleset(args.ruleset)
+    GameState(rules, args.seats)  # the engine's own check of the seat count
+    make_bot(args.bot)
     cut = args.games // args.workers
     jobs = [(args.ruleset, args.seats, args.bot, w * cut, args.games if w == args.workers - 1 else (w + 1) * cut,
              args.rollouts, args.share, args.seed) for w in range(args.workers)]
@@ -203,11 +225,11 @@ def main(argv: list[str] | None = None) -> int:
         if args.workers == 1:
             parts = [_probe_job(jobs[0])]
         else:
-            with multiprocessing.get_context("spawn").Pool(args.workers) as pool:
+            with worker_pool(multiprocessing.get_context("spawn"), args.workers) as pool:
                 parts = pool.map(_probe_job, jobs)
     records = [record for part in parts for record in part]
     if args.json:
-        args.json.write_text(json.dumps(records))
+        write_atomic(args.json, json.dumps(records))
     # A decision probed stands for 1/share decisions; one seat's share of a game is 1/seats.
     per_seat_game = 1 / (args.share * args.games * args.seats)
 

@@ -20,6 +20,7 @@ import argparse
 import io
 import json
 import os
+import shutil
 import sys
 import time
 from collections.abc import Callable
@@ -51,6 +52,17 @@ from agents.training import (
     save_checkpoint,
     teacher_samples,
 )
+from cdc_env.cli import (
+    OutputError,
+    Stopped,
+    UsageError,
+    check_output_dir,
+    non_negative_int,
+    positive_float,
+    positive_int,
+    run_command,
+    write_atomic,
+)
 from cdc_env.play import play_game
 from cdc_env.rules import Ruleset, RulesetError, load_ruleset
 from cdc_env.spaces import STAKE_LEVELS
@@ -79,7 +91,7 @@ class RunCallback(BaseCallback):
         if steps // self.config.league.snapshot_every != (steps - n_envs) // self.config.league.snapshot_every:
             snapshot = self.out / "snapshots" / f"step_{steps:010d}.zip"
             snapshot.parent.mkdir(parents=True, exist_ok=True)
-            self.model.save(snapshot)
+            save_model(self.model, snapshot)
             describe(snapshot, self.config, self.rules)
             self.league.add_snapshot(snapshot)
             if isinstance(self.training_env, SubprocVecEnv):
@@ -104,6 +116,13 @@ class RunCallback(BaseCallback):
 
     def progress(self) -> dict[str, Any]:
         return {"curve": self.curve, "snapshots": self.league.snapshot_paths}
+
+
+def save_model(model: Any, path: Path) -> None:
+    """model.save, whole or not at all: into a temporary file beside `path`, then renamed."""
+    temporary = path.with_name(f".{path.stem}.tmp.zip")
+    model.save(temporary)
+    os.replace(temporary, path)
 
 
 def describe(model_path: Path, config: TrainConfig, rules: Ruleset) -> None:
@@ -223,7 +242,13 @@ def publish_run(target: Path, directory: Path) -> int:
     report_path = model.parent / "report.json"
     extra: dict[str, Any] = {"source": str(model)}
     if report_path.exists():
-        report = json.loads(report_path.read_text(encoding="utf-8"))
+        try:
+            report = json.loads(report_path.read_text(encoding="utf-8"))
+            if not isinstance(report, dict):
+                raise ValueError("not a JSON object")
+        except (OSError, ValueError) as error:
+            raise UsageError(f"--publish {target}: {report_path} is damaged ({error}); move it away to "
+                             "publish the model without its report") from None
         extra.update({"steps": report.get("steps"), "training_seconds": report.get("training_seconds"),
                       "run_evaluation": report.get("evaluation")})
     elif (model.parent / "state.json").exists():  # a checkpoint of a run: its step count
@@ -231,11 +256,7 @@ def publish_run(target: Path, directory: Path) -> int:
             extra["steps"] = read_state(model.parent).get("steps")
         except CorruptCheckpoint:
             pass  # the weights are what matters; a damaged step count is left out
-    try:
-        out = publish(model, directory, extra)
-    except ModelLoadError as error:
-        print(f"error: {error}", file=sys.stderr)
-        return 2
+    out = publish(model, directory, extra)
     print(f"published {model} as {out} ({out.stat().st_size // 1024} kB) with {out.with_suffix('.json').name}")
     return 0
 
@@ -255,8 +276,10 @@ def plot_curve(curve: list[dict[str, Any]], path: Path, solo: bool, title: str) 
         axis.axhline(0.5, color="grey", linestyle="--")
     axis.set_title(title)
     figure.tight_layout()
-    figure.savefig(path, dpi=120)
+    image = io.BytesIO()
+    figure.savefig(image, format="png", dpi=120)
     plt.close(figure)
+    write_atomic(path, image.getvalue())
 
 
 def finish(config: TrainConfig, rules: Ruleset, final: Path, steps: int, curve: list[dict[str, Any]],
@@ -269,7 +292,7 @@ def finish(config: TrainConfig, rules: Ruleset, final: Path, steps: int, curve: 
               "players": config.players, "steps": steps, "training_seconds": round(trained_s, 1),
               "evaluation_seconds": round(time.monotonic() - started - trained_s, 1),
               "model": str(final), "evaluation": results, "curve": curve}
-    (out / "report.json").write_text(json.dumps(report, indent=1), encoding="utf-8")
+    write_atomic(out / "report.json", json.dumps(report, indent=1))
     if curve:
         plot_curve(curve, out / "learning_curve.png", rules.max_players == 1, f"{config.run_name} ({rules.name})")
     print_verdict(results, config)
@@ -293,6 +316,8 @@ def train_rllib(config: TrainConfig, rules: Ruleset, args: argparse.Namespace, s
     except rllib_training.RunError as error:
         print(f"error: {error}", file=sys.stderr)
         return 2
+    except KeyboardInterrupt:
+        raise Stopped(f"stopped: the run's last checkpoint is kept in {config.output}; go on with --resume") from None
     trained_s = time.monotonic() - started
     finish(config, rules, final, steps, curve, started, trained_s, args.eval_games, args.workers)
     return 0
@@ -307,52 +332,148 @@ def tensorboard_dir(out: Path) -> str | None:
     return str(out / "tb")
 
 
+# What a run folder holds once a run has learnt something: never overwritten without asking.
+RUN_OUTPUTS = ("model.zip", "model.json", "report.json", "learning_curve.png", "checkpoints", "snapshots", "tb")
+# The settings a checkpoint's network and observations are made for: a resumed run keeps them.
+RESUME_KEYS = ("trainer", "ruleset", "players", "max_turns", "ppo.net_arch")
+
+
+def earlier_run(out: Path) -> list[str]:
+    """What `out` holds of an earlier run (a final model, checkpoints, a report), in words."""
+    held = []
+    if (out / "model.zip").exists():
+        held.append("a final model")
+    checkpoints = len(list((out / "checkpoints").glob("step_*"))) if (out / "checkpoints").is_dir() else 0
+    if checkpoints:
+        held.append(f"{checkpoints} checkpoint{'s' if checkpoints > 1 else ''}")
+    if (out / "report.json").exists():
+        held.append("a report")
+    return held
+
+
+def setting(data: dict[str, Any], key: str) -> Any:
+    for part in key.split("."):
+        data = data.get(part, {}) if isinstance(data, dict) else {}
+    return data
+
+
+def check_run_folder(config: TrainConfig, resume: bool, overwrite: bool) -> None:
+    """Before anything is written: a new run never lands on an earlier one unless --overwrite,
+    and --resume goes on only with the run's own kind of table and network."""
+    out = config.output
+    held = earlier_run(out)
+    if held and not resume and not overwrite:
+        raise OutputError(f"{out} already holds a run ({', '.join(held)}): go on with --resume, or give "
+                          "--overwrite to start again from nothing")
+    saved_path = out / "config.json"
+    if not resume or not saved_path.exists():
+        return
+    try:
+        saved = json.loads(saved_path.read_text(encoding="utf-8"))
+    except (OSError, ValueError):
+        return  # a damaged config.json: the checkpoint's own load says whether it fits
+    mine = json.loads(config.model_dump_json())
+    for key in RESUME_KEYS:
+        if setting(saved, key) != {} and setting(saved, key) != setting(mine, key):
+            raise UsageError(f"--resume: the run in {out} was trained with {key}: {setting(saved, key)}, this config "
+                             f"gives {setting(mine, key)}; resume with the run's own config, or give another "
+                             "out_dir (--out)")
+
+
+def clear_run(out: Path) -> None:
+    """--overwrite: the earlier run's outputs go, so that nothing of it is resumed or reported."""
+    for name in RUN_OUTPUTS:
+        path = out / name
+        if path.is_dir():
+            shutil.rmtree(path)
+        elif path.exists():
+            path.unlink()
+
+
+def kept(out: Path, evaluating: bool) -> str:
+    """Ctrl+C's one line: what the interrupted run kept, and how to go on."""
+    if evaluating:
+        return (f"stopped during the evaluation: the trained model is kept in {out / 'model.zip'}; "
+                "--resume evaluates it again")
+    found = latest_checkpoint(out / "checkpoints", report=lambda _: None)
+    if found is None:
+        return f"stopped before the first checkpoint: nothing learnt is kept in {out}; start again with --overwrite"
+    path, state = found
+    return f"stopped: the checkpoint at {state['steps']} steps is kept in {path}; go on with --resume"
+
+
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--config", default="configs/train/classic_2p.yaml")
     parser.add_argument("--resume", action="store_true", help="go on from the last intact checkpoint")
-    parser.add_argument("--timesteps", type=int, default=None, help="override total_timesteps")
-    parser.add_argument("--eval-games", type=int, default=None, help="override every evaluation's game count")
+    parser.add_argument("--overwrite", action="store_true",
+                        help="start again from nothing in a folder that holds an earlier run (deletes it)")
+    parser.add_argument("--timesteps", type=positive_int, default=None, help="override total_timesteps")
+    parser.add_argument("--eval-games", type=non_negative_int, default=None,
+                        help="override every evaluation's game count")
     parser.add_argument("--out", default=None, help="override out_dir")
     parser.add_argument("--address", default=None,
                         help="trainer: rllib only: the Ray cluster to join (default: $RAY_ADDRESS, "
                              "else a local Ray on this machine)")
-    parser.add_argument("--time-limit", type=float, default=None,
+    parser.add_argument("--time-limit", type=positive_float, default=None,
                         help="stop learning after this many seconds (then save and evaluate)")
-    parser.add_argument("--workers", type=int, default=os.cpu_count() or 1,
+    parser.add_argument("--workers", type=positive_int, default=os.cpu_count() or 1,
                         help="processes playing the evaluation games (default: one per core)")
     parser.add_argument("--publish", type=Path, default=None, metavar="RUN",
                         help="train nothing: install RUN's model (RUN/model.zip) as the champion of its table")
     parser.add_argument("--champions", type=Path, default=CHAMPIONS_DIR,
                         help="where --publish writes (default: the package's champions)")
     args = parser.parse_args(argv)
+    if args.resume and args.overwrite:
+        parser.error("--resume goes on with a run, --overwrite deletes it: give one of them")
     if isinstance(sys.stdout, io.TextIOWrapper):  # not when a caller swapped it (a StringIO)
         sys.stdout.reconfigure(line_buffering=True)  # progress lines reach a log file as they happen
+    return run_command(lambda: run(args), (ConfigError, RulesetError, ModelLoadError))
+
+
+def run(args: argparse.Namespace) -> int:
     if args.publish is not None:
         return publish_run(args.publish, args.champions)
 
-    # 1. The config and the ruleset.
+    # 1. The config and the ruleset; every check before anything is written.
     overrides: dict[str, Any] = {}
     if args.timesteps is not None:
         overrides["total_timesteps"] = args.timesteps
     if args.out is not None:
         overrides["out_dir"] = args.out
-    try:
-        config = load_config(args.config, overrides)
-        rules = load_ruleset(config.ruleset)
-    except (ConfigError, RulesetError) as error:
-        print(f"error: {error}", file=sys.stderr)
-        return 2
+    config = load_config(args.config, overrides)
+    rules = load_ruleset(config.ruleset)
+    out = config.output
+    check_output_dir(out, "--out" if args.out is not None else f"out_dir of {args.config}")
+    check_run_folder(config, args.resume, args.overwrite)
+    found = None
+    if args.resume and config.trainer == "sb3":
+        found = latest_checkpoint(out / "checkpoints")
+        if found is None and earlier_run(out):
+            raise OutputError(f"--resume: no intact checkpoint in {out / 'checkpoints'}, and nothing of the run "
+                              "was changed; give --overwrite to start again from nothing")
+        if found is None:
+            print(f"no checkpoint in {out}: starting a new run")
+    if args.overwrite:
+        clear_run(out)
     # Tiny networks on 2 cores: one torch thread is many times faster than two fighting.
     import torch
 
     torch.set_num_threads(1)
-    out = config.output
-    out.mkdir(parents=True, exist_ok=True)
-    (out / "config.json").write_text(config.model_dump_json(indent=1), encoding="utf-8")
+    write_atomic(out / "config.json", config.model_dump_json(indent=1))
     started = time.monotonic()
     if config.trainer == "rllib":
         return train_rllib(config, rules, args, started)
+    try:
+        train_sb3(config, rules, args, found, started)
+    except KeyboardInterrupt:
+        raise Stopped(kept(out, evaluating=False)) from None
+    return 0
+
+
+def train_sb3(config: TrainConfig, rules: Ruleset, args: argparse.Namespace,
+              found: tuple[Path, dict[str, Any]] | None, started: float) -> None:
+    out = config.output
 
     # 2. The league and the environments.
     league = League(config.opponents, config.reaction, config.league.max_snapshots,
@@ -362,9 +483,6 @@ def main(argv: list[str] | None = None) -> int:
 
     # 3. A new model, or the last intact checkpoint.
     curve: list[dict[str, Any]] = []
-    found = latest_checkpoint(out / "checkpoints") if args.resume else None
-    if args.resume and found is None:
-        print("no intact checkpoint to resume from: starting a new run")
     if found is not None:
         path, state = found
         print(f"resuming from {path} ({state['steps']} steps)")
@@ -372,8 +490,7 @@ def main(argv: list[str] | None = None) -> int:
             model = MaskablePPO.load(path / "model.zip", env=envs, device="cpu",
                                      tensorboard_log=tensorboard)
         except Exception as error:  # noqa: BLE001 - report, do not load
-            print(f"error: checkpoint {path} cannot be loaded: {error}", file=sys.stderr)
-            return 2
+            raise ModelLoadError(f"checkpoint {path} cannot be loaded: {error}") from None
         curve = list(state.get("curve", []))
         for snapshot in state.get("snapshots", []):
             try:
@@ -406,15 +523,17 @@ def main(argv: list[str] | None = None) -> int:
                     tb_log_name="run", reset_num_timesteps=found is None)
         save_checkpoint(out / "checkpoints", model, model.num_timesteps, callback.progress())
     final = out / "model.zip"
-    model.save(final)
+    save_model(model, final)
     describe(final, config, rules)
     trained_s = time.monotonic() - started
 
     # 5. Evaluate and report.
     envs.close()
-    finish(config, rules, final, model.num_timesteps, curve, started, trained_s, args.eval_games,
-           args.workers)
-    return 0
+    try:
+        finish(config, rules, final, model.num_timesteps, curve, started, trained_s, args.eval_games,
+               args.workers)
+    except KeyboardInterrupt:
+        raise Stopped(kept(out, evaluating=True)) from None
 
 
 if __name__ == "__main__":

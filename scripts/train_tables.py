@@ -16,21 +16,50 @@ import time
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(ROOT))
+
+from agents.training import ConfigError, load_config  # noqa: E402
+from cdc_env.cli import (  # noqa: E402
+    Stopped,
+    UsageError,
+    existing_file,
+    output_dir,
+    positive_float,
+    positive_int,
+    run_command,
+)
 
 
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    parser.add_argument("configs", nargs="+", type=Path)
-    parser.add_argument("--time-limit", type=float, default=None, help="each run's learning time, in seconds")
-    parser.add_argument("--workers", type=int, default=1, help="each run's evaluation processes")
-    parser.add_argument("--logs", type=Path, default=Path("runs"))
+    parser.add_argument("configs", nargs="+", type=existing_file)
+    parser.add_argument("--time-limit", type=positive_float, default=None, help="each run's learning time, in seconds")
+    parser.add_argument("--workers", type=positive_int, default=1, help="each run's evaluation processes")
+    parser.add_argument("--logs", type=output_dir, default="runs")
     args, extra = parser.parse_known_args(argv)
     extra = [a for a in extra if a != "--"]
-    missing = [str(c) for c in args.configs if not c.exists()]
-    if missing:
-        print(f"error: no config at {', '.join(missing)}", file=sys.stderr)
-        return 2
-    args.logs.mkdir(parents=True, exist_ok=True)
+    return run_command(lambda: train_tables(args, extra), (ConfigError,))
+
+
+def check_apart(configs: list[Path], extra: list[str]) -> None:
+    """Two runs never share a folder or a log: each would overwrite the other's."""
+    if "--out" in extra:
+        raise UsageError("--out after --: every run would write into that one folder; set each config's out_dir")
+    seen: dict[Path, Path] = {}
+    logs: dict[str, Path] = {}
+    for config in configs:
+        out = load_config(config).output.resolve()
+        if config.resolve() in {c.resolve() for c in seen.values()}:
+            raise UsageError(f"{config} is given twice: give each config once")
+        if out in seen:
+            raise UsageError(f"{seen[out]} and {config} both train into {out}: give one of them another out_dir")
+        if config.stem in logs:
+            raise UsageError(f"{logs[config.stem]} and {config} would share the log {config.stem}.log: rename one")
+        seen[out], logs[config.stem] = config, config
+
+
+def train_tables(args: argparse.Namespace, extra: list[str]) -> int:
+    check_apart(args.configs, extra)
     started = time.monotonic()
     runs = []
     for config in args.configs:
@@ -38,15 +67,23 @@ def main(argv: list[str] | None = None) -> int:
                    "--workers", str(args.workers), *extra]
         if args.time_limit is not None:
             command += ["--time-limit", str(args.time_limit)]
-        log = (args.logs / f"{config.stem}.log").open("w", encoding="utf-8")
+        log = (args.logs / f"{config.stem}.log").open("a", encoding="utf-8")  # a resumed run adds to its log
         runs.append((config, subprocess.Popen(command, stdout=log, stderr=subprocess.STDOUT), log))
     failed = 0
-    for config, process, log in runs:
-        code = process.wait()
-        log.close()
-        failed += code != 0
-        outcome = "done" if code == 0 else f"failed (exit {code})"
-        print(f"{config.stem}: {outcome} at {time.monotonic() - started:.0f} s")
+    try:
+        for config, process, log in runs:
+            code = process.wait()
+            log.close()
+            failed += code != 0
+            print(f"{config.stem}: {'done' if code == 0 else f'failed (exit {code})'} at "
+                  f"{time.monotonic() - started:.0f} s")
+    except KeyboardInterrupt:
+        # Ctrl+C reached every run too: each keeps its last checkpoint and says so in its log.
+        for _, process, log in runs:
+            process.wait()
+            log.close()
+        raise Stopped(f"stopped: each run kept its last checkpoint (its log in {args.logs} says where); "
+                      "go on with -- --resume") from None
     return 1 if failed else 0
 
 

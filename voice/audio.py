@@ -7,6 +7,8 @@ numbers go to Vosk (which takes int16 PCM) and to the onset and noise code.
 from __future__ import annotations
 
 import math
+import struct
+import warnings
 from collections import deque
 from collections.abc import Iterable
 from functools import lru_cache
@@ -33,10 +35,19 @@ def read_wav(path: str | Path) -> tuple[np.ndarray, int]:
     if not path.is_file():
         raise AudioError(f"{path}: no such audio file")
     try:
-        rate, data = wavfile.read(path)
+        with warnings.catch_warnings(record=True) as caught:
+            warnings.simplefilter("always", wavfile.WavFileWarning)
+            rate, data = wavfile.read(path)
+    except (struct.error, EOFError):
+        raise AudioError(f"{path}: the WAV file ends inside its header (cut short); record or copy it again") from None
     except ValueError as error:
         raise AudioError(f"{path}: not a readable WAV file ({error}); convert it with "
                          f"'sox {path.name} -b 16 out.wav'") from None
+    # scipy reads a file cut short up to its end, and only warns: played, it would be a clip
+    # with its end missing, so it is refused.
+    short = [w for w in caught if "EOF" in str(w.message)]
+    if short:
+        raise AudioError(f"{path}: the WAV file is cut short ({short[0].message}); record or copy it again")
     samples = np.asarray(data)
     if samples.dtype.kind == "f":
         samples = samples.astype(np.float64) * FULL_SCALE

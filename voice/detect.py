@@ -22,6 +22,7 @@ import logging
 import sys
 from pathlib import Path
 
+from cdc_env.cli import run_command
 from voice.audio import RATE, AudioError, load_clip, to_pcm16
 from voice.grammar import GrammarError
 from voice.intents import MOMENT_INTENTS, check_game_lexicon
@@ -66,27 +67,27 @@ def main(argv: list[str] | None = None) -> int:
     args = parser.parse_args(argv)
     logging.basicConfig(level=logging.INFO if args.verbose else logging.WARNING,
                         format="%(levelname)s %(name)s: %(message)s")
-    try:
-        from voice.recogniser import Recogniser
+    return run_command(lambda: detect(args), (AudioError, LexiconError, GrammarError, ModelNotFoundError))
 
-        samples = load_clip(args.clip)
-        if len(samples) == 0:
-            raise AudioError(f"{args.clip}: the WAV file holds no audio (0 samples); give a recorded clip")
-        lexicon = load_lexicon(args.lexicon)
-        if not args.free_intents:
-            lexicon = check_game_lexicon(lexicon)
-        intents = listened_intents(lexicon, args.moment, args.intents)
-        lexicon.check_shared_phrases(intents)
-        model = load_model(find_model(args.model))
-        recogniser = Recogniser(model, lexicon, intents, denoise=args.denoise)
-        pcm = to_pcm16(samples)
-        outcomes = []
-        for i in range(0, len(pcm), CHUNK):
-            outcomes += recogniser.accept(pcm[i:i + CHUNK], i)
-        outcomes += recogniser.flush()
-    except (AudioError, LexiconError, GrammarError, ModelNotFoundError) as error:
-        print(f"error: {error}", file=sys.stderr)
-        return 2
+
+def detect(args: argparse.Namespace) -> int:
+    from voice.recogniser import Recogniser
+
+    samples = load_clip(args.clip)
+    if len(samples) == 0:
+        raise AudioError(f"{args.clip}: the WAV file holds no audio (0 samples); give a recorded clip")
+    lexicon = load_lexicon(args.lexicon)
+    if not args.free_intents:
+        lexicon = check_game_lexicon(lexicon)
+    intents = listened_intents(lexicon, args.moment, args.intents)
+    lexicon.check_shared_phrases(intents)
+    model = load_model(find_model(args.model))
+    recogniser = Recogniser(model, lexicon, intents, denoise=args.denoise)
+    pcm = to_pcm16(samples)
+    outcomes = []
+    for i in range(0, len(pcm), CHUNK):
+        outcomes += recogniser.accept(pcm[i:i + CHUNK], i)
+    outcomes += recogniser.flush()
     for outcome in outcomes:
         print(json.dumps(outcome.as_json(), ensure_ascii=False))
     return 0

@@ -16,7 +16,7 @@ from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass
 from pathlib import Path
 
-import yaml
+from cdc_env.yamlfile import YamlFileError, read_yaml
 
 INTENT_NAME = re.compile(r"^[a-z][a-z0-9_]*$")
 # Typographic apostrophes people type in French text; the model spells them "'".
@@ -116,11 +116,14 @@ def load_lexicon(path: str | Path) -> Lexicon:
     """Read and check a lexicon file; every problem names the file and the key."""
     path = Path(path)
     try:
-        data = yaml.safe_load(path.read_text(encoding="utf-8"))
+        data = read_yaml(path)
     except FileNotFoundError:
         raise LexiconError(f"{path}: lexicon file not found; pass --lexicon with a YAML file") from None
-    except yaml.YAMLError as error:
-        raise LexiconError(f"{path}: not valid YAML: {error}") from None
+    except OSError as error:
+        raise LexiconError(f"{path}: the lexicon cannot be read ({error.strerror}); "
+                           "pass --lexicon with a YAML file") from None
+    except YamlFileError as error:
+        raise LexiconError(str(error)) from None
     if not isinstance(data, dict) or not data:
         raise LexiconError(f"{path}: expected a mapping 'intent: [phrases]' with at least one intent")
     intents: dict[str, tuple[str, ...]] = {}

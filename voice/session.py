@@ -76,6 +76,10 @@ class KeyLines(Protocol):
     def poll(self, timeout: float) -> tuple[str, float] | None: ...
 
 
+class UnknownPhrase(ValueError):
+    """Words typed for a shout that start none of the phrases that can be shouted."""
+
+
 class InputLost(RuntimeError):
     """A microphone vanished: the session goes on with the keyboard."""
 
@@ -306,7 +310,11 @@ class PlaySession:
         humans = [s for s, p in enumerate(self.players) if p.human]
         if default_seat is None and len(humans) == 1:
             default_seat = humans[0]
-        parsed = self._parse_shout(typed[0], humans, default_seat, RACE_SHOUTS)
+        try:
+            parsed = self._parse_shout(typed[0], humans, default_seat, RACE_SHOUTS)
+        except UnknownPhrase as error:
+            self.view.say(str(error))  # a typo, not a shout: no Bévue for it
+            return False
         if parsed is None:
             self.view.say("a shout at the keyboard: « ! » then the seat number when several humans "
                           "play (« ! 2 »), and a phrase's first letters if not « pas mou le caillou »")
@@ -476,7 +484,8 @@ class PlaySession:
     def _parse_shout(text: str, humans: list[int], default_seat: int | None,
                      phrases: Sequence[str]) -> tuple[int, str | None] | None:
         """`[!] [SEAT] [PHRASE-START]` typed for a shout: (seat, the phrase named or None),
-        or None when no human seat is named (or implied by a single human)."""
+        or None when no human seat is named (or implied by a single human). Words that start
+        no phrase are UnknownPhrase: a typo is never shouted as some other phrase."""
         words = text.lstrip("!").split()
         seat = default_seat if default_seat in humans else (humans[0] if len(humans) == 1 else None)
         if words and words[0].isdigit():
@@ -485,6 +494,9 @@ class PlaySession:
         if seat is None or seat not in humans:
             return None
         chosen = [p for p in phrases if words and p.startswith(words[0].lower())]
+        if words and not chosen:
+            raise UnknownPhrase(f"« {' '.join(words)} » is no phrase to shout here: type « ! » alone, or the "
+                                f"first letters of one of {', '.join(phrases)}")
         return seat, chosen[0] if chosen else None
 
     def _heard_shout(self, heard: Heard, start: float, window: float, humans: list[int],
@@ -514,7 +526,11 @@ class PlaySession:
             when = "before the dice were shown" if at < start else "after the race's window"
             self.view.say(f"« {text} » was pressed {when}: not counted in this race")
             return
-        parsed = self._parse_shout(text, humans, None, phrases)
+        try:
+            parsed = self._parse_shout(text, humans, None, phrases)
+        except UnknownPhrase as error:
+            self.view.say(str(error))
+            return
         if parsed is None or parsed[0] in shouts:
             return
         seat, phrase = parsed

@@ -205,7 +205,7 @@ def test_evaluate_refuses_a_game_count_below_one(games: str) -> None:
     result = subprocess.run([sys.executable, str(ROOT / "scripts" / "evaluate.py"), "--agents", "bold", "simple",
                              "--games", games], capture_output=True, text=True, cwd=ROOT, timeout=60)
     assert result.returncode == 2
-    assert f"{games} games: give 1 or more" in result.stderr and "Traceback" not in result.stderr
+    assert f"argument --games: {games}: give 1 or more" in result.stderr and "Traceback" not in result.stderr
 
 
 def test_model_with_a_damaged_policy_is_a_clear_error(tmp_path: Path) -> None:

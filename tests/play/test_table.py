@@ -313,3 +313,42 @@ def test_a_race_phrase_at_ones_own_claim_is_a_false_shout_and_the_claim_still_wa
     assert app.session.state is not None and app.session.state.pending is not None
     assert app.session.state.pending.kind == "claim"
     assert [e["type"] for e in app.session.state.log[-2:]] == ["false_shout", "score"]
+
+
+def test_an_unknown_phrase_typed_for_a_shout_is_an_error_not_a_bevue() -> None:
+    # Seed 1 as above: Bob is asked about the cul, no race is on; Ana types « ! 1 zz ». No phrase
+    # starts with zz: the table says so, and nobody is charged a Bévue for a typo.
+    app, _ = prepare(["--keyboard", "--humans", "Ana", "Bob", "--bots", "--seed", "1", "--ruleset", "classic"])
+    assert isinstance(app, TableApp)
+
+    async def script(app: TableApp, pilot: Pilot) -> None:
+        await until(pilot, app, "Ana: roll the dice")
+        await type_line(pilot, app, "")
+        await until(pilot, app, "Bob: buy the cul (the third die) or pass")
+        await type_line(pilot, app, "! 1 zz")
+        screen = await until(pilot, app, "« zz » is no phrase to shout here")
+        assert "Bévue" not in screen and "pas_mou_le_caillou" in screen  # the phrases it could be
+
+    async def run() -> None:
+        async with app.run_test(size=(120, 44)) as pilot:
+            await script(app, pilot)
+    asyncio.run(run())
+    state = app.session.state
+    assert state.pending is not None
+    assert state.scores == [0, 0] and state.pending.kind == "buy_cul" and state.pending.seat == 1
+
+
+def test_save_never_replaces_another_games_save(tmp_path: Path) -> None:
+    other = saved_game(tmp_path)
+    before = other.read_text()
+    status, said = prepare(["--keyboard", "--humans", "Ana", "Bob", "--bots", "--save", str(other)])
+    assert status == 2
+    assert f"--save {other}: the file exists and holds another game" in said and "--overwrite" in said
+    assert other.read_text() == before
+    # The game it holds goes on in it; --overwrite replaces it when asked.
+    resumed, _ = prepare(["--keyboard", "--resume", str(other), "--save", str(other)])
+    assert isinstance(resumed, TableApp)
+    replaced, _ = prepare(["--keyboard", "--humans", "Ana", "Bob", "--bots", "--save", str(other), "--overwrite"])
+    assert isinstance(replaced, TableApp)
+    status, said = prepare(["--keyboard", "--humans", "Ana", "Bob", "--bots", "--save", str(tmp_path)])
+    assert status == 2 and "is a folder: give a file name" in said

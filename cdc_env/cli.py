@@ -1,0 +1,206 @@
+"""What every command of the project shares to answer a user's mistake in one line.
+
+- argparse `type=` functions for numbers in a range and for files read or written, so that a
+  bad value is refused before any work, with argparse's usage line and exit status 2;
+- `run_command`, the one place per command that turns a user's error into `error: ...` and
+  exit status 2, and Ctrl+C into one line that says what was kept and exit status 130; any
+  other exception is a bug of ours and keeps its traceback;
+- `write_atomic`, so that a file the user keeps is written whole or not at all.
+
+Standard library only, and no part of the engine imports it: the engine does no I/O.
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import signal
+import sys
+import tempfile
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+
+class UsageError(ValueError):
+    """A value the command cannot work with; the message names it and says what to give."""
+
+
+class OutputError(UsageError):
+    """A file or folder the command was asked to write cannot be written, or holds something
+    the user made that is not to be overwritten without --overwrite or --resume."""
+
+
+class Stopped(Exception):
+    """Ctrl+C, caught where the command knows what it kept; the message says it, and how to go on."""
+
+
+def _number(text: str, kind: type[int] | type[float]) -> int | float:
+    try:
+        value = kind(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(
+            f"{text!r} is not {'a whole number' if kind is int else 'a number'}") from None
+    if value != value or value in (float("inf"), float("-inf")):  # nan and inf are no counts
+        raise argparse.ArgumentTypeError(f"{text!r} is not a finite number")
+    return value
+
+
+def positive_int(text: str) -> int:
+    value = int(_number(text, int))
+    if value < 1:
+        raise argparse.ArgumentTypeError(f"{value}: give 1 or more")
+    return value
+
+
+def non_negative_int(text: str) -> int:
+    value = int(_number(text, int))
+    if value < 0:
+        raise argparse.ArgumentTypeError(f"{value}: give 0 or more")
+    return value
+
+
+def positive_float(text: str) -> float:
+    value = float(_number(text, float))
+    if value <= 0:
+        raise argparse.ArgumentTypeError(f"{value:g}: give a number above 0")
+    return value
+
+
+def non_negative_float(text: str) -> float:
+    value = float(_number(text, float))
+    if value < 0:
+        raise argparse.ArgumentTypeError(f"{value:g}: give 0 or more")
+    return value
+
+
+def fraction(text: str) -> float:
+    value = float(_number(text, float))
+    if not 0 <= value <= 1:
+        raise argparse.ArgumentTypeError(f"{value:g}: give a share between 0 and 1")
+    return value
+
+
+def existing_file(text: str) -> Path:
+    path = Path(text)
+    if not path.exists():
+        raise argparse.ArgumentTypeError(f"no file at {text}")
+    if not path.is_file():
+        raise argparse.ArgumentTypeError(f"{text} is a folder, not a file")
+    return path
+
+
+def _writable_folder(folder: Path) -> None:
+    """`folder` exists as a writable folder, or can be made (it is made)."""
+    existing = folder
+    while not existing.exists() and existing != existing.parent:
+        existing = existing.parent
+    if existing.exists() and not existing.is_dir():
+        raise argparse.ArgumentTypeError(f"{existing} is a file, not a folder")
+    try:
+        folder.mkdir(parents=True, exist_ok=True)
+    except OSError as error:
+        raise argparse.ArgumentTypeError(f"folder {folder} cannot be made ({error.strerror})") from None
+    if not os.access(folder, os.W_OK | os.X_OK):
+        raise argparse.ArgumentTypeError(f"folder {folder} is not writable")
+
+
+def output_file(text: str) -> Path:
+    """A file the command will write: not a folder, in a folder that exists or can be made and
+    is writable. Checked before any work, so that results are never lost at the end."""
+    path = Path(text)
+    if path.is_dir():
+        raise argparse.ArgumentTypeError(f"{text} is a folder: give a file name")
+    if path.exists() and not os.access(path, os.W_OK):
+        raise argparse.ArgumentTypeError(f"{text} is not writable")
+    _writable_folder(path.parent)
+    return path
+
+
+def output_dir(text: str) -> Path:
+    """A folder the command will write into: made if need be, and writable."""
+    path = Path(text)
+    _writable_folder(path)
+    return path
+
+
+def check_output_file(path: Path, argument: str) -> None:
+    """`output_file` for a path that does not come from argparse (a config's out_dir, say)."""
+    try:
+        output_file(str(path))
+    except argparse.ArgumentTypeError as error:
+        raise OutputError(f"{argument}: {error}") from None
+
+
+def check_output_dir(path: Path, argument: str) -> None:
+    try:
+        output_dir(str(path))
+    except argparse.ArgumentTypeError as error:
+        raise OutputError(f"{argument}: {error}") from None
+
+
+def write_atomic(path: Path, data: str | bytes) -> None:
+    """Writes `path` whole or not at all: a temporary file beside it, then a rename (atomic on
+    one file system), so that an interruption or a full disk leaves the old file as it was."""
+    path = Path(path)
+    handle, temporary = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.", suffix=".tmp")
+    try:
+        with os.fdopen(handle, "wb") as out:
+            out.write(data.encode("utf-8") if isinstance(data, str) else data)
+            out.flush()
+            os.fsync(out.fileno())
+        os.replace(temporary, path)
+    except BaseException:
+        Path(temporary).unlink(missing_ok=True)
+        raise
+
+
+def ignore_sigint() -> None:
+    """A worker process's initializer: Ctrl+C reaches the whole process group, but only the
+    parent is to answer it (it terminates the pool), so a worker prints no traceback."""
+    signal.signal(signal.SIGINT, signal.SIG_IGN)
+
+
+def _start_quietly(initializer: Callable[..., object] | None, initargs: tuple[object, ...]) -> None:
+    ignore_sigint()
+    if initializer is not None:
+        initializer(*initargs)
+
+
+def worker_pool(context: Any, processes: int, initializer: Callable[..., object] | None = None,
+                initargs: tuple[object, ...] = (), **options: Any) -> Any:
+    """`context.Pool(...)` whose workers ignore Ctrl+C from their first instant: a spawned
+    worker is started with SIGINT ignored (Python keeps an ignored SIGINT ignored), and its
+    initializer ignores it again (for workers the pool starts later). The parent answers
+    Ctrl+C; leaving the pool's `with` terminates the workers."""
+    previous = signal.signal(signal.SIGINT, signal.SIG_IGN)
+    try:
+        return context.Pool(processes, initializer=_start_quietly, initargs=(initializer, initargs), **options)
+    finally:
+        signal.signal(signal.SIGINT, previous)
+
+
+def run_command(body: Callable[[], int], user_errors: tuple[type[BaseException], ...],
+                stopped: str = "stopped: nothing was written") -> int:
+    """Runs a command's body: a user's error (`user_errors`, UsageError and OutputError) is one
+    line on stderr and exit status 2; Ctrl+C is one line (the body's Stopped message, else
+    `stopped`) and exit status 130. Anything else propagates, with its traceback: a bug."""
+    errors: tuple[type[BaseException], ...] = (UsageError, *user_errors)
+    try:
+        return body()
+    except Stopped as stop:
+        print(str(stop), file=sys.stderr)
+        return 130
+    except KeyboardInterrupt:
+        print(stopped, file=sys.stderr)
+        return 130
+    except errors as error:
+        print(f"error: {one_line(str(error))}", file=sys.stderr)
+        return 2
+
+
+def one_line(message: str) -> str:
+    """Several problems of one file read on one line: `; `-joined."""
+    parts = [part.strip() for part in message.splitlines()]
+    parts = [part[2:] if part.startswith("- ") else part for part in parts]  # a list's bullets
+    return "; ".join(part for part in parts if part).replace(":;", ":")

@@ -1,0 +1,327 @@
+"""Issue 21: every command answers a user's mistake in one line (exit 2), Ctrl+C in one line
+(exit 130), and nothing the user made is overwritten unless asked (--resume, --overwrite).
+
+Commands are run through their `main(argv)` (fast); only Ctrl+C needs a real process."""
+
+from __future__ import annotations
+
+import importlib.util
+import json
+import os
+import signal
+import subprocess
+import sys
+import time
+from pathlib import Path
+from types import ModuleType
+from typing import Any
+
+import numpy as np
+import pytest
+import yaml
+
+from agents.training import ConfigError, load_config
+from cdc_env.rules import RulesetError, load_ruleset
+from voice.lexicon import LexiconError, load_lexicon
+
+ROOT = Path(__file__).resolve().parents[1]
+
+
+def script(name: str) -> ModuleType:
+    """scripts/<name>.py as a module (scripts are no package)."""
+    spec = importlib.util.spec_from_file_location(f"script_{name}", ROOT / "scripts" / f"{name}.py")
+    assert spec is not None and spec.loader is not None
+    module = importlib.util.module_from_spec(spec)
+    sys.modules[spec.name] = module  # dataclasses look their module up
+    spec.loader.exec_module(module)
+    return module
+
+
+def tiny_config(tmp_path: Path, name: str = "tiny", **changes: Any) -> Path:
+    config: dict[str, Any] = {
+        "run_name": name, "ruleset": "classic", "players": 2, "seed": 3, "total_timesteps": 256,
+        "n_envs": 2, "max_turns": 60, "opponents": ["simple"], "imitation": {"teacher": None},
+        "league": {"snapshot_every": 128, "max_snapshots": 1, "self_play_fraction": 0.5},
+        "ppo": {"n_steps": 64, "batch_size": 64, "n_epochs": 1, "net_arch": [16]},
+        "checkpoint_every": 128, "evaluation": {"games": 2, "games_others": 2, "opponents": ["simple"]},
+        "out_dir": str(tmp_path / name),
+    }
+    config.update(changes)
+    path = tmp_path / f"{name}.yaml"
+    path.write_text(yaml.safe_dump(config), encoding="utf-8")
+    return path
+
+
+def one_error_line(err: str) -> str:
+    """The error a command printed: one line, `error: ...`, and no traceback."""
+    assert "Traceback" not in err
+    lines = [line for line in err.splitlines() if line.strip()]
+    assert len(lines) == 1 and lines[0].startswith("error: "), err
+    return lines[0]
+
+
+# ---------------------------------------------------------------------- YAML, one reader for all
+
+
+def test_a_key_given_twice_is_an_error_naming_the_key_and_its_lines(tmp_path: Path) -> None:
+    ruleset = tmp_path / "mine.yaml"
+    ruleset.write_text((ROOT / "configs" / "rules" / "classic.yaml").read_text(encoding="utf-8")
+                       + "\nname: again\n", encoding="utf-8")
+    with pytest.raises(RulesetError, match=r"key 'name' is given twice \(lines \d+ and \d+\)"):
+        load_ruleset(ruleset)
+    config = tmp_path / "config.yaml"
+    config.write_text(tiny_config(tmp_path).read_text(encoding="utf-8") + "seed: 4\n", encoding="utf-8")
+    with pytest.raises(ConfigError, match=r"key 'seed' is given twice \(lines \d+ and \d+\)"):
+        load_config(config)
+    lexicon = tmp_path / "lexicon.yaml"
+    lexicon.write_text("oui:\n  - oui\nnon:\n  - non\noui:\n  - ouais\n", encoding="utf-8")
+    with pytest.raises(LexiconError, match=r"lexicon.yaml, line 5: .*key 'oui' is given twice \(lines 1 and 5\)"):
+        load_lexicon(lexicon)
+
+
+def test_a_yaml_file_that_is_not_utf8_names_the_file(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    latin = tmp_path / "latin1.yaml"
+    latin.write_bytes("# règles de la maison\n".encode("latin-1")
+                      + (ROOT / "configs" / "rules" / "classic.yaml").read_bytes())
+    with pytest.raises(RulesetError, match="latin1.yaml: not UTF-8 text"):
+        load_ruleset(latin)
+    config = tmp_path / "config.yaml"
+    config.write_bytes(tiny_config(tmp_path).read_bytes() + "# été\n".encode("latin-1"))
+    with pytest.raises(ConfigError, match="config.yaml: not UTF-8 text"):
+        load_config(config)
+    lexicon = tmp_path / "fr.yaml"
+    lexicon.write_bytes("oui:\n  - ouais\nnon:\n  - pas ça\n".encode("latin-1"))
+    with pytest.raises(LexiconError, match="fr.yaml: not UTF-8 text"):
+        load_lexicon(lexicon)
+    from cdc_env.__main__ import main as engine_main
+
+    assert engine_main(["rules-table", "--ruleset", str(latin)]) == 2
+    assert "latin1.yaml: not UTF-8 text" in one_error_line(capsys.readouterr().err)
+
+
+# ---------------------------------------------------------------------- training configs
+
+
+@pytest.mark.parametrize(("changes", "says"), [
+    ({"out_dir": "runs/{name}"}, "out_dir: 'runs/{name}': unknown placeholder {name}; the one placeholder is "
+                                 "{run_name}"),
+    ({"ppo": {"n_steps": 64, "batch_size": 512, "net_arch": [16]}},
+     "ppo.batch_size: 512 is more than a rollout (ppo.n_steps × n_envs = 64 × 2 = 128)"),
+    ({"ppo": {"n_steps": 64, "batch_size": 64, "net_arch": [0, -5]}}, "ppo.net_arch.0: Input should be greater"),
+])
+def test_nonsense_in_a_training_config_is_refused_before_any_work(
+        tmp_path: Path, changes: dict[str, Any], says: str, capsys: pytest.CaptureFixture[str]) -> None:
+    config = tiny_config(tmp_path, **changes)
+    with pytest.raises(ConfigError, match=None) as error:
+        load_config(config)
+    assert says in str(error.value)
+    assert script("train").main(["--config", str(config)]) == 2
+    assert says in one_error_line(capsys.readouterr().err)
+
+
+# ---------------------------------------------------------------------- numbers out of range
+
+
+@pytest.mark.parametrize(("name", "argv", "says"), [
+    ("train", ["--workers", "0"], "argument --workers: 0: give 1 or more"),
+    ("train", ["--workers", "-3"], "argument --workers: -3: give 1 or more"),
+    ("train", ["--time-limit", "-5"], "argument --time-limit: -5: give a number above 0"),
+    ("evaluate", ["--agents", "bold", "simple", "--workers", "0"], "argument --workers: 0: give 1 or more"),
+    ("evaluate", ["--agents", "bold", "simple", "--games", "-5"], "argument --games: -5: give 1 or more"),
+    ("compare_decisions", ["bold", "--games", "-5"], "argument --games: -5: give 1 or more"),
+    ("evaluate_champions", ["--others", "-1"], "argument --others: -1: give 1 or more"),
+    ("train_tables", ["configs/train/classic_2p.yaml", "--time-limit", "-5"], "argument --time-limit: -5"),
+    ("bench_env", ["--steps", "0"], "argument --steps: 0: give 1 or more"),
+    ("bench_train", ["--rounds", "-2"], "argument --rounds: -2: give 1 or more"),
+    ("probe_rollouts", ["--rollouts", "3"], "argument --rollouts: 3: give an even number"),
+    ("probe_rollouts", ["--share", "1.5"], "argument --share: 1.5: give a share between 0 and 1"),
+    ("bench_voice", ["--option", "margin"], "argument --option: 'margin': give NAME=VALUE"),
+])
+def test_numbers_out_of_range_are_usage_errors(name: str, argv: list[str], says: str,
+                                               capsys: pytest.CaptureFixture[str],
+                                               monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.chdir(ROOT)
+    with pytest.raises(SystemExit) as stop:
+        script(name).main(argv)
+    assert stop.value.code == 2
+    err = capsys.readouterr().err
+    assert says in err and "Traceback" not in err
+
+
+@pytest.mark.parametrize("table", ["classic", "clasic_2p"])
+def test_evaluate_champions_names_the_known_tables(table: str, capsys: pytest.CaptureFixture[str]) -> None:
+    assert script("evaluate_champions").main(["--tables", table]) == 2
+    line = one_error_line(capsys.readouterr().err)
+    assert f"--tables: no champion '{table}'; give some of " in line and "classic_2p" in line
+
+
+def test_a_wav_file_cut_short_is_one_error(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    from voice.audio import write_wav
+    from voice.detect import main as detect
+
+    whole = tmp_path / "whole.wav"
+    write_wav(whole, np.full(16000, 1000.0))
+    for cut in (30, 1001):
+        short = tmp_path / f"cut{cut}.wav"
+        short.write_bytes(whole.read_bytes()[:cut])
+        assert detect([str(short)]) == 2
+        assert f"cut{cut}.wav: the WAV file" in one_error_line(capsys.readouterr().err)
+
+
+# ---------------------------------------------------------------------- agents brought by users
+
+
+BOOM = """
+class Boom:
+    def act(self, state, decision):
+        raise RuntimeError("boom at the table")
+"""
+
+
+@pytest.mark.parametrize("workers", ["1", "2"])
+def test_an_agent_whose_act_raises_is_named_in_one_line(tmp_path: Path, workers: str,
+                                                         capsys: pytest.CaptureFixture[str],
+                                                         monkeypatch: pytest.MonkeyPatch) -> None:
+    (tmp_path / "boom_agent.py").write_text(BOOM, encoding="utf-8")
+    monkeypatch.syspath_prepend(str(tmp_path))  # spawned workers inherit sys.path
+    status = script("evaluate").main(["--agents", "boom_agent:Boom", "--field", "simple", "--games", "4",
+                                      "--workers", workers, "--out", str(tmp_path / "out")])
+    assert status == 2
+    line = one_error_line(capsys.readouterr().err)
+    assert "agent 'boom_agent:Boom' failed in game" in line and "RuntimeError: boom at the table" in line
+
+
+# ---------------------------------------------------------------------- nothing lost
+
+
+def finished_run(tmp_path: Path, **changes: Any) -> tuple[Path, Path, dict[str, bytes]]:
+    """A config and the folder of a run it finished (the files as train.py leaves them, their
+    contents made up): what a second run must not overwrite."""
+    config = tiny_config(tmp_path, **changes)
+    run = tmp_path / "tiny"
+    checkpoint = run / "checkpoints" / "step_0000000256"
+    checkpoint.mkdir(parents=True)
+    files = {"model.zip": b"the final model", "report.json": b'{"steps": 256}',
+             "config.json": json.dumps(json.loads(load_config(config).model_dump_json())).encode(),
+             "checkpoints/step_0000000256/model.zip": b"damaged",
+             "checkpoints/step_0000000256/state.json": b'{"format": "cdc-checkpoint/1", "steps": 256}'}
+    for name, data in files.items():
+        (run / name).write_bytes(data)
+    return config, run, files
+
+
+def unchanged(run: Path, files: dict[str, bytes]) -> bool:
+    return all((run / name).read_bytes() == data for name, data in files.items())
+
+
+def test_training_never_lands_on_a_finished_run(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    config, run, files = finished_run(tmp_path)
+    train = script("train")
+    assert train.main(["--config", str(config)]) == 2
+    line = one_error_line(capsys.readouterr().err)
+    assert f"{run} already holds a run (a final model, 1 checkpoint, a report): go on with --resume" in line
+    assert "--overwrite" in line
+    # --resume, every checkpoint damaged: refused, where it used to start over the final model.
+    assert train.main(["--config", str(config), "--resume"]) == 2
+    assert "--resume: no intact checkpoint in" in capsys.readouterr().err
+    assert unchanged(run, files)
+
+
+def test_resume_with_another_seat_count_refuses_before_writing(tmp_path: Path,
+                                                               capsys: pytest.CaptureFixture[str]) -> None:
+    _, run, files = finished_run(tmp_path)
+    three = tiny_config(tmp_path, name="tiny", players=3)  # the same out_dir, three seats
+    assert script("train").main(["--config", str(three), "--resume"]) == 2
+    line = one_error_line(capsys.readouterr().err)
+    assert "trained with players: 2, this config gives 3" in line
+    assert unchanged(run, files), "config.json is the run's own still"
+
+
+def test_train_tables_refuses_two_runs_in_one_folder(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    config = tiny_config(tmp_path)
+    tables = script("train_tables")
+    logs = tmp_path / "logs"
+    assert tables.main([str(config), str(config), "--logs", str(logs)]) == 2
+    assert "is given twice" in one_error_line(capsys.readouterr().err)
+    other = tmp_path / "other.yaml"
+    other.write_text(config.read_text(encoding="utf-8"), encoding="utf-8")  # another name, one out_dir
+    assert tables.main([str(config), str(other), "--logs", str(logs)]) == 2
+    assert "both train into" in one_error_line(capsys.readouterr().err)
+    assert not (tmp_path / "tiny").exists() and not list(logs.iterdir()), "nothing was started"
+
+
+def test_evaluate_checks_its_output_first_and_keeps_results_written_late(
+        tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch) -> None:
+    evaluate = script("evaluate")
+    a_file = tmp_path / "a_file"
+    a_file.write_text("mine", encoding="utf-8")
+    with pytest.raises(SystemExit) as stop:
+        evaluate.main(["--agents", "bold", "simple", "--games", "2", "--out", str(a_file)])
+    assert stop.value.code == 2 and "is a file, not a folder" in capsys.readouterr().err
+    assert a_file.read_text(encoding="utf-8") == "mine"
+    # The folder goes away while the games are played: the results are written elsewhere, said where.
+    real_save = evaluate.save_report
+    out = tmp_path / "out"
+
+    def save_report(tournament: Any, folder: Path) -> Any:
+        if folder == out:
+            raise PermissionError(13, "Permission denied")
+        return real_save(tournament, folder)
+
+    monkeypatch.setattr(evaluate, "save_report", save_report)
+    assert evaluate.main(["--agents", "bold", "simple", "--games", "2", "--workers", "1", "--out", str(out)]) == 1
+    said = capsys.readouterr().out
+    kept = Path(said.split("the results are kept in ")[1].split()[0])
+    assert json.loads(kept.read_text(encoding="utf-8"))["games"] == 2
+
+
+def test_files_are_written_whole_or_not_at_all(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    from cdc_env.cli import write_atomic
+
+    report = tmp_path / "report.json"
+    write_atomic(report, '{"old": true}')
+
+    def full_disk(*_: Any) -> None:
+        raise OSError(28, "No space left on device")
+
+    monkeypatch.setattr(os, "replace", full_disk)
+    with pytest.raises(OSError, match="No space"):
+        write_atomic(report, '{"new": true}')
+    assert report.read_text(encoding="utf-8") == '{"old": true}'
+    assert [p.name for p in tmp_path.iterdir()] == ["report.json"], "no temporary file is left behind"
+
+
+# ---------------------------------------------------------------------- Ctrl+C
+
+
+def interrupted(argv: list[str], ready: Any, timeout: float = 120) -> subprocess.CompletedProcess[str]:
+    """Runs a command in its own process group, and sends it Ctrl+C (SIGINT to the group, as a
+    terminal does) once `ready()`."""
+    process = subprocess.Popen([sys.executable, *argv], cwd=ROOT, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+                               text=True, start_new_session=True)
+    deadline = time.monotonic() + timeout
+    while not ready() and process.poll() is None and time.monotonic() < deadline:
+        time.sleep(0.2)
+    os.killpg(process.pid, signal.SIGINT)
+    out, err = process.communicate(timeout=60)
+    return subprocess.CompletedProcess(argv, process.returncode, out, err)
+
+
+@pytest.mark.slow
+def test_ctrl_c_in_training_says_what_was_kept(tmp_path: Path) -> None:
+    config = tiny_config(tmp_path, total_timesteps=1_000_000, vec_env="subproc")
+    checkpoints = tmp_path / "tiny" / "checkpoints"
+    result = interrupted([str(ROOT / "scripts" / "train.py"), "--config", str(config)],
+                         ready=lambda: any(checkpoints.glob("step_*")))
+    assert result.returncode == 130 and "Traceback" not in result.stderr
+    assert result.stderr.strip().startswith("stopped: the checkpoint at ")
+    assert result.stderr.strip().endswith("go on with --resume") and len(result.stderr.strip().splitlines()) == 1
+
+
+@pytest.mark.slow
+def test_ctrl_c_in_an_evaluation_with_workers(tmp_path: Path) -> None:
+    started = time.monotonic()
+    result = interrupted([str(ROOT / "scripts" / "evaluate.py"), "--agents", "bold", "simple", "--games", "100000",
+                          "--workers", "2", "--out", str(tmp_path)], ready=lambda: time.monotonic() - started > 6)
+    assert result.returncode == 130 and "Traceback" not in result.stderr
+    assert result.stderr.strip().startswith("stopped: ") and len(result.stderr.strip().splitlines()) == 1

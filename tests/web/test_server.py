@@ -510,3 +510,17 @@ def test_a_korean_clip_streamed_over_the_socket_is_heard_at_its_onset_on_the_hos
             time.sleep(0.05)
     assert [(h.seat, h.intent) for h in heard] == [(1, "pas_mou_le_caillou")]
     assert heard[0].onset == pytest.approx(t0 + lead / RATE, abs=0.06)
+
+
+def test_a_port_taken_and_an_address_not_this_machines_get_each_their_own_fix() -> None:
+    import socket
+
+    from voice.web.server import bind
+
+    with socket.socket() as taken:
+        taken.bind(("127.0.0.1", 0))
+        taken.listen()
+        with pytest.raises(OSError, match="another program holds that port: choose another --port"):
+            bind("127.0.0.1", taken.getsockname()[1])
+    with pytest.raises(OSError, match="give --host one of this machine's addresses"):
+        bind("999.1.1.1", 0)

@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import errno
 import html
 import logging
 import secrets
@@ -199,7 +200,13 @@ def bind(host: str, port: int) -> socket.socket:
         sock.bind((host, port))
     except OSError as error:
         sock.close()
-        raise OSError(f"cannot listen on {host}:{port}: {error.strerror}; choose another --port") from None
+        if error.errno == errno.EADDRINUSE:
+            fix = "another program holds that port: choose another --port"
+        elif error.errno == errno.EACCES:
+            fix = "ports below 1024 need root: choose another --port"
+        else:
+            fix = "give --host one of this machine's addresses (0.0.0.0: all of them)"
+        raise OSError(f"cannot listen on {host}:{port}: {error.strerror or error}; {fix}") from None
     sock.listen(64)
     sock.set_inheritable(True)
     return sock

@@ -235,15 +235,15 @@ def run_tournament(names: Sequence[str], rules: Ruleset, seats: int, games: int,
     return Tournament(rules.name, seats, games, seed, ordered, unfinished, records)
 
 
-def save_report(tournament: Tournament, out_dir: Path) -> tuple[Path, Path]:
-    """Writes `tournament.json` and `tournament.png` (win rates with intervals, and Elo)."""
+def save_report(tournament: Tournament, out_dir: Path, name: str = "tournament") -> tuple[Path, Path]:
+    """Writes `NAME.json` and `NAME.png` (win rates with intervals, and Elo)."""
     import matplotlib
 
     matplotlib.use("Agg")
     import matplotlib.pyplot as plt
 
     out_dir.mkdir(parents=True, exist_ok=True)
-    json_path = out_dir / "tournament.json"
+    json_path = out_dir / f"{name}.json"
     write_atomic(json_path, json.dumps({**tournament.to_json(), "games_played": tournament.results}, indent=1))
     names = [a.name for a in tournament.agents]
     rates = [a.win_rate for a in tournament.agents]
@@ -261,7 +261,7 @@ def save_report(tournament: Tournament, out_dir: Path) -> tuple[Path, Path]:
     right.set_ylim(min(a.elo for a in tournament.agents) - 100, max(a.elo for a in tournament.agents) + 100)
     right.set_title("Elo ratings")
     figure.tight_layout()
-    png_path = out_dir / "tournament.png"
+    png_path = out_dir / f"{name}.png"
     image = io.BytesIO()
     figure.savefig(image, format="png", dpi=120)
     plt.close(figure)

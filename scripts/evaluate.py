@@ -9,7 +9,8 @@ table), a saved model (.zip, or .npz weights), or `package.module:Name`, a class
 objects have `act(state, decision) -> action`. With --field BOT each agent plays against
 seats − 1 copies of BOT (the copies pooled under BOT's name). Seats are rotated; prints win rates
 with 95 % intervals, Elo ratings and mean points, and
-writes tournament.json and tournament.png to --out.
+writes tournament.json and tournament.png to --out (tournament-2.json… when the folder holds
+an earlier report: none is replaced).
 """
 
 from __future__ import annotations
@@ -95,11 +96,20 @@ def evaluate(args: argparse.Namespace) -> int:
     return write_report(tournament, args.out, console)
 
 
+def report_name(out: Path) -> str:
+    """`tournament`, or `tournament-2`, `-3`…: an earlier report in the folder is never replaced."""
+    name, number = "tournament", 1
+    while (out / f"{name}.json").exists() or (out / f"{name}.png").exists():
+        number += 1
+        name = f"tournament-{number}"
+    return name
+
+
 def write_report(tournament: Tournament, out: Path, console: Console) -> int:
     """The report in `out`; if that fails now (a full disk, a folder gone), in a new temporary
     folder, said where: the games played are never lost."""
     try:
-        json_path, png_path = save_report(tournament, out)
+        json_path, png_path = save_report(tournament, out, report_name(out))
     except OSError as error:
         elsewhere = Path(tempfile.mkdtemp(prefix="cdc-evaluate-"))
         json_path, png_path = save_report(tournament, elsewhere)

@@ -263,10 +263,10 @@ def test_evaluate_checks_its_output_first_and_keeps_results_written_late(
     real_save = evaluate.save_report
     out = tmp_path / "out"
 
-    def save_report(tournament: Any, folder: Path) -> Any:
+    def save_report(tournament: Any, folder: Path, name: str = "tournament") -> Any:
         if folder == out:
             raise PermissionError(13, "Permission denied")
-        return real_save(tournament, folder)
+        return real_save(tournament, folder, name)
 
     monkeypatch.setattr(evaluate, "save_report", save_report)
     assert evaluate.main(["--agents", "bold", "simple", "--games", "2", "--workers", "1", "--out", str(out)]) == 1
@@ -325,3 +325,12 @@ def test_ctrl_c_in_an_evaluation_with_workers(tmp_path: Path) -> None:
                           "--workers", "2", "--out", str(tmp_path)], ready=lambda: time.monotonic() - started > 6)
     assert result.returncode == 130 and "Traceback" not in result.stderr
     assert result.stderr.strip().startswith("stopped: ") and len(result.stderr.strip().splitlines()) == 1
+
+
+def test_evaluate_never_replaces_an_earlier_report(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    evaluate = script("evaluate")
+    (tmp_path / "tournament.json").write_text("an earlier report", encoding="utf-8")
+    assert evaluate.main(["--agents", "bold", "simple", "--games", "2", "--workers", "1", "--out", str(tmp_path)]) == 0
+    assert (tmp_path / "tournament.json").read_text(encoding="utf-8") == "an earlier report"
+    assert json.loads((tmp_path / "tournament-2.json").read_text(encoding="utf-8"))["games"] == 2
+    assert "tournament-2.json" in capsys.readouterr().out

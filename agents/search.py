@@ -60,6 +60,13 @@ def candidates(decision: Decision, chosen: Action) -> list[Action]:
             kept_birds.setdefault(repr(bird), bird)
         return [*others, *kept_birds.values()] if chosen in others else [chosen, *others, *[
             b for b in kept_birds.values() if b != chosen]]
+    return staked_candidates(decision, chosen)
+
+
+def staked_candidates(decision: Decision, chosen: Action) -> list[Action]:
+    """A decision's legal actions, but for a Grelottine or a Civet, which offer hundreds (every
+    stake): the base choice, passing (or rolling), and the smallest, middle and largest stake
+    of each combination (also what scripts/probe_rollouts.py plays out)."""
     if decision.kind not in ("grelottine", "turn_start"):
         return decision.legal_actions()
     kept = {repr(chosen): chosen}

@@ -37,7 +37,8 @@ sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
 from agents.bots import make_bot
 from agents.model_bot import ModelLoadError
-from cdc_env.actions import Action, ChallengeGrelottine, DeclareCivet
+from agents.search import staked_candidates
+from cdc_env.actions import Action
 from cdc_env.cli import (
     fraction,
     output_file,
@@ -48,32 +49,12 @@ from cdc_env.cli import (
 )
 from cdc_env.dice import SeededDice
 from cdc_env.env import decided_winner
-from cdc_env.flow import Decision
 from cdc_env.game import GameError, GameState
 from cdc_env.rules import Ruleset, RulesetError, load_ruleset
 
 MAX_TURNS = 300
 
 Record = dict[str, Any]  # one probed decision: kind, the bot's choice, each candidate's outcomes
-
-
-def candidates(decision: Decision, chosen: Action) -> list[Action]:
-    """The actions worth a rollout. A Grelottine or a Civet offers hundreds (every stake): keep
-    the bot's choice, passing (or rolling), and the smallest, middle and largest stake of each
-    combination."""
-    if decision.kind not in ("grelottine", "turn_start"):
-        return decision.legal_actions()
-    kept = {repr(chosen): chosen}
-    for action in decision.legal_actions():
-        if not isinstance(action, (ChallengeGrelottine, DeclareCivet)):
-            kept[repr(action)] = action
-    build = ChallengeGrelottine if decision.kind == "grelottine" else DeclareCivet
-    for combination, stakes in decision.stakes or ():
-        for stake in (stakes[0], stakes[len(stakes) // 2], stakes[-1]):
-            action = build(combination, stake)
-            if decision.allows(action):
-                kept[repr(action)] = action
-    return list(kept.values())
 
 
 _bots: dict[tuple[str, int], Any] = {}
@@ -118,7 +99,7 @@ def probe(rules: Ruleset, seats: int, bot: str, games: range, rollouts: int, sha
                 records.append({
                     "game": game_index, "kind": decision.kind, "chosen": repr(chosen),
                     "outcomes": {repr(a): [rollout(state, a, bot, k) for k in keys]
-                                 for a in candidates(decision, chosen)},
+                                 for a in staked_candidates(decision, chosen)},
                 })
             state.apply_action(chosen)
     return records

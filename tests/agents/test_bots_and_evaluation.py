@@ -199,7 +199,7 @@ def test_rollout_candidates_keep_three_stakes_per_grelottine_combination() -> No
     probe = script_module("probe_rollouts")
     state, decision = grelottine_decision([100, 100])
     chosen = make_bot("bold").act(state, decision)
-    kept = probe.candidates(decision, chosen)
+    kept = probe.staked_candidates(decision, chosen)
     assert Pass() in kept and chosen in kept and len(kept) < len(decision.legal_actions())
     for combination, _ in decision.stakes:
         assert 1 <= sum(isinstance(a, ChallengeGrelottine) and a.combination == combination for a in kept) <= 4

@@ -452,7 +452,7 @@ def test_a_table_made_after_a_welcome_is_sent_after_it() -> None:
     assert sent[-1] == {"type": "table", "turn": 2}
 
 
-@pytest.mark.parametrize("ruleset", ["classic", "complete"])
+@pytest.mark.parametrize("ruleset", ["classic", "complete", "maison"])
 def test_every_moment_of_whole_games_has_its_question_and_log_in_both_languages(ruleset: str) -> None:
     """Bots play whole games; at each of their moments the question a human would get, and
     every event of the log, are built in French and English without error."""

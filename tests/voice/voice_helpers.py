@@ -8,15 +8,14 @@ import ctypes
 import hashlib
 import json
 import os
-import shutil
 import subprocess
-import time
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from pathlib import Path
 
 import numpy as np
 import pytest
+from pulse import private_pulseaudio
 
 from voice.audio import RATE, add_noise, load_clip, sound_span, synthesise, to_pcm16, write_wav
 from voice.lexicon import Lexicon, load_lexicon
@@ -98,29 +97,9 @@ class VirtualMicrophone:
 @pytest.fixture(scope="session")
 def virtual_microphone(tmp_path_factory: pytest.TempPathFactory) -> Iterator[VirtualMicrophone]:
     """Starts a private PulseAudio daemon; fails (never skips) when it cannot."""
-    missing = [tool for tool in ("pulseaudio", "paplay", "pactl") if shutil.which(tool) is None]
-    if missing:
-        pytest.fail(f"PulseAudio tools missing ({', '.join(missing)}): run 'bash scripts/setup.sh --dev'")
     runtime = tmp_path_factory.mktemp("pulse-runtime")
-    runtime.chmod(0o700)
-    env = dict(os.environ, XDG_RUNTIME_DIR=str(runtime), PULSE_SOURCE="vmic.monitor",
-               PULSE_SINK="vmic", HOME=str(runtime))
-    env.pop("PULSE_SERVER", None)
-    command = ["pulseaudio", "-D", "-n", "--exit-idle-time=-1", "--disallow-exit",
-               "--disable-shm", "--load=module-native-protocol-unix",
-               "--load=module-null-sink sink_name=vmic rate=16000 channels=1 format=s16le"]
-    if os.geteuid() == 0:
-        command.append("--system=false")
-    started = subprocess.run(command, env=env, capture_output=True, text=True, timeout=30)
-    if started.returncode != 0:
-        pytest.fail(f"PulseAudio did not start (rc {started.returncode}): {started.stderr.strip()}")
-    try:
-        for _ in range(50):  # the daemon forks: wait until it answers
-            if subprocess.run(["pactl", "info"], env=env, capture_output=True).returncode == 0:
-                break
-            time.sleep(0.1)
-        else:
-            pytest.fail("PulseAudio started but does not answer 'pactl info'")
+    with private_pulseaudio(runtime, "sink_name=vmic rate=16000 channels=1 format=s16le",
+                            PULSE_SOURCE="vmic.monitor", PULSE_SINK="vmic") as env:
         sources = subprocess.run(["pactl", "list", "short", "sources"], env=env,
                                  capture_output=True, text=True).stdout
         if "vmic.monitor" not in sources:
@@ -128,14 +107,14 @@ def virtual_microphone(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Vir
         # libpulse (and the ALSA 'pulse' device PortAudio opens) read these at connection time.
         saved = {k: os.environ.get(k) for k in ("XDG_RUNTIME_DIR", "PULSE_SOURCE", "PULSE_SINK")}
         os.environ.update({k: env[k] for k in saved})
-        yield VirtualMicrophone(env)
-    finally:
-        subprocess.run(["pulseaudio", "--kill"], env=env, capture_output=True)
-        for key, value in locals().get("saved", {}).items():
-            if value is None:
-                os.environ.pop(key, None)
-            else:
-                os.environ[key] = value
+        try:
+            yield VirtualMicrophone(env)
+        finally:
+            for key, value in saved.items():
+                if value is None:
+                    os.environ.pop(key, None)
+                else:
+                    os.environ[key] = value
 
 
 # The Korean model leaves Kaldi's dither on, and Kaldi draws it from the C library's rand():

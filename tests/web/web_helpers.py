@@ -13,7 +13,6 @@ from __future__ import annotations
 
 import contextlib
 import os
-import shutil
 import subprocess
 import tempfile
 import threading
@@ -26,6 +25,7 @@ from typing import Any
 
 import numpy as np
 import pytest
+from pulse import private_pulseaudio
 
 CHROMIUM = Path("/usr/bin/chromium")
 CHROMEDRIVER = Path("/usr/bin/chromedriver")
@@ -78,35 +78,13 @@ def write_stereo(path: Path, samples: np.ndarray) -> None:
 
 @pytest.fixture(scope="session")
 def pulse(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Pulse]:
-    missing = [tool for tool in ("pulseaudio", "paplay", "pactl") if shutil.which(tool) is None]
-    if missing:
-        pytest.fail(f"PulseAudio tools missing ({', '.join(missing)}): run 'bash scripts/setup.sh --dev'")
-    runtime = tmp_path_factory.mktemp("pulse-web")
-    runtime.chmod(0o700)
-    env = dict(os.environ, XDG_RUNTIME_DIR=str(runtime), HOME=str(runtime))
-    env.pop("PULSE_SERVER", None)
-    command = ["pulseaudio", "-D", "-n", "--exit-idle-time=-1", "--disallow-exit", "--disable-shm",
-               "--load=module-native-protocol-unix",
-               "--load=module-null-sink sink_name=room rate=16000 channels=2 format=s16le"]
-    if os.geteuid() == 0:
-        command.append("--system=false")
-    started = subprocess.run(command, env=env, capture_output=True, text=True, timeout=30)
-    if started.returncode != 0:
-        pytest.fail(f"PulseAudio did not start (rc {started.returncode}): {started.stderr.strip()}")
-    try:
-        for _ in range(50):  # the daemon forks: wait until it answers
-            if subprocess.run(["pactl", "info"], env=env, capture_output=True).returncode == 0:
-                break
-            time.sleep(0.1)
-        else:
-            pytest.fail("PulseAudio started but does not answer 'pactl info'")
+    with private_pulseaudio(tmp_path_factory.mktemp("pulse-web"),
+                            "sink_name=room rate=16000 channels=2 format=s16le") as env:
         for name, channel in zip(SOURCES, ("front-left", "front-right"), strict=True):
             subprocess.run(["pactl", "load-module", "module-remap-source", f"source_name={name}",
                             "master=room.monitor", "channels=1", f"master_channel_map={channel}",
                             "channel_map=mono"], env=env, check=True, capture_output=True)
         yield Pulse(env)
-    finally:
-        subprocess.run(["pulseaudio", "--kill"], env=env, capture_output=True)
 
 
 # ---------------------------------------------------------------- browsers

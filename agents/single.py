@@ -188,6 +188,11 @@ class CulDeChouetteEnv(gymnasium.Env[np.ndarray, np.int64]):
             f"raise max_turns or set auto_forced=False"
         )
 
+    def join(self, name: str, sung: bool = False) -> None:
+        """A late friend (chante_sloubi) cannot sit at this table: its seats are fixed, and the
+        game's own `join` refuses too (JoinRefused, the game unchanged)."""
+        self.game.join(name, sung)
+
     def step(self, action: Any) -> tuple[np.ndarray, float, bool, bool, dict[str, Any]]:
         game = self.game
         if self._episode_over():

@@ -53,10 +53,17 @@ def _integers(value: Any) -> tuple[int, ...]:
         raise TypeError("a sequence of integers") from None
 
 
+def _flag(value: Any) -> bool:
+    if type(value) is not bool:
+        raise TypeError("true or false")
+    return value
+
+
 # Each field's check, by its annotation: it returns the value to keep or raises TypeError
 # with what was expected.
 _CHECKS: dict[str, Callable[[Any], Any]] = {
     "int": _integer, "str": _text, "float | None": _onset, "tuple[int, ...]": _integers,
+    "bool": _flag,
 }
 
 _FIELD_CHECKS: dict[type, tuple[tuple[str, Callable[[Any], Any]], ...]] = {}
@@ -222,12 +229,23 @@ class Dice(Action):
     values: tuple[int, ...] = ()
 
 
+@dataclass(frozen=True)
+class Join(Action):
+    """A player joins the game under way (the Chante-Sloubi house rule): the host's act, not
+    an answer to the pending decision; kept in the history like any action so that a saved
+    game replays it. `sung`: the newcomer sang the Sloubi to its end (Kize's « Sloubi réussi »)."""
+
+    kind: ClassVar[str] = "join"
+    name: str
+    sung: bool = False
+
+
 ACTION_TYPES: dict[str, type[Action]] = {
     cls.kind: cls
     for cls in (
         Roll, Pass, DeclareCivet, BetOnSuccess, BuyCul, Sirop, BirdBet, Shout,
         ChallengeSoufflette, KeepDice, ChallengeGrelottine, UseBoucliette, Dice,
-        BeauSirop, CoucheSirop, BetSum, UseGrelottine,
+        BeauSirop, CoucheSirop, BetSum, UseGrelottine, Join,
     )
 }
 

@@ -37,9 +37,9 @@ from gymnasium import spaces
 from pettingzoo import AECEnv
 from pettingzoo.utils import wrappers
 
-from cdc_env.actions import Action, IllegalActionError, Shout
+from cdc_env.actions import Action, IllegalActionError, Join, Shout
 from cdc_env.dice import SeededDice
-from cdc_env.game import GameState
+from cdc_env.game import GameState, JoinRefused
 from cdc_env.reaction import DEFAULT_REACTION, ReactionModel, reaction_model
 from cdc_env.rulebook.house import added_names
 from cdc_env.rules import Ruleset, load_ruleset
@@ -224,6 +224,7 @@ class raw_env(AECEnv[str, dict[str, np.ndarray], int]):
         self.game_seed = int(seed) if seed is not None else self._seeds.getrandbits(63)
         setup = (options or {}).get("setup")
         self.state = GameState(self.rules, self.players, dice=SeededDice(self.game_seed), setup=setup)
+        self.state.seats_fixed_by = self._fixed_seats()
         self._reaction_rngs = [random.Random(f"{self.game_seed}:reaction:{seat}")
                                for seat in range(self.players)]
         self.agents = self.possible_agents[:]
@@ -280,7 +281,18 @@ class raw_env(AECEnv[str, dict[str, np.ndarray], int]):
         agent = self.agent_selection
         if self.terminations[agent] or self.truncations[agent]:
             raise IllegalActionError(f"the game is over for {agent}: step(None) to remove it")
+        if isinstance(action, Join):
+            self.join(action.name, action.sung)
         self._play(action)
+
+    def join(self, name: str, sung: bool = False) -> None:
+        """A late friend (the Chante-Sloubi house rule) cannot sit at an environment's table:
+        refused with one clear error (JoinRefused), the game unchanged."""
+        raise JoinRefused(f"nobody can join this game: {self._fixed_seats()}")
+
+    def _fixed_seats(self) -> str:
+        return (f"the environment's agents are fixed (seat_0..seat_{self.players - 1}); a late friend "
+                f"(chante_sloubi) joins at the live table, scripts/play.py")
 
     def _onset(self, seat: int, onset_ms: float | None) -> float:
         if onset_ms is not None:

@@ -26,6 +26,7 @@ from cdc_env.actions import (
     DeclareCivet,
     Dice,
     IllegalActionError,
+    Join,
     Roll,
     Shout,
     UseGrelottine,
@@ -36,7 +37,7 @@ from cdc_env.combinations import Combination, classify
 from cdc_env.dice import DiceExhaustedError, DiceSource, copy_dice, dice_from_json
 from cdc_env.flow import DECISION_TEXT, ITEMS, Decision, Flow, RollOutcome, Table
 from cdc_env.rulebook import COMBINATION_RULES, RACE_RULES, achat, civet, false_shouts, grelottine, scoring
-from cdc_env.rulebook.house import moment_rules, teams_of
+from cdc_env.rulebook.house import REGISTRY, late_join_rule, moment_rules, teams_of
 from cdc_env.rulebook.phrases import (
     CLAIM_PHRASES,
     GRELOTTINE_SHOUT,
@@ -54,7 +55,7 @@ from cdc_env.rules import Ruleset, RulesetError
 __all__ = [
     "CLAIM_PHRASES", "DECISION_TEXT", "GRELOTTINE_SHOUT", "ITEMS", "NEANT_SOUFFLE_CALLS",
     "RACE_FAMILIES", "RACE_PHRASES", "RACE_SHOUTS", "SAVE_FORMAT", "SHOUTABLE_PHRASES",
-    "THROWER_CALLS", "Decision", "Flow", "GameError", "GameLoadError", "GameState",
+    "THROWER_CALLS", "Decision", "Flow", "GameError", "GameLoadError", "GameState", "JoinRefused",
     "RollOutcome", "Table",
 ]
 
@@ -67,6 +68,11 @@ class GameError(RuntimeError):
 
 class GameLoadError(ValueError):
     """A saved game that cannot be loaded: says what is wrong with it."""
+
+
+class JoinRefused(GameError, IllegalActionError):
+    """A player cannot join the game now (`GameState.join`): says why and what to do. Like any
+    refused action it changes nothing."""
 
 
 class _Won(Exception):
@@ -92,12 +98,19 @@ class GameState:
         except ValueError as error:
             raise GameError(str(error)) from None
         self.players = players
+        # The seats at the start: a saved game replays from them (players who joined later,
+        # the Chante-Sloubi, are steps of its history).
+        self.seated_at_start = players
+        # Who holds this game's list of players fixed (an environment's agents), refusing any
+        # late friend: None at a table that may take one.
+        self.seats_fixed_by: str | None = None
         self.dice_source = dice
         self.setup = _check_setup(setup, players)
         self.scores = list(self.setup.get("scores", [0] * players))
         self.items: list[dict[str, int]] = self._initial_items()
         self.turn_seat: int | None = None
         self.turn_number = 0
+        self.round_number = 0
         self.first_player: int | None = None
         self.winner: int | None = None
         self.table = Table()
@@ -132,6 +145,9 @@ class GameState:
         `seat`, when given, must be the seat whose decision it is (a front-end passes who
         spoke or pressed a key, so that a player acting out of turn is refused)."""
         decision = self.pending
+        if isinstance(action, Join):
+            self._join(action, seat)
+            return
         if decision is None:
             raise IllegalActionError(f"the game is over (seat {self.winner} won); no more actions")
         # Outside a race a shout is a false shout, unless it is the answer this seat's own
@@ -174,16 +190,19 @@ class GameState:
         source (the very dice this state would get), or give another source, or None."""
         start = self._turn_began
         twin = GameState.__new__(GameState)
-        twin.rules, twin.players, twin.setup = self.rules, self.players, self.setup
-        twin.teams = self.teams
+        twin.rules, twin.setup = self.rules, self.setup
+        twin.seated_at_start, twin.seats_fixed_by = self.seated_at_start, self.seats_fixed_by
+        # The seats as the turn began: a player who joined since joins the copy again below.
+        twin.players = self.seated_at_start if start is None else len(start.scores)
+        twin.teams = self.teams  # a newcomer's own team in it is never read before they join
         twin.dice_source = None  # the turn's dice are in its history
         twin.first_player = self.first_player
         twin.winner = None
         twin.table = Table()
         if start is None:  # still choosing the first player: the whole (short) history
-            twin.scores = list(self.setup.get("scores", [0] * self.players))
+            twin.scores = list(self.setup.get("scores", [0] * twin.players))
             twin.items = twin._initial_items()
-            twin.turn_seat, twin.turn_number = None, 0
+            twin.turn_seat, twin.turn_number, twin.round_number = None, 0, 0
             twin.log, twin.history = [], []
             twin._turn_began = None
             twin._flow = twin._game()
@@ -191,6 +210,7 @@ class GameState:
             twin.scores = list(start.scores)
             twin.items = [dict(holding) for holding in start.items]
             twin.turn_seat, twin.turn_number = start.turn_seat, start.turn_number
+            twin.round_number = start.round_number
             twin.log = self.log[:start.log_length]
             twin.history = self.history[:start.history_length]
             twin._turn_began = start
@@ -203,6 +223,8 @@ class GameState:
             if moved:
                 assert twin.pending is not None
                 twin._advance(twin.pending, action)
+            elif isinstance(action, Join):
+                twin._join(action, seat)
             else:
                 false_shouts.false_shout(twin, seat, action)  # type: ignore[arg-type]
                 twin._turn_actions.append((seat, action, False))
@@ -210,13 +232,77 @@ class GameState:
         twin._roll_pending_dice()
         return twin
 
+    # ---------------------------------------------------------------- a late friend
+
+    def join(self, name: str, sung: bool = False) -> int:
+        """A player joins the game under way, where a house rule lets them (chante_sloubi):
+        they take the next seat and start with the points the rule gives. A recorded step of
+        the history, so saves, replays and clones keep them. Returns their seat; JoinRefused
+        says why not and changes nothing."""
+        seat = self.players
+        self.apply_action(Join(name.strip() if isinstance(name, str) else name, sung), seat=seat)
+        return seat
+
+    @property
+    def at_turn_start(self) -> bool:
+        """A turn has begun and nothing in it was decided yet: when a late friend may sit down
+        (before its thrower's first decision; the turn stays its thrower's)."""
+        return (self._turn_began is not None and self.pending is not None
+                and not any(moved for _, _, moved in self._turn_actions))
+
+    def join_refusal(self, name: str, *, now: bool = True) -> str | None:
+        """Why `name` cannot join this game (None: they can). `now=False` leaves the moment out:
+        what a front-end checks before it waits for the next turn to seat them."""
+        if late_join_rule(self.rules.house_rules) is None:
+            rules = ", ".join(r.name for r in REGISTRY.values() if r.late_join is not None) or "none"
+            return (f"no player can join a game under way in ruleset {self.rules.name!r}: that is the house "
+                    f"rule {rules} (--house {rules}, or its key in the ruleset's house_rules:)")
+        if self.seats_fixed_by is not None:
+            return f"nobody can join this game: {self.seats_fixed_by}"
+        if self.pending is None:
+            return "the game is over: nobody can join it"
+        if self.players >= self.rules.max_players:
+            return f"the table is full: ruleset {self.rules.name!r} seats at most {self.rules.max_players} players"
+        if not name.strip():
+            return "a newcomer needs a name"
+        for event in self.log:
+            if event["type"] == "join" and event["name"].casefold() == name.strip().casefold():
+                return f"{event['name']} has already joined (seat {event['seat']}): give the newcomer another name"
+        if now and not self.at_turn_start:
+            return ("a player joins as a turn begins, before its first decision: wait for the next turn "
+                    f"(now {self.pending.describe()})")
+        return None
+
+    def _join(self, action: Join, seat: int | None) -> None:
+        refusal = self.join_refusal(action.name)
+        if refusal is None and seat is not None and seat != self.players:
+            refusal = f"a newcomer takes the next seat, {self.players}, not seat {seat}"
+        found = late_join_rule(self.rules.house_rules)
+        if refusal is None and found is not None and found[0].late_join is not None:
+            rule, parameters = found
+            try:
+                points, details = found[0].late_join(self, parameters, action.sung)
+            except ValueError as error:
+                refusal = str(error)
+        if refusal is not None:
+            raise JoinRefused(refusal)
+        seat = self.players
+        self.history.append({"seat": seat, "action": action.to_json()})
+        self._turn_actions.append((seat, action, False))
+        self.players += 1
+        self.scores.append(0)
+        self.items.append(self._fresh_items())
+        self.teams = {**self.teams, seat: (seat,)}
+        self.event("join", seat=seat, name=action.name, rule=rule.name)
+        self.change_score(seat, points, rule.name, **details)
+
     # ---------------------------------------------------------------- saving
 
     def to_json(self) -> dict[str, Any]:
         return {
             "format": SAVE_FORMAT,
             "ruleset": self.rules.to_dict(),
-            "players": self.players,
+            "players": self.seated_at_start,
             "setup": copy.deepcopy(self.setup),
             "dice": None if self.dice_source is None else self.dice_source.to_json(),
             "history": copy.deepcopy(self.history),
@@ -373,11 +459,15 @@ class GameState:
 
     # ---------------------------------------------------------------- the game
 
-    def _initial_items(self) -> list[dict[str, int]]:
-        items = [{item: 0 for item in ITEMS} for _ in range(self.players)]
+    def _fresh_items(self) -> dict[str, int]:
+        """A seat's items as it sits down."""
+        holding = {item: 0 for item in ITEMS}
         if self.rules.boucliette.enabled:
-            for holding in items:
-                holding["boucliette"] = self.rules.boucliette.per_player
+            holding["boucliette"] = self.rules.boucliette.per_player
+        return holding
+
+    def _initial_items(self) -> list[dict[str, int]]:
+        items = [self._fresh_items() for _ in range(self.players)]
         for holding, given in zip(items, self.setup.get("items", [{}] * self.players), strict=True):
             holding.update(given)
         return items
@@ -415,10 +505,13 @@ class GameState:
 
     def _turn(self, seat: int) -> Flow:
         self._turn_began = _TurnStart(seat, tuple(self.scores), tuple(dict(h) for h in self.items),
-                                      self.turn_seat, self.turn_number, len(self.log), len(self.history))
+                                      self.turn_seat, self.turn_number, self.round_number,
+                                      len(self.log), len(self.history))
         self._turn_actions = []
         self.turn_seat = seat
         self.turn_number += 1
+        if seat == self.first_player:
+            self.round_number += 1
         self.table = Table(thrower=seat)
         self.event("turn_start", seat=seat)
         for rule, parameters in moment_rules(self.rules.house_rules, "turn_started"):  # a Flan's use
@@ -514,6 +607,7 @@ class _TurnStart:
     items: tuple[dict[str, int], ...]  # copies, never changed
     turn_seat: int | None
     turn_number: int
+    round_number: int
     log_length: int
     history_length: int
 

@@ -81,6 +81,7 @@ EVENT_LINES: dict[str, Callable[[dict[str, Any], Names], str]] = {
     "bet_unclaimed": lambda e, who: f"  {who(e['seat'])}'s winning bet was not claimed",
     "velutee_tie": lambda e, who: f"  Velutée tie between {who(e['seats'])}: {e['dice']} = "
                                   f"{e['combination']}",
+    "join": lambda e, who: f"+++ {e['name']} joins the game at seat {e['seat']} ({e['rule'].replace('_', '-')})",
     "jarret": lambda e, who: f"  {who(e['seat'])}: a Jarret {e['dice']}",
 }
 

@@ -28,6 +28,7 @@ class Game(Protocol):
     items: list[dict[str, int]]  # per seat: item -> 0 or 1
     turn_seat: int | None  # whose turn it is
     turn_number: int
+    round_number: int  # the round (tour de table) in play: how many turns the first player has begun
     table: Table  # the public context of the moment (dice, the race on, bets)
 
     def seats_from(self, seat: int, include_self: bool = False) -> list[int]:

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 from cdc_env.rulebook.house import (
     attrape_oiseau,
+    chante_sloubi,
     civet_double,
     contre_sirop,
     cul_de_chouette_contre,
@@ -22,6 +23,7 @@ from cdc_env.rulebook.house.registry import (
     HouseRule,
     added_names,
     chosen,
+    late_join_rule,
     moment_rules,
     parameters_of,
     register,
@@ -29,8 +31,8 @@ from cdc_env.rulebook.house.registry import (
     unregister,
 )
 
-__all__ = ["MOMENTS", "REGISTRY", "HouseRule", "added_names", "chosen", "moment_rules", "parameters_of",
-           "register", "teams_of", "unregister"]
+__all__ = ["MOMENTS", "REGISTRY", "HouseRule", "added_names", "chosen", "late_join_rule", "moment_rules",
+           "parameters_of", "register", "teams_of", "unregister"]
 
 register(verdier.RULE)
 register(civet_double.RULE)
@@ -40,3 +42,4 @@ register(attrape_oiseau.RULE)
 register(cul_de_chouette_contre.RULE)
 register(doublette.RULE)
 register(flan_use.RULE)
+register(chante_sloubi.RULE)

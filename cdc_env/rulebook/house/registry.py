@@ -37,6 +37,12 @@ MOMENTS = ("turn_started", "chouettes", "combination_shown", "roll_made", "sirop
 
 MomentRule = Callable[[Game, Mapping[str, Any], Any], Flow]
 
+# A rule that lets a player join a game under way (Chante-Sloubi): given the game before the
+# newcomer sits down, the rule's parameters and whether the newcomer's Sloubi was sung, it
+# returns the newcomer's start (points, and the details the score event keeps). It raises
+# ValueError, saying why, to refuse the join. The game seats the newcomer (GameState.join).
+LateJoin = Callable[[Game, Mapping[str, Any], bool], tuple[int, dict[str, Any]]]
+
 # Parts of the ruleset a house rule may need switched on (`needs`); another house rule's name
 # may be needed too.
 RULESET_PARTS: dict[str, Callable[[Any], bool]] = {
@@ -64,6 +70,11 @@ class HouseRule:
     # A team mode: the teams for a table of N players (raises ValueError for a count it cannot
     # seat). A team's score is its players' sum, and the team wins together.
     teams: Callable[[int], list[tuple[int, ...]]] | None = None
+    # Lets a player join a game under way, and gives their start (see LateJoin).
+    late_join: LateJoin | None = None
+    # House rules this one cannot be played with (a late joiner would leave a team mode's
+    # teams uneven): an error naming both.
+    excludes: tuple[str, ...] = ()
 
     def __post_init__(self) -> None:
         unknown = set(self.moments) - set(MOMENTS)
@@ -108,6 +119,10 @@ def parameters_of(name: str, given: Any, rules: Any) -> dict[str, Any]:
             raise ValueError(f"house_rules.{name}.{key}: expected {type(default).__name__} "
                              f"like its default {default!r}, got {value!r}")
         values[key] = value
+    for other in rule.excludes:
+        if other in rules.house_rules:
+            raise ValueError(f"house_rules.{name}: cannot be played with the house rule {other!r} "
+                             f"(see docs/rules.md); switch one of them off")
     for need in rule.needs:
         part = RULESET_PARTS.get(need)
         met = part(rules) if part is not None else need in rules.house_rules
@@ -138,6 +153,14 @@ def teams_of(house_rules: Mapping[str, Any], players: int) -> dict[int, tuple[in
         if rule.teams is not None:
             return {seat: team for team in rule.teams(players) for seat in team}
     return {seat: (seat,) for seat in range(players)}
+
+
+def late_join_rule(house_rules: Mapping[str, Any]) -> tuple[HouseRule, Mapping[str, Any]] | None:
+    """The switched-on rule that lets a player join a game under way, with its parameters."""
+    for rule in chosen(house_rules):
+        if rule.late_join is not None:
+            return rule, house_rules[rule.name]
+    return None
 
 
 def moment_rules(house_rules: Mapping[str, Any], moment: str) -> list[tuple[HouseRule, Mapping[str, Any]]]:

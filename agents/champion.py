@@ -17,6 +17,7 @@ from typing import Any
 from cdc_env.actions import Action
 from cdc_env.game import Decision, GameState
 from cdc_env.reaction import DEFAULT_REACTION
+from cdc_env.rules import Ruleset
 
 CHAMPIONS_DIR = Path(__file__).resolve().parent / "champions"
 
@@ -62,6 +63,12 @@ class ChampionBot:
         self.rng = random.Random(seed)
         self.reaction = reaction
         self._players: dict[tuple[str, int], Any] = {}
+
+    def check_seats(self, rules: Ruleset, players: int) -> None:
+        """Whether a champion plays a table grown to `players` (a late friend joining):
+        ValueError naming the tables that have one."""
+        if (rules.name, players) not in SEARCH_CHAMPIONS:
+            champion_path(rules.name, players)
 
     def act(self, state: GameState, decision: Decision) -> Action:
         from agents.model_bot import ModelBot

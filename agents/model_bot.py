@@ -235,6 +235,12 @@ class ModelBot:
                 f"model {self.name} was trained for {self.players} seats of ruleset {self.rules.name}, "
                 f"not {state.players} seats of {state.rules.name}")
 
+    def check_seats(self, rules: Ruleset, players: int) -> None:
+        """Whether this model can play a table grown to `players` (a late friend joining):
+        a model reads and acts for the table size it was trained for only."""
+        if players != self.players:
+            raise ModelLoadError(f"model {self.name} was trained for {self.players} seats")
+
     def choose_index(self, observation: np.ndarray, mask: np.ndarray) -> int:
         if self.fast is None:
             index, _ = self.model.predict(observation, action_masks=mask, deterministic=self.deterministic)

@@ -10,8 +10,10 @@ always also by keyboard: type the number of a choice (Enter alone takes the only
 such as `oui`, `non`, `je_sirote`. In a race press Enter the moment you would shout (or say the
 phrase): who was first or last is decided by when each shout began. `!` shouts a race phrase at
 any other moment (`! 2` for seat 2, `! g` for « grelotte ça picote »): a false shout, which
-costs a Bévue in rulesets with Bévues. --save keeps the game in a file after every move;
---resume goes on from it (alone, with the save's players). Ctrl+Q leaves.
+costs a Bévue in rulesets with Bévues. `+ Name` seats a late friend as a human (the house rule
+chante_sloubi, on in maison: they start at ⌊(best − second) × round / 10⌋; `+ Name !` if they sang
+the Sloubi to its end), as the next turn begins. --save keeps the game in a file after every move;
+--resume goes on from it (alone, with the save's players, late friends included). Ctrl+Q leaves.
 
     python scripts/play.py --web --humans Ana Bob --bots champion    # phones join over Wi-Fi
 

@@ -23,7 +23,7 @@ from typing import IO, Any, Protocol
 
 from cdc_env.actions import Action, IllegalActionError, KeepDice, Pass, Shout
 from cdc_env.dice import DiceSource, SeededDice
-from cdc_env.game import RACE_PHRASES, RACE_SHOUTS, Decision, GameLoadError, GameState
+from cdc_env.game import RACE_PHRASES, RACE_SHOUTS, Decision, GameLoadError, GameState, JoinRefused
 from cdc_env.rules import Ruleset
 from voice.intents import action_for, intents_for
 
@@ -170,6 +170,8 @@ class PlaySession:
     race_now: list[RaceShout] = field(default_factory=list)  # the shouts of the race under way
     _race_answers: dict[int, Action] = field(default_factory=dict)
     _moment: float = 0.0  # when the current decision was put (false shouts' onsets count from it)
+    # Late friends typed in (`+ Name`) waiting for the next turn to begin: (name, Sloubi sung).
+    joining: list[tuple[str, bool]] = field(default_factory=list)
 
     def __post_init__(self) -> None:
         self.state = GameState(self.rules, len(self.players), dice=self.dice or SeededDice(self.seed),
@@ -200,13 +202,13 @@ class PlaySession:
         seats human); any other line-up is refused with the save's own."""
         saved = cls.read_save(path)
         lineup = saved.get("lineup")
-        seats = saved.get("players")
+        state = GameState.from_json(saved)
+        seats = state.players  # with the late friends who joined (their joins are in the history)
         given = [p.to_json() for p in players]
         said = describe_lineup(lineup) if lineup else f"{seats} players"
         if len(players) != seats or (lineup and [p["bot"] for p in given] != [p.get("bot") for p in lineup]):
             raise GameLoadError(f"{path} is a game of {said}, not of {describe_lineup(given)}; "
                                 "resume it with the same humans and bots (or with --resume alone)")
-        state = GameState.from_json(saved)
         session = cls(state.rules, players, **kwargs)
         session.state = state
         return session
@@ -225,6 +227,8 @@ class PlaySession:
             if player.human:
                 self.view.voice(seat, LISTENING if self._hears(seat) else KEYBOARD_ONLY)
         while (decision := self.state.pending) is not None:
+            if self.joining and self._seat_joining():
+                continue  # the turn's first decision again, with the newcomer at the table
             assert decision.seat is not None
             player = self.players[decision.seat]
             self._moment = self.clock()
@@ -283,6 +287,10 @@ class PlaySession:
                 if self._typed_false_shout(typed, default_seat=decision.seat):
                     return None
                 continue
+            if typed[0].startswith("+"):
+                if self._typed_join(typed[0]):
+                    return None
+                continue
             action, why = self._typed_action(decision, options, typed[0])
             if action is not None:
                 return action
@@ -302,6 +310,8 @@ class PlaySession:
                 continue
             if typed[0].startswith("!"):
                 self._typed_false_shout(typed, default_seat=None)
+            elif typed[0].startswith("+"):
+                self._typed_join(typed[0])
             else:
                 self.view.say(f"« {typed[0]} » ignored: it is not your turn yet")
 
@@ -320,6 +330,76 @@ class PlaySession:
                           "play (« ! 2 »), and a phrase's first letters if not « pas mou le caillou »")
             return False
         return self._false_shout(parsed[0], parsed[1] or RACE_SHOUTS[0], typed[1], "keyboard")
+
+    # ------------------------------------------------------------------ a late friend
+
+    def join(self, name: str, sung: bool = False) -> None:
+        """A late friend joins as a human (the Chante-Sloubi house rule): at once if a turn is
+        beginning, else as the next one begins; a refusal is said in one line."""
+        name = name.strip()
+        refusal = self._join_refusal(name)
+        if refusal is not None:
+            self.view.say(f"{name or 'a newcomer'} cannot join: {refusal}")
+            return
+        self.joining.append((name, sung))
+        if not self._seat_joining():
+            self.view.say(f"{name} joins as the next turn begins")
+
+    def _join_refusal(self, name: str) -> str | None:
+        """What the engine would refuse, and what only the table knows: its seats' names, the
+        friends already waiting, and bots that cannot play a larger table."""
+        taken = [p.name for p in self.players] + [waiting for waiting, _ in self.joining]
+        same = next((t for t in taken if name and t.casefold() == name.casefold()), None)
+        if same is not None:
+            return f"{same} is already at the table: give the newcomer another name"
+        refusal = self.state.join_refusal(name, now=False)
+        if refusal is not None:
+            return refusal
+        seats = self.state.players + len(self.joining) + 1
+        if seats > self.rules.max_players:
+            return f"the table is full: ruleset {self.rules.name!r} seats at most {self.rules.max_players} players"
+        for player in self.players:
+            check = getattr(player.bot, "check_seats", None)  # a model trained for one table size
+            if check is not None:
+                try:
+                    check(self.rules, seats)
+                except ValueError as error:
+                    return f"{player.name} cannot play at {seats} seats ({error})"
+        return None
+
+    def _typed_join(self, text: str) -> bool:
+        """`+ Name` (`+ Name !`: the newcomer sang the Sloubi to its end). True when someone
+        sat down now (the pending decision is asked again, with them at the table)."""
+        words = text[1:].strip()
+        sung = words.endswith("!")
+        name = words.rstrip("!").strip()
+        if not name:
+            self.view.say("a late friend joins with « + Name » (« + Name ! » if they sang the Sloubi to its end)")
+            return False
+        before = self.state.players
+        self.join(name, sung)
+        return self.state.players > before
+
+    def _seat_joining(self) -> bool:
+        """Seats the late friends waiting, if a turn is beginning; True when someone sat down.
+        A human at the keyboard; the game is saved at once."""
+        seated = False
+        while self.joining and self.state.at_turn_start:
+            name, sung = self.joining.pop(0)
+            try:
+                seat = self.state.join(name, sung)
+            except JoinRefused as error:
+                self.view.say(f"{name} cannot join: {error}")
+                continue
+            self.players.append(SeatPlayer(name))
+            seated = True
+            self.view.say(f"{name} joins at seat {seat + 1} with {self.state.scores[seat]} points (Chante-Sloubi"
+                          f"{', the Sloubi sung' if sung else ''}); they play by the keyboard")
+            self.view.voice(seat, KEYBOARD_ONLY)
+        if seated:
+            self.save()
+            self.view.show(self)
+        return seated
 
     def _false_shout(self, seat: int, phrase: str, at: float, by: str) -> bool:
         """A race phrase shouted outside that seat's race: the engine judges it (a Bévue in
@@ -519,6 +599,9 @@ class PlaySession:
                      phrases: list[str], decision: Decision, shouts: dict[int, RaceShout],
                      window: float) -> None:
         text, at = typed
+        if text.startswith("+"):
+            self._typed_join(text)  # a late friend: seated once the turn is over
+            return
         if not -EARLY_TOLERANCE_S <= at - start <= window:
             # Pressed while a bot was still playing, before the dice were shown (a race is won
             # by reacting to the dice, so a key waiting in the queue never counts as 0 ms), or

@@ -343,7 +343,8 @@ class TableApp(App[GameState | None]):
             yield Static(id="race")
         yield RichLog(id="log", wrap=True, markup=False, highlight=False)
         yield Input(id="entry", placeholder="a number and Enter · Enter alone: the only choice, or your shout "
-                                             "in a race · « ! » shouts a race phrase at any moment")
+                                             "in a race · « ! » shouts a race phrase at any moment · « + Name »: "
+                                             "a late friend joins (chante_sloubi)")
         yield Footer()
 
     def on_mount(self) -> None:

@@ -352,3 +352,32 @@ def test_save_never_replaces_another_games_save(tmp_path: Path) -> None:
     assert isinstance(replaced, TableApp)
     status, said = prepare(["--keyboard", "--humans", "Ana", "Bob", "--bots", "--save", str(tmp_path)])
     assert status == 2 and "is a folder: give a file name" in said
+
+
+def test_a_late_friend_typed_at_the_table_sits_down_and_is_saved(tmp_path: Path) -> None:
+    """`+ Zoé` at the live table (maison plays chante_sloubi): Zoé is in the players' panel and
+    the log, and the save holds her; --resume alone goes on with her."""
+    save = tmp_path / "game.json"
+
+    def build(view: TableView, keyboard: TypedLines) -> PlaySession:
+        return PlaySession(load_ruleset("classic").with_house_rules(["chante_sloubi"]),
+                           [SeatPlayer("Ana"), SeatPlayer("bot", FixedBot(1200))], view=view, keyboard=keyboard,
+                           dice=InjectedDice(NOTHING_TWICE), setup={"scores": [100, 300]}, save_path=save)
+
+    async def script(app: TableApp, pilot: Pilot) -> None:
+        await until(pilot, app, "Ana: roll the dice")
+        await type_line(pilot, app, "+ Zoé")
+        screen = await until(pilot, app, "Zoé joins at seat 3 with 20 points")
+        assert "+++ Zoé joins the game at seat 2 (chante-sloubi)" in screen
+        assert "Zoé" in screen.split("players")[1]
+        app.exit()
+
+    drive(build, script)
+    saved = json.loads(save.read_text(encoding="utf-8"))
+    assert [p["name"] for p in saved["lineup"]] == ["Ana", "bot", "Zoé"]
+    saved["lineup"][1]["bot"] = "bold"  # a bot scripts/play.py can make again
+    save.write_text(json.dumps(saved), encoding="utf-8")
+    app, said = prepare(["--keyboard", "--resume", str(save)])
+    assert isinstance(app, TableApp), said
+    assert [(p.name, p.human) for p in app.session.players] == [("Ana", True), ("bot", False), ("Zoé", True)]
+    assert app.session.state.players == 3 and app.session.state.scores[2] == 20

@@ -394,8 +394,8 @@ class PlaySession:
             self.players.append(SeatPlayer(name))
             seated = True
             self.view.say(f"{name} joins at seat {seat + 1} with {self.state.scores[seat]} points (Chante-Sloubi"
-                          f"{', the Sloubi sung' if sung else ''}); they play by the keyboard")
-            self.view.voice(seat, KEYBOARD_ONLY)
+                          f"{', the Sloubi sung' if sung else ''})")
+            self.view.voice(seat, LISTENING if self._hears(seat) else KEYBOARD_ONLY)
         if seated:
             self.save()
             self.view.show(self)

@@ -486,3 +486,30 @@ def test_every_moment_of_whole_games_has_its_question_and_log_in_both_languages(
         for event in session.state.log:
             log_line(event, [p.name for p in players])
     assert {"turn_start", "sirop"} <= kinds
+
+
+def test_a_late_friend_seated_by_the_host_gets_a_seat_a_phone_can_take() -> None:
+    """Chante-Sloubi at the web table: the host seats Zoé (`+ Zoé` at the terminal); the room
+    grows a free human seat, offers it to the phones still choosing, shows her on the table
+    (the log in both languages), and a phone takes her seat like any other."""
+    room = make_room([FakeClock()])
+    rules = load_ruleset("classic").with_house_rules(["chante_sloubi"])
+    session = PlaySession(rules, [s.player for s in room.seats], view=room.view, keyboard=room.keys, seed=1)
+    waiting = Connection(asyncio.Queue())
+    room.connections.add(waiting)
+    room.handle(waiting, Hello(type="hello", role="phone"))
+    drain(waiting)
+    session.join("Zoé")
+    assert session.state.players == 4 and [p.name for p in session.players][-1] == "Zoé"
+    assert len(room.seats) == 4 and room.seats[3].player.human and room.seats[3].token and not room.seats[3].taken
+    room._offer_seats()  # what the server's loop runs once the seat is added
+    offered = [m for m in drain(waiting) if m is not None and m["type"] == "seats"][-1]
+    assert offered["seats"][3] == {"seat": 3, "name": "Zoé", "human": True, "taken": False}
+    message = room.table_message()
+    assert message is not None and [p["name"] for p in message["players"]][-1] == "Zoé"
+    assert any(line["fr"].startswith("+++ Zoé rejoint la partie à la place 4") for line in message["log"])
+    phone = join(room, 3)
+    assert phone.seat == 3 and room.seats[3].taken
+    from voice.web.room import PhoneListener
+
+    assert PhoneListener(room).seats == [0, 1, 3]  # her phone's voice is heard like the others'

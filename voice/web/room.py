@@ -550,6 +550,7 @@ class Room:
     # ------------------------------------------------------------------ the session's side
 
     def set_table(self, session: PlaySession, voices: dict[int, str], said: Sequence[str]) -> None:
+        self._seat_newcomers(session.players)
         with self._lock:
             asked = self._question
             pending = session.state.pending
@@ -558,6 +559,27 @@ class Room:
             question = None if asked is None else question_json(session, asked[1], asked[2], self.french)
             self._table = table_json(session, question, voices, said, self.french)
         self.publish()
+
+    def _seat_newcomers(self, players: Sequence[SeatPlayer]) -> None:
+        """A late friend seated by the host (Chante-Sloubi, `+ Name` at the terminal's table) gets
+        a seat here too: free for a phone to take, offered to the phones still choosing. Before
+        the table with them is set, so that the seats and the table's players always match."""
+        if len(players) <= len(self.seats):
+            return
+        for index in range(len(self.seats), len(players)):
+            player = players[index]
+            self.seats.append(Seat(index, player, secrets.token_urlsafe(16) if player.human else None))
+        if self.loop is not None and not self.loop.is_closed():
+            try:
+                self.loop.call_soon_threadsafe(self._offer_seats)
+            except RuntimeError:  # the loop closed meanwhile: the server is stopping
+                pass
+
+    def _offer_seats(self) -> None:
+        seats = self.seats_message()
+        for connection in self.connections:
+            if connection.role == "phone" and connection.seat is None:
+                connection.put(seats)
 
     def ask(self, session: PlaySession, decision: Decision, options: list[Action]) -> None:
         assert decision.seat is not None
@@ -609,7 +631,11 @@ class PhoneListener:
 
     def __init__(self, room: Room) -> None:
         self.room = room
-        self.seats: Sequence[int] = [s.index for s in room.seats if s.player.human]  # the Listener's type
+
+    @property
+    def seats(self) -> Sequence[int]:
+        """The human seats, a late friend's included: each may be played by a phone."""
+        return [s.index for s in self.room.seats if s.player.human]
 
     def listen_for(self, intents: set[str]) -> None:
         from voice.live import heard
@@ -671,8 +697,11 @@ class Listeners:
 
     def __init__(self, *listeners: Any, report: Callable[[str], None] = print) -> None:
         self.listeners = list(listeners)
-        self.seats: Sequence[int] = sorted({seat for listener in listeners for seat in listener.seats})
         self.report = report
+
+    @property
+    def seats(self) -> Sequence[int]:
+        return sorted({seat for listener in self.listeners for seat in listener.seats})
 
     def listen_for(self, intents: set[str]) -> None:
         for listener in self.listeners:

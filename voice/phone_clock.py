@@ -42,6 +42,9 @@ DRIFT_SPAN_MS = 30_000.0  # fit drift only over at least this span (shorter: noi
 FASTEST = 3  # before drift can be fitted: the offset is the mean of this many fastest samples
 RTT_SLACK_MS = 2.0  # ...those within this (or the fastest RTT, if larger) of the fastest
 MAX_CLOCK_DRIFT = 500e-6  # a fitted drift beyond this is noise: fall back to a constant offset
+# Firefox and Safari round performance.now() to 1 ms (against timing attacks): a round trip
+# faster than that (a LAN, 127.0.0.1) can read shorter than the host's own time on it.
+PHONE_TICK_MS = 1.0
 
 # Sample clock (step 1).
 CHUNK_WINDOW_MS = 60_000.0  # chunk stamps kept for the lower envelope
@@ -176,8 +179,9 @@ class PhoneClock:
         """One NTP sample, all in ms: t1 sent and t4 received on the phone (performance.now()),
         t2 received and t3 answered on the host (monotonic() * 1000)."""
         rtt = (t4 - t1) - (t3 - t2)
-        if not all(map(math.isfinite, (t1, t2, t3, t4))) or rtt < 0 or t3 < t2:
+        if not all(map(math.isfinite, (t1, t2, t3, t4))) or rtt < -PHONE_TICK_MS or t3 < t2:
             raise ValueError(f"impossible round trip t1={t1} t2={t2} t3={t3} t4={t4}")
+        rtt = max(rtt, 0.0)  # within the phone clock's tick: as fast as it can tell
         with self._lock:
             self._pings.append(((t1 + t4) / 2, rtt, ((t2 + t3) - (t1 + t4)) / 2))
             while self._pings[-1][0] - self._pings[0][0] > PING_WINDOW_MS:

@@ -76,6 +76,17 @@ def test_impossible_round_trip_refused() -> None:
         PhoneClock().ping(1000.0, 5000.0, 5001.0, 999.0)
 
 
+def test_a_round_trip_within_a_coarse_phone_clocks_tick_is_kept() -> None:
+    # Firefox's performance.now() in 1 ms steps: sent and back in the same millisecond, while
+    # the host held the ping 0.07 ms. Kept as a 0 ms round trip, offset from the midpoints.
+    clock = PhoneClock()
+    clock.ping(1835.0, 5000.82, 5000.89, 1835.0)
+    assert clock.round_trip_ms == 0.0
+    assert clock.to_host(1835.0) == pytest.approx(5.000855)
+    with pytest.raises(ValueError, match="impossible round trip"):  # more than a tick short: refused
+        clock.ping(1835.0, 5000.0, 5001.2, 1835.0)
+
+
 def test_no_time_before_sync_and_audio() -> None:
     clock = PhoneClock()
     with pytest.raises(PhoneClockError, match="round trip"):

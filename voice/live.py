@@ -11,10 +11,12 @@ from __future__ import annotations
 
 import queue
 import threading
+import time
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import Any
 
+from voice.crosstalk import Attribution
 from voice.intents import check_game_lexicon
 from voice.lexicon import Lexicon, load_lexicon
 from voice.microphone import Microphone, MicrophoneError
@@ -53,6 +55,9 @@ class MicrophoneListener:
         self.ears = ears
         self.seats = [ear.seat for ear in ears]
         self._heard: queue.Queue[Heard] = queue.Queue()
+        # Each microphone also hears the other humans: an utterance goes to the seat whose
+        # microphone heard it loudest (voice/crosstalk.py), once the others have been read past it.
+        self.attribution = Attribution()
         self._problem: str | None = None
         self._running = True
         self._threads = [threading.Thread(target=self._listen, args=(ear,), daemon=True) for ear in ears]
@@ -67,27 +72,30 @@ class MicrophoneListener:
                 if self._running:
                     self._problem = f"seat {ear.seat + 1}'s microphone: {error}"
                 return
+            self.attribution.feed(ear.seat, block, start, ear.microphone.clock)
             with ear.lock:
                 detections = ear.recogniser.accept(block, start)
             for outcome in detections:
-                self._heard.put(heard(ear.seat, outcome))
+                self.attribution.hold(ear.seat, outcome, time.monotonic())
 
     def listen_for(self, intents: set[str]) -> None:
         for ear in self.ears:
             with ear.lock:
                 known = [i for i in sorted(intents) if i in ear.recogniser.lexicon]
                 for outcome in ear.recogniser.set_intents(known):
-                    self._heard.put(heard(ear.seat, outcome))
+                    self.attribution.hold(ear.seat, outcome, time.monotonic())
 
     def poll(self) -> list[Heard]:
         if self._problem:
             raise InputLost(self._problem)
-        heard = []
+        for seat, outcome in self.attribution.settled(time.monotonic(), self.seats):
+            self._heard.put(heard(seat, outcome))  # type: ignore[arg-type]  # a recogniser's Outcome, held
+        found = []
         while True:
             try:
-                heard.append(self._heard.get_nowait())
+                found.append(self._heard.get_nowait())
             except queue.Empty:
-                return heard
+                return found
 
     def mark_playback(self, start: float, end: float) -> None:
         for ear in self.ears:

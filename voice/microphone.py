@@ -133,7 +133,7 @@ class Microphone:
         raise MicrophoneError(f"no audio from the input device for {wait:.1f} s: was it "
                               f"unplugged? {_hint()}")
 
-    def clock(self, sample_index: int) -> float:
+    def clock(self, sample_index: float) -> float:
         """Game time (time.monotonic() seconds) at which a sample was captured."""
         if self._t0 is None:
             raise MicrophoneError("the microphone has not delivered audio yet; call wait_started()")

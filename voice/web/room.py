@@ -27,6 +27,7 @@ import numpy as np
 
 from cdc_env.actions import Action
 from cdc_env.game import Decision
+from voice.crosstalk import Attribution
 from voice.phone_clock import PhoneClockError
 from voice.session import Heard, InputLost, PlaySession, SeatPlayer
 from voice.table import TypedLines
@@ -196,6 +197,9 @@ class Room:
         self.loop: asyncio.AbstractEventLoop | None = None
         self.french = french_phrases()
         self.heard: queue.Queue[Heard] = queue.Queue()
+        # Every phone hears the other players too: what each phone's recogniser decides waits
+        # until the other phones' audio of that moment has come, and goes to its own player.
+        self.attribution = Attribution()
         self.intents: list[str] = []
         self.masks: list[tuple[float, float]] = []
         self.view = WebView(self)
@@ -375,10 +379,10 @@ class Room:
         self._send_table()
 
     @staticmethod
-    def _sample_clock(clock: PhoneClockLike, began: float) -> Callable[[int], float]:
+    def _sample_clock(clock: PhoneClockLike, began: float) -> Callable[[float], float]:
         """The phone's chain (voice/phone_clock.py); until it can answer (no round trip or
         chunk yet), the stream's arrival time plus the samples counted."""
-        def host_time(index: int) -> float:
+        def host_time(index: float) -> float:
             try:
                 return clock.host_time(index)
             except PhoneClockError:  # not synced yet
@@ -472,9 +476,8 @@ class Room:
             if end > now - 10:
                 recogniser.mask_playback(start, end)
 
-    def _decode(self, seat: Seat, clock: PhoneClockLike, stream: Stream, sample_clock: Callable[[int], float]) -> None:
-        from voice.live import heard  # needs vosk only when phones are heard
-
+    def _decode(self, seat: Seat, clock: PhoneClockLike, stream: Stream,
+                sample_clock: Callable[[float], float]) -> None:
         if self.make_recogniser is not None:
             # Made here, not on the server's loop: building one takes a while (the lexicon's grammar).
             try:
@@ -487,6 +490,7 @@ class Room:
         while not stream.stopped and (chunk := stream.chunks.get()) is not None:
             try:
                 clock.chunk(chunk.first_sample, len(chunk.pcm), chunk.phone_ms)
+                self.attribution.feed(seat.index, chunk.pcm, chunk.first_sample, sample_clock)
                 state = clock.calibration_state
                 # The clock keeps the last seconds of audio and searches them for each chirp played.
                 if clock.feed(chunk.pcm, chunk.first_sample) is not None or clock.calibration_state != state:
@@ -495,13 +499,13 @@ class Room:
                     with stream.lock:
                         outcomes = stream.recogniser.accept(chunk.pcm, chunk.first_sample)
                     for outcome in outcomes:
-                        self.heard.put(heard(seat.index, outcome))
+                        self.attribution.hold(seat.index, outcome, self.clock())
             except Exception:  # a broken chunk must not end the phone's stream
                 log.exception("seat %d: audio chunk at sample %d", seat.index + 1, chunk.first_sample)
         if stream.recogniser is not None:
             with stream.lock:
                 for outcome in stream.recogniser.flush():
-                    self.heard.put(heard(seat.index, outcome))
+                    self.attribution.hold(seat.index, outcome, self.clock())
 
     def recognisers(self) -> list[Stream]:
         return [s.stream for s in self.seats if s.stream is not None and s.stream.recogniser is not None]
@@ -638,7 +642,6 @@ class PhoneListener:
         return [s.index for s in self.room.seats if s.player.human]
 
     def listen_for(self, intents: set[str]) -> None:
-        from voice.live import heard
 
         self.room.intents = sorted(intents)
         for seat in self.room.seats:
@@ -651,9 +654,14 @@ class PhoneListener:
                     continue  # still being made: it takes room.intents when it is
                 known = [i for i in self.room.intents if i in recogniser.lexicon]
                 for outcome in recogniser.set_intents(known):
-                    self.room.heard.put(heard(seat.index, outcome))
+                    self.room.attribution.hold(seat.index, outcome, self.room.clock())
 
     def poll(self) -> list[Heard]:
+        from voice.live import heard
+
+        streaming = [seat.index for seat in self.room.seats if seat.stream is not None]
+        for seat, outcome in self.room.attribution.settled(self.room.clock(), streaming):
+            self.room.heard.put(heard(seat, outcome))  # type: ignore[arg-type]  # a recogniser's Outcome, held
         found = []
         while True:
             try:

@@ -1,0 +1,174 @@
+"""Whose voice it was, when phones at one table hear each other's players (voice/crosstalk.py).
+
+The voices here are bursts of noise shaped like a shout (a 10 ms attack, 0.6 s long) over a
+room's noise: what the check reads is loudness on the host's clock, not words."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+from voice.audio import RATE
+from voice.crosstalk import Attribution, Crosstalk, LoudnessTrack
+from voice.recogniser import Detection, NotUnderstood
+
+NOISE = 100.0  # the room's noise at every phone, int16 units (RMS)
+
+
+def voice(rng: np.random.Generator, length_s: float = 0.6) -> np.ndarray:
+    """A shout-like burst: unit RMS, a 10 ms attack and a 50 ms release."""
+    n = round(length_s * RATE)
+    envelope = np.minimum(1.0, np.minimum(np.arange(n) / (0.01 * RATE), (n - np.arange(n)) / (0.05 * RATE)))
+    return rng.standard_normal(n) * envelope
+
+
+def room(rng: np.random.Generator, seconds: float = 3.0) -> np.ndarray:
+    return rng.standard_normal(round(seconds * RATE)) * NOISE
+
+
+def add(stream: np.ndarray, burst: np.ndarray, at_s: float, snr_db: float) -> None:
+    at = round(at_s * RATE)
+    stream[at:at + len(burst)] += burst * NOISE * 10 ** (snr_db / 20)
+
+
+def listen(crosstalk: Crosstalk, streams: dict[int, np.ndarray], t0: float = 100.0, chunk: int = 1600) -> None:
+    """Feed every stream in 100 ms chunks; sample i reaches every phone at host time t0 + i/RATE."""
+    for seat, samples in streams.items():
+        track = crosstalk.track(seat)
+        for first in range(0, len(samples), chunk):
+            track.feed(samples[first:first + chunk], first, lambda i: t0 + i / RATE)
+
+
+def table(ana_at: float | None, bob_at: float | None, ana_db: float = 22.0, bob_db: float = 25.0,
+          under_db: float = 14.0, seed: int = 1) -> Crosstalk:
+    """Ana's phone (seat 0) and Bob's (seat 1): each player loud at their own phone and
+    `under_db` quieter at the other's; None: that player stays quiet."""
+    rng = np.random.default_rng(seed)
+    ana, bob = room(rng), room(rng)
+    if ana_at is not None:
+        said = voice(rng)
+        add(ana, said, ana_at, ana_db)
+        add(bob, said, ana_at + 0.003, ana_db - under_db)  # a metre further: 3 ms later
+    if bob_at is not None:
+        said = voice(rng)
+        add(bob, said, bob_at, bob_db)
+        add(ana, said, bob_at + 0.003, bob_db - under_db)
+    crosstalk = Crosstalk()
+    listen(crosstalk, {0: ana, 1: bob})
+    return crosstalk
+
+
+def test_a_track_places_a_sound_on_the_host_clock_over_its_floor() -> None:
+    rng = np.random.default_rng(3)
+    samples = room(rng)
+    add(samples, voice(rng), 1.5, 20.0)
+    track = LoudnessTrack()
+    for first in range(0, len(samples), 1000):  # chunks that are not whole frames
+        track.feed(samples[first:first + 1000], first, lambda i: 50.0 + i / RATE)
+    times, level = track.window(50.0, 53.0)
+    assert np.all(np.diff(times) > 0) and np.allclose(np.diff(times), 0.005, atol=1e-6)
+    assert abs(float(np.median(level[times < 51.4]))) < 2.0  # the noise sits on the floor
+    loud = times[level > 10.0]
+    assert loud[0] == pytest.approx(51.5, abs=0.01) and loud[-1] == pytest.approx(52.1, abs=0.02)
+    assert track.until == pytest.approx(53.0, abs=0.01)
+
+
+def test_a_track_forgets_what_is_older_than_it_keeps() -> None:
+    track = LoudnessTrack(keep_s=1.0)
+    samples = room(np.random.default_rng(4), 4.0)
+    for first in range(0, len(samples), 1600):
+        track.feed(samples[first:first + 1600], first, lambda i: i / RATE)
+    times, _ = track.window(0.0, 4.0)
+    assert times[0] > 2.8 and times[-1] == pytest.approx(4.0, abs=0.01)
+
+
+def test_the_first_voice_keeps_the_recognisers_onset_to_the_sample() -> None:
+    crosstalk = table(ana_at=1.05, bob_at=1.0)
+    onset = 101.0 - 0.004  # the recogniser's own reading of Bob's onset, a little early
+    assert crosstalk.own_voice(1, onset, 101.6) == onset
+
+
+def test_a_voice_heard_first_from_another_player_moves_the_onset_to_the_players_own() -> None:
+    """Bob shouts 50 ms before Ana: Ana's phone hears him first, and its recogniser dates her
+    shout at his onset. Her own voice begins 50 ms later, and that is her onset."""
+    crosstalk = table(ana_at=1.05, bob_at=1.0)
+    onset = crosstalk.own_voice(0, 101.0, 101.65)
+    assert onset == pytest.approx(101.05, abs=0.01)
+    assert onset > 101.0 + 0.03  # Bob, who was first, stays first
+
+
+@pytest.mark.parametrize("gap_s", [0.03, 0.1])
+def test_the_later_player_is_found_later_whatever_the_gap(gap_s: float) -> None:
+    crosstalk = table(ana_at=1.0 + gap_s, bob_at=1.0, ana_db=21.0, bob_db=28.0)  # a quiet Ana, a loud Bob
+    onset = crosstalk.own_voice(0, 101.0, 101.0 + gap_s + 0.6)
+    assert onset is not None and onset == pytest.approx(101.0 + gap_s, abs=0.015)
+
+
+def test_another_players_voice_alone_is_nobodys_utterance_at_this_phone() -> None:
+    """Ana says nothing; her phone hears Bob 14 dB under his own phone: not hers."""
+    crosstalk = table(ana_at=None, bob_at=1.0)
+    assert crosstalk.own_voice(0, 101.0, 101.6) is None
+    assert crosstalk.own_voice(1, 101.0, 101.6) == 101.0
+
+
+def test_a_phone_alone_keeps_every_utterance_as_it_is() -> None:
+    rng = np.random.default_rng(5)
+    samples = room(rng)
+    add(samples, voice(rng), 1.0, 6.0)  # even a soft one
+    crosstalk = Crosstalk()
+    listen(crosstalk, {2: samples})
+    assert crosstalk.own_voice(2, 101.0, 101.6) == 101.0
+    assert Crosstalk().own_voice(0, 5.0, 6.0) == 5.0  # no stream at all: nothing to compare
+
+
+def test_the_margin_decides_between_a_quiet_player_and_crosstalk() -> None:
+    """A player heard only 4 dB under their own phone (sitting between two phones) is taken
+    for the phone's own player when the table's margin is set under that."""
+    crosstalk = table(ana_at=None, bob_at=1.0, under_db=4.0)
+    assert crosstalk.own_voice(0, 101.0, 101.6) is not None  # the default margin (12 dB) takes it
+    crosstalk.under_db = 3.0
+    assert crosstalk.own_voice(0, 101.0, 101.6) is None
+
+
+def detection(onset: float, end: float) -> Detection:
+    return Detection("pas_mou_le_caillou", "pas mou le caillou", onset, end, 0.9, end + 0.3)
+
+
+def test_attribution_waits_for_the_other_phones_then_settles_each_utterance() -> None:
+    rng = np.random.default_rng(6)
+    ana, bob = room(rng), room(rng)
+    said = voice(rng)
+    add(bob, said, 1.0, 25.0)
+    add(ana, said, 1.003, 11.0)
+    attribution = Attribution()
+    clock = lambda i: 100.0 + i / RATE  # noqa: E731 - one line's clock
+    for first in range(0, 2 * RATE, 1600):  # Ana's phone has sent 2 s, Bob's only 1.2 s
+        attribution.feed(0, ana[first:first + 1600], first, clock)
+        if first < 1.2 * RATE:
+            attribution.feed(1, bob[first:first + 1600], first, clock)
+    attribution.hold(0, detection(101.0, 101.6), now=5.0)  # Ana's phone heard Bob's phrase
+    attribution.hold(0, NotUnderstood(101.8, 101.9, 102.0, "close call"), now=5.0)
+    assert attribution.settled(5.1, streaming=[0, 1]) == []  # Bob's audio of that moment is not in yet
+    for first in range(round(1.2 * RATE) + 400, 2 * RATE, 1600):
+        attribution.feed(1, bob[first:first + 1600], first, clock)
+    attribution.hold(1, detection(101.0, 101.6), now=5.2)
+    settled = attribution.settled(5.2, streaming=[0, 1])
+    assert [(seat, type(u).__name__, u.onset_s) for seat, u in settled] == [
+        (0, "NotUnderstood", 101.8), (1, "Detection", 101.0)]  # Ana's phrase was Bob's voice: dropped
+    assert attribution.dropped == 1
+
+
+def test_attribution_does_not_wait_past_its_limit_for_a_silent_stream() -> None:
+    attribution = Attribution(wait_s=0.4)
+    rng = np.random.default_rng(7)
+    samples = room(rng)
+    for first in range(0, len(samples), 1600):
+        attribution.feed(0, samples[first:first + 1600], first, lambda i: i / RATE)
+    attribution.feed(1, samples[:1600], 0, lambda i: i / RATE)  # seat 1's stream stalled at 0.1 s
+    attribution.hold(0, detection(1.0, 1.5), now=10.0)
+    attribution.hold(0, detection(2.0, 2.5), now=10.1)
+    assert attribution.settled(10.3, streaming=[0, 1]) == []
+    assert [u.onset_s for _, u in attribution.settled(10.45, streaming=[0, 1])] == [1.0]  # waited long enough
+    assert [u.onset_s for _, u in attribution.settled(10.55, streaming=[0, 1])] == [2.0]
+    attribution.hold(0, detection(2.6, 2.9), now=11.0)
+    assert len(attribution.settled(11.0, streaming=[0])) == 1  # seat 1 no longer streams: no wait

@@ -1,0 +1,276 @@
+"""Whose voice was it: phones at one table hear each other's players (pure computation, no I/O).
+
+Each phone's recogniser takes the first voice it hears as its player's. At a real table the
+other players reach every phone too, typically 8 to 20 dB quieter than at their own phone (a
+player sits 0.2-0.5 m from their phone, 0.5-2 m from the others'). So when Bob shouts 50 ms
+before Ana, Ana's phone hears Bob first and its recogniser dates Ana's shout at Bob's onset; when
+Ana says nothing at all, her phone may still hear Bob's phrase and shout for her.
+
+All streams are on the host's clock (voice/phone_clock.py), so the host can compare what the
+phones heard at the same moment. Each stream's loudness is tracked in dB over its own noise
+floor (so phones with other microphone gains compare fairly: the room's noise reaches all of
+them alike), and a stretch of a phone's sound is its own player's voice unless another phone
+heard it more than `own_within_db` louder at that moment: a voice is loudest at the phone of the
+player it comes from. Then, for an utterance a phone's recogniser heard from `onset_s`:
+- if another phone dominates its start, the onset moves to where this phone's own voice
+  begins (Ana's own onset, 50 ms after Bob's);
+- if its own voice never holds for `min_own_s`, it was someone else's voice: no utterance of
+  this player at all.
+A phone alone, or one whose player speaks first, keeps the recogniser's onset to the sample.
+
+What it cannot tell: two players shouting together where the quieter one is more than
+`own_within_db` under the louder one at the quieter one's own phone (then the quieter player is
+heard only where the louder pauses). The default, 6 dB, sits under the crosstalk margin of an
+ordinary table and above the spread of players' own levels.
+"""
+
+from __future__ import annotations
+
+import math
+import threading
+from collections import deque
+from collections.abc import Callable, Iterable
+from dataclasses import replace
+from typing import Any, ClassVar, Protocol
+
+import numpy as np
+from scipy.ndimage import maximum_filter1d
+
+from voice.audio import QUIET_DB, RATE
+
+FRAME = RATE // 100  # 10 ms frames...
+HOP = FRAME // 2  # ...every 5 ms
+HOP_S = HOP / RATE
+FLOOR_S = 3.0  # the noise floor: the quiet end (20th percentile) of this much audio
+LOUD_DB = 25.0  # a voice this loud at its own phone is heard over the floor at the others'
+MARGIN_S = 15.0  # the crosstalk margins are read from this much of the past...
+MARGIN_FRAMES = 40  # ...once it holds this many frames of such a voice (0.2 s)
+MARGIN_PERCENTILE = 95.0
+WAIT_S = 0.4  # an utterance waits at most this long for the other phones' audio of its time
+KEEP_S = 15.0  # a track keeps this much of its past: utterances are judged within a second or two
+
+SampleClock = Callable[[float], float]
+"""A stream's sample index -> host seconds (when that sound reached the phone's microphone)."""
+
+
+class LoudnessTrack:
+    """One stream's loudness on the host's clock: 10 ms frames every 5 ms, in dB over the
+    stream's own noise floor. Pre-emphasised (x[n] - 0.97 x[n-1]) as the recogniser's level
+    tracker is, to keep the room's low rumble out."""
+
+    def __init__(self, keep_s: float = KEEP_S) -> None:
+        self.keep_s = keep_s  # how much of its past the track keeps
+        self._tail = np.zeros(0)  # pre-emphasised samples not yet in a whole hop
+        self._tail_first = 0  # the absolute sample index of _tail[0]
+        self._last = 0.0  # the previous chunk's last raw sample, for the pre-emphasis
+        self._half = np.zeros(0)  # the last hop's energy sum: a frame is two hops
+        self._energies: deque[float] = deque(maxlen=round(FLOOR_S / HOP_S))
+        self._times: deque[np.ndarray] = deque()
+        self._levels: deque[np.ndarray] = deque()
+        self._next: int | None = None
+
+    @property
+    def until(self) -> float:
+        """Host time of the newest frame (-inf before any)."""
+        return float(self._times[-1][-1]) if self._times else -math.inf
+
+    def feed(self, pcm: np.ndarray, first_sample: int, clock: SampleClock) -> None:
+        """A chunk of the stream (int16 units) whose first sample is `first_sample`; `clock`
+        places samples on the host's clock (as known now). A gap restarts the frames."""
+        chunk = np.asarray(pcm, dtype=np.float64)
+        if len(chunk) == 0:
+            return
+        if self._next != first_sample:
+            self._tail, self._tail_first, self._last, self._half = np.zeros(0), first_sample, 0.0, np.zeros(0)
+        self._next = first_sample + len(chunk)
+        emphasised = np.empty_like(chunk)
+        emphasised[0] = chunk[0] - 0.97 * self._last
+        emphasised[1:] = chunk[1:] - 0.97 * chunk[:-1]
+        self._last = float(chunk[-1])
+        buffer = np.concatenate([self._tail, emphasised])
+        count = len(buffer) // HOP
+        first = self._tail_first
+        self._tail, self._tail_first = buffer[count * HOP:], first + count * HOP
+        if count == 0:
+            return
+        hops = np.einsum("ij,ij->i", *(2 * [buffer[:count * HOP].reshape(count, HOP)]))
+        sums = np.concatenate([self._half, hops])
+        self._half = hops[-1:]
+        energy = (sums[1:] + sums[:-1]) / FRAME  # frame k = hops k and k + 1
+        if len(energy) == 0:
+            return
+        db = 10 * np.log10(energy + 1.0)
+        self._energies.extend(db.tolist())
+        floor = float(np.percentile(np.fromiter(self._energies, float), 20))
+        # Frame centres: the boundary between its two hops.
+        centres = first + HOP * (np.arange(len(energy)) + (0 if len(sums) > len(hops) else 1))
+        lo, hi = clock(float(centres[0])), clock(float(centres[-1]))
+        times = np.linspace(lo, hi, len(centres)) if len(centres) > 1 else np.array([lo])
+        self._times.append(times)
+        self._levels.append(db - floor)
+        while self._times and self._times[0][-1] < hi - self.keep_s:
+            self._times.popleft()
+            self._levels.popleft()
+
+    def window(self, lo: float, hi: float) -> tuple[np.ndarray, np.ndarray]:
+        """The frames (host times, dB over the floor) between lo and hi."""
+        parts = [(t, v) for t, v in zip(self._times, self._levels, strict=True) if t[-1] >= lo and t[0] <= hi]
+        if not parts:
+            return np.zeros(0), np.zeros(0)
+        times = np.concatenate([t for t, _ in parts])
+        levels = np.concatenate([v for _, v in parts])
+        keep = (times >= lo) & (times <= hi)
+        return times[keep], levels[keep]
+
+
+class Crosstalk:
+    """The table's phones' loudness, and whose voice each phone's utterance was.
+
+    Parameters (tuned on the bench's tuning set, scripts/bench_web.py --set tune):
+    `under_db`, how much quieter a player is at another's phone than at their own (the phones
+    hear the others' voices as that phone's level less this); `own_db`, how far a phone's sound
+    must rise over the noise and the others' voices to be its own player's; `min_own_s`, how
+    much own voice an utterance needs to be the player's; `rise_db`, where the own voice's start
+    is traced back to; `keep_onset_s`, how soon after the recogniser's onset the own voice may
+    begin for that onset to stand; `slack_s`, the clocks' error and the sound's travel between
+    phones; `keep_s`, how much of each stream is kept."""
+
+    def __init__(self, under_db: float = 12.0, own_db: float = 3.0, min_own_s: float = 0.03,
+                 rise_db: float = 2.0, keep_onset_s: float = 0.03, slack_s: float = 0.015,
+                 keep_s: float = KEEP_S) -> None:
+        self.under_db, self.own_db, self.min_own_s, self.rise_db = under_db, own_db, min_own_s, rise_db
+        self.keep_onset_s, self.slack_s, self.keep_s = keep_onset_s, slack_s, keep_s
+        self.tracks: dict[int, LoudnessTrack] = {}
+        self._margins: dict[tuple[int, int], float] = {}  # (seat, other): see margin_db
+
+    def track(self, seat: int) -> LoudnessTrack:
+        """The seat's track (a new stream of the same seat goes on in the same one)."""
+        return self.tracks.setdefault(seat, LoudnessTrack(self.keep_s))
+
+    def heard_until(self, seats: Iterable[int]) -> float:
+        """The latest host time all of these seats' streams have been heard to (inf: none)."""
+        return min((self.tracks[s].until for s in seats if s in self.tracks), default=math.inf)
+
+    def margin_db(self, seat: int, other: int, until: float) -> float:
+        """How much quieter `other`'s player is at `seat`'s phone than at their own: at least
+        `under_db`, more where the last seconds show it (phones far apart, or not in one room:
+        where `other`'s phone heard a loud voice, `seat`'s heard it this much quieter or not at
+        all, the MARGIN_PERCENTILE-th percentile of the difference). Never less than
+        `under_db`: the others' speaking at the same time only lowers the difference."""
+        pair = (seat, other)
+        t, loud = self.tracks[other].window(until - MARGIN_S, until)
+        keep = loud > LOUD_DB
+        tm, lm = self.tracks[seat].window(until - MARGIN_S - 1, until + 1)
+        if keep.sum() >= MARGIN_FRAMES and len(tm) >= 2:  # else what was last seen (a quiet spell)
+            seen = float(np.percentile(loud[keep] - np.interp(t[keep], tm, lm), MARGIN_PERCENTILE))
+            self._margins[pair] = max(self.under_db, seen)
+        return self._margins.get(pair, self.under_db)
+
+    def others_at(self, seat: int, times: np.ndarray) -> np.ndarray:
+        """The other players' voices as the seat's phone hears them at these host times, in dB
+        over its floor: each other phone's level (the loudest within the slack), less
+        `under_db`, added up as powers (-inf: no other phone)."""
+        reach = max(1, round(self.slack_s / HOP_S))
+        carried = np.zeros(len(times))
+        for other, track in self.tracks.items():
+            if other == seat:
+                continue
+            t, v = track.window(times[0] - 2 * self.slack_s, times[-1] + 2 * self.slack_s)
+            if len(t) >= 2:
+                heard = np.interp(times, t, maximum_filter1d(v, 2 * reach + 1), left=-np.inf, right=-np.inf)
+                carried += 10 ** ((heard - self.margin_db(seat, other, times[-1])) / 10)
+        with np.errstate(divide="ignore"):
+            return 10 * np.log10(carried)  # -inf: no other voice
+
+    def own_voice(self, seat: int, onset_s: float, end_s: float) -> float | None:
+        """When the seat's own player's voice begins in an utterance its phone heard from
+        onset_s to end_s (host seconds): onset_s itself when the others' voices do not explain
+        its start; later, where its own voice rises over them, when they do; None when they
+        explain it all (another player's voice, heard from afar)."""
+        mine = self.tracks.get(seat)
+        if mine is None:
+            return onset_s
+        times, level = mine.window(onset_s - 2 * HOP_S, max(end_s, onset_s + self.min_own_s))
+        if len(times) == 0:
+            return onset_s  # nothing to compare on (its stream restarted): the recogniser stands
+        others = self.others_at(seat, times)
+        excess = level - 10 * np.log10(1 + 10 ** (others / 10))  # dB over the noise and the others' voices
+        own = excess > self.own_db
+        # Where the others' voices, loud enough to be heard (QUIET_DB), make at least half of
+        # what this phone heard.
+        explained = (others > level - 3.0) & (others > QUIET_DB)
+        if not np.any(explained):
+            return onset_s  # nobody else spoke: the recogniser's utterance as it is
+        if own.sum() * HOP_S < self.min_own_s:
+            return None
+        if not np.any(explained[times <= onset_s + self.keep_onset_s]):
+            return onset_s  # its own player began it
+        # The own voice: the first 15 ms of own frames in a row...
+        run = np.convolve(own.astype(int), np.ones(3, dtype=int), mode="valid") == 3
+        starts = np.flatnonzero(run)
+        if len(starts) == 0:
+            return None
+        first = int(starts[0])
+        if times[first] <= onset_s + self.keep_onset_s:
+            return onset_s
+        # ...reached on its way up: it starts where it first rose over the rest.
+        while first > 0 and excess[first - 1] > self.rise_db:
+            first -= 1
+        return float(times[first])
+
+
+class Utterance(Protocol):
+    """What a recogniser decides on an utterance (a Detection or a NotUnderstood: dataclasses)."""
+
+    __dataclass_fields__: ClassVar[dict[str, Any]]
+
+    @property
+    def onset_s(self) -> float: ...
+
+    @property
+    def end_s(self) -> float: ...
+
+
+class Attribution:
+    """Every stream's utterances held until the other streams have been heard past their end,
+    then given to their own player (Crosstalk.own_voice): as they were, with a later onset, or
+    to no one. Streams feed it from their own threads; the game takes what is settled."""
+
+    def __init__(self, crosstalk: Crosstalk | None = None, wait_s: float = WAIT_S) -> None:
+        self.crosstalk = crosstalk or Crosstalk()
+        self.wait_s = wait_s
+        self.dropped = 0  # utterances that were another player's voice
+        self._lock = threading.Lock()
+        self._held: list[tuple[int, Utterance, float]] = []
+
+    def feed(self, seat: int, pcm: np.ndarray, first_sample: int, clock: SampleClock) -> None:
+        """A chunk of the seat's stream, before its recogniser hears it."""
+        with self._lock:
+            self.crosstalk.track(seat).feed(pcm, first_sample, clock)
+
+    def hold(self, seat: int, utterance: Utterance, now: float) -> None:
+        with self._lock:
+            self._held.append((seat, utterance, now))
+
+    def settled(self, now: float, streaming: Iterable[int]) -> list[tuple[int, Utterance]]:
+        """The utterances ready to go (in the order they came, each seat's own kept in order):
+        those whose time every other streaming seat has been heard past, or that waited
+        `wait_s`, each given to its own player; another player's voice is left out."""
+        live = set(streaming)
+        out: list[tuple[int, Utterance]] = []
+        with self._lock:
+            waiting: list[tuple[int, Utterance, float]] = []
+            blocked: set[int] = set()
+            for seat, utterance, since in self._held:
+                heard = self.crosstalk.heard_until(live - {seat}) >= utterance.end_s + self.crosstalk.slack_s
+                if seat in blocked or not (heard or now - since >= self.wait_s):
+                    waiting.append((seat, utterance, since))
+                    blocked.add(seat)
+                    continue
+                onset = self.crosstalk.own_voice(seat, utterance.onset_s, utterance.end_s)
+                if onset is None:
+                    self.dropped += 1
+                else:
+                    out.append((seat, utterance if onset == utterance.onset_s else replace(utterance, onset_s=onset)))
+            self._held = waiting
+        return out

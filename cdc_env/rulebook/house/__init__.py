@@ -24,13 +24,14 @@ from cdc_env.rulebook.house.registry import (
     chosen,
     moment_rules,
     parameters_of,
+    plays_teams,
     register,
     teams_of,
     unregister,
 )
 
 __all__ = ["MOMENTS", "REGISTRY", "HouseRule", "added_names", "chosen", "moment_rules", "parameters_of",
-           "register", "teams_of", "unregister"]
+           "plays_teams", "register", "teams_of", "unregister"]
 
 register(verdier.RULE)
 register(civet_double.RULE)

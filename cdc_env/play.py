@@ -60,7 +60,8 @@ EVENT_LINES: dict[str, Callable[[dict[str, Any], Names], str]] = {
     "shout": lambda e, who: f"  {who(e['seat'])} shouts {e['phrase']} at {e['onset_ms']:.0f} ms",
     "false_shout": lambda e, who: f"  {who(e['seat'])} shouts {e['phrase']} out of any race",
     "race": _race,
-    "win": lambda e, who: f"*** {who(e['seat'])} wins with {e['score']} ***",
+    "win": lambda e, who: (f"*** {' and '.join(who(s) for s in e['team'])} win as a team with {e['team_score']} ***"
+                           if "team" in e else f"*** {who(e['seat'])} wins with {e['score']} ***"),
     "civet": lambda e, who: f"  {who(e['seat'])} stakes a Civet of {e['stake']} on {e['combination']}",
     "grelottine": lambda e, who: f"  {who(e['seat'])} challenges {who(e['challenged'])}: a Grelottine "
                                  f"of {e['stake']} on {e['combination']}",
@@ -83,6 +84,14 @@ EVENT_LINES: dict[str, Callable[[dict[str, Any], Names], str]] = {
                                   f"{e['combination']}",
     "join": lambda e, who: f"+++ {e['name']} joins the game at seat {e['seat']} ({e['rule'].replace('_', '-')})",
     "jarret": lambda e, who: f"  {who(e['seat'])}: a Jarret {e['dice']}",
+    # house rules (docs/rules.md, House rules)
+    "verdier_bet": lambda e, who: f"  {who(e['seat'])} bets « Vert-Linette ! »",
+    "civet_doubled": lambda e, who: f"  {who(e['seat'])} doubles {who(e['declarer'])}'s Civet "
+                                    f"(stake × {e['multiplier']})",
+    "attrape_oiseau": lambda e, who: f"  {who(e['seat'])} catches the bird: {who(e['thrower'])}'s sirop of the "
+                                     f"Chouette of {e['face']} is theirs",
+    "flan_used": lambda e, who: f"  {who(e['seat'])} flans {who(e['thrower'])}: their points count backwards",
+    "robobrol": lambda e, who: f"  {who(e['seat'])}: Robobrol, throws the three dice again",
 }
 
 

@@ -20,7 +20,8 @@ place in the observation and the action space by itself (appended, so older indi
 Observations. A float32 vector in [-1, 1] of public information only, seat-relative (the
 observing seat first, then the others in play order): per seat its score, items, role in the
 turn, bets; then the dice, the combination, the pending decision, the race, the stake ranges on
-offer, the Civet, the Grelottine challenge, the Soufflette, and the turn count. Shouts of a race
+offer, the Civet, the Grelottine challenge, the Soufflette, and the turn count; then what a
+table's house rules add (its team mate, who bet on the throw in play). Shouts of a race
 in progress are left out (a race is simultaneous: the engine asks the seats one after another,
 but none may hear the others before deciding), and so is everything the dice have not shown.
 `ObservationEncoder.layout` names every slice; docs/environment.md lists them.
@@ -46,7 +47,7 @@ from cdc_env.actions import (
 )
 from cdc_env.combinations import COMBINATION_NAMES, classify
 from cdc_env.game import DECISION_TEXT, ITEMS, RACE_PHRASES, SHOUTABLE_PHRASES, Decision, GameState
-from cdc_env.rulebook.house import added_names
+from cdc_env.rulebook.house import added_names, plays_teams, teams_of
 from cdc_env.rules import CIVET_COMBINATIONS, GRELOTTINE_COMBINATIONS, Ruleset
 
 # Stake levels, as fractions of the allowed range [min, max]: always the minimum and the maximum.
@@ -325,6 +326,13 @@ class ObservationEncoder:
             ("turn", 1),  # turn number / max_turns
             ("throw_reach", 1),  # chance the throw in progress, from the dice shown, wins for its thrower
         ]
+        # House rules' sections, appended for such a table only (the five texts' tables keep
+        # their layout): a team mode's team mates, then each rule's shown seats (the Verdier's
+        # bettors), each one value per seat, seat-relative like the seats' blocks.
+        shown_seats = added_names(rules.house_rules, "shown_seats")
+        if plays_teams(rules.house_rules):
+            sections.append(("team", players))
+        sections += [(key, players) for key in shown_seats]
         self.layout: dict[str, slice] = {}
         start = 0
         for name, size in sections:
@@ -350,6 +358,13 @@ class ObservationEncoder:
         self._soufflette_throw = self.layout["soufflette"].start
         self._turn = self.layout["turn"].start
         self._throw_reach = self.layout["throw_reach"].start
+        # Per observing seat: the indices that mark its team mates (none without a team mode).
+        self._team_marks: list[tuple[int, ...]] = [() for _ in range(players)]
+        if "team" in self.layout:
+            teams, team_start = teams_of(rules.house_rules, players), self.layout["team"].start
+            self._team_marks = [tuple(team_start + (mate - seat) % players for mate in teams[seat] if mate != seat)
+                                for seat in range(players)]
+        self._shown_seats = tuple((key, self.layout[key].start) for key in shown_seats)
         # P(a fresh roll is worth ≥ n points to its thrower), for every n up to the best roll.
         values = [classify(dice, rules).value for dice in itertools.product(range(1, 7), repeat=3)]
         self._reach = [sum(v >= need for v in values) / len(values) for need in range(max(values) + 2)]
@@ -442,6 +457,11 @@ class ObservationEncoder:
         if race:
             obs[self._index["race"][race]] = 1.0
         obs[self._turn] = min(1.0, state.turn_number / self.max_turns)
+        for index in self._team_marks[seat]:
+            obs[index] = 1.0
+        for key, start in self._shown_seats:
+            for other in table.house.get(key, ()):
+                obs[start + (other - seat) % self.players] = 1.0
         # While an ordinary throw is in progress (before or between its dice; a challenge's or a
         # Soufflette's dice score otherwise): the buy-the-cul decision's key number near the end.
         if (table.thrower is not None and len(table.dice) < 3 and not table.challenge

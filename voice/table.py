@@ -64,6 +64,10 @@ VERBS: dict[type[Action], str] = {
 # Passing means something else at each moment.
 PASS_WORDS = {"sirop": "keep the Chouette", "claim": "say nothing",
               "soufflette_keep": "throw all three again"}
+# The house rules' decisions are answered "yes" (BetOnSuccess) or passed (docs/rules.md, House rules).
+HOUSE_YES = {"verdier_bet": "bet « Vert-Linette ! » (on 2, 4, 6)", "civet_double": "double the Civet with yours",
+             "attrape_oiseau": "catch the bird (take the sirop over)",
+             "flan_use": "flan the thrower (« Tatan elle fait des Flans ! »)"}
 
 PIPS = {1: ["   ", " ● ", "   "], 2: ["●  ", "   ", "  ●"], 3: ["●  ", " ● ", "  ●"],
         4: ["● ●", "   ", "● ●"], 5: ["● ●", " ● ", "● ●"], 6: ["● ●", "● ●", "● ●"]}
@@ -74,6 +78,8 @@ def verb(action: Action, decision: Decision) -> str:
         return PASS_WORDS.get(decision.kind, "pass")
     if isinstance(action, Roll) and decision.kind == "challenge_roll":
         return "roll the challenge throw"
+    if isinstance(action, BetOnSuccess) and decision.kind in HOUSE_YES:
+        return HOUSE_YES[decision.kind]
     return VERBS.get(type(action), action.kind)
 
 

@@ -154,6 +154,25 @@ def test_compare_decisions_finds_where_two_bots_differ() -> None:
     assert asked["sirop_bet"] > 10 and differ["sirop_bet"] >= 0.8 * asked["sirop_bet"]
 
 
+def test_compare_decisions_at_four_seats_tallies_points_and_tichette_claims_by_place() -> None:
+    """bold against three bolds: no answer differs, the agent's seat rotates, and bold claims a
+    Tichette exactly when it is strictly last (agents/heuristic.py), whoever sits where."""
+    script = compare_decisions_script()
+    tally = script.Tally()
+    asked, differ, _ = script.compare("bold", "bold", "maison", games=8, seed=0, seats=4, tally=tally)
+    assert sum(asked.values()) > 100 and sum(differ.values()) == 0
+    assert tally.games == 8 and 0 <= tally.wins <= 8
+    for who in ("agent", "reference"):
+        assert tally.offered[who]["last"] > 0 and tally.claimed[who]["last"] == tally.offered[who]["last"]
+        assert tally.offered[who]["above the last"] > 0 and tally.claimed[who]["above the last"] == 0
+        assert tally.claimed[who]["tied for last"] == 0
+    # Three reference seats to the agent's one, over the same games.
+    assert sum(tally.offered["reference"].values()) == 3 * sum(tally.offered["agent"].values())
+    assert tally.agent_points["tichette_won"] > 0 and tally.reference_points["tichette_lost"] == 0
+    assert script.place_of([10, 5, 5, 20], 1) == "tied for last" and script.place_of([10, 5, 6, 20], 1) == "last"
+    assert script.place_of([10, 5, 6, 20], 2) == "above the last"
+
+
 def grelottine_decision(scores: list[int]) -> tuple[GameState, Decision]:
     """v004, 2 seats: seat 0 throws a Néant (1, 3, 6); seat 1 holds a Grelottine and must decide."""
     dice = InjectedDice([1, 1, 3, 6])  # the first player's die (seat 0), then the Néant

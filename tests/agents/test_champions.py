@@ -23,7 +23,8 @@ from cdc_env.rules import load_ruleset
 
 ROOT = Path(__file__).resolve().parents[2]
 TABLES = [("classic", 2), ("classic", 3), ("classic", 4), ("classic", 6),
-          ("v004", 2), ("v004", 3), ("v004", 4), ("complete", 2), ("complete", 3), ("complete", 4)]
+          ("v004", 2), ("v004", 3), ("v004", 4), ("complete", 2), ("complete", 3), ("complete", 4),
+          ("maison", 4)]
 
 
 def play_whole_game(bots: list, ruleset: str, seed: int, max_turns: int = 400) -> GameState:

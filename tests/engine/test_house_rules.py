@@ -311,9 +311,9 @@ def test_house_rules_grow_the_spaces_of_their_tables_only() -> None:
     assert plain.encoder.size == ObservationEncoder(load_ruleset("classic"), 4, 200).size
     # Tichette, Robobrol, Contre-Sirop and Cul de Chouette shouts; the verdier_bet,
     # civet_double, attrape_oiseau and flan_use decisions; the tichette, contre_sirop and
-    # cul_de_chouette_contre races.
+    # cul_de_chouette_contre races; then the Verdier's bettors, one value per seat.
     assert maison.codec.size == plain.codec.size + 4
-    assert maison.encoder.size == plain.encoder.size + 7
+    assert maison.encoder.size == plain.encoder.size + 7 + 4
     shout = maison.codec.blocks["shout"]
     assert {"tichette", "robobrol", "j_apprecie_les_fruits_au_sirop"} <= set(shout.choices)
 

@@ -289,7 +289,7 @@ def test_no_line_of_a_game_names_seat_none(rules: str, players: int) -> None:
 
 
 def test_every_kind_of_event_has_a_scorekeepers_line() -> None:
-    kinds = {event["type"] for rules in ("classic", "v004", "complete", "solo", "basic")
+    kinds = {event["type"] for rules in ("classic", "v004", "complete", "solo", "basic", "maison")
              for seed in range(30) for event in random_game(rules, 1 if rules == "solo" else 4, seed).log}
-    assert {"score", "race", "grelottine", "sirop", "relaunch"} <= kinds
+    assert {"score", "race", "grelottine", "sirop", "relaunch", "verdier_bet", "attrape_oiseau"} <= kinds
     assert kinds <= set(EVENT_LINES), sorted(kinds - set(EVENT_LINES))

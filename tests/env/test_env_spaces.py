@@ -11,7 +11,7 @@ from cdc_env.actions import ACTION_TYPES, ChallengeGrelottine, Pass, Shout
 from cdc_env.dice import SeededDice
 from cdc_env.env import raw_env
 from cdc_env.game import DECISION_TEXT, RACE_PHRASES, SHOUTABLE_PHRASES, Decision, GameState
-from cdc_env.rules import load_ruleset
+from cdc_env.rules import Ruleset, load_ruleset
 from cdc_env.spaces import (
     DECISION_KINDS,
     PHRASES,
@@ -197,20 +197,36 @@ def test_a_race_in_progress_hides_the_others_shouts() -> None:
     assert found >= 3
 
 
-def test_observation_layout_is_seat_relative() -> None:
-    table = raw_env("classic", 4)
+BASE_SECTIONS = ["seats", "dice", "combination", "decision", "race", "stakes", "civet", "challenge",
+                 "soufflette", "turn", "throw_reach"]
+
+
+@pytest.mark.parametrize(("ruleset", "house", "players", "sections"), [
+    ("classic", {}, 4, BASE_SECTIONS),
+    ("maison", {}, 4, [*BASE_SECTIONS, "verdier_bets"]),  # the Verdier's bettors, one per seat
+    ("maison", {"doublette": True}, 6, [*BASE_SECTIONS, "team", "verdier_bets"]),  # + the team mates
+])
+def test_observation_layout_is_seat_relative(ruleset: str, house: dict, players: int, sections: list[str]) -> None:
+    """The sections in docs/environment.md's order, end to end; the seats' blocks and the house
+    rules' seat sections (one value per seat) seen from the observing seat."""
+    data = load_ruleset(ruleset).to_dict()
+    data["house_rules"] = {**data.get("house_rules", {}), **house}
+    table = raw_env(Ruleset.from_dict(data), players)
     table.reset(seed=2)
-    state = table.state
+    state, layout = table.state, table.encoder.layout
     assert state is not None
-    state.scores[:] = [10, 20, 30, 40]  # scores go first in each seat's block
+    assert list(layout) == sections
+    assert [s.start for s in layout.values()] == [0] + [s.stop for s in layout.values()][:-1]
+    assert list(layout.values())[-1].stop == table.encoder.size
+    for name in sections[len(BASE_SECTIONS):]:
+        assert layout[name].stop - layout[name].start == players
+    state.scores[:] = [10 * (seat + 1) for seat in range(players)]  # scores go first in each seat's block
     width = len(SEAT_FEATURES)
-    for seat in range(4):
+    for seat in range(players):
         observation = table.encoder.encode(state, seat)
-        seats = observation[table.encoder.layout["seats"]].reshape(4, width)
-        expected = [state.scores[(seat + k) % 4] / 343 for k in range(4)]
+        seats = observation[layout["seats"]].reshape(players, width)
+        expected = [state.scores[(seat + k) % players] / 343 for k in range(players)]
         np.testing.assert_allclose(seats[:, 0], expected, rtol=1e-6)
-    sizes = sum(s.stop - s.start for s in table.encoder.layout.values())
-    assert sizes == table.encoder.size
 
 
 @pytest.mark.parametrize("ruleset", RULESETS)

@@ -560,3 +560,63 @@ def test_a_phone_hearing_another_player_does_not_shout_for_its_own(ko_model: Any
     both = crosstalk_room(ko_model, both_stream=True)
     assert [(h.seat, h.intent) for h in both] == [(1, "pas_mou_le_caillou")]
     assert both[0].onset == pytest.approx(1000.8, abs=0.06)
+
+
+# What the house rules write in the log (docs/rules.md, House rules): each kind of line the
+# games below must show, so that the check on their French is not vacuous.
+HOUSE_LINES = {"verdier_bet", "score:verdier_won", "score:verdier_lost", "score:tichette_won", "score:tichette_lost",
+               "robobrol", "civet_doubled", "item:civet_doubled", "attrape_oiseau", "score:contre_sirop",
+               "score:cul_de_chouette_contre", "flan_used", "item:flan_used", "score:flan", "item:flan_kept",
+               "win:team"}
+
+
+def test_house_rules_have_their_own_french_in_the_log_and_the_questions() -> None:
+    """Bots (bold, random, prudent, random: the random seats take the house bets the others
+    leave) play `maison` at 4 seats, half of the games with the Doublette, each seat holding a
+    Civet and a Flan from the start. In every snapshot a phone gets, no log line is the English
+    one again, no score or item line gives its reason as the engine's id, and a house rule's
+    question names its own French words, not the generic « parier sur sa réussite »."""
+    from agents.bots import make_bot
+    from cdc_env.actions import BetOnSuccess
+    from cdc_env.dice import SeededDice
+    from cdc_env.game import GameState
+    from cdc_env.rulebook.house import added_names
+    from voice.web.snapshot import VERBS_FR, question_json
+
+    maison = load_ruleset("maison")
+    house_kinds = set(added_names(maison.with_house_rules(["doublette"]).house_rules, "decisions"))
+    seen: set[str] = set()
+    for seed in range(20):
+        rules = maison.with_house_rules(["doublette"]) if seed % 2 else maison
+        bots = [make_bot(name, seed=seed) for name in ("bold", "random", "prudent", "random")]
+        players = [SeatPlayer(f"p{i}", bot=b, bot_name="b") for i, b in enumerate(bots)]
+        room = make_room([])
+        session = PlaySession(rules, players, view=room.view, keyboard=room.keys)
+        session.state = GameState(rules, 4, dice=SeededDice(seed), setup={"items": [{"civet": 1, "flan": 1}] * 4})
+        shown = 0  # log lines already in a snapshot (a snapshot holds the last LOG_LINES)
+        while (decision := session.state.pending) is not None:
+            assert decision.seat is not None
+            if decision.kind != "race":
+                options = decision.legal_actions() if decision.staked is None else list(decision.options)
+                asked = question_json(session, decision, options, room.french)
+                assert asked["text_fr"] != asked["text_en"], asked
+                assert all(o["label_fr"] != o["label_en"] for o in asked["options"]), asked
+                if decision.kind in house_kinds:
+                    yes = asked["options"][options.index(BetOnSuccess())]["label_fr"]
+                    assert yes != VERBS_FR[BetOnSuccess] and "«" in yes, (decision.kind, yes)
+                    seen.add(f"question:{decision.kind}")
+            session.state.apply_action(bots[decision.seat].act(session.state, decision), seat=decision.seat)
+            log = session.state.log
+            if len(log) - shown >= 30 or session.state.pending is None:
+                snapshot = table_json(session, None, {}, [], room.french)
+                lines = snapshot["log"][-(len(log) - shown):]
+                for event, line in zip(log[shown:], lines, strict=True):
+                    assert line["fr"] != line["en"], (event, line)
+                    if event["type"] in ("score", "item"):
+                        reason = event["reason"].replace("_", " ")
+                        assert f"pour {reason} " not in line["fr"] and f"({reason})" not in line["fr"], line
+                    seen.add(event["type"] + (f":{event['reason']}" if event["type"] in ("score", "item") else "")
+                             + (":team" if "team" in event else ""))
+                shown = len(log)
+    assert HOUSE_LINES <= seen, HOUSE_LINES - seen
+    assert {f"question:{kind}" for kind in house_kinds} <= seen

@@ -52,6 +52,13 @@ VERBS_FR: dict[type[Action], str] = {
     UseBoucliette: "l'annuler avec ta Boucliette", BetOnSuccess: "parier sur sa réussite", Shout: "crier",
 }
 PASS_FR = {"sirop": "garder la Chouette", "claim": "ne rien dire", "soufflette_keep": "relancer les trois dés"}
+# The house rules' decisions are answered "yes" (BetOnSuccess) or passed (docs/rules.md, House rules).
+HOUSE_YES_FR = {
+    "verdier_bet": "crier « Vert-Linette ! » (parier sur 2, 4, 6)",
+    "civet_double": "crier « Civet ! » (doubler le Civet avec le tien)",
+    "attrape_oiseau": "crier « Attrape-oiseau ! » (prendre le sirop à son compte)",
+    "flan_use": "crier « Tatan elle fait des Flans ! » (ses points comptent à l'envers)",
+}
 ITEMS_FR = {"grelottine": "Grelottine", "civet": "Civet", "boucliette": "Boucliette", "flan": "Flan"}
 
 
@@ -72,6 +79,8 @@ def verb_fr(action: Action, decision: Decision) -> str:
         return PASS_FR.get(decision.kind, "passer")
     if isinstance(action, Roll) and decision.kind == "challenge_roll":
         return "lancer le défi"
+    if isinstance(action, BetOnSuccess) and decision.kind in HOUSE_YES_FR:
+        return HOUSE_YES_FR[decision.kind]
     return VERBS_FR.get(type(action), action.kind.replace("_", " "))
 
 
@@ -132,10 +141,60 @@ def _race_fr(e: dict[str, Any], who: Callable[[Any], str]) -> str:
     return f"  course {race} : personne n'a crié à temps"
 
 
+# Why a score changes (an event's `reason`), in the game's French words: the combinations the
+# scoring names (cdc_env/combinations.py), then the rules' own reasons, the house rules' last.
+REASONS_FR: dict[str, str] = {
+    "cul_de_chouette": "un Cul de Chouette", "suite_velutee": "une Suite Velutée", "artichette": "une Artichette",
+    "bleu_rouge": "un Bleu-Rouge", "chouette_velute": "une Chouette-Velute", "velute": "une Velute",
+    "chouette": "une Chouette", "suite": "une Suite", "soufflette": "une Soufflette", "flan": "un Flan",
+    "neant_souffle": "un Néant soufflé", "neant": "un Néant",
+    "achat_du_cul": "l'achat du cul", "patte_de_canard": "« Patte de canard ! »", "raitournelle": "une Raitournelle",
+    "pelican": "le Pélican", "velutee_tie": "une égalité sur la Velutée", "suite_last": "le dernier cri de la Suite",
+    "chouette_velute_tie": "une égalité sur la Chouette-Velute",
+    "chouette_velute_missed": "une Chouette-Velute que personne n'a criée",
+    "sirop_success": "un sirop réussi", "sirop_failure": "un sirop raté", "bird_bet_won": "un oiseau gagnant",
+    "bird_bet_lost": "un oiseau perdant", "sirop_bet_below_minimum": "un pari de sirop sous le minimum",
+    "civet_made": "un Civet réussi", "civet_failed": "un Civet raté", "civet_bet_won": "un pari gagné sur le Civet",
+    "civet_bet_lost": "un pari perdu sur le Civet", "grelottine_won": "une Grelottine gagnée",
+    "grelottine_lost": "une Grelottine perdue", "challenge_bet_won": "un pari gagné sur la Grelottine",
+    "challenge_bet_lost": "un pari perdu sur la Grelottine", "bleu_rouge_bet_won": "la bonne somme du Bleu-Rouge",
+    "soufflette_made": "une Soufflette réussie", "soufflette_won": "une Soufflette gagnée",
+    "soufflette_lost": "une Soufflette subie", "soufflette_failed": "une Soufflette ratée",
+    "soufflette_last_throw": "le dernier jet de la Soufflette",
+    # house rules
+    "verdier_won": "« Vert-Linette ! » gagné (2, 4, 6)", "verdier_lost": "« Vert-Linette ! » perdu",
+    "tichette_won": "« Tichette ! » réclamée seul", "tichette_lost": "« Tichette ! » réclamée à plusieurs",
+    "contre_sirop": "le Contre-Sirop (« J'apprécie les fruits au sirop ! »)",
+    "cul_de_chouette_contre": "un Cul de Chouette contré", "flan_siroted": "le Flan rendu (la Chouette sirotée)",
+}
+# Why an item comes or goes.
+ITEM_REASONS_FR: dict[str, str] = {
+    "neant": "un Néant", "mecreant": "« Mécréant ! »", "a_kadoc": "« À Kadoc ! »", "civet_sirote": "un sirop raté",
+    "grelottine_used": "utilisée", "grelottine_challenge": "un défi", "challenge_cancelled": "un défi annulé",
+    "civet_declared": "un Civet annoncé",
+    # house rules
+    "civet_doubled": "le Civet doublé", "flan_used": "« Tatan elle fait des Flans ! »",
+    "flan_kept": "un Néant flanné : le Flan revient",
+}
+
+
 def _score_fr(e: dict[str, Any], who: Callable[[Any], str]) -> str:
-    reason = "une Bévue" + (f" ({e['why']})" if e.get("why") else "") if e["reason"] == "bevue" \
-        else e["reason"].replace("_", " ")
-    return f"  {who(e['seat'])} {e['delta']:+d} pour {reason} → {e['score']}"
+    if e["reason"] == "bevue":
+        reason = "une Bévue" + (f" ({e['why']})" if e.get("why") else "")
+    elif e["reason"] == "flan" and "by" in e:  # the Flan's use: the throw's points inverted
+        reason = f"le Flan de {who(e['by'])} (« Tatan elle fait des Flans ! »)"
+    else:
+        reason = REASONS_FR.get(e["reason"], e["reason"].replace("_", " "))
+    line = f"  {who(e['seat'])} {e['delta']:+d} pour {reason}"
+    if e["delta"] != e["points"]:  # held by the cap (a gain) or at 0 (a loss, negative_scores: false)
+        line += f" (sur {e['points']:+d}, {'plafonné' if e['points'] > 0 else 'retenu à 0'})"
+    return f"{line} → {e['score']}"
+
+
+def _win_fr(e: dict[str, Any], who: Callable[[Any], str]) -> str:
+    if "team" in e:  # the Doublette: the team's sum won, both players win
+        return f"*** {' et '.join(who(s) for s in e['team'])} gagnent en équipe avec {e['team_score']} ***"
+    return f"*** {who(e['seat'])} gagne avec {e['score']} ***"
 
 
 # The frequent events in French (the others fall back to English).
@@ -148,11 +207,12 @@ EVENTS_FR: dict[str, Callable[[dict[str, Any], Callable[[Any], str]], str]] = {
                                   f"({e['value']})" + (f", courses : {', '.join(e['races'])}" if e["races"] else ""),
     "score": _score_fr,
     "item": lambda e, who: f"  {who(e['seat'])} {'gagne' if e['change'] > 0 else 'utilise'} "
-                           f"{ITEMS_FR.get(e['item'], e['item'])} ({e['reason'].replace('_', ' ')})",
+                           f"{ITEMS_FR.get(e['item'], e['item'])} "
+                           f"({ITEM_REASONS_FR.get(e['reason'], e['reason'].replace('_', ' '))})",
     "shout": lambda e, who: f"  {who(e['seat'])} crie {e['phrase'].replace('_', ' ')} à {e['onset_ms']:.0f} ms",
     "false_shout": lambda e, who: f"  {who(e['seat'])} crie {e['phrase'].replace('_', ' ')} hors de toute course",
     "race": _race_fr,
-    "win": lambda e, who: f"*** {who(e['seat'])} gagne avec {e['score']} ***",
+    "win": _win_fr,
     "civet": lambda e, who: f"  {who(e['seat'])} annonce un Civet de {e['stake']} sur {e['combination']}",
     "grelottine": lambda e, who: f"  {who(e['seat'])} défie {who(e['challenged'])} : Grelottine de "
                                  f"{e['stake']} sur {e['combination']}",
@@ -170,6 +230,19 @@ EVENTS_FR: dict[str, Callable[[dict[str, Any], Callable[[Any], str]], str]] = {
     "beau_sirop": lambda e, who: f"  {who(e['seat'])} parie Beau-Sirop ({e['face']})",
     "claim": lambda e, who: f"  {who(e['seat'])} annonce : {e['phrase'].replace('_', ' ')}",
     "join": lambda e, who: f"+++ {e['name']} rejoint la partie à la place {e['seat'] + 1} (Chante-Sloubi)",
+    "bet_on_success": lambda e, who: f"  {who(e['seat'])} parie sur la réussite",
+    "bet_unclaimed": lambda e, who: f"  {who(e['seat'])} n'a pas réclamé son pari gagnant",
+    "velutee_tie": lambda e, who: f"  égalité sur la Velutée entre {who(e['seats'])} : {e['dice']} = "
+                                  f"{e['combination'].replace('_', ' ')}",
+    # house rules (docs/rules.md, House rules)
+    "verdier_bet": lambda e, who: f"  {who(e['seat'])} crie « Vert-Linette ! »",
+    "civet_doubled": lambda e, who: f"  {who(e['seat'])} double le Civet de {who(e['declarer'])} "
+                                    f"(mise × {e['multiplier']})",
+    "attrape_oiseau": lambda e, who: f"  {who(e['seat'])} crie « Attrape-oiseau ! » et prend à son compte le "
+                                     f"sirop de {who(e['thrower'])} (Chouette de {e['face']})",
+    "flan_used": lambda e, who: f"  {who(e['seat'])} crie « Tatan elle fait des Flans ! » : les points de "
+                                f"{who(e['thrower'])} comptent à l'envers",
+    "robobrol": lambda e, who: f"  {who(e['seat'])} : « Robobrol ! », il relance les trois dés",
 }
 
 

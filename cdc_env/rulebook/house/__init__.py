@@ -26,13 +26,14 @@ from cdc_env.rulebook.house.registry import (
     late_join_rule,
     moment_rules,
     parameters_of,
+    plays_teams,
     register,
     teams_of,
     unregister,
 )
 
 __all__ = ["MOMENTS", "REGISTRY", "HouseRule", "added_names", "chosen", "late_join_rule", "moment_rules",
-           "parameters_of", "register", "teams_of", "unregister"]
+           "parameters_of", "plays_teams", "register", "teams_of", "unregister"]
 
 register(verdier.RULE)
 register(civet_double.RULE)

@@ -67,6 +67,9 @@ class HouseRule:
     decisions: Mapping[str, str] = field(default_factory=dict)  # kind -> what it asks
     phrases: tuple[str, ...] = ()  # shouts it adds (voice intents), answered by `Shout`
     races: tuple[str, ...] = ()  # races it starts (a race decision's reason)
+    # Keys of `table.house` that hold a list of seats (the Verdier's bettors): the observation
+    # gets a section per key, for such a table only, marking those seats seat-relative.
+    shown_seats: tuple[str, ...] = ()
     # A team mode: the teams for a table of N players (raises ValueError for a count it cannot
     # seat). A team's score is its players' sum, and the team wins together.
     teams: Callable[[int], list[tuple[int, ...]]] | None = None
@@ -138,12 +141,17 @@ def chosen(house_rules: Mapping[str, Any]) -> list[HouseRule]:
 
 
 def added_names(house_rules: Mapping[str, Any], what: str) -> tuple[str, ...]:
-    """The decision kinds (`decisions`), phrases or races the switched-on rules add, in order:
+    """The decision kinds (`decisions`), phrases, races or shown seats the switched-on rules add, in order:
     what the environments append to their spaces for such a table (and only for it)."""
     names: list[str] = []
     for rule in chosen(house_rules):
         names += list(getattr(rule, what))
     return tuple(dict.fromkeys(names))
+
+
+def plays_teams(house_rules: Mapping[str, Any]) -> bool:
+    """Whether a switched-on rule is a team mode (the Doublette)."""
+    return any(rule.teams is not None for rule in chosen(house_rules))
 
 
 def teams_of(house_rules: Mapping[str, Any], players: int) -> dict[int, tuple[int, ...]]:

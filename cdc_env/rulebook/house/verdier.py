@@ -31,12 +31,14 @@ def bets(game: Game, _parameters: Mapping[str, Any], chouettes: tuple[int, ...])
         return []
     thrower = game.table.thrower if game.table.thrower is not None else game.turn_seat
     assert thrower is not None
-    bettors = []
+    bettors: list[int] = []
     for seat in game.seats_from(thrower, include_self=True):
         choice = yield Decision(seat, "verdier_bet", (BetOnSuccess(), Pass()))
         if isinstance(choice, BetOnSuccess):
             bettors.append(seat)
             game.event("verdier_bet", seat=seat)
+            # Shown at once, as the bird bets are: « Vert-Linette ! » is said aloud.
+            game.table.house["verdier_bets"] = list(bettors)
     game.table.house["verdier_bets"] = list(bettors)
     return bettors
 
@@ -70,4 +72,5 @@ RULE = HouseRule(
     parameters={"win": 25, "loss": 5},
     # « Vert-Linette ! » answers the verdier_bet decision (voice/intents.py): a bet, not a shout.
     decisions={"verdier_bet": "bet « Vert-Linette ! » that the cul makes 2, 4, 6, or pass"},
+    shown_seats=("verdier_bets",),  # the observation marks who has bet on the throw in play
 )

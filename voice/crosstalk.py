@@ -3,25 +3,26 @@
 Each phone's recogniser takes the first voice it hears as its player's. At a real table the
 other players reach every phone too, typically 8 to 20 dB quieter than at their own phone (a
 player sits 0.2-0.5 m from their phone, 0.5-2 m from the others'). So when Bob shouts 50 ms
-before Ana, Ana's phone hears Bob first and its recogniser dates Ana's shout at Bob's onset; when
-Ana says nothing at all, her phone may still hear Bob's phrase and shout for her.
+before Ana, Ana's phone hears Bob first and its recogniser dates her shout at his onset; and
+when Ana says nothing at all, her phone may still hear Bob's phrase and shout for her (a
+Bévue outside a race, a wrong winner or loser in one).
 
-All streams are on the host's clock (voice/phone_clock.py), so the host can compare what the
+All streams are on the host's clock (voice/phone_clock.py), so the host compares what the
 phones heard at the same moment. Each stream's loudness is tracked in dB over its own noise
-floor (so phones with other microphone gains compare fairly: the room's noise reaches all of
-them alike), and a stretch of a phone's sound is its own player's voice unless another phone
-heard it more than `own_within_db` louder at that moment: a voice is loudest at the phone of the
-player it comes from. Then, for an utterance a phone's recogniser heard from `onset_s`:
-- if another phone dominates its start, the onset moves to where this phone's own voice
-  begins (Ana's own onset, 50 ms after Bob's);
-- if its own voice never holds for `min_own_s`, it was someone else's voice: no utterance of
-  this player at all.
-A phone alone, or one whose player speaks first, keeps the recogniser's onset to the sample.
+floor (phones with other microphone gains compare fairly: the room's noise reaches them all),
+and each phone is taken to hear every other player `under_db` quieter than that player's own
+phone does (the table's crosstalk margin; wider where the streams show a phone hardly hears a
+player: headsets, phones far apart). For an utterance a phone's recogniser heard from onset_s:
+- if the others' voices, as this phone hears them, do not explain its start, it stands as the
+  recogniser dated it, to the sample;
+- if they do, its onset moves to where this phone's own voice rises over them (Ana's own
+  onset, 50 ms after Bob's);
+- if they explain it whole, it was another player's voice: nobody's utterance at this phone.
 
-What it cannot tell: two players shouting together where the quieter one is more than
-`own_within_db` under the louder one at the quieter one's own phone (then the quieter player is
-heard only where the louder pauses). The default, 6 dB, sits under the crosstalk margin of an
-ordinary table and above the spread of players' own levels.
+What it cannot tell: a quiet player shouting at once with a much louder one, where the quiet
+one's phone hears the loud one within `own_db` of its own player (then the quiet player is
+heard where the loud one pauses); and a soft start (a nasal, a whisper) under another's voice,
+found a little late. Figures: scripts/bench_web.py (--crosstalk-db) and docs/web.md.
 """
 
 from __future__ import annotations
@@ -42,10 +43,11 @@ FRAME = RATE // 100  # 10 ms frames...
 HOP = FRAME // 2  # ...every 5 ms
 HOP_S = HOP / RATE
 FLOOR_S = 3.0  # the noise floor: the quiet end (20th percentile) of this much audio
-LOUD_DB = 25.0  # a voice this loud at its own phone is heard over the floor at the others'
-MARGIN_S = 15.0  # the crosstalk margins are read from this much of the past...
+LOUD_DB = 25.0  # a voice this loud at its own phone is well over the floor at a phone that hears it
+MARGIN_S = 15.0  # a pair's margin is read from this much of the past...
 MARGIN_FRAMES = 40  # ...once it holds this many frames of such a voice (0.2 s)
-MARGIN_PERCENTILE = 95.0
+MARGIN_PERCENTILE = 98.0
+ISOLATED_DB = 24.0  # a margin this wide: the phone hardly hears that player (crosstalk at a table: 6-20 dB)
 WAIT_S = 0.4  # an utterance waits at most this long for the other phones' audio of its time
 KEEP_S = 15.0  # a track keeps this much of its past: utterances are judged within a second or two
 
@@ -152,18 +154,18 @@ class Crosstalk:
         return min((self.tracks[s].until for s in seats if s in self.tracks), default=math.inf)
 
     def margin_db(self, seat: int, other: int, until: float) -> float:
-        """How much quieter `other`'s player is at `seat`'s phone than at their own: at least
-        `under_db`, more where the last seconds show it (phones far apart, or not in one room:
-        where `other`'s phone heard a loud voice, `seat`'s heard it this much quieter or not at
-        all, the MARGIN_PERCENTILE-th percentile of the difference). Never less than
-        `under_db`: the others' speaking at the same time only lowers the difference."""
+        """How much quieter `other`'s player is at `seat`'s phone than at their own:
+        `under_db`, unless the last MARGIN_S show this phone hardly hears that player (phones
+        far apart, a headset's microphone): where the other phone heard a loud voice (LOUD_DB),
+        this one heard it ISOLATED_DB quieter or more (the MARGIN_PERCENTILE-th percentile of
+        the difference); then that difference. What a quiet spell cannot show is kept."""
         pair = (seat, other)
         t, loud = self.tracks[other].window(until - MARGIN_S, until)
         keep = loud > LOUD_DB
         tm, lm = self.tracks[seat].window(until - MARGIN_S - 1, until + 1)
-        if keep.sum() >= MARGIN_FRAMES and len(tm) >= 2:  # else what was last seen (a quiet spell)
+        if keep.sum() >= MARGIN_FRAMES and len(tm) >= 2:
             seen = float(np.percentile(loud[keep] - np.interp(t[keep], tm, lm), MARGIN_PERCENTILE))
-            self._margins[pair] = max(self.under_db, seen)
+            self._margins[pair] = seen if seen >= ISOLATED_DB else self.under_db
         return self._margins.get(pair, self.under_db)
 
     def others_at(self, seat: int, times: np.ndarray) -> np.ndarray:
@@ -198,7 +200,7 @@ class Crosstalk:
         own = excess > self.own_db
         # Where the others' voices, loud enough to be heard (QUIET_DB), make at least half of
         # what this phone heard.
-        explained = (others > level - 3.0) & (others > QUIET_DB)
+        explained = (others > QUIET_DB) & (level < others + 3.0)
         if not np.any(explained):
             return onset_s  # nobody else spoke: the recogniser's utterance as it is
         if own.sum() * HOP_S < self.min_own_s:

@@ -172,3 +172,21 @@ def test_attribution_does_not_wait_past_its_limit_for_a_silent_stream() -> None:
     assert [u.onset_s for _, u in attribution.settled(10.55, streaming=[0, 1])] == [2.0]
     attribution.hold(0, detection(2.6, 2.9), now=11.0)
     assert len(attribution.settled(11.0, streaming=[0])) == 1  # seat 1 no longer streams: no wait
+
+
+def test_a_phone_that_hardly_hears_the_others_keeps_its_onsets_once_that_shows() -> None:
+    """Headset microphones, or phones far apart: Ana's phone never hears Bob. Once Bob has
+    spoken alone (0.5 s in), the check knows it, and Ana's own onset 30 ms after Bob's stands
+    though her voice starts soft (the table's margin, 12 dB, would give it to Bob)."""
+    rng = np.random.default_rng(8)
+    ana, bob = room(rng, 4.0), room(rng, 4.0)
+    add(bob, voice(rng), 0.5, 30.0)  # Bob alone
+    add(bob, voice(rng), 2.0, 30.0)
+    soft = voice(rng) * np.minimum(1.0, np.arange(round(0.6 * RATE)) / (0.06 * RATE))  # a 60 ms rise
+    add(ana, soft, 2.03, 20.0)
+    heard = Crosstalk()
+    listen(heard, {0: ana, 1: bob})
+    assert heard.margin_db(0, 1, 102.6) >= 24.0
+    assert heard.own_voice(0, 102.03, 102.6) == 102.03
+    # At a table (Bob 14 dB under at Ana's phone) the margin stays the table's.
+    assert table(ana_at=None, bob_at=1.0).margin_db(0, 1, 101.6) == Crosstalk().under_db

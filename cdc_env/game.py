@@ -259,6 +259,9 @@ class GameState:
                     f"rule {rules} (--house {rules}, or its key in the ruleset's house_rules:)")
         if self.seats_fixed_by is not None:
             return f"nobody can join this game: {self.seats_fixed_by}"
+        if any(len(team) > 1 for team in self.teams.values()):
+            return ("nobody can join a game played in teams (the Doublette): its teams are pairs seated from "
+                    "the start, and a newcomer would have no partner")
         if self.pending is None:
             return "the game is over: nobody can join it"
         if self.players >= self.rules.max_players:

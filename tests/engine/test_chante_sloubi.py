@@ -14,7 +14,7 @@ from cdc_env.actions import Join, Pass, Roll, Shout, action_from_json
 from cdc_env.dice import SeededDice
 from cdc_env.game import GameError, GameState, JoinRefused
 from cdc_env.rulebook.house.chante_sloubi import start_points
-from cdc_env.rules import Ruleset, RulesetError, load_ruleset
+from cdc_env.rules import Ruleset, load_ruleset
 
 # ------------------------------------------------------------------ Kize's formula
 
@@ -158,10 +158,15 @@ def test_a_join_is_refused_like_a_game_error_and_an_illegal_action() -> None:
     assert issubclass(JoinRefused, GameError) and issubclass(JoinRefused, IllegalActionError)
 
 
-def test_not_with_the_doublette() -> None:
-    says = "house_rules.chante_sloubi: cannot be played with the house rule 'doublette'"
-    with pytest.raises(RulesetError, match=says):
-        ruleset("classic", house_rules={"doublette": True, "chante_sloubi": True})
+def test_nobody_joins_a_doublette_table_though_both_rules_are_on() -> None:
+    """`maison --house doublette` is a table in teams with every house rule: the Chante-Sloubi
+    stays on, and a join is refused (a newcomer would have no partner)."""
+    rules = ruleset("classic", house_rules={"chante_sloubi": True, "doublette": True}, dice_buying={"enabled": False})
+    state = new_game(rules, players=4, dice=NEANT * 8, scores=[30, 10, 20, 0])
+    state.apply_action(Roll())
+    while not state.at_turn_start:
+        state.apply_action(Pass() if Pass() in state.legal_actions() else Roll())
+    refused(state, "Zoé", r"nobody can join a game played in teams \(the Doublette\)")
 
 
 # ------------------------------------------------------------------ saves, replays, clones

@@ -10,7 +10,8 @@ them in the next seat number, after the last seat and before seat 0 (the table's
 stays as it was). The join happens as a turn begins, before its first decision: that turn
 stays its thrower's, and the newcomer first throws when the rotation reaches their seat. The
 start is a gain off the newcomer's own dice, so the cap holds it (it can never win by itself).
-Not with the Doublette: a late friend would leave a team without its partner."""
+At a Doublette table nobody joins (its teams are pairs seated from the start): the join is
+refused, the two rules stay playable together (as `maison --house doublette`)."""
 
 from __future__ import annotations
 
@@ -43,5 +44,4 @@ RULE = HouseRule(
     source="Kize's cdc-engine (lib/game/game-handler.ts singSloubi; current-game-selectors.ts selectSloubiScore)",
     moments={},
     late_join=newcomer_start,
-    excludes=("doublette",),
 )

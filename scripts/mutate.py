@@ -243,7 +243,7 @@ def fresh(files: Sequence[str], tests: Sequence[str], pytest_args: Sequence[str]
         data.load()
     for name in names:
         code, took = run(name, 3 * clean + 10)
-        verdict = "killed" if code == 1 else "timeout" if code == 36 else "survived" if code == 0 else f"pytest exit {code}"
+        verdict = {0: "survived", 1: "killed", 36: "timeout"}.get(code, f"pytest exit {code}")
         print(f"  {name}: {verdict} ({took:.0f} s)", flush=True)
         if code in (1, 36):
             data = next(d for d in by_file.values() if name in d.exit_code_by_key)

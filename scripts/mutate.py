@@ -243,6 +243,9 @@ def fresh(files: Sequence[str], tests: Sequence[str], pytest_args: Sequence[str]
         data.load()
     for name in names:
         code, took = run(name, 3 * clean + 10)
+        # The tests passed without the mutant, so a failure, an error while collecting them (the
+        # mutant broke an import) or pytest's internal error is the mutant's doing: killed.
+        code = 1 if code in (1, 2, 3) else code
         verdict = {0: "survived", 1: "killed", 36: "timeout"}.get(code, f"pytest exit {code}")
         print(f"  {name}: {verdict} ({took:.0f} s)", flush=True)
         if code in (1, 36):

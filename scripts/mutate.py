@@ -45,6 +45,11 @@ TESTS: tuple[tuple[str, tuple[str, ...]], ...] = (
                            "tests/env/test_observation_by_hand.py")),
     ("cdc_env/env.py", ("tests/env/test_env_aec.py", "tests/env/test_env_single.py", "tests/env/test_cut_short.py",
                         "tests/env/test_env_messages.py")),
+    # The engine: hand-worked tests only. The seeded random games (test_log_digest,
+    # test_properties) would catch much of it too, but run every mutant for half a minute.
+    ("cdc_env/combinations.py", ("tests/engine/test_combinations.py", "tests/engine/test_complete.py")),
+    ("cdc_env/rules.py", ("tests/engine/test_ruleset_files.py", "tests/engine/test_errors_and_saves.py",
+                          "tests/engine/test_house_rules.py", "tests/engine/test_complete.py")),
     ("cdc_env/", ("tests/engine", "tests/env")),
 )
 # Statuses that count as caught: a test failed, the tests ran out of time (an endless loop),

@@ -179,11 +179,13 @@ def main(argv: Sequence[str] | None = None) -> int:
 
     print(f"mutating {', '.join(files)} against {' '.join(tests)}", flush=True)
     names = [f[:-3].replace("/", ".").removesuffix(".__init__") + ".*" for f in files]
+    caught: dict[str, dict[str, int]] = {}
     if args.survivors:
         names = survivors(files)
         if not names:
             print(f"no survivors of a last run on {', '.join(files)}: nothing to run again")
             return report(files)
+        caught = caught_codes(files)
     try:
         _run(names, args.jobs)
     except SystemExit as stop:  # mutmut says why above (the clean tests failed, say)
@@ -193,7 +195,37 @@ def main(argv: Sequence[str] | None = None) -> int:
     except AssertionError as error:  # a module without any function to mutate
         print(f"mutate.py: error: nothing to mutate in {', '.join(files)} ({error})", file=sys.stderr)
         return 2
+    finally:
+        restore_caught(caught)
     return report(files)
+
+
+def caught_codes(files: Sequence[str]) -> dict[str, dict[str, int]]:
+    """The verdicts of the mutants the last run on `files` caught, by file."""
+    from mutmut.mutation.data import SourceFileMutationData
+    from mutmut.stats import status_by_exit_code
+
+    codes: dict[str, dict[str, int]] = {}
+    for file in files:
+        data = SourceFileMutationData(path=file)
+        data.load()
+        codes[file] = {name: code for name, code in data.exit_code_by_key.items()
+                       if status_by_exit_code[code] in CAUGHT}
+    return codes
+
+
+def restore_caught(codes: dict[str, dict[str, int]]) -> None:
+    """Puts back the caught verdicts that mutmut forgot when --survivors ran with other tests
+    (it forgets every verdict when the tests change): a test added cannot revive a mutant."""
+    from mutmut.mutation.data import SourceFileMutationData
+
+    for file, caught in codes.items():
+        data = SourceFileMutationData(path=file)
+        data.load()
+        forgotten = {name: code for name, code in caught.items() if data.exit_code_by_key.get(name, 0) is None}
+        if forgotten:
+            data.exit_code_by_key.update(forgotten)
+            data.save()
 
 
 def survivors(files: Sequence[str]) -> list[str]:

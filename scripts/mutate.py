@@ -201,30 +201,33 @@ def main(argv: Sequence[str] | None = None) -> int:
 
 
 def caught_codes(files: Sequence[str]) -> dict[str, dict[str, int]]:
-    """The verdicts of the mutants the last run on `files` caught, by file."""
+    """The verdicts of the last run on `files`, by file."""
     from mutmut.mutation.data import SourceFileMutationData
-    from mutmut.stats import status_by_exit_code
 
     codes: dict[str, dict[str, int]] = {}
     for file in files:
         data = SourceFileMutationData(path=file)
         data.load()
-        codes[file] = {name: code for name, code in data.exit_code_by_key.items()
-                       if status_by_exit_code[code] in CAUGHT}
+        codes[file] = {name: code for name, code in data.exit_code_by_key.items() if code is not None}
     return codes
 
 
 def restore_caught(codes: dict[str, dict[str, int]]) -> None:
-    """Puts back the caught verdicts that mutmut forgot when --survivors ran with other tests
-    (it forgets every verdict when the tests change): a test added cannot revive a mutant."""
+    """After --survivors with other tests than the last run's: puts back the verdicts mutmut
+    forgot (it forgets every verdict when the tests change; a test added cannot revive a
+    mutant), and keeps "survived" for a survivor that none of the new tests reach."""
     from mutmut.mutation.data import SourceFileMutationData
+    from mutmut.stats import status_by_exit_code
 
-    for file, caught in codes.items():
+    for file, before in codes.items():
         data = SourceFileMutationData(path=file)
         data.load()
-        forgotten = {name: code for name, code in caught.items() if data.exit_code_by_key.get(name, 0) is None}
-        if forgotten:
-            data.exit_code_by_key.update(forgotten)
+        now = data.exit_code_by_key
+        back = {name: code for name, code in before.items()
+                if now.get(name, 0) is None or (status_by_exit_code[now.get(name)] == "no tests"
+                                                 and status_by_exit_code[code] == "survived")}
+        if back:
+            now.update(back)
             data.save()
 
 

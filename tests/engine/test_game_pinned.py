@@ -130,3 +130,20 @@ def test_a_starting_position_is_the_games_own_copy() -> None:
     setup["scores"][0] = 0
     setup["items"][0]["civet"] = 0
     assert state.setup == {"scores": [100, 7], "items": [{"civet": 1}, {"grelottine": 1, "civet": 0}]}
+
+
+def test_a_game_from_a_starting_position_saves_loads_and_clones_from_it() -> None:
+    # Before the first turn (the first player still being drawn) a copy starts from the
+    # position too, and a saved game replays from it.
+    state = new_game("classic", 2, dice=[5, 5, 2], scores=[100, 7], items=[{"civet": 1}, {}])
+    early = GameState(load_ruleset("classic"), 2, setup={"scores": [100, 7], "items": [{"civet": 1}, {}]})
+    twin = early.clone()
+    assert twin.scores == [100, 7] and twin.items == early.items and twin.turn_number == 0
+    assert twin.log == [] and twin.history == [] and twin.pending == early.pending
+    for die in (1, 6):
+        twin.apply_action(Dice((die,)))
+    assert twin.first_player == 0 and twin.current_seat == 0 and early.log == []
+    play(state, ROLL, PASS, PASS)
+    loaded = GameState.from_json(state.to_json())
+    assert loaded == state
+    assert loaded.scores == [125, 7] and loaded.items[0]["civet"] == 1

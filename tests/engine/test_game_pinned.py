@@ -4,6 +4,8 @@ given once and spent, and a starting position that is refused with its reason.""
 
 from __future__ import annotations
 
+from typing import Any
+
 import pytest
 from engine_helpers import PASS, ROLL, new_game, play, score_events
 
@@ -122,7 +124,7 @@ def test_a_starting_position_that_cannot_be_is_refused_with_its_reason(setup: ob
 
 
 def test_a_starting_position_is_the_games_own_copy() -> None:
-    setup = {"scores": [100, 7], "items": [{"civet": 1}, {"grelottine": 1, "civet": 0}]}
+    setup: dict[str, Any] = {"scores": [100, 7], "items": [{"civet": 1}, {"grelottine": 1, "civet": 0}]}
     state = GameState(load_ruleset("classic"), 2, setup=setup)
     assert state.scores == [100, 7]
     assert state.items == [{"grelottine": 0, "civet": 1, "boucliette": 1, "flan": 0},

@@ -317,7 +317,10 @@ def report(files: Sequence[str]) -> int:
         for name, status in sorted(statuses.items(), key=lambda item: item[0]):
             if status in CAUGHT or status == "not checked":
                 continue
-            diff = get_diff_for_mutant(name, path=file)
+            try:
+                diff = get_diff_for_mutant(name, path=file)
+            except FileNotFoundError:  # a later run on another module copied this one afresh
+                diff = "(no diff: mutants/ holds another run's copy; run this module again to see it)\n"
             lines.append(f"\n{status.upper()}: {file}:{mutant_line(file, name, diff)} {name}\n{diff}")
     print()
     print("\n".join(lines))

@@ -149,3 +149,31 @@ def test_a_game_from_a_starting_position_saves_loads_and_clones_from_it() -> Non
     loaded = GameState.from_json(state.to_json())
     assert loaded == state
     assert loaded.scores == [125, 7] and loaded.items[0]["civet"] == 1
+
+
+def test_a_bought_cul_is_logged_and_the_seller_keeps_the_chouette_of_their_own_dice() -> None:
+    # RULES.md, Achat de dé: the buyer pays 30 and throws the cul; "the original thrower scores
+    # only a Chouette of the first two dice if they are a pair".
+    state = new_game("classic", 3, dice=[3, 3, 5])
+    play(state, ROLL, PASS, BuyCul())
+    assert state.table.buyer == 2 and state.current_seat == 2  # the buyer's Chouette: their sirop
+    assert state.log[5:] == [
+        {"type": "dice", "turn": 1, "reason": "chouettes", "seat": 0, "values": [3, 3]},
+        {"type": "buy_cul", "turn": 1, "seat": 2, "from_seat": 0},
+        {"type": "score", "turn": 1, "seat": 2, "points": -30, "delta": -30, "score": -30,
+         "reason": "achat_du_cul", "capped": False},
+        {"type": "dice", "turn": 1, "reason": "cul", "seat": 2, "values": [5]},
+        {"type": "combination", "turn": 1, "seat": 2, "dice": [3, 3, 5], "combination": "chouette",
+         "value": 9, "races": []},
+        {"type": "score", "turn": 1, "seat": 0, "points": 9, "delta": 9, "score": 9, "reason": "chouette",
+         "capped": False, "bought_cul": True},
+    ]
+
+
+def test_a_sellers_chouette_is_their_own_dice_on_their_own_turn_and_may_win() -> None:
+    # 320 + a Chouette of 6 (36) from the seller's own two dice: 356, past 343 on their own
+    # turn through their own dice, so it wins at once (the cap holds only other gains).
+    state = new_game("classic", 2, dice=[6, 6, 1], scores=[320, 0])
+    play(state, ROLL, BuyCul())
+    assert state.winner == 0 and state.scores == [356, -30]
+    assert state.log[-1] == {"type": "win", "turn": 1, "seat": 0, "score": 356}

@@ -177,3 +177,42 @@ def test_a_sellers_chouette_is_their_own_dice_on_their_own_turn_and_may_win() ->
     play(state, ROLL, BuyCul())
     assert state.winner == 0 and state.scores == [356, -30]
     assert state.log[-1] == {"type": "win", "turn": 1, "seat": 0, "score": 356}
+
+
+def test_a_civet_won_on_ones_own_turn_is_capped_in_classic_and_may_win_in_v004() -> None:
+    # RULES.md: C caps every gain but one's own dice; "in v004 a Civet won ... on one's own turn
+    # may pass 332 and win". 200 + a Velute of 6 (72, own dice) + the Civet's 80.
+    classic = new_game("classic", 2, dice=[2, 4, 6], items=[{"civet": 1}, {}], scores=[200, 0])
+    play(classic, DeclareCivet("velute", 80))
+    assert classic.scores == [332, 0] and not classic.is_over
+    assert [(e["reason"], e["delta"], e["capped"]) for e in score_events(classic)] == [
+        ("velute", 72, False), ("civet_made", 60, True)]
+    v004 = new_game("v004", 2, dice=[2, 4, 6], items=[{"civet": 1}, {}], scores=[200, 0])
+    play(v004, DeclareCivet("velute", 80), PASS)  # seat 1 does not bet on the Civet
+    assert v004.scores == [352, 0] and v004.winner == 0
+    assert v004.log[-1] == {"type": "win", "turn": 1, "seat": 0, "score": 352}
+
+
+def test_an_illegal_action_is_refused_with_what_is_asked_and_what_is_legal() -> None:
+    from cdc_env.actions import BirdBet, IllegalActionError, Shout, Sirop
+
+    state = new_game("classic", 2, dice=[2, 2, 5])
+    play(state, ROLL, PASS, Sirop())
+    with pytest.raises(IllegalActionError) as error:
+        state.apply_action(BuyCul())
+    assert str(error.value) == (
+        "buy_cul is not legal now: seat 1 must bet a bird on the sirop die, or pass; legal: pass, "
+        + ", ".join(f"bird_bet(face={face})" for face in range(1, 7)))
+    state.apply_action(BirdBet(2), seat=1)  # still legal after the refusal
+    dice = new_game("classic", 2, dice=[])
+    play(dice, ROLL)
+    with pytest.raises(IllegalActionError) as error:
+        dice.apply_action(Dice((7, 7)))
+    assert str(error.value) == "dice(values=(7, 7)) is not a legal outcome: the dice fall: 2 die(s) of 6 for chouettes"
+    with pytest.raises(IllegalActionError) as error:
+        dice.apply_action(Dice((3, 3)), seat=1)
+    assert str(error.value) == ("seat 1 acted out of turn: it is the dice's decision "
+                                "(the dice fall: 2 die(s) of 6 for chouettes)")
+    with pytest.raises(IllegalActionError) as error:
+        dice.apply_action(Shout("pas mou le caillou", float("nan")))
+    assert str(error.value) == "a shout needs its onset in ms (a finite number ≥ 0), got nan"

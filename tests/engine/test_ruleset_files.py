@@ -179,3 +179,36 @@ def test_a_house_rule_chosen_by_name_is_checked_like_one_in_a_file() -> None:
     with pytest.raises(RulesetError) as error:
         load_ruleset("classic").with_house_rules(["verdier", "nope"], source="--web")
     assert str(error.value).startswith("ruleset classic with --web verdier nope is not valid:\n  - house_rules.nope: ")
+
+
+@pytest.mark.parametrize(("house_rules", "line"), [
+    ({"civet_double": {"x": 1}}, "house_rules.civet_double.x: unknown parameter (its parameters: none)"),
+    ({"civet_double": 3}, "house_rules.civet_double: give true, or a mapping of its parameters (it has none), not 3"),
+    ({"verdier": 3}, "house_rules.verdier: give true, or a mapping of its parameters (win, loss), not 3"),
+    ({"verdier": {"foo": 1}}, "house_rules.verdier.foo: unknown parameter (its parameters: win, loss)"),
+    ({"verdier": {"win": "a"}}, "house_rules.verdier.win: expected int like its default 25, got 'a'"),
+    ({"nope": True}, "house_rules.nope: no such house rule (known: attrape_oiseau, civet_double, contre_sirop, "
+                     "cul_de_chouette_contre, doublette, flan_use, tichette, verdier); see docs/rules.md"),
+])
+def test_a_house_rule_given_wrongly_is_said_in_one_line(house_rules: dict[str, Any], line: str) -> None:
+    with pytest.raises(RulesetError) as error:
+        Ruleset.from_dict(classic_with(house_rules=house_rules))
+    assert str(error.value).splitlines()[1] == f"  - {line}"
+
+
+def test_a_house_rule_at_a_moment_the_game_has_not_is_refused_and_unregistering_twice_is_harmless() -> None:
+    from cdc_env.rulebook.house.registry import MOMENTS, HouseRule, register, unregister
+
+    with pytest.raises(ValueError) as error:
+        HouseRule("toy", "a test", moments={"lunch": lambda *_: None, "chouettes": lambda *_: None})
+    assert str(error.value) == f"house rule 'toy': no moment ['lunch']; the moments are {', '.join(MOMENTS)}"
+    assert "turn_started" in MOMENTS
+    unregister("never_registered")
+    register(HouseRule("toy", "a test", moments={}))
+    try:
+        assert load_ruleset("classic").with_house_rules(["toy"]).house_rules == {"toy": {}}
+    finally:
+        unregister("toy")
+    with pytest.raises(RulesetError, match="house_rules.toy: no such house rule"):
+        load_ruleset("classic").with_house_rules(["toy"])
+    assert load_ruleset("classic").with_house_rules(["verdier"]).house_rules == {"verdier": {"win": 25, "loss": 5}}

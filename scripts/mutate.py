@@ -50,6 +50,12 @@ TESTS: tuple[tuple[str, tuple[str, ...]], ...] = (
     ("cdc_env/combinations.py", ("tests/engine/test_combinations.py", "tests/engine/test_complete.py")),
     ("cdc_env/rules.py", ("tests/engine/test_ruleset_files.py", "tests/engine/test_errors_and_saves.py",
                           "tests/engine/test_house_rules.py", "tests/engine/test_complete.py")),
+    ("cdc_env/game.py", tuple(f"tests/engine/test_{name}.py" for name in (
+        "game_pinned", "actions", "races", "errors_and_saves", "save_independence", "clone", "action_types",
+        "complete", "house_rules"))),
+    ("cdc_env/rulebook/house/", ("tests/engine/test_house_rules.py", "tests/engine/test_ruleset_files.py")),
+    ("cdc_env/rulebook/", ("tests/engine/test_actions.py", "tests/engine/test_races.py",
+                           "tests/engine/test_complete.py", "tests/engine/test_game_pinned.py")),
     ("cdc_env/", ("tests/engine", "tests/env")),
 )
 # Statuses that count as caught: a test failed, the tests ran out of time (an endless loop),

@@ -11,6 +11,7 @@ from typing import Any
 import pytest
 
 import cdc_env.rules as rules_module
+from cdc_env.flow import Flow
 from cdc_env.rules import RULESET_NAMES, Ruleset, RulesetError, Solo, load_ruleset
 
 CLASSIC = Path("configs/rules/classic.yaml")
@@ -199,8 +200,12 @@ def test_a_house_rule_given_wrongly_is_said_in_one_line(house_rules: dict[str, A
 def test_a_house_rule_at_a_moment_the_game_has_not_is_refused_and_unregistering_twice_is_harmless() -> None:
     from cdc_env.rulebook.house.registry import MOMENTS, HouseRule, register, unregister
 
+    def nothing(*_: Any) -> Flow:
+        return None
+        yield
+
     with pytest.raises(ValueError) as error:
-        HouseRule("toy", "a test", moments={"lunch": lambda *_: None, "chouettes": lambda *_: None})
+        HouseRule("toy", "a test", moments={"lunch": nothing, "chouettes": nothing})
     assert str(error.value) == f"house rule 'toy': no moment ['lunch']; the moments are {', '.join(MOMENTS)}"
     assert "turn_started" in MOMENTS
     unregister("never_registered")

@@ -144,7 +144,3 @@ def _races(name: str, d: Dice, rules: Ruleset) -> tuple[str, ...]:
     if name in (RACE_SUITE_VELUTEE, RACE_ARTICHETTE, RACE_NEANT_SOUFFLE):
         races.append(name)
     return tuple(races)
-
-
-def is_suite(dice: Sequence[int]) -> bool:
-    return bool(_suite(tuple(sorted(dice))))  # type: ignore[arg-type]

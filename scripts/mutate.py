@@ -3,6 +3,7 @@
     python scripts/mutate.py voice/intents.py
     python scripts/mutate.py cdc_env.spaces cdc_env/env.py --tests tests/env
     python scripts/mutate.py cdc_env                       # every module of the package
+    python scripts/mutate.py cdc_env/combinations.py --fresh  # the survivors again, one fresh process each
 
 mutmut (configured in pyproject.toml, [tool.mutmut]) makes small changes to the code one at a
 time (a comparison flipped, a constant changed, a call dropped) in a copy of the tree under
@@ -23,7 +24,9 @@ import argparse
 import ast
 import os
 import re
+import subprocess
 import sys
+import time
 from collections.abc import Sequence
 from pathlib import Path
 
@@ -42,6 +45,17 @@ TESTS: tuple[tuple[str, tuple[str, ...]], ...] = (
                            "tests/env/test_observation_by_hand.py")),
     ("cdc_env/env.py", ("tests/env/test_env_aec.py", "tests/env/test_env_single.py", "tests/env/test_cut_short.py",
                         "tests/env/test_env_messages.py")),
+    # The engine: hand-worked tests only. The seeded random games (test_log_digest,
+    # test_properties) would catch much of it too, but run every mutant for half a minute.
+    ("cdc_env/combinations.py", ("tests/engine/test_combinations.py", "tests/engine/test_complete.py")),
+    ("cdc_env/rules.py", ("tests/engine/test_ruleset_files.py", "tests/engine/test_errors_and_saves.py",
+                          "tests/engine/test_house_rules.py", "tests/engine/test_complete.py")),
+    ("cdc_env/game.py", tuple(f"tests/engine/test_{name}.py" for name in (
+        "game_pinned", "actions", "races", "errors_and_saves", "save_independence", "clone", "action_types",
+        "complete", "house_rules"))),
+    ("cdc_env/rulebook/house/", ("tests/engine/test_house_rules.py", "tests/engine/test_ruleset_files.py")),
+    ("cdc_env/rulebook/", ("tests/engine/test_actions.py", "tests/engine/test_races.py",
+                           "tests/engine/test_complete.py", "tests/engine/test_game_pinned.py")),
     ("cdc_env/", ("tests/engine", "tests/env")),
 )
 # Statuses that count as caught: a test failed, the tests ran out of time (an endless loop),
@@ -125,6 +139,9 @@ def main(argv: Sequence[str] | None = None) -> int:
                         help="run nothing: print the score and survivors of the last run on these modules")
     parser.add_argument("--survivors", action="store_true",
                         help="run again only the last run's survivors (after adding tests: quick)")
+    parser.add_argument("--fresh", action="store_true",
+                        help="run each of the last run's survivors again in a fresh Python, against all the "
+                             "chosen tests: catches what mutmut cannot (code run at import, in a subprocess)")
     args = parser.parse_args(argv)
     os.chdir(ROOT)
     from mutmut import configuration  # after the chdir: mutmut reads ./pyproject.toml
@@ -147,6 +164,8 @@ def main(argv: Sequence[str] | None = None) -> int:
         return 2
     if args.report:
         return report(files)
+    if args.fresh:
+        return fresh(files, tests, [str(a) for a in config.pytest_add_cli_args])
     # Only the chosen modules are mutated, against the chosen tests (mutmut keeps the rest of
     # its configuration); every mutant of theirs is (re)run, so a new test counts at once.
     config.only_mutate = files
@@ -157,16 +176,22 @@ def main(argv: Sequence[str] | None = None) -> int:
         if copy.exists() and "__mutmut_" not in copy.read_text():
             copy.unlink()
     config.do_not_mutate = []
+    # Which tests call which function is traced afresh on every run (one run of the chosen
+    # tests): mutmut would otherwise trace only tests it has not seen, and keep the old map of
+    # a test changed in place (one that now calls a function it did not).
+    (ROOT / "mutants" / "mutmut-stats.json").unlink(missing_ok=True)
     config.pytest_add_cli_args_test_selection = tests
     from mutmut.__main__ import _run
 
     print(f"mutating {', '.join(files)} against {' '.join(tests)}", flush=True)
     names = [f[:-3].replace("/", ".").removesuffix(".__init__") + ".*" for f in files]
+    caught: dict[str, dict[str, int]] = {}
     if args.survivors:
         names = survivors(files)
         if not names:
             print(f"no survivors of a last run on {', '.join(files)}: nothing to run again")
             return report(files)
+        caught = caught_codes(files)
     try:
         _run(names, args.jobs)
     except SystemExit as stop:  # mutmut says why above (the clean tests failed, say)
@@ -176,7 +201,40 @@ def main(argv: Sequence[str] | None = None) -> int:
     except AssertionError as error:  # a module without any function to mutate
         print(f"mutate.py: error: nothing to mutate in {', '.join(files)} ({error})", file=sys.stderr)
         return 2
+    finally:
+        restore_caught(caught)
     return report(files)
+
+
+def caught_codes(files: Sequence[str]) -> dict[str, dict[str, int]]:
+    """The verdicts of the last run on `files`, by file."""
+    from mutmut.mutation.data import SourceFileMutationData
+
+    codes: dict[str, dict[str, int]] = {}
+    for file in files:
+        data = SourceFileMutationData(path=file)
+        data.load()
+        codes[file] = {name: code for name, code in data.exit_code_by_key.items() if code is not None}
+    return codes
+
+
+def restore_caught(codes: dict[str, dict[str, int]]) -> None:
+    """After --survivors with other tests than the last run's: puts back the verdicts mutmut
+    forgot (it forgets every verdict when the tests change; a test added cannot revive a
+    mutant), and keeps "survived" for a survivor that none of the new tests reach."""
+    from mutmut.mutation.data import SourceFileMutationData
+    from mutmut.stats import status_by_exit_code
+
+    for file, before in codes.items():
+        data = SourceFileMutationData(path=file)
+        data.load()
+        now = data.exit_code_by_key
+        back = {name: code for name, code in before.items()
+                if now.get(name, 0) is None or (status_by_exit_code[now.get(name)] == "no tests"
+                                                 and status_by_exit_code[code] == "survived")}
+        if back:
+            now.update(back)
+            data.save()
 
 
 def survivors(files: Sequence[str]) -> list[str]:
@@ -191,6 +249,56 @@ def survivors(files: Sequence[str]) -> list[str]:
         names += [name for name, code in data.exit_code_by_key.items()
                   if status_by_exit_code[code] not in CAUGHT and code is not None]
     return names
+
+
+def fresh(files: Sequence[str], tests: Sequence[str], pytest_args: Sequence[str]) -> int:
+    """Runs each survivor of the last run on `files` again, one at a time, in a new Python
+    process started with the mutant already chosen (MUTANT_UNDER_TEST), against every chosen
+    test, and records it killed when a test fails.
+
+    mutmut forks its test processes from one that has already imported the code, so a mutant
+    of a function that only runs at import (a table built by a helper, a rule registered) is
+    never active there, and one whose function only a test's subprocess calls has "no tests".
+    In a fresh process both are."""
+    from mutmut.mutation.data import SourceFileMutationData
+
+    names = survivors(files)
+    if not (ROOT / "mutants").is_dir() or not names:
+        print(f"no survivors of a last run on {', '.join(files)}: nothing to run again")
+        return report(files)
+    command = [sys.executable, "-m", "pytest", "-x", "-q", "-p", "no:randomly", *pytest_args, *tests]
+
+    def run(mutant: str, limit: float | None) -> tuple[int, float]:
+        env = {**os.environ, "MUTANT_UNDER_TEST": mutant, "PY_IGNORE_IMPORTMISMATCH": "1"}
+        start = time.monotonic()
+        try:
+            code = subprocess.run(command, cwd=ROOT / "mutants", env=env, stdout=subprocess.DEVNULL,
+                                  stderr=subprocess.DEVNULL, timeout=limit).returncode
+        except subprocess.TimeoutExpired:
+            code = 36  # mutmut's "timeout": the mutant made the tests run on (counted as caught)
+        return code, time.monotonic() - start
+
+    code, clean = run("", None)
+    if code != 0:
+        print(f"mutate.py: the chosen tests fail without any mutant (pytest exit {code}) in mutants/: "
+              f"run them there to see why", file=sys.stderr)
+        return 1
+    print(f"running {len(names)} survivors again, each in a fresh process ({clean:.0f} s of tests each)", flush=True)
+    by_file = {file: SourceFileMutationData(path=file) for file in files}
+    for data in by_file.values():
+        data.load()
+    for name in names:
+        code, took = run(name, 3 * clean + 10)
+        # The tests passed without the mutant, so a failure, an error while collecting them (the
+        # mutant broke an import) or pytest's internal error is the mutant's doing: killed.
+        code = 1 if code in (1, 2, 3) else code
+        verdict = {0: "survived", 1: "killed", 36: "timeout"}.get(code, f"pytest exit {code}")
+        print(f"  {name}: {verdict} ({took:.0f} s)", flush=True)
+        if code in (1, 36):
+            data = next(d for d in by_file.values() if name in d.exit_code_by_key)
+            data.exit_code_by_key[name] = code
+            data.save()
+    return report(files)
 
 
 def report(files: Sequence[str]) -> int:
@@ -215,7 +323,10 @@ def report(files: Sequence[str]) -> int:
         for name, status in sorted(statuses.items(), key=lambda item: item[0]):
             if status in CAUGHT or status == "not checked":
                 continue
-            diff = get_diff_for_mutant(name, path=file)
+            try:
+                diff = get_diff_for_mutant(name, path=file)
+            except FileNotFoundError:  # a later run on another module copied this one afresh
+                diff = "(no diff: mutants/ holds another run's copy; run this module again to see it)\n"
             lines.append(f"\n{status.upper()}: {file}:{mutant_line(file, name, diff)} {name}\n{diff}")
     print()
     print("\n".join(lines))

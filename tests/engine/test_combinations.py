@@ -10,6 +10,7 @@ from fractions import Fraction
 
 import pytest
 
+from cdc_env.__main__ import main
 from cdc_env.combinations import classify
 from cdc_env.rules import load_ruleset
 
@@ -82,15 +83,37 @@ def test_expected_points_per_roll_is_1291_over_72(name: str) -> None:
     assert Fraction(total, 216) == Fraction(1291, 72)
 
 
-def test_bad_dice_are_refused() -> None:
+@pytest.mark.parametrize("dice", [(0, 1, 2), (1, 2, 7), (7, 7, 7), (1, 2), (1, 2, 3, 4)])
+def test_bad_dice_are_refused(dice: tuple[int, ...]) -> None:
+    # Three dice of six faces: a 0, a 7, two dice or four are no throw.
     with pytest.raises(ValueError, match="three dice"):
-        classify((0, 1, 2), load_ruleset("classic"))
+        classify(dice, load_ruleset("classic"))
 
 
-def test_rules_table_cli_prints_216_rolls() -> None:
-    out = subprocess.run([sys.executable, "-m", "cdc_env", "rules-table", "--ruleset", "classic"],
-                         capture_output=True, text=True, check=True).stdout
-    table = json.loads(out)
+@pytest.mark.parametrize(
+    ("dice", "name", "face"),
+    [
+        ((5, 5, 5), "cul_de_chouette", 5),
+        ((2, 2, 4), "chouette_velute", 2),
+        ((1, 1, 2), "chouette_velute", 1),
+        ((3, 2, 5), "velute", 5),
+        ((4, 4, 1), "chouette", 4),
+        ((1, 6, 6), "chouette", 6),
+        ((3, 4, 5), "suite", 5),
+        ((1, 3, 6), "neant", 0),
+    ],
+)
+def test_each_combination_names_its_face(dice: tuple[int, int, int], name: str, face: int) -> None:
+    # The face that names a combination: the triple's (Cul de Chouette de 5), the pair's
+    # (Chouette de 4, whichever end of the throw the pair is), the largest die (Velute de 5);
+    # a Néant names none.
+    combination = classify(dice, load_ruleset("classic"))
+    assert (combination.name, combination.face) == (name, face)
+
+
+def test_rules_table_cli_prints_216_rolls(capsys: pytest.CaptureFixture[str]) -> None:
+    assert main(["rules-table", "--ruleset", "classic"]) == 0
+    table = json.loads(capsys.readouterr().out)
     assert len(table) == 216
     by_dice = {tuple(row["dice"]): row for row in table}
     assert by_dice[(1, 2, 3)] == {"dice": [1, 2, 3], "combination": "velute", "value": 18, "races": ["suite"]}

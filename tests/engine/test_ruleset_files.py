@@ -188,8 +188,9 @@ def test_a_house_rule_chosen_by_name_is_checked_like_one_in_a_file() -> None:
     ({"verdier": 3}, "house_rules.verdier: give true, or a mapping of its parameters (win, loss), not 3"),
     ({"verdier": {"foo": 1}}, "house_rules.verdier.foo: unknown parameter (its parameters: win, loss)"),
     ({"verdier": {"win": "a"}}, "house_rules.verdier.win: expected int like its default 25, got 'a'"),
-    ({"nope": True}, "house_rules.nope: no such house rule (known: attrape_oiseau, civet_double, contre_sirop, "
-                     "cul_de_chouette_contre, doublette, flan_use, tichette, verdier); see docs/rules.md"),
+    ({"nope": True}, "house_rules.nope: no such house rule (known: attrape_oiseau, chante_sloubi, civet_double, "
+                     "contre_sirop, cul_de_chouette_contre, doublette, flan_use, tichette, verdier); "
+                     "see docs/rules.md"),
 ])
 def test_a_house_rule_given_wrongly_is_said_in_one_line(house_rules: dict[str, Any], line: str) -> None:
     with pytest.raises(RulesetError) as error:

@@ -23,8 +23,10 @@ def private_pulseaudio(runtime: Path, null_sink: str, **env_extra: str) -> Itera
     if missing:
         pytest.fail(f"PulseAudio tools missing ({', '.join(missing)}): run 'bash scripts/setup.sh --dev'")
     runtime.chmod(0o700)
-    env = dict(os.environ, XDG_RUNTIME_DIR=str(runtime), HOME=str(runtime), **env_extra)
-    env.pop("PULSE_SERVER", None)
+    # Another daemon's server, sink and source (the voice tests' virtual microphone sets them in
+    # os.environ while it lives) name nothing in this one: a browser given them has no output.
+    env = {k: v for k, v in os.environ.items() if k not in ("PULSE_SERVER", "PULSE_SINK", "PULSE_SOURCE")}
+    env.update(XDG_RUNTIME_DIR=str(runtime), HOME=str(runtime), **env_extra)
     command = ["pulseaudio", "-D", "-n", "--exit-idle-time=-1", "--disallow-exit", "--disable-shm",
                "--load=module-native-protocol-unix", f"--load=module-null-sink {null_sink}"]
     if os.geteuid() == 0:

@@ -310,7 +310,7 @@ def test_the_phone_page_in_firefox(web_table, firefox_browsers: Browsers) -> Non
     assert css(phone, "#mic-button").text == "Activer le micro"
     css(phone, "#mic-button").click()
     seat = table.room.seats[0]
-    wait_for("the mic online", lambda: seat.mic == "online", timeout=45)  # a loaded machine starts Firefox slowly
+    wait_for("the mic online", lambda: seat.mic == "online", timeout=20)
     wait_for("the host's clock for the phone", lambda: seat.clock is not None and seat.clock.synced)
     assert css(phone, "#mic-state").get_attribute("data-mic") == "on"
     assert phone.execute_script("return window.cdcPhoneAudio().ctx.state") == "running"

@@ -477,8 +477,9 @@ def test_a_flood_of_audio_frames_closes_the_connection_but_a_burst_does_not(serv
         phone.ws.send(audio_frame(i * 1600, 10.0 * i, silence))
     phone.send({"type": "ping", "id": 1, "t1": 1.0})
     assert phone.wait("pong")["id"] == 1
-    for i in range(40, 100):
-        phone.ws.send(audio_frame(i * 1600, 10.0 * i, silence))
+    with contextlib.suppress(ConnectionClosed):  # the server may close before the last ones are sent
+        for i in range(40, 100):
+            phone.ws.send(audio_frame(i * 1600, 10.0 * i, silence))
     assert phone.closed()
     assert phone.ws.close_code == 1008
 

@@ -37,7 +37,7 @@ from typing import Any, ClassVar, Protocol
 import numpy as np
 from scipy.ndimage import maximum_filter1d
 
-from voice.audio import QUIET_DB, RATE
+from voice.audio import QUIET_DB, RATE, pre_emphasis
 
 FRAME = RATE // 100  # 10 ms frames...
 HOP = FRAME // 2  # ...every 5 ms
@@ -57,8 +57,8 @@ SampleClock = Callable[[float], float]
 
 class LoudnessTrack:
     """One stream's loudness on the host's clock: 10 ms frames every 5 ms, in dB over the
-    stream's own noise floor. Pre-emphasised (x[n] - 0.97 x[n-1]) as the recogniser's level
-    tracker is, to keep the room's low rumble out."""
+    stream's own noise floor. Pre-emphasised (`pre_emphasis`) as the recogniser's level tracker
+    is, to keep the room's low rumble out."""
 
     def __init__(self, keep_s: float = KEEP_S) -> None:
         self.keep_s = keep_s  # how much of its past the track keeps
@@ -85,9 +85,7 @@ class LoudnessTrack:
         if self._next != first_sample:
             self._tail, self._tail_first, self._last, self._half = np.zeros(0), first_sample, 0.0, np.zeros(0)
         self._next = first_sample + len(chunk)
-        emphasised = np.empty_like(chunk)
-        emphasised[0] = chunk[0] - 0.97 * self._last
-        emphasised[1:] = chunk[1:] - 0.97 * chunk[:-1]
+        emphasised = pre_emphasis(chunk, self._last)
         self._last = float(chunk[-1])
         buffer = np.concatenate([self._tail, emphasised])
         count = len(buffer) // HOP
@@ -170,8 +168,8 @@ class Crosstalk:
 
     def others_at(self, seat: int, times: np.ndarray) -> np.ndarray:
         """The other players' voices as the seat's phone hears them at these host times, in dB
-        over its floor: each other phone's level (the loudest within the slack), less
-        `under_db`, added up as powers (-inf: no other phone)."""
+        over its floor: each other phone's level (the loudest within the slack), less that
+        pair's margin (`margin_db`), added up as powers (-inf: no other phone)."""
         reach = max(1, round(self.slack_s / HOP_S))
         carried = np.zeros(len(times))
         for other, track in self.tracks.items():

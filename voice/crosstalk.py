@@ -32,7 +32,7 @@ import threading
 from collections import deque
 from collections.abc import Callable, Iterable
 from dataclasses import replace
-from typing import Any, ClassVar, Protocol
+from typing import Any, ClassVar, Generic, Protocol, TypeVar
 
 import numpy as np
 from scipy.ndimage import maximum_filter1d
@@ -231,7 +231,10 @@ class Utterance(Protocol):
     def end_s(self) -> float: ...
 
 
-class Attribution:
+U = TypeVar("U", bound=Utterance)
+
+
+class Attribution(Generic[U]):
     """Every stream's utterances held until the other streams have been heard past their end,
     then given to their own player (Crosstalk.own_voice): as they were, with a later onset, or
     to no one. Streams feed it from their own threads; the game takes what is settled."""
@@ -241,25 +244,25 @@ class Attribution:
         self.wait_s = wait_s
         self.dropped = 0  # utterances that were another player's voice
         self._lock = threading.Lock()
-        self._held: list[tuple[int, Utterance, float]] = []
+        self._held: list[tuple[int, U, float]] = []
 
     def feed(self, seat: int, pcm: np.ndarray, first_sample: int, clock: SampleClock) -> None:
         """A chunk of the seat's stream, before its recogniser hears it."""
         with self._lock:
             self.crosstalk.track(seat).feed(pcm, first_sample, clock)
 
-    def hold(self, seat: int, utterance: Utterance, now: float) -> None:
+    def hold(self, seat: int, utterance: U, now: float) -> None:
         with self._lock:
             self._held.append((seat, utterance, now))
 
-    def settled(self, now: float, streaming: Iterable[int]) -> list[tuple[int, Utterance]]:
+    def settled(self, now: float, streaming: Iterable[int]) -> list[tuple[int, U]]:
         """The utterances ready to go (in the order they came, each seat's own kept in order):
         those whose time every other streaming seat has been heard past, or that waited
         `wait_s`, each given to its own player; another player's voice is left out."""
         live = set(streaming)
-        out: list[tuple[int, Utterance]] = []
+        out: list[tuple[int, U]] = []
         with self._lock:
-            waiting: list[tuple[int, Utterance, float]] = []
+            waiting: list[tuple[int, U, float]] = []
             blocked: set[int] = set()
             for seat, utterance, since in self._held:
                 heard = self.crosstalk.heard_until(live - {seat}) >= utterance.end_s + self.crosstalk.slack_s

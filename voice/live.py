@@ -9,7 +9,6 @@ phrase clearly won (the player is asked to say it again). A device that fails mi
 
 from __future__ import annotations
 
-import queue
 import threading
 import time
 from collections.abc import Callable, Sequence
@@ -54,10 +53,9 @@ class MicrophoneListener:
     def __init__(self, ears: list[_Ear]) -> None:
         self.ears = ears
         self.seats = [ear.seat for ear in ears]
-        self._heard: queue.Queue[Heard] = queue.Queue()
         # Each microphone also hears the other humans: an utterance goes to the seat whose
         # microphone heard it loudest (voice/crosstalk.py), once the others have been read past it.
-        self.attribution = Attribution()
+        self.attribution: Attribution[Outcome] = Attribution()
         self._problem: str | None = None
         self._running = True
         self._threads = [threading.Thread(target=self._listen, args=(ear,), daemon=True) for ear in ears]
@@ -88,14 +86,7 @@ class MicrophoneListener:
     def poll(self) -> list[Heard]:
         if self._problem:
             raise InputLost(self._problem)
-        for seat, outcome in self.attribution.settled(time.monotonic(), self.seats):
-            self._heard.put(heard(seat, outcome))  # type: ignore[arg-type]  # a recogniser's Outcome, held
-        found = []
-        while True:
-            try:
-                found.append(self._heard.get_nowait())
-            except queue.Empty:
-                return found
+        return [heard(seat, outcome) for seat, outcome in self.attribution.settled(time.monotonic(), self.seats)]
 
     def mark_playback(self, start: float, end: float) -> None:
         for ear in self.ears:

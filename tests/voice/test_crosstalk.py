@@ -140,7 +140,7 @@ def test_attribution_waits_for_the_other_phones_then_settles_each_utterance() ->
     said = voice(rng)
     add(bob, said, 1.0, 25.0)
     add(ana, said, 1.003, 11.0)
-    attribution = Attribution()
+    attribution: Attribution[Detection | NotUnderstood] = Attribution()
     clock = lambda i: 100.0 + i / RATE  # noqa: E731 - one line's clock
     for first in range(0, 2 * RATE, 1600):  # Ana's phone has sent 2 s, Bob's only 1.2 s
         attribution.feed(0, ana[first:first + 1600], first, clock)
@@ -159,7 +159,7 @@ def test_attribution_waits_for_the_other_phones_then_settles_each_utterance() ->
 
 
 def test_attribution_does_not_wait_past_its_limit_for_a_silent_stream() -> None:
-    attribution = Attribution(wait_s=0.4)
+    attribution: Attribution[Detection] = Attribution(wait_s=0.4)
     rng = np.random.default_rng(7)
     samples = room(rng)
     for first in range(0, len(samples), 1600):

@@ -21,7 +21,7 @@ import time
 from collections import deque
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
-from typing import Any, Protocol
+from typing import TYPE_CHECKING, Any, Protocol
 
 import numpy as np
 
@@ -47,6 +47,9 @@ from voice.web.protocol import (
     Welcome,
 )
 from voice.web.snapshot import french_phrases, question_json, table_json
+
+if TYPE_CHECKING:
+    from voice.recogniser import Outcome
 
 log = logging.getLogger(__name__)
 
@@ -196,10 +199,9 @@ class Room:
         self.connections: set[Connection] = set()
         self.loop: asyncio.AbstractEventLoop | None = None
         self.french = french_phrases()
-        self.heard: queue.Queue[Heard] = queue.Queue()
         # Every phone hears the other players too: what each phone's recogniser decides waits
         # until the other phones' audio of that moment has come, and goes to its own player.
-        self.attribution = Attribution()
+        self.attribution: Attribution[Outcome] = Attribution()
         self.intents: list[str] = []
         self.masks: list[tuple[float, float]] = []
         self.view = WebView(self)
@@ -642,7 +644,6 @@ class PhoneListener:
         return [s.index for s in self.room.seats if s.player.human]
 
     def listen_for(self, intents: set[str]) -> None:
-
         self.room.intents = sorted(intents)
         for seat in self.room.seats:
             stream = seat.stream  # read once: the server's loop may end it meanwhile
@@ -657,17 +658,10 @@ class PhoneListener:
                     self.room.attribution.hold(seat.index, outcome, self.room.clock())
 
     def poll(self) -> list[Heard]:
-        from voice.live import heard
+        from voice.live import heard  # needs vosk only when phones are heard
 
         streaming = [seat.index for seat in self.room.seats if seat.stream is not None]
-        for seat, outcome in self.room.attribution.settled(self.room.clock(), streaming):
-            self.room.heard.put(heard(seat, outcome))  # type: ignore[arg-type]  # a recogniser's Outcome, held
-        found = []
-        while True:
-            try:
-                found.append(self.room.heard.get_nowait())
-            except queue.Empty:
-                return found
+        return [heard(seat, outcome) for seat, outcome in self.room.attribution.settled(self.room.clock(), streaming)]
 
     def mark_playback(self, start: float, end: float) -> None:
         self.room.mark_playback(start, end)

@@ -37,7 +37,7 @@ from cdc_env.combinations import Combination, classify
 from cdc_env.dice import DiceExhaustedError, DiceSource, copy_dice, dice_from_json
 from cdc_env.flow import DECISION_TEXT, ITEMS, Decision, Flow, RollOutcome, Table
 from cdc_env.rulebook import COMBINATION_RULES, RACE_RULES, achat, civet, false_shouts, grelottine, scoring
-from cdc_env.rulebook.house import REGISTRY, late_join_rule, moment_rules, teams_of
+from cdc_env.rulebook.house import REGISTRY, late_join_rule, moment_rules, plays_teams, teams_of
 from cdc_env.rulebook.phrases import (
     CLAIM_PHRASES,
     GRELOTTINE_SHOUT,
@@ -259,7 +259,7 @@ class GameState:
                     f"rule {rules} (--house {rules}, or its key in the ruleset's house_rules:)")
         if self.seats_fixed_by is not None:
             return f"nobody can join this game: {self.seats_fixed_by}"
-        if any(len(team) > 1 for team in self.teams.values()):
+        if plays_teams(self.rules.house_rules):
             return ("nobody can join a game played in teams (the Doublette): its teams are pairs seated from "
                     "the start, and a newcomer would have no partner")
         if self.pending is None:
@@ -280,15 +280,16 @@ class GameState:
         refusal = self.join_refusal(action.name)
         if refusal is None and seat is not None and seat != self.players:
             refusal = f"a newcomer takes the next seat, {self.players}, not seat {seat}"
-        found = late_join_rule(self.rules.house_rules)
-        if refusal is None and found is not None and found[0].late_join is not None:
-            rule, parameters = found
-            try:
-                points, details = found[0].late_join(self, parameters, action.sung)
-            except ValueError as error:
-                refusal = str(error)
         if refusal is not None:
             raise JoinRefused(refusal)
+        found = late_join_rule(self.rules.house_rules)
+        assert found is not None  # join_refusal found the rule
+        rule, parameters = found
+        assert rule.late_join is not None  # late_join_rule gives only such a rule
+        try:
+            points, details = rule.late_join(self, parameters, action.sung)
+        except ValueError as error:
+            raise JoinRefused(str(error)) from None
         seat = self.players
         self.history.append({"seat": seat, "action": action.to_json()})
         self._turn_actions.append((seat, action, False))

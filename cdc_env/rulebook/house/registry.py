@@ -75,9 +75,6 @@ class HouseRule:
     teams: Callable[[int], list[tuple[int, ...]]] | None = None
     # Lets a player join a game under way, and gives their start (see LateJoin).
     late_join: LateJoin | None = None
-    # House rules this one cannot be played with (a late joiner would leave a team mode's
-    # teams uneven): an error naming both.
-    excludes: tuple[str, ...] = ()
 
     def __post_init__(self) -> None:
         unknown = set(self.moments) - set(MOMENTS)
@@ -122,10 +119,6 @@ def parameters_of(name: str, given: Any, rules: Any) -> dict[str, Any]:
             raise ValueError(f"house_rules.{name}.{key}: expected {type(default).__name__} "
                              f"like its default {default!r}, got {value!r}")
         values[key] = value
-    for other in rule.excludes:
-        if other in rules.house_rules:
-            raise ValueError(f"house_rules.{name}: cannot be played with the house rule {other!r} "
-                             f"(see docs/rules.md); switch one of them off")
     for need in rule.needs:
         part = RULESET_PARTS.get(need)
         met = part(rules) if part is not None else need in rules.house_rules

@@ -29,6 +29,7 @@ import sys
 import time
 from collections.abc import Sequence
 from pathlib import Path
+from typing import Any
 
 ROOT = Path(__file__).resolve().parent.parent
 # Each module's own tests (the first prefix that matches wins): fast, and enough to judge it.
@@ -206,14 +207,20 @@ def main(argv: Sequence[str] | None = None) -> int:
     return report(files)
 
 
-def caught_codes(files: Sequence[str]) -> dict[str, dict[str, int]]:
-    """The verdicts of the last run on `files`, by file."""
+def mutation_data(file: str) -> Any:
+    """mutmut's results for one module (its mutants and their exit codes), loaded."""
     from mutmut.mutation.data import SourceFileMutationData
 
+    data = SourceFileMutationData(path=file)
+    data.load()
+    return data
+
+
+def caught_codes(files: Sequence[str]) -> dict[str, dict[str, int]]:
+    """The verdicts of the last run on `files`, by file."""
     codes: dict[str, dict[str, int]] = {}
     for file in files:
-        data = SourceFileMutationData(path=file)
-        data.load()
+        data = mutation_data(file)
         codes[file] = {name: code for name, code in data.exit_code_by_key.items() if code is not None}
     return codes
 
@@ -222,12 +229,10 @@ def restore_caught(codes: dict[str, dict[str, int]]) -> None:
     """After --survivors with other tests than the last run's: puts back the verdicts mutmut
     forgot (it forgets every verdict when the tests change; a test added cannot revive a
     mutant), and keeps "survived" for a survivor that none of the new tests reach."""
-    from mutmut.mutation.data import SourceFileMutationData
     from mutmut.stats import status_by_exit_code
 
     for file, before in codes.items():
-        data = SourceFileMutationData(path=file)
-        data.load()
+        data = mutation_data(file)
         now = data.exit_code_by_key
         back = {name: code for name, code in before.items()
                 if now.get(name, 0) is None or (status_by_exit_code[now.get(name)] == "no tests"
@@ -239,13 +244,11 @@ def restore_caught(codes: dict[str, dict[str, int]]) -> None:
 
 def survivors(files: Sequence[str]) -> list[str]:
     """The mutants of the last run on `files` that no test killed."""
-    from mutmut.mutation.data import SourceFileMutationData
     from mutmut.stats import status_by_exit_code
 
     names: list[str] = []
     for file in files:
-        data = SourceFileMutationData(path=file)
-        data.load()
+        data = mutation_data(file)
         names += [name for name, code in data.exit_code_by_key.items()
                   if status_by_exit_code[code] not in CAUGHT and code is not None]
     return names
@@ -260,8 +263,6 @@ def fresh(files: Sequence[str], tests: Sequence[str], pytest_args: Sequence[str]
     of a function that only runs at import (a table built by a helper, a rule registered) is
     never active there, and one whose function only a test's subprocess calls has "no tests".
     In a fresh process both are."""
-    from mutmut.mutation.data import SourceFileMutationData
-
     names = survivors(files)
     if not (ROOT / "mutants").is_dir() or not names:
         print(f"no survivors of a last run on {', '.join(files)}: nothing to run again")
@@ -284,9 +285,7 @@ def fresh(files: Sequence[str], tests: Sequence[str], pytest_args: Sequence[str]
               f"run them there to see why", file=sys.stderr)
         return 1
     print(f"running {len(names)} survivors again, each in a fresh process ({clean:.0f} s of tests each)", flush=True)
-    by_file = {file: SourceFileMutationData(path=file) for file in files}
-    for data in by_file.values():
-        data.load()
+    by_file = {file: mutation_data(file) for file in files}
     for name in names:
         code, took = run(name, 3 * clean + 10)
         # The tests passed without the mutant, so a failure, an error while collecting them (the
@@ -303,15 +302,13 @@ def fresh(files: Sequence[str], tests: Sequence[str], pytest_args: Sequence[str]
 
 def report(files: Sequence[str]) -> int:
     """Prints each module's score and its survivors, from mutmut's results under mutants/."""
-    from mutmut.mutation.data import SourceFileMutationData
     from mutmut.mutation.diff_apply import get_diff_for_mutant
     from mutmut.stats import status_by_exit_code
 
     total = caught = 0
     lines: list[str] = []
     for file in files:
-        data = SourceFileMutationData(path=file)
-        data.load()
+        data = mutation_data(file)
         statuses = {name: status_by_exit_code[code] for name, code in data.exit_code_by_key.items()}
         file_caught = sum(status in CAUGHT for status in statuses.values())
         unchecked = sum(status == "not checked" for status in statuses.values())

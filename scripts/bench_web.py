@@ -238,6 +238,7 @@ def run_table(n: int, rounds: int, shouts: list[tuple[str, np.ndarray]], model: 
         under = np.triu(under, 1) + np.triu(under, 1).T
     heard_by: list[tuple[Phone, list[Shout], list[tuple[Detection, float]], list[float]]] = []
     crosstalk = Crosstalk(keep_s=math.inf)  # judged once the whole table was heard
+    crosstalk.mask_playback(play_s - 0.1, play_s + CHIRP_S + 0.6)  # the chirp, as the room masks it
     for i, phone in enumerate(phones):
         # The phone's audio, as captured: room noise, the chirp, its player's shouts.
         length = int(phone.index_heard_at(end_s)) + CHUNK

@@ -47,7 +47,9 @@ LOUD_DB = 25.0  # a voice this loud at its own phone is well over the floor at a
 MARGIN_S = 15.0  # a pair's margin is read from this much of the past...
 MARGIN_FRAMES = 40  # ...once it holds this many frames of such a voice (0.2 s)
 MARGIN_PERCENTILE = 98.0
-ISOLATED_DB = 24.0  # a margin this wide: the phone hardly hears that player (crosstalk at a table: 6-20 dB)
+ISOLATED_DB = 22.0  # a margin this wide: the phone hardly hears that player (crosstalk at a table: 6-20 dB)...
+HEARD_DB = 16.0  # ...and it stays so until the difference falls under this (it hears that player again)
+BEFORE_S = 0.5  # how much of a phone's stream before an utterance shows whether it hears the others
 WAIT_S = 0.4  # an utterance waits at most this long for the other phones' audio of its time
 KEEP_S = 15.0  # a track keeps this much of its past: utterances are judged within a second or two
 
@@ -133,15 +135,18 @@ class Crosstalk:
     much own voice an utterance needs to be the player's; `rise_db`, where the own voice's start
     is traced back to; `keep_onset_s`, how soon after the recogniser's onset the own voice may
     begin for that onset to stand; `slack_s`, the clocks' error and the sound's travel between
-    phones; `keep_s`, how much of each stream is kept."""
+    phones; `unheard_db`, how much less than the others' voices a phone may hear before an
+    utterance and still be taken to hear them; `keep_s`, how much of each stream is kept."""
 
     def __init__(self, under_db: float = 12.0, own_db: float = 3.0, min_own_s: float = 0.03,
                  rise_db: float = 2.0, keep_onset_s: float = 0.03, slack_s: float = 0.015,
-                 keep_s: float = KEEP_S) -> None:
+                 unheard_db: float = 3.0, keep_s: float = KEEP_S) -> None:
         self.under_db, self.own_db, self.min_own_s, self.rise_db = under_db, own_db, min_own_s, rise_db
+        self.unheard_db = unheard_db
         self.keep_onset_s, self.slack_s, self.keep_s = keep_onset_s, slack_s, keep_s
         self.tracks: dict[int, LoudnessTrack] = {}
         self._margins: dict[tuple[int, int], float] = {}  # (seat, other): see margin_db
+        self._host_sounds: list[tuple[float, float]] = []  # what the host played: see mask_playback
 
     def track(self, seat: int) -> LoudnessTrack:
         """The seat's track (a new stream of the same seat goes on in the same one)."""
@@ -151,19 +156,33 @@ class Crosstalk:
         """The latest host time all of these seats' streams have been heard to (inf: none)."""
         return min((self.tracks[s].until for s in seats if s in self.tracks), default=math.inf)
 
+    def mask_playback(self, start_s: float, end_s: float) -> None:
+        """The host's own sound (the chirp, a bot's shout) between these host times: every phone
+        hears it, each at its own distance from the loudspeaker, so it shows nothing of how well
+        a phone hears a player."""
+        self._host_sounds = [m for m in self._host_sounds if m[1] > start_s - MARGIN_S - 2] + [(start_s, end_s)]
+
     def margin_db(self, seat: int, other: int, until: float) -> float:
         """How much quieter `other`'s player is at `seat`'s phone than at their own:
         `under_db`, unless the last MARGIN_S show this phone hardly hears that player (phones
         far apart, a headset's microphone): where the other phone heard a loud voice (LOUD_DB),
         this one heard it ISOLATED_DB quieter or more (the MARGIN_PERCENTILE-th percentile of
-        the difference); then that difference. What a quiet spell cannot show is kept."""
+        the difference); then that difference. A phone found so stays so while the difference
+        stays over HEARD_DB (where both players speak at once it is small: that shows nothing);
+        what a quiet spell cannot show is kept. The host's own sounds are left out."""
         pair = (seat, other)
         t, loud = self.tracks[other].window(until - MARGIN_S, until)
         keep = loud > LOUD_DB
+        for start, end in self._host_sounds:
+            keep &= (t < start) | (t > end)
         tm, lm = self.tracks[seat].window(until - MARGIN_S - 1, until + 1)
         if keep.sum() >= MARGIN_FRAMES and len(tm) >= 2:
             seen = float(np.percentile(loud[keep] - np.interp(t[keep], tm, lm), MARGIN_PERCENTILE))
-            self._margins[pair] = seen if seen >= ISOLATED_DB else self.under_db
+            before = self._margins.get(pair, self.under_db)
+            if seen >= ISOLATED_DB:
+                self._margins[pair] = seen
+            elif before < ISOLATED_DB or seen < HEARD_DB:
+                self._margins[pair] = self.under_db
         return self._margins.get(pair, self.under_db)
 
     def others_at(self, seat: int, times: np.ndarray) -> np.ndarray:
@@ -190,10 +209,22 @@ class Crosstalk:
         mine = self.tracks.get(seat)
         if mine is None:
             return onset_s
-        times, level = mine.window(onset_s - 2 * HOP_S, max(end_s, onset_s + self.min_own_s))
-        if len(times) == 0:
+        lo, hi = onset_s - 2 * HOP_S, max(end_s, onset_s + self.min_own_s)
+        times, level = mine.window(lo - BEFORE_S, hi)
+        if not np.any(times >= lo):
             return onset_s  # nothing to compare on (its stream restarted): the recogniser stands
         others = self.others_at(seat, times)
+        # The others' voices as this phone is taken to hear them, against what it heard before
+        # the utterance: where they would have been heard, it heard less (their median
+        # shortfall, beyond `unheard_db`)? Then it does not hear them that well (players
+        # starting together at a table where phones hear only their own: the first rounds,
+        # before the margins show it), and they are lowered by that much.
+        reach = max(1, round(self.slack_s / HOP_S))
+        heard = maximum_filter1d(level, 2 * reach + 1)  # what it heard, within the clocks' slack
+        before = (times <= onset_s - self.slack_s) & (others > QUIET_DB)
+        if before.sum() >= 3:
+            others = others - max(0.0, float(np.median(others[before] - heard[before])) - self.unheard_db)
+        times, level, others = times[times >= lo], level[times >= lo], others[times >= lo]
         excess = level - 10 * np.log10(1 + 10 ** (others / 10))  # dB over the noise and the others' voices
         own = excess > self.own_db
         # Where the others' voices, loud enough to be heard (QUIET_DB), make at least half of
@@ -250,6 +281,11 @@ class Attribution(Generic[U]):
         """A chunk of the seat's stream, before its recogniser hears it."""
         with self._lock:
             self.crosstalk.track(seat).feed(pcm, first_sample, clock)
+
+    def mask_playback(self, start_s: float, end_s: float) -> None:
+        """The host plays a sound between these host times (Crosstalk.mask_playback)."""
+        with self._lock:
+            self.crosstalk.mask_playback(start_s, end_s)
 
     def hold(self, seat: int, utterance: U, now: float) -> None:
         with self._lock:

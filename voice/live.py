@@ -89,6 +89,7 @@ class MicrophoneListener:
         return [heard(seat, outcome) for seat, outcome in self.attribution.settled(time.monotonic(), self.seats)]
 
     def mark_playback(self, start: float, end: float) -> None:
+        self.attribution.mask_playback(start, end)
         for ear in self.ears:
             with ear.lock:
                 ear.recogniser.mask_playback(start, end)

@@ -190,3 +190,52 @@ def test_a_phone_that_hardly_hears_the_others_keeps_its_onsets_once_that_shows()
     assert heard.own_voice(0, 102.03, 102.6) == 102.03
     # At a table (Bob 14 dB under at Ana's phone) the margin stays the table's.
     assert table(ana_at=None, bob_at=1.0).margin_db(0, 1, 101.6) == Crosstalk().under_db
+
+
+def test_a_phone_that_hears_only_its_player_keeps_its_first_onset_to_the_sample() -> None:
+    """Phones apart (or headsets), and no past yet to show it: Bob shouts 50 ms before Ana,
+    whose shout starts soft. The table's margin says Ana's phone hears Bob 12 dB under his own
+    phone, loud enough to explain her soft start; but her phone heard nothing of him before
+    she began, so it does not hear him, and her onset stands."""
+    rng = np.random.default_rng(9)
+    ana, bob = room(rng), room(rng)
+    add(bob, voice(rng), 1.0, 23.0)  # not loud enough for the margin to learn from
+    soft = voice(rng) * np.minimum(1.0, 0.05 + np.arange(round(0.6 * RATE)) / (0.1 * RATE))  # a 100 ms rise
+    add(ana, soft, 1.05, 18.0)
+    heard = Crosstalk()
+    listen(heard, {0: ana, 1: bob})
+    assert heard.margin_db(0, 1, 101.6) == heard.under_db  # nothing has shown it yet
+    assert heard.own_voice(0, 101.05, 101.65) == 101.05
+
+
+def test_the_hosts_own_sound_shows_nothing_of_how_well_a_phone_hears_a_player() -> None:
+    """The chirp is loud at Bob's phone (near the laptop) and faint at Ana's: were it a
+    player's voice, Ana's phone would seem not to hear Bob, and his crosstalk would go to her."""
+    rng = np.random.default_rng(10)
+    ana, bob = room(rng), room(rng)
+    chirp = voice(rng, 0.3)
+    add(bob, chirp, 0.5, 35.0)
+    add(ana, chirp, 0.5, 5.0)
+    played = Crosstalk()
+    listen(played, {0: ana, 1: bob})
+    assert played.margin_db(0, 1, 101.0) >= 22.0  # unmasked: taken for a player Ana's phone cannot hear
+    masked = Crosstalk()
+    masked.mask_playback(100.4, 101.0)
+    listen(masked, {0: ana, 1: bob})
+    assert masked.margin_db(0, 1, 101.0) == masked.under_db
+
+
+def test_a_phone_found_not_to_hear_a_player_stays_so_while_both_speak_at_once() -> None:
+    """Bob spoke alone once; after that a quiet Ana and a loud Bob always shout together (a
+    race each time), so for 15 s her phone never hears him alone. Where her own voice covers
+    his, the streams show less than what they showed before, which is kept."""
+    rng = np.random.default_rng(11)
+    ana, bob = room(rng, 20.0), room(rng, 20.0)
+    add(bob, voice(rng), 0.5, 38.0)  # Bob alone
+    for at in np.arange(3.0, 19.0, 3.0):
+        add(ana, voice(rng, 0.7), at - 0.03, 20.0)  # Ana a little first, and longer
+        add(bob, voice(rng), at, 38.0)
+    heard = Crosstalk(keep_s=30.0)
+    listen(heard, {0: ana, 1: bob})
+    margins = [heard.margin_db(0, 1, 100.0 + until) for until in np.arange(1.5, 19.7, 0.5)]  # as time goes
+    assert min(margins) >= 22.0

@@ -374,6 +374,7 @@ def test_playback_masks_reach_every_phone_recogniser(ko_model: Any) -> None:
     assert room.listener is not None
     room.listener.mark_playback(now + 2, now + 3)
     assert made.queue[0]._masks[:2] == [(now, now + 1), (now + 2, now + 3)]
+    assert room.attribution.crosstalk._host_sounds == [(now, now + 1), (now + 2, now + 3)]  # nobody's voice
     room.close()
 
 

@@ -549,6 +549,7 @@ class Room:
     def mark_playback(self, start: float, end: float) -> None:
         """What the host plays (bots' shouts, the chirp) is masked in every phone's stream."""
         self.masks = [*[m for m in self.masks if m[1] > self.clock() - 10], (start, end)]
+        self.attribution.mask_playback(start, end)  # nor is it any player's voice for the crosstalk check
         for stream in self.recognisers():
             with stream.lock:
                 stream.recogniser.mask_playback(start, end)  # type: ignore[union-attr]

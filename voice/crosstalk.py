@@ -12,7 +12,8 @@ phones heard at the same moment. Each stream's loudness is tracked in dB over it
 floor (phones with other microphone gains compare fairly: the room's noise reaches them all),
 and each phone is taken to hear every other player `under_db` quieter than that player's own
 phone does (the table's crosstalk margin; wider where the streams show a phone hardly hears a
-player: headsets, phones far apart). For an utterance a phone's recogniser heard from onset_s:
+player: headsets, phones far apart; and lower, for one utterance, by what the phone did not hear
+of them just before it). For an utterance a phone's recogniser heard from onset_s:
 - if the others' voices, as this phone hears them, do not explain its start, it stands as the
   recogniser dated it, to the sample;
 - if they do, its onset moves to where this phone's own voice rises over them (Ana's own

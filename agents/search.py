@@ -26,6 +26,7 @@ import random
 import time
 from collections.abc import Callable
 from dataclasses import dataclass
+from typing import Protocol
 
 from agents import heuristic
 from agents.value import ValueModel, decided_winner, load_value
@@ -33,6 +34,7 @@ from cdc_env.actions import Action, BirdBet, ChallengeGrelottine, DeclareCivet
 from cdc_env.dice import SeededDice
 from cdc_env.game import Decision, GameState
 from cdc_env.reaction import DEFAULT_REACTION, reaction_model
+from cdc_env.rules import Ruleset
 
 DEFAULT_BUDGET_MS = 300.0
 DEFAULT_ROUNDS = 64
@@ -104,9 +106,10 @@ class SearchBot:
                              f"(got {budget_ms} ms, {rounds} rounds)")
         if horizon not in ("turn", "game"):
             raise ValueError(f"a search horizon is 'turn' or 'game', not {horizon!r}")
-        for name in (base, opponents):
-            if name is not None and name not in BASE_BOTS:
-                raise ValueError(f"a searcher's base bot is one of {', '.join(BASE_BOTS)}, not {name!r}")
+        if base is not None and base not in BASES:
+            raise ValueError(f"a searcher's base bot is one of {', '.join(BASES)}, not {base!r}")
+        if opponents not in BASE_BOTS:
+            raise ValueError(f"a searcher's opponents are one of {', '.join(BASE_BOTS)}, not {opponents!r}")
         self.name = "searcher"
         self.rng = random.Random(seed)
         self.budget_ms, self.rounds, self.horizon, self.margin = budget_ms, rounds, horizon, margin
@@ -115,19 +118,34 @@ class SearchBot:
         self.stats = SearchStats()
         # Built when the table is known: the base bot (its own choices, and its seat in the
         # samples), and the model of the other seats in the samples.
-        self._bots: dict[tuple[str, int, int], heuristic.HeuristicBot] = {}
+        self._bots: dict[tuple[str, int, str, int], Player] = {}
 
     def base_for(self, state: GameState) -> str:
         return self.base_name or DEFAULT_BASE.get((state.rules.name, state.players), "bold")
 
-    def _bot(self, name: str, slot: int) -> heuristic.HeuristicBot:
-        key = (name, slot, 0)
+    def check_seats(self, rules: Ruleset, players: int) -> None:
+        """Whether this searcher can play a table: a ValueError where its base is the table's
+        network and the table has none (naming the tables that have one)."""
+        if self.base_name == NETWORK:
+            from agents.champion import champion_path
+
+            champion_path(rules.name, players)
+
+    def _bot(self, name: str, slot: int, state: GameState) -> Player:
+        key = (name, slot, state.rules.name, state.players)
         if key not in self._bots:
-            self._bots[key] = BASE_BOTS[name](seed=0, reaction=self.reaction.level)
+            if name == NETWORK:
+                from agents.champion import champion_path
+                from agents.model_bot import ModelBot
+
+                self._bots[key] = ModelBot.load(champion_path(state.rules.name, state.players),
+                                                reaction=self.reaction.level, rules=state.rules)
+            else:
+                self._bots[key] = BASE_BOTS[name](seed=0, reaction=self.reaction.level)
         return self._bots[key]
 
     def act(self, state: GameState, decision: Decision) -> Action:
-        base = self._bot(self.base_for(state), -1)
+        base = self._bot(self.base_for(state), -1, state)
         base.rng = self.rng  # the caller reseeds this bot's generator between games
         chosen = base.act(state, decision)
         if decision.kind == "race" or decision.seat is None:
@@ -166,7 +184,7 @@ class SearchBot:
         game = state.clone(dice=SeededDice(key))
         game.apply_action(action, seat=seat)
         base = self.base_for(state)
-        players = [self._bot(base if s == seat else self.opponents, s) for s in range(state.players)]
+        players = [self._bot(base if s == seat else self.opponents, s, state) for s in range(state.players)]
         for index, player in enumerate(players):
             player.rng.seed(key * 16 + index)
         turn = state.turn_number
@@ -179,10 +197,20 @@ class SearchBot:
             return float(decided_winner(game) == seat)
         return value.win_chances(game)[seat]
 
+class Player(Protocol):
+    rng: random.Random
+
+    def act(self, state: GameState, decision: Decision) -> Action: ...
+
+
 BASE_BOTS: dict[str, Callable[..., heuristic.HeuristicBot]] = {
     "bold": heuristic.bold, "hedger": heuristic.hedger, "patient": heuristic.patient,
     "prudent": heuristic.prudent,
 }
+# The base `network` is the table's shipped network (agents/champions/), searched over: the
+# search then improves on the trained agent rather than on a heuristic.
+NETWORK = "network"
+BASES = (*BASE_BOTS, NETWORK)
 # The base bot by table where one beats bold against a field of bold (docs/agents.md):
 # patient in v004 at 2 seats, hedger at 3 and 4.
 DEFAULT_BASE: dict[tuple[str, int], str] = {("v004", 2): "patient", ("v004", 3): "hedger", ("v004", 4): "hedger"}
@@ -232,7 +260,7 @@ def searcher(seed: int | str = 0, reaction: str = DEFAULT_REACTION, spec: str = 
         rounds = int(parts[1]) if len(parts) > 1 else DEFAULT_ROUNDS
         horizon = parts[2] if len(parts) > 2 else "turn"
         base = parts[3] if len(parts) > 3 else None
-        if len(parts) > 4 or horizon not in ("turn", "game") or base not in (None, *BASE_BOTS):
+        if len(parts) > 4 or horizon not in ("turn", "game") or base not in (None, *BASES):
             raise ValueError
     except ValueError:
         raise ValueError(f"searcher{spec}: give searcher, searcher:MS, searcher:MS:ROUNDS or "

@@ -28,20 +28,19 @@ from rich.table import Table
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
 from agents.bots import make_bot
-from agents.champion import champion_path
 from agents.evaluation import Tournament, run_tournament, save_report
 from agents.model_bot import ModelLoadError
 from cdc_env.cli import Stopped, output_dir, positive_int, run_command
 from cdc_env.reaction import REACTION_LEVELS
-from cdc_env.rules import RulesetError, load_ruleset
+from cdc_env.rules import Ruleset, RulesetError, load_ruleset
 
 
-def check_agent(name: str, ruleset: str, seats: int) -> None:
-    """Builds each agent once before any game, so a bad name fails at once with its error."""
-    if name == "champion":
-        champion_path(ruleset, seats)
-    else:
-        make_bot(name)
+def check_agent(name: str, rules: Ruleset, seats: int) -> None:
+    """Builds each agent once before any game, so a bad name, or a bot that cannot play this
+    table (no champion or network for it, a model of another size), fails at once with its error."""
+    check = getattr(make_bot(name), "check_seats", None)
+    if check is not None:
+        check(rules, seats)
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -73,7 +72,7 @@ def evaluate(args: argparse.Namespace) -> int:
         raise ValueError(f"--seats {args.seats}: ruleset {rules.name} is for {rules.min_players}–"
                          f"{rules.max_players} seats")
     for name in [*args.agents, *([args.field] if args.field else [])]:
-        check_agent(name, rules.name, args.seats)
+        check_agent(name, rules, args.seats)
     try:
         with Progress(console=console, transient=True) as progress:
             task = progress.add_task("playing", total=args.games)

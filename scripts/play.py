@@ -42,7 +42,6 @@ ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
 from agents.bots import make_bot  # noqa: E402
-from agents.champion import champion_path  # noqa: E402
 from cdc_env.cli import OutputError, check_output_file, non_negative_float  # noqa: E402
 from cdc_env.game import GameError, GameLoadError  # noqa: E402
 from cdc_env.reaction import REACTION_LEVELS  # noqa: E402
@@ -142,8 +141,12 @@ def prepare(argv: list[str] | None, console: Console) -> TableApp | WebTable | i
         if saved is None and not rules.min_players <= len(players) <= rules.max_players:
             raise ValueError(f"ruleset {rules.name} is for {rules.min_players}–{rules.max_players} players, "
                              f"got {len(players)}; change --humans or --bots")
-        if any(p.bot_name == "champion" for p in players if not p.human):
-            champion_path(rules.name, len(players))  # a table without a champion: say so now, listing those with one
+        for player in players:
+            # A bot that cannot play this table (no champion for it, a model of another size):
+            # say so now, listing the tables that have one.
+            check = getattr(player.bot, "check_seats", None)
+            if check is not None:
+                check(rules, len(players))
         if not args.keyboard:
             # A bad lexicon is the user's to fix, not a reason to play without voice.
             check_game_lexicon(load_lexicon(args.lexicon))

@@ -154,6 +154,22 @@ def test_compare_decisions_refuses_a_table_size_the_ruleset_does_not_play(capsys
     assert "--seats 9: ruleset 'maison' is played by 2–8 players" in line
 
 
+@pytest.mark.parametrize(("agent", "says"), [
+    ("champion", "no champion for classic at 5 seats"),
+    ("searcher:300:16:turn:network", "no champion for classic at 5 seats"),  # its base is the network
+    ("agents/champions/classic_4p.npz", "model classic_4p was trained for 4 seats"),
+])
+def test_evaluate_refuses_a_bot_that_cannot_play_the_table_before_any_game(
+        agent: str, says: str, tmp_path: Path, capsys: pytest.CaptureFixture[str],
+        monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.chdir(ROOT)
+    argv = ["--agents", agent, "--field", "bold", "--seats", "5", "--games", "2", "--workers", "1",
+            "--out", str(tmp_path)]
+    assert script("evaluate").main(argv) == 2
+    assert says in one_error_line(capsys.readouterr().err)
+    assert not list(tmp_path.iterdir())  # no report of games never played
+
+
 @pytest.mark.parametrize("table", ["classic", "clasic_2p"])
 def test_evaluate_champions_names_the_known_tables(table: str, capsys: pytest.CaptureFixture[str]) -> None:
     assert script("evaluate_champions").main(["--tables", table]) == 2

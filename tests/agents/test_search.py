@@ -92,3 +92,35 @@ def test_the_champion_of_a_search_table_is_the_searcher() -> None:
     assert decision is not None
     champion.act(state, decision)
     assert isinstance(champion._players[table], SearchBot)
+
+
+def test_the_network_base_plays_the_tables_network_where_the_search_finds_no_lead() -> None:
+    # An infinite margin never leaves the base choice: every searched decision must then be
+    # the shipped network's own, so the base really is the table's network (not bold).
+    from agents.model_bot import ModelBot
+
+    searcher = SearchBot(seed=1, rounds=2, base="network", margin=float("inf"))
+    rules = load_ruleset("classic")
+    network = ModelBot.load("agents/champions/classic_4p.npz", rules=rules)
+    others = [make_bot("bold", seed=s) for s in range(4)]
+    state = GameState(rules, 4, dice=SeededDice(7))
+    compared = 0
+    while (decision := state.pending) is not None and state.turn_number <= 10:
+        if decision.seat == 0 and decision.kind != "race":
+            action = searcher.act(state, decision)
+            assert action == network.act(state, decision)
+            compared += 1
+        else:
+            assert decision.seat is not None
+            action = others[decision.seat].act(state, decision)
+        state.apply_action(action)
+    assert compared > 5 and searcher.stats.searched > 0
+
+
+def test_a_network_base_at_a_table_without_a_network_is_refused() -> None:
+    bot = make_bot("searcher:300:16:turn:network")
+    assert isinstance(bot, SearchBot) and bot.base_name == "network"
+    bot.check_seats(load_ruleset("classic"), 4)  # shipped: nothing to say
+    with pytest.raises(ValueError, match="no champion for classic at 5 seats.*classic at 4 seats"):
+        bot.check_seats(load_ruleset("classic"), 5)
+    SearchBot().check_seats(load_ruleset("classic"), 5)  # bold as base plays any table

@@ -1,0 +1,44 @@
+"""scripts/audit_mutations.py: a mutation its tests catch, one they miss, and a stale one."""
+
+from __future__ import annotations
+
+import importlib.util
+import sys
+from pathlib import Path
+from types import ModuleType
+
+import pytest
+
+ROOT = Path(__file__).resolve().parents[1]
+
+
+def audit() -> ModuleType:
+    spec = importlib.util.spec_from_file_location("script_audit_mutations", ROOT / "scripts" / "audit_mutations.py")
+    assert spec is not None and spec.loader is not None
+    module = importlib.util.module_from_spec(spec)
+    sys.modules[spec.name] = module  # NamedTuple looks its module up
+    spec.loader.exec_module(module)
+    return module
+
+
+def test_a_mutation_is_caught_only_where_a_test_fails_and_the_file_is_put_back(tmp_path: Path) -> None:
+    script = audit()
+    (tmp_path / "birds.py").write_text("FACES = {'fauvette': 3, 'mouette': 4}\n", encoding="utf-8")
+    (tmp_path / "test_birds.py").write_text(
+        "from birds import FACES\n\ndef test_fauvette():\n    assert FACES['fauvette'] == 3\n", encoding="utf-8")
+    swapped = script.Mutation("swap", "birds.py", "'fauvette': 3, 'mouette': 4", "'fauvette': 4, 'mouette': 3",
+                              ("test_birds.py",))
+    unseen = script.Mutation("mouette", "birds.py", "'mouette': 4", "'mouette': 5", ("test_birds.py",))
+    assert script.caught(swapped, tmp_path)[0] is True
+    assert script.caught(unseen, tmp_path)[0] is False
+    assert "'mouette': 4" in (tmp_path / "birds.py").read_text(encoding="utf-8")
+    stale = script.Mutation("gone", "birds.py", "'pinson': 1", "'pinson': 2", ("test_birds.py",))
+    with pytest.raises(SystemExit, match="not once in birds.py"):
+        script.caught(stale, tmp_path)
+
+
+def test_every_audit_mutation_still_finds_its_text() -> None:
+    for mutation in audit().MUTATIONS:
+        text = (ROOT / mutation.path).read_text(encoding="utf-8")
+        assert text.count(mutation.old) == 1, mutation.name
+        assert all((ROOT / test).exists() for test in mutation.tests), mutation.name

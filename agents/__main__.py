@@ -27,12 +27,8 @@ def seat_count(rules: Ruleset, asked: int | None) -> int:
     against the ruleset before any game is played."""
     if asked is None:
         return 1 if rules.max_players == 1 else max(rules.min_players, min(4, rules.max_players))
-    if not rules.min_players <= asked <= rules.max_players:
-        span = (f"exactly {rules.min_players} player{'s' if rules.min_players > 1 else ''}"
-                if rules.min_players == rules.max_players
-                else f"{rules.min_players} to {rules.max_players} players")
-        raise UsageError(f"--players {asked}: ruleset {rules.name} is played by {span}; "
-                         f"give --players within that range")
+    if (refusal := rules.players_refusal(asked)) is not None:
+        raise UsageError(f"--players {asked}: {refusal}; give --players within that range")
     return asked
 
 

@@ -13,8 +13,8 @@ Samples go in rounds (one per candidate each) until the rounds are done, the dec
 settled (checked every 8 rounds: every alternative 3 standard errors behind the base choice,
 or one 3 ahead), or the time budget is spent, whichever is first. `searcher` is 300 ms and
 64 rounds; `searcher:MS`, `searcher:MS:ROUNDS`, `searcher:MS:ROUNDS:HORIZON` (turn, or game:
-every sample to the end of the game) and `searcher:MS:ROUNDS:HORIZON:BASE` change them (BASE `network`: the table's shipped
-network, agents/champions/, searched over).
+every sample to the end of the game) and `searcher:MS:ROUNDS:HORIZON:BASE` change them (BASE
+`network`: the table's shipped network, agents/champions/, searched over).
 Races are not searched: the bot shouts with its reaction model like every bot. Decisions with
 one legal action are not searched either. The base bot is bold, or where a heuristic bot beats
 bold at the table, that one (`DEFAULT_BASE`); the other seats of a sample play bold, the field

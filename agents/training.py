@@ -174,9 +174,8 @@ def config_name_problems(config: TrainConfig) -> list[str]:
                         f"({config.rllib.train_batch_size}); give at most that")
     try:
         rules = load_ruleset(config.ruleset)
-        if not rules.min_players <= config.players <= rules.max_players:
-            problems.append(f"players: ruleset {rules.name} is played by {rules.min_players}–"
-                            f"{rules.max_players} players, not {config.players}")
+        if (refusal := rules.players_refusal(config.players)) is not None:
+            problems.append(f"players: {refusal}")
     except RulesetError as error:
         problems.append(f"ruleset: {error}")
     if config.reaction not in REACTION_LEVELS:

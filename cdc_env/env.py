@@ -147,9 +147,8 @@ def default_players(rules: Ruleset, players: int | None, preferred: int = 4) -> 
     count = preferred if players is None else players
     if players is None:
         count = min(max(count, rules.min_players), rules.max_players)
-    if not rules.min_players <= count <= rules.max_players:
-        raise ValueError(f"ruleset {rules.name!r} is for {rules.min_players}–{rules.max_players} "
-                         f"players, not {count}")
+    if (refusal := rules.players_refusal(count)) is not None:
+        raise ValueError(refusal)
     return count
 
 

@@ -86,11 +86,8 @@ class GameState:
                  setup: dict[str, Any] | None = None) -> None:
         """`setup` starts from a position other than the rules' own: {"scores": [...],
         "items": [{"civet": 1, ...}, ...]} (a game carried over from paper, a test)."""
-        if not rules.min_players <= players <= rules.max_players:
-            raise GameError(
-                f"ruleset {rules.name!r} is for {rules.min_players}–{rules.max_players} players, "
-                f"not {players}"
-            )
+        if (refusal := rules.players_refusal(players)) is not None:
+            raise GameError(refusal)
         self.rules = rules
         try:
             # Each seat's team: itself alone, unless a house rule plays teams (the Doublette).

@@ -331,6 +331,15 @@ class Ruleset(BaseModel):
     # Once loaded, every rule's full parameters (its defaults under what the file gives).
     house_rules: dict[str, Any] = Field(default_factory=dict)
 
+    def players_refusal(self, players: int) -> str | None:
+        """Why this ruleset cannot be played by `players`, in one phrase, or None where it can
+        (every command and the engine say it the same way)."""
+        if self.min_players <= players <= self.max_players:
+            return None
+        span = (f"exactly {self.min_players} player{'s' if self.min_players > 1 else ''}"
+                if self.min_players == self.max_players else f"{self.min_players} to {self.max_players} players")
+        return f"ruleset {self.name!r} is played by {span}, not {players}"
+
     @model_validator(mode="after")
     def _players(self) -> Ruleset:
         if self.min_players > self.max_players:

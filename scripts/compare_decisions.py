@@ -85,9 +85,8 @@ def compare(agent_name: str, reference_name: str, ruleset: str, games: int, seed
     """(decisions per kind, differing answers per kind, [threatened buy_cul decisions, agent
     buys, reference buys]); `tally`, if given, gathers the points and the Tichette claims."""
     rules = load_ruleset(ruleset)
-    if not rules.min_players <= seats <= rules.max_players:
-        raise ValueError(f"--seats {seats}: ruleset {rules.name!r} is played by "
-                         f"{rules.min_players}–{rules.max_players} players")
+    if (refusal := rules.players_refusal(seats)) is not None:
+        raise ValueError(f"--seats {seats}: {refusal}")
     agent = make_bot(agent_name, seed=seed)
     reference = make_bot(reference_name, seed=seed + 1)
     # The field: the reference (which also answers the agent's questions) and its copies.

@@ -68,9 +68,8 @@ def main(argv: list[str] | None = None) -> int:
 def evaluate(args: argparse.Namespace) -> int:
     console = Console()
     rules = load_ruleset(args.ruleset)
-    if not rules.min_players <= args.seats <= rules.max_players:
-        raise ValueError(f"--seats {args.seats}: ruleset {rules.name} is for {rules.min_players}–"
-                         f"{rules.max_players} seats")
+    if (refusal := rules.players_refusal(args.seats)) is not None:
+        raise ValueError(f"--seats {args.seats}: {refusal}")
     for name in [*args.agents, *([args.field] if args.field else [])]:
         check_agent(name, rules, args.seats)
     try:
@@ -113,9 +112,9 @@ def write_report(tournament: Tournament, out: Path, console: Console) -> int:
         elsewhere = Path(tempfile.mkdtemp(prefix="cdc-evaluate-"))
         json_path, png_path = save_report(tournament, elsewhere)
         console.print(f"[red]error:[/red] {out} cannot be written ({error.strerror}); the results are kept in "
-                      f"{json_path} and {png_path}", highlight=False)
+                      f"{json_path} and {png_path}", highlight=False, soft_wrap=True)
         return 1
-    console.print(f"wrote {json_path} and {png_path}")
+    console.print(f"wrote {json_path} and {png_path}", soft_wrap=True, highlight=False)  # paths whole, to copy
     return 0
 
 

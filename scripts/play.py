@@ -138,9 +138,8 @@ def prepare(argv: list[str] | None, console: Console) -> TableApp | WebTable | i
         saved = PlaySession.read_save(args.resume) if args.resume else None
         rules = load_ruleset(args.ruleset).with_house_rules(args.house)
         players = lineup(args, seed, saved)
-        if saved is None and not rules.min_players <= len(players) <= rules.max_players:
-            raise ValueError(f"ruleset {rules.name} is for {rules.min_players}–{rules.max_players} players, "
-                             f"got {len(players)}; change --humans or --bots")
+        if saved is None and (refusal := rules.players_refusal(len(players))) is not None:
+            raise ValueError(f"{refusal} (--humans and --bots): change --humans or --bots")
         for player in players:
             # A bot that cannot play this table (no champion for it, a model of another size):
             # say so now, listing the tables that have one.

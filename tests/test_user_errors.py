@@ -151,7 +151,7 @@ def test_numbers_out_of_range_are_usage_errors(name: str, argv: list[str], says:
 def test_compare_decisions_refuses_a_table_size_the_ruleset_does_not_play(capsys: pytest.CaptureFixture[str]) -> None:
     assert script("compare_decisions").main(["bold", "--ruleset", "maison", "--seats", "9", "--games", "1"]) == 2
     line = one_error_line(capsys.readouterr().err)
-    assert "--seats 9: ruleset 'maison' is played by 2–8 players" in line
+    assert "--seats 9: ruleset 'maison' is played by 2 to 8 players, not 9" in line
 
 
 @pytest.mark.parametrize(("agent", "says"), [

@@ -34,10 +34,10 @@ def test_play_cli_prints_the_rank_and_grade() -> None:
 
 
 @pytest.mark.parametrize("argv, says", [
-    (["--players", "9"], "--players 9: ruleset classic is played by 2 to 8 players"),
-    (["--players", "1"], "--players 1: ruleset classic is played by 2 to 8 players"),
-    (["--players", "0"], "--players 0: ruleset classic is played by 2 to 8 players"),
-    (["--ruleset", "solo", "--players", "2"], "ruleset solo is played by exactly 1 player;"),
+    (["--players", "9"], "--players 9: ruleset 'classic' is played by 2 to 8 players, not 9"),
+    (["--players", "1"], "--players 1: ruleset 'classic' is played by 2 to 8 players, not 1"),
+    (["--players", "0"], "--players 0: ruleset 'classic' is played by 2 to 8 players, not 0"),
+    (["--ruleset", "solo", "--players", "2"], "ruleset 'solo' is played by exactly 1 player, not 2;"),
     (["--ruleset", "configs"], "'configs' is a directory, not a YAML file"),
     (["--max-turns", "-1"], "--max-turns -1: give a number of turns ≥ 1, or 0 for no limit"),
     (["--bot", "nobody"], "unknown bot 'nobody'"),

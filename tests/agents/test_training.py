@@ -187,7 +187,7 @@ def test_imitation_label_smoothing_keeps_the_teachers_alternatives_alive() -> No
     ({"opponents": ["bold", "blod"]}, "opponents: unknown bot 'blod'"),
     ({"imitation": {"teacher": "wizard"}}, "imitation.teacher: unknown bot 'wizard'"),
     ({"reaction": "lightning"}, "reaction: unknown level 'lightning'"),
-    ({"ruleset": "solo", "players": 2}, "players: ruleset solo is played by 1–1 players, not 2"),
+    ({"ruleset": "solo", "players": 2}, "players: ruleset 'solo' is played by exactly 1 player, not 2"),
     ({"ruleset": "clasic"}, "ruleset:"),
     ({"evaluation": {"games": 4, "opponents": ["prudnet"]}}, "evaluation.opponents: unknown bot 'prudnet'"),
 ])

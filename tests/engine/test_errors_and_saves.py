@@ -62,7 +62,7 @@ def test_unknown_action_json_is_refused() -> None:
 
 
 def test_wrong_player_count_is_refused() -> None:
-    with pytest.raises(Exception, match="2–8 players, not 9"):
+    with pytest.raises(Exception, match="is played by 2 to 8 players, not 9"):
         GameState(load_ruleset("classic"), 9)
 
 

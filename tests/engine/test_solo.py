@@ -21,7 +21,7 @@ def solo(dice: list[int], score: int = 0, items: dict[str, int] | None = None) -
 
 
 def test_one_player_only() -> None:
-    with pytest.raises(GameError, match="1–1 players, not 2"):
+    with pytest.raises(GameError, match="exactly 1 player, not 2"):
         GameState(load_ruleset("solo"), 2)
     state = solo([])
     assert state.pending is not None

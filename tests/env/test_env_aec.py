@@ -269,7 +269,7 @@ def test_score_shaping_is_zero_sum_between_seats() -> None:
 
 
 def test_bad_configuration_says_what_is_wrong() -> None:
-    with pytest.raises(ValueError, match="is for 2–8 players, not 9"):
+    with pytest.raises(ValueError, match="is played by 2 to 8 players, not 9"):
         raw_env("classic", 9)
     with pytest.raises(ValueError, match="one level per seat"):
         raw_env("classic", 3, reaction=["human"])

@@ -15,7 +15,7 @@ from cdc_env.rules import load_ruleset
 
 
 @pytest.mark.parametrize("options, message", [
-    ({"players": 9}, "ruleset 'classic' is for 2–8 players, not 9"),
+    ({"players": 9}, "ruleset 'classic' is played by 2 to 8 players, not 9"),
     ({"players": 3, "max_turns": 0}, "max_turns must be at least 1, got 0"),
     ({"players": 3, "render_mode": "svg"}, "render_mode must be one of ['human', 'ansi'] or None, got 'svg'"),
     ({"players": 3, "reaction": ["human", "human"]}, "reaction needs one level per seat (3), got ['human', 'human']"),
@@ -33,7 +33,7 @@ def test_default_players() -> None:
     assert default_players(classic, None) == 4 and default_players(classic, 3) == 3
     assert default_players(solo, None) == 1
     assert default_players(classic, None, preferred=12) == 8
-    with pytest.raises(ValueError, match=r"^ruleset 'solo' is for 1–1 players, not 2$"):
+    with pytest.raises(ValueError, match=r"^ruleset 'solo' is played by exactly 1 player, not 2$"):
         default_players(solo, 2)
 
 

@@ -335,7 +335,8 @@ class LevelTracker:
 
 
 def speech_onset(samples: np.ndarray, start: int, end: int, rate: int = RATE,
-                 before_s: float = 0.4, min_gap_s: float = 0.1, plateau_db: float = 8.0) -> tuple[int, float] | None:
+                 before_s: float = 0.4, min_gap_s: float = 0.1, plateau_db: float = 8.0,
+                 after_s: float = 1.5) -> tuple[int, float] | None:
     """The start of the speech that carries a word Vosk placed between `start` and `end`
     (indices into `samples`) and the level (dB over the floor) of the noise it rises from;
     None when there is none.
@@ -345,7 +346,10 @@ def speech_onset(samples: np.ndarray, start: int, end: int, rate: int = RATE,
     ONSET_DB over the floor (dips under `min_gap_s`, a stop inside a word, do not split it). A rise
     that leads only to a plateau more than `plateau_db` under the
     word's peak, and steady, is the noise's start, not the speech's: the floor is raised to that plateau
-    and the walk done again. None when the word has no sound over QUIET_DB (noise, not
+    and the walk done again, unless the audio after the word (up to `after_s` past its loudest
+    frame, as far as `samples` go) falls 6 dB under that plateau for 0.1 s: a noise that began
+    goes on after the word, where a soft start of the speech itself (the nasal of "음악", 10-12
+    dB under the vowel for 0.15 s) ends with it. None when the word has no sound over QUIET_DB (noise, not
     speech); `start` itself when the sound runs from more than `before_s` before it (running
     speech: no onset of its own, and the pause rule will say so).
     """
@@ -369,6 +373,9 @@ def speech_onset(samples: np.ndarray, start: int, end: int, rate: int = RATE,
         steady = float(np.percentile(plateau, 90) - np.percentile(plateau, 10)) < 6.0
         if anchor - first < span + 8 or not steady or float(np.median(plateau)) > peak - plateau_db:
             break  # speech from its start (a noise is steady; syllables are not)
+        if _ends_after(samples, int(centres[first]), int(centres[anchor]), float(np.median(plateau)),
+                       rate, after_s):
+            break  # it stopped when the speech did: the speech's own soft start
         threshold = float(np.median(plateau)) + ONSET_DB  # the noise's level: speech rises over it
     # The averaged level rises a little before the sound: the onset is the first frame of the
     # sound itself from there.
@@ -377,6 +384,24 @@ def speech_onset(samples: np.ndarray, start: int, end: int, rate: int = RATE,
     if (first == 0 and lo > 0 and level[0] > threshold) or onset < start - before_s * rate:
         onset = start  # one sound from before the window: running speech, no rise of its own
     return onset, threshold - ONSET_DB
+
+
+def _ends_after(samples: np.ndarray, rise: int, peak: int, plateau: float, rate: int,
+                after_s: float) -> bool:
+    """Whether the sound that rose at `rise` to `plateau` (dB over the floor, as `loudness`
+    measured it up to the word) falls 6 dB under that plateau for 0.1 s somewhere between
+    `peak` and `after_s` later. Both are read in one measurement, so its floor cancels out."""
+    hi = min(len(samples), peak + int(after_s * rate))
+    if hi - peak < rate // 5:
+        return False  # nothing after the word yet: keep the noise's reading
+    centres, level = loudness(samples, rise, hi, rate)
+    hop = rate // 400
+    at_plateau = level[(centres >= rise + 8 * hop) & (centres < rise + 68 * hop)]
+    after = level[centres > peak]
+    if len(at_plateau) == 0 or len(after) < 40:
+        return False
+    smooth = np.convolve(after, np.ones(40) / 40, mode="valid")  # 0.1 s
+    return bool(smooth.min() < float(np.median(at_plateau)) - 6.0)
 
 
 def _sound_start(level: np.ndarray, anchor: int, threshold: float, gap: int) -> int:

@@ -167,6 +167,13 @@ class Reading:
     words: tuple[Word, ...]
     matches: tuple[Match, ...]  # the grammar's phrases (active ones and decoys), in order
     whole: bool  # every word is part of a phrase or the garbage word
+    garbage: bool = False  # holds the garbage word
+
+    @property
+    def mixed(self) -> bool:
+        """Words of the grammar's phrases that make no phrase ("여섯 염소": 여섯 거북이's first
+        word, 회사 염소's last), without the garbage word."""
+        return bool(self.words) and not self.matches and not self.garbage
 
     def intents(self, active: set[str]) -> list[str]:
         return list(dict.fromkeys(m.phrase.intent for m in self.matches if m.phrase.intent in active))
@@ -182,7 +189,7 @@ def read_result(result: dict[str, Any], heard: Sequence[Phrase], garbage: str | 
         matches = find_phrases(words, heard)
         covered = sum(len(m.words) for m in matches) + sum(1 for w in words if w.text == garbage)
         readings.append(Reading(float(path.get("confidence", 0.0)), tuple(words), tuple(matches),
-                                covered == len(words)))
+                                covered == len(words), any(w.text == garbage for w in words)))
     return readings
 
 
@@ -195,6 +202,7 @@ class Verdict:
     reason: str = ""
     confidence: float = 1.0  # P(this phrase, not the rival), from their log-likelihood gap
     ask_again: bool = True  # not understood: ask to say it again (else nothing: maybe table talk)
+    mixed: bool = False  # the best path mixed two phrases' words (see `_mixed_call`)
 
     @property
     def understood(self) -> bool:
@@ -202,7 +210,8 @@ class Verdict:
 
 
 def judge(readings: Sequence[Reading], active: set[str], margin: float,
-          repair_margin: float = 0.0, nbest: bool = True, strays: bool = False) -> Verdict | None:
+          repair_margin: float = 0.0, nbest: bool = True, strays: bool = False,
+          mixes: bool = True) -> Verdict | None:
     """One decision for one utterance, or None when nothing worth reporting was said.
 
     The reading believed is the best one made only of whole phrases and garbage, within
@@ -213,7 +222,9 @@ def judge(readings: Sequence[Reading], active: set[str], margin: float,
     possible). With `nbest` off (a result without
     alternatives) there is no rival to compare with. With `strays` (a noisy room), words
     outside any phrase count as garbage: noise inserts words of other phrases ("기차 회사
-    염소") where a quiet room's extra words are table talk.
+    염소") where a quiet room's extra words are table talk. With `mixes`, a best path that
+    only mixes the words of two phrases is a close call when a reading of one phrase is within
+    `margin` of it (see `_mixed_call`).
     """
     # Vosk's empty path says "silence". The decision is only kept where the audio shows speech
     # (see Recogniser._emit), and there silence is no reading at all: neither taken nor a rival.
@@ -224,7 +235,7 @@ def judge(readings: Sequence[Reading], active: set[str], margin: float,
     chosen = next((r for r in readings if (r.whole or (strays and r.intents(active)))
                    and r.score >= top.score - repair_margin and len(r.words) <= len(top.words)), None)
     if chosen is None:
-        return None  # a phrase among other words, in a quiet room: table talk
+        return _mixed_call(readings, active, margin) if mixes and nbest else None  # else table talk
     intents = chosen.intents(active)
     if not intents:
         return None  # garbage or a phrase of another moment
@@ -255,6 +266,29 @@ def judge(readings: Sequence[Reading], active: set[str], margin: float,
     if rival is None:
         return Verdict(match)
     return Verdict(match, confidence=1.0 / (1.0 + math.exp(rival.score - chosen.score)))
+
+
+def _mixed_call(readings: Sequence[Reading], active: set[str], margin: float) -> Verdict | None:
+    """A best path made of words of the grammar's phrases that make no phrase ("여섯 염소"
+    for "회사 염소": the two words of a phrase, one swapped for a word of another) with one
+    phrase, alone and no longer than it, within `margin` under it: the phrase a close call
+    (for the second look; nothing if that does not settle it), not table talk. Vosk's grammar
+    lets any of its words follow any other, and on the web bench most of the shouts it missed
+    had such a mix on top with the right phrase just under it. Talk gives the garbage word
+    or a phrase among other words, never only a mix: those stay nothing."""
+    top = readings[0]
+    if not top.mixed:
+        return None
+    for reading in readings[1:]:
+        if top.score - reading.score >= margin:
+            return None
+        if not reading.mixed:
+            one = reading.whole and len(reading.matches) == 1 and len(reading.words) <= len(top.words)
+            if not one or not reading.intents(active):
+                return None  # the first reading that is not a mix decides
+            match = reading.matches[0]
+            return Verdict(match, f"« {match.phrase.text} » or a mix of phrases", ask_again=False, mixed=True)
+    return None
 
 
 def intent_shares(readings: Sequence[Reading], active: set[str]) -> dict[str, float]:
@@ -341,6 +375,8 @@ class Recogniser:
     up/down: (9, 10) plays it 1.11 times faster), and decided for the intent holding on average
     at least `look_share` (`noisy_look_share` in a noisy room) of the n-best's probability over
     the first decode and the looks (see `_second_look`); otherwise it stays "say it again".
+    mixes: a best path mixing two phrases' words with one phrase just under it is a close call
+    for the second look (see `judge`), not table talk.
     skip_silence: between utterances, stretches with no 10 ms frame `skip_db` over the room's
     floor are not given to Vosk (nothing there can be a decision: that needs a frame QUIET_DB
     over it); when sound comes back Vosk gets it with the `preroll_s` before it. An utterance
@@ -358,7 +394,7 @@ class Recogniser:
                  second_look: bool = True, skip_silence: bool = True, skip_db: float = 6.0,
                  preroll_s: float = 1.0, hold_s: float = 0.25,
                  look_speeds: Sequence[tuple[int, int]] = ((9, 10), (10, 9), (19, 20), (20, 19)),
-                 look_share: float = 0.6, noisy_look_share: float = 0.8,
+                 look_share: float = 0.6, noisy_look_share: float = 0.8, mixes: bool = True,
                  ) -> None:
         self.model, self.lexicon, self.rate = model, lexicon, rate
         self.clock = clock or rate_clock(rate)
@@ -372,6 +408,7 @@ class Recogniser:
         self.garbage = garbage_word(model.knows)
         self.decoys = decoys
         self.second_look, self.look_speeds = second_look, tuple(look_speeds)
+        self.mixes = mixes
         self.look_share, self.noisy_look_share = look_share, noisy_look_share
         self.skip_silence, self.skip_db = skip_silence, skip_db
         self.preroll = round(preroll_s * rate)
@@ -630,7 +667,7 @@ class Recogniser:
         noisy = self.noisy()
         verdict = judge(readings, set(self.active), self.noisy_margin if noisy else self.margin,
                         self.alternative_margin if noisy else 0.0,
-                        nbest="alternatives" in result, strays=noisy)
+                        nbest="alternatives" in result, strays=noisy, mixes=self.mixes)
         if verdict is None:
             return []
         if not verdict.understood:

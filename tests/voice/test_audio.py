@@ -140,6 +140,22 @@ def test_an_onset_is_never_moved_to_the_noises_start() -> None:
     assert not quiet_before(x, onset, until=start + RATE // 2)
 
 
+def test_a_soft_start_that_ends_with_the_word_is_the_speech_s_own() -> None:
+    # "음악": a nasal 12 dB under the vowel for 0.18 s, then the vowel, then quiet again, in a
+    # room. The steady nasal looks like a noise that began (the plateau rule), but it ends with
+    # the word: the onset stays at its start (it was read 0.15 s late, at the vowel).
+    start = int(1.2 * RATE)
+    x = pink_noise(3 * RATE, np.random.default_rng(5)) * 40.0
+    soft = int(0.18 * RATE)
+    x[start:start + soft] += buzz(0.18) / 4
+    x[start + soft:start + soft + RATE // 2] += buzz(0.5)
+    found = speech_onset(x, start - 800, start + soft + RATE // 4)
+    assert found is not None and found[0] == pytest.approx(start, abs=RATE * 0.015)
+    # With nothing heard after the word yet, the plateau rule reads it as before.
+    found = speech_onset(x, start - 800, start + soft + RATE // 4, after_s=0.0)
+    assert found is not None and found[0] == pytest.approx(start + soft, abs=RATE * 0.015)
+
+
 def test_noise_alone_has_no_speech_onset() -> None:
     noise = pink_noise(3 * RATE, np.random.default_rng(3)) * 3000
     assert speech_onset(noise, RATE, RATE + 8000) is None

@@ -399,6 +399,29 @@ def test_stray_words_are_noise_only_in_a_noisy_room(lexicon) -> None:
     assert present(judge(stray, ACTIVE, margin=1.0, strays=True)).match.phrase.intent == "oui"
 
 
+def test_a_mix_of_two_phrases_words_on_top_is_a_close_call(lexicon) -> None:
+    # Vosk's grammar lets any of its words follow another: "pas le mou caillou" (the phrase's
+    # words, two swapped: no phrase) on top, « pas mou le caillou » just under it. That is a
+    # close call for the second look (it used to be nothing: a missed shout), never a guess.
+    mix = [word("pas", 1.0, 1.1), word("le", 1.1, 1.2), word("mou", 1.2, 1.3), word("caillou", 1.3, 1.5)]
+    shout = [mix[0], mix[2], mix[1], mix[3]]
+    close = readings(lexicon, nbest((100.0, mix), (98.6, shout), (90.0, [word("oui", 1.0, 1.5)])))
+    verdict = present(judge(close, ACTIVE, margin=2.0))
+    assert not verdict.understood and verdict.mixed and not verdict.ask_again
+    assert verdict.match.phrase.intent == "pas_mou_le_caillou"
+    assert judge(close, ACTIVE, margin=2.0, mixes=False) is None  # the rule off: as before
+    assert judge(close, ACTIVE, margin=1.0) is None  # the phrase too far under the mix
+    # Not for talk: the garbage word in the top path, or a phrase among other words.
+    talk = readings(lexicon, nbest((100.0, [word("[unk]", 0.9, 1.0)] + mix), (99.0, shout)))
+    assert judge(talk, ACTIVE, margin=2.0) is None
+    among = readings(lexicon, nbest((100.0, [word("non", 0.8, 0.9)] + shout), (99.0, shout)))
+    assert judge(among, ACTIVE, margin=2.0) is None
+    # Another mix between them: the first reading that is no mix decides.
+    other = [mix[1], mix[0], mix[2], mix[3]]
+    two = readings(lexicon, nbest((100.0, mix), (99.5, other), (99.0, shout)))
+    assert present(judge(two, ACTIVE, margin=2.0)).match.phrase.intent == "pas_mou_le_caillou"
+
+
 def test_an_utterance_closed_early_is_not_decided_again(lexicon, script) -> None:
     # The partial "oui" settles after the first burst; the utterance is closed (one decision).
     # Vosk's own endpoint then reports the tail of the same shout: not a second decision.

@@ -53,7 +53,7 @@ TESTS: tuple[tuple[str, tuple[str, ...]], ...] = (
                           "tests/engine/test_house_rules.py", "tests/engine/test_complete.py")),
     ("cdc_env/game.py", tuple(f"tests/engine/test_{name}.py" for name in (
         "game_pinned", "actions", "races", "errors_and_saves", "save_independence", "clone", "action_types",
-        "complete", "house_rules"))),
+        "complete", "house_rules", "chante_sloubi", "solo", "engine_boundary", "ruleset_files"))),
     ("cdc_env/rulebook/house/", ("tests/engine/test_house_rules.py", "tests/engine/test_ruleset_files.py")),
     ("cdc_env/rulebook/", ("tests/engine/test_actions.py", "tests/engine/test_races.py",
                            "tests/engine/test_complete.py", "tests/engine/test_game_pinned.py")),

@@ -57,7 +57,7 @@ TESTS: tuple[tuple[str, tuple[str, ...]], ...] = (
     ("cdc_env/rulebook/house/", ("tests/engine/test_house_rules.py", "tests/engine/test_ruleset_files.py")),
     ("cdc_env/rulebook/", tuple(f"tests/engine/test_{name}.py" for name in (
         "actions", "races", "complete", "game_pinned", "grelottine_pinned", "sirop_pinned", "races_pinned",
-        "rare_pinned"))),
+        "rare_pinned", "soufflette_civet_pinned"))),
     ("cdc_env/", ("tests/engine", "tests/env")),
 )
 # Statuses that count as caught: a test failed, the tests ran out of time (an endless loop),

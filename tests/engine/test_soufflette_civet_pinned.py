@@ -115,7 +115,8 @@ def test_a_false_shout_refused_says_why() -> None:
         return str(error.value)
 
     assert refusal(Shout("pas_mou_le_caillou", 10.0), 3) == "no seat 3 at this table (seats 0–2)"
-    assert refusal(Shout("pas_mou_le_caillou", None), 1) == "a shout needs its onset in ms (a finite number ≥ 0), got None"
+    assert refusal(Shout("pas_mou_le_caillou", None), 1) == (
+        "a shout needs its onset in ms (a finite number ≥ 0), got None")
     assert refusal(Shout("sirop_gagnant", 10.0), 2) == (
         "seat 2 shouted 'sirop_gagnant', which fits no moment now: outside a race a player may shout only a race "
         f"phrase ({', '.join(RACE_SHOUTS)}), or 'grelottine' without holding a Grelottine")

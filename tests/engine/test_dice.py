@@ -43,6 +43,8 @@ def test_injected_dice_run_out_and_refuse_a_face_with_one_line() -> None:
         dice.roll(2, 6)
     assert str(refused.value) == "injected dice (5, 7) are not all within 1..6"
     assert InjectedDice([6, 1]).roll(2, 6) == (6, 1) and InjectedDice([8]).roll(1, 8) == (8,)
+    with pytest.raises(ValueError, match=r"injected dice \(7,\) are not all within 1\.\.6"):
+        InjectedDice([7]).roll(1)  # six sides unless told
 
 
 def test_an_injected_copy_and_save_keep_what_is_left() -> None:

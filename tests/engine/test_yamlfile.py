@@ -43,3 +43,14 @@ def test_broken_yaml_and_an_unhashable_key_say_where(tmp_path: Path) -> None:
         "DIR/table.yaml, line 2: not valid YAML: while parsing a flow sequence expected ',' or ']', but got ':'")
     assert refusal(tmp_path, b"? [1, 2]\n: 3\n") == (
         "DIR/table.yaml, line 1: not valid YAML: while constructing a mapping found unhashable key")
+
+
+def test_keys_after_a_merge_key_or_an_unhashable_key_are_still_checked(tmp_path: Path) -> None:
+    assert refusal(tmp_path, b"base: &b {x: 1}\nother:\n  <<: *b\n  y: 2\n  y: 3\n") == (
+        "DIR/table.yaml, line 5: not valid YAML: key 'y' is given twice (lines 4 and 5); keep one")
+    assert refusal(tmp_path, b"? [1, 2]\n: 3\na: 1\na: 2\n") == (
+        "DIR/table.yaml, line 4: not valid YAML: key 'a' is given twice (lines 3 and 4); keep one")
+
+
+def test_a_character_yaml_refuses_is_named_too(tmp_path: Path) -> None:
+    assert refusal(tmp_path, b"a: \x07\n").startswith("DIR/table.yaml: not valid YAML (unacceptable character #x0007")

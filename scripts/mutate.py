@@ -55,7 +55,7 @@ TESTS: tuple[tuple[str, tuple[str, ...]], ...] = (
         "game_pinned", "actions", "races", "errors_and_saves", "save_independence", "clone", "action_types",
         "complete", "house_rules", "chante_sloubi", "solo", "engine_boundary", "ruleset_files"))),
     ("cdc_env/rulebook/house/", ("tests/engine/test_house_rules.py", "tests/engine/test_ruleset_files.py",
-                                 "tests/engine/test_chante_sloubi.py")),
+                                 "tests/engine/test_chante_sloubi.py", "tests/engine/test_house_pinned.py")),
     ("cdc_env/rulebook/", tuple(f"tests/engine/test_{name}.py" for name in (
         "actions", "races", "complete", "game_pinned", "grelottine_pinned", "sirop_pinned", "races_pinned",
         "rare_pinned", "soufflette_civet_pinned"))),

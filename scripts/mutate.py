@@ -53,10 +53,15 @@ TESTS: tuple[tuple[str, tuple[str, ...]], ...] = (
                           "tests/engine/test_house_rules.py", "tests/engine/test_complete.py")),
     ("cdc_env/game.py", tuple(f"tests/engine/test_{name}.py" for name in (
         "game_pinned", "actions", "races", "errors_and_saves", "save_independence", "clone", "action_types",
-        "complete", "house_rules"))),
-    ("cdc_env/rulebook/house/", ("tests/engine/test_house_rules.py", "tests/engine/test_ruleset_files.py")),
-    ("cdc_env/rulebook/", ("tests/engine/test_actions.py", "tests/engine/test_races.py",
-                           "tests/engine/test_complete.py", "tests/engine/test_game_pinned.py")),
+        "complete", "house_rules", "chante_sloubi", "solo", "engine_boundary", "ruleset_files"))),
+    ("cdc_env/rulebook/house/", ("tests/engine/test_house_rules.py", "tests/engine/test_ruleset_files.py",
+                                 "tests/engine/test_chante_sloubi.py", "tests/engine/test_house_pinned.py")),
+    ("cdc_env/rulebook/", tuple(f"tests/engine/test_{name}.py" for name in (
+        "actions", "races", "complete", "game_pinned", "grelottine_pinned", "sirop_pinned", "races_pinned",
+        "rare_pinned", "soufflette_civet_pinned"))),
+    ("cdc_env/dice.py", ("tests/engine/test_dice.py", "tests/engine/test_errors_and_saves.py",
+                         "tests/engine/test_clone.py", "tests/engine/test_save_independence.py")),
+    ("cdc_env/yamlfile.py", ("tests/engine/test_yamlfile.py", "tests/engine/test_ruleset_files.py")),
     ("cdc_env/", ("tests/engine", "tests/env")),
 )
 # Statuses that count as caught: a test failed, the tests ran out of time (an endless loop),

@@ -7,10 +7,11 @@ from __future__ import annotations
 from typing import Any
 
 import pytest
-from engine_helpers import PASS, ROLL, new_game, play, score_events
+from engine_helpers import PASS, ROLL, new_game, play, ruleset, score_events
 
-from cdc_env.actions import BuyCul, DeclareCivet, Dice
-from cdc_env.game import GameError, GameState
+from cdc_env.actions import BetSum, BuyCul, DeclareCivet, Dice, IllegalActionError, Roll, Shout, UseGrelottine
+from cdc_env.dice import InjectedDice
+from cdc_env.game import GameError, GameLoadError, GameState, JoinRefused
 from cdc_env.rules import load_ruleset
 
 
@@ -194,7 +195,7 @@ def test_a_civet_won_on_ones_own_turn_is_capped_in_classic_and_may_win_in_v004()
 
 
 def test_an_illegal_action_is_refused_with_what_is_asked_and_what_is_legal() -> None:
-    from cdc_env.actions import BirdBet, IllegalActionError, Shout, Sirop
+    from cdc_env.actions import BirdBet, Sirop
 
     state = new_game("classic", 2, dice=[2, 2, 5])
     play(state, ROLL, PASS, Sirop())
@@ -216,3 +217,275 @@ def test_an_illegal_action_is_refused_with_what_is_asked_and_what_is_legal() -> 
     with pytest.raises(IllegalActionError) as error:
         dice.apply_action(Shout("pas mou le caillou", float("nan")))
     assert str(error.value) == "a shout needs its onset in ms (a finite number ≥ 0), got nan"
+
+
+# ------------------------------------------------------------------ the cap and the target at one point
+
+
+def test_a_gain_of_one_point_that_reaches_343_wins() -> None:
+    # 342 + a Chouette of 1 (1 point, own dice, the sirop declined): 343 exactly, a win.
+    state = new_game("classic", 2, dice=[1, 1, 3], scores=[342, 0])
+    play(state, ROLL, PASS, PASS)  # no buyer; the Chouette kept
+    assert state.winner == 0 and state.scores == [343, 0]
+    assert state.log[-1] == {"type": "win", "turn": 1, "seat": 0, "score": 343}
+    assert state.legal_actions() == []
+
+
+def test_a_civet_of_one_point_at_the_cap_is_held_and_says_so() -> None:
+    # 332 with a Civet on a Chouette for 1: the Chouette of 1 is own dice (333), the Civet's
+    # point is a stake, which the cap holds (C): the score stays 333, the event says capped.
+    state = new_game("classic", 2, dice=[1, 1, 3], items=[{"civet": 1}, {}], scores=[332, 0])
+    play(state, DeclareCivet("chouette", 1), PASS)  # the Chouette kept (a Civet's roll is not sold)
+    assert state.scores == [333, 0] and not state.is_over
+    assert [(e["reason"], e["points"], e["delta"], e["capped"]) for e in score_events(state)] == [
+        ("chouette", 1, 1, False), ("civet_made", 1, 0, True)]
+
+
+def test_a_change_of_no_points_on_ones_own_turn_wins_nothing() -> None:
+    # v004 lets every own-turn change pass the cap; a score set above the target does not win
+    # by a Bévue that costs nothing (a table's penalty of 0): only a gain wins.
+    rules = ruleset("v004", bevue={"penalty": 0})
+    state = new_game(rules, 2, dice=[], scores=[350, 0])
+    state.apply_action(Shout("pas_mou_le_caillou", 100.0), seat=0)
+    assert state.winner is None and not state.is_over
+    assert score_events(state)[-1] == {"type": "score", "turn": 1, "seat": 0, "points": 0, "delta": 0, "score": 350,
+                                       "reason": "bevue", "capped": False,
+                                       "why": "shouted 'pas_mou_le_caillou' when no race was on"}
+
+
+# ------------------------------------------------------------------ what a refusal says
+
+
+def test_a_refusal_lists_twelve_options_then_counts_them_all() -> None:
+    # complete, 5 seats: a Bleu-Rouge (3,3,4); the first bettor has the 16 sums, the fourth 13,
+    # the fifth the 12 nobody took, all shown.
+    state = new_game("complete", 5, dice=[3, 3, 4])
+    play(state, ROLL, PASS, PASS, PASS, PASS)  # nobody buys the cul
+    asks = "seat 0 must bet on the sum of the Bleu-Rouge relaunch (a sum nobody took)"
+    with pytest.raises(IllegalActionError) as error:
+        state.apply_action(BuyCul())
+    assert str(error.value) == (f"buy_cul is not legal now: {asks}; legal: "
+                                + ", ".join(f"bet_sum(total={t})" for t in range(3, 15)) + ", … (16 in all)")
+    play(state, BetSum(3), BetSum(4), BetSum(5))
+    with pytest.raises(IllegalActionError) as error:
+        state.apply_action(BuyCul())
+    assert str(error.value).endswith(", ".join(f"bet_sum(total={t})" for t in range(6, 18)) + ", … (13 in all)")
+    play(state, BetSum(6))
+    with pytest.raises(IllegalActionError) as error:
+        state.apply_action(BuyCul())
+    assert str(error.value) == ("buy_cul is not legal now: seat 4 must bet on the sum of the Bleu-Rouge relaunch "
+                                "(a sum nobody took); legal: "
+                                + ", ".join(f"bet_sum(total={t})" for t in range(7, 19)))
+
+
+def test_a_refusal_names_every_staked_choice_with_its_stakes() -> None:
+    # A Civet held with 50 points: each of its six bets, stakes 1 to 50 (C: of one's own points).
+    state = new_game("classic", 2, dice=[], items=[{"civet": 1}, {}], scores=[50, 0])
+    civets = ", ".join(f"civet({name}, stake 1..50)" for name in (
+        "chouette", "velute", "chouette_velute", "suite", "cul_de_chouette", "cul_de_chouette_sirote"))
+    asks = "seat 0 must roll the dice (or first declare a Civet, or use a Grelottine in solo)"
+    with pytest.raises(IllegalActionError) as error:
+        state.apply_action(BuyCul())
+    assert str(error.value) == f"buy_cul is not legal now: {asks}; legal: roll, {civets}"
+    # A shout with its onset that fits no moment is refused the same way, from nobody in
+    # particular or from the seat whose decision it is (not charged as a false shout).
+    for seat in (None, 0):
+        with pytest.raises(IllegalActionError) as error:
+            state.apply_action(Shout("sirop_gagnant", 100.0), seat=seat)
+        assert str(error.value) == (f"shout(phrase='sirop_gagnant', onset_ms=100.0) is not legal now: {asks}; "
+                                    f"legal: roll, {civets}")
+    assert state.log[-1]["type"] == "turn_start" and state.scores == [50, 0]
+
+
+def test_in_solo_a_grelottine_is_offered_beside_the_roll() -> None:
+    state = new_game("solo", 1, dice=[], items=[{"grelottine": 1}], scores=[200])
+    assert state.legal_actions() == [Roll(), UseGrelottine()]
+
+
+# ------------------------------------------------------------------ the table and the dice moments
+
+
+def test_the_table_shows_the_combination_while_it_is_decided_on() -> None:
+    state = new_game("classic", 2, dice=[5, 5, 2])
+    play(state, ROLL, PASS)
+    assert state.pending is not None and state.pending.kind == "sirop"
+    assert (state.table.dice, state.table.combination) == ((5, 5, 2), "chouette")
+
+
+def test_a_random_first_player_is_one_die_of_as_many_sides_as_seats() -> None:
+    state = GameState(load_ruleset("v004"), 3)
+    assert state.pending is not None
+    assert (state.pending.kind, state.pending.count, state.pending.sides, state.pending.reason) == (
+        "chance", 1, 3, "first_player")
+    assert state.snapshot()["turn_seat"] is None and state.snapshot()["first_player"] is None
+    state.apply_action(Dice((2,)))
+    assert state.log == [{"type": "dice", "turn": 0, "reason": "first_player", "seat": None, "values": [2]},
+                         {"type": "first_player", "turn": 0, "seat": 1},
+                         {"type": "turn_start", "turn": 1, "seat": 1}]
+
+
+def test_an_item_is_given_once_and_the_rules_are_told_so() -> None:
+    state = GameState(load_ruleset("complete"), 2)
+    assert state.give_item(1, "flan", "a_kadoc") is True
+    assert state.give_item(1, "flan", "a_kadoc") is False
+    assert state.items[1]["flan"] == 1 and [e["type"] for e in state.log] == ["item"]
+
+
+# ------------------------------------------------------------------ dice thrown again inside a rule
+
+
+@pytest.mark.parametrize(("bets", "winner"), [((3, 7), 1), ((7, 3), 0)])
+def test_a_bleu_rouge_relaunch_is_the_winners_and_off_their_turn_a_soufflette_does_nothing(
+        bets: tuple[int, int], winner: int) -> None:
+    # complete: 3,3,4, the thrower scores the Chouette of 3 (9); the relaunch 1,2,4 (sum 7)
+    # wins 36 + 2 × 7 = 50 for whoever bet 7, and its Soufflette is theirs: on another's turn
+    # it counts like a bought cul (nothing), on the thrower's own it is a challenge to make.
+    state = new_game("complete", 2, dice=[3, 3, 4, 1, 2, 4])
+    play(state, ROLL, PASS, BetSum(bets[0]), BetSum(bets[1]))
+    shown = [e for e in state.log if e["type"] == "combination"]
+    assert [(e["seat"], e["combination"]) for e in shown] == [(0, "bleu_rouge"), (winner, "soufflette")]
+    assert score_events(state)[-1]["seat"] == winner and score_events(state)[-1]["points"] == 50
+    assert state.pending is not None
+    if winner == 1:
+        assert (state.pending.kind, state.pending.seat) == ("turn_start", 1)
+    else:
+        assert (state.pending.kind, state.pending.seat) == ("soufflette", 0)
+
+
+# ------------------------------------------------------------------ a late friend (the Chante-Sloubi)
+
+
+def sloubi(**overrides: object) -> Any:
+    return ruleset("classic", house_rules={"chante_sloubi": True}, dice_buying={"enabled": False}, **overrides)
+
+
+NEANTS = [1, 3, 6] * 20  # no combination: nobody scores, nobody is asked anything
+
+
+def play_to_turn(state: GameState, turn: int) -> None:
+    while state.turn_number < turn or not state.at_turn_start:
+        state.apply_action(PASS if PASS in state.legal_actions() else ROLL)
+
+
+def test_a_join_refused_says_why_in_full() -> None:
+    def refusal(state: GameState, name: str = "Zoé") -> str:
+        with pytest.raises(JoinRefused) as error:
+            state.join(name)
+        return str(error.value)
+
+    waiting = new_game(sloubi(), 3, dice=[1, 3])
+    waiting.apply_action(ROLL)  # the cul has not fallen
+    assert refusal(waiting) == ("a player joins as a turn begins, before its first decision: wait for the next "
+                                "turn (now the dice fall: 1 die(s) of 6 for cul)")
+    assert refusal(new_game(sloubi(), 3, dice=NEANTS), "  ") == "a newcomer needs a name"
+    over = new_game(sloubi(), 2, dice=[6, 6, 6], scores=[243, 0])
+    play(over, ROLL)
+    assert over.is_over and refusal(over) == "the game is over: nobody can join it"
+    teams = ruleset("classic", house_rules={"chante_sloubi": True, "doublette": True}, dice_buying={"enabled": False})
+    assert refusal(new_game(teams, 4, dice=NEANTS)) == (
+        "nobody can join a game played in teams (the Doublette): its teams are pairs seated from the start, "
+        "and a newcomer would have no partner")
+    alone = new_game(sloubi(min_players=1), 1, dice=NEANTS)
+    assert refusal(alone) == ("the Chante-Sloubi needs two players at the table: the newcomer's start is the gap "
+                              "between the two best scores")
+    with pytest.raises(IllegalActionError) as error:
+        new_game(sloubi(), 3, dice=NEANTS).join(None)  # type: ignore[arg-type]
+    assert str(error.value) == "Join.name must be a string, got None (NoneType); build the action with the right type"
+
+
+def test_a_newcomers_name_is_stripped_and_a_start_of_nothing_is_not_capped() -> None:
+    state = new_game(sloubi(), 3, dice=NEANTS)
+    assert state.join("  Zoé ") == 3
+    assert state.log[-2:] == [
+        {"type": "join", "turn": 1, "seat": 3, "name": "Zoé", "rule": "chante_sloubi"},
+        {"type": "score", "turn": 1, "seat": 3, "points": 0, "delta": 0, "score": 0, "reason": "chante_sloubi",
+         "capped": False, "best": 0, "second": 0, "round": 1, "sung": False}]
+
+
+def test_a_copy_made_before_the_first_turn_counts_the_first_round() -> None:
+    # 100 ahead of 0 in round 1: a newcomer starts at ⌊100 × 1 / 10⌋ = 10, in the copy too.
+    early = GameState(sloubi(), 3, setup={"scores": [100, 0, 0]})
+    twin = early.clone()
+    for die in (1, 6, 6):
+        twin.apply_action(Dice((die,)))
+    assert twin.round_number == 1 and twin.at_turn_start
+    assert twin.join("Zoé") == 3 and twin.scores == [100, 0, 0, 10]
+
+
+def test_a_copy_made_turns_after_a_join_keeps_the_newcomer() -> None:
+    state = new_game(sloubi(), 3, dice=NEANTS)
+    state.join("Zoé")
+    play_to_turn(state, 3)
+    twin = state.clone()
+    assert twin.players == 4 and twin.snapshot() == state.snapshot()
+    for game in (state, twin):
+        play_to_turn(game, 6)
+    assert twin.log == state.log and [e["seat"] for e in state.log if e["type"] == "turn_start"] == [0, 1, 2, 3, 0, 1]
+
+
+# ------------------------------------------------------------------ copies
+
+
+def test_a_copy_before_the_first_turn_of_a_plain_game_is_the_same_game() -> None:
+    early = GameState(load_ruleset("classic"), 2)
+    twin = early.clone()
+    assert twin.snapshot() == early.snapshot() and twin.scores == [0, 0]
+    assert not twin.at_turn_start
+    assert twin.clone().snapshot() == early.snapshot()
+
+
+def test_a_copy_keeps_a_false_shout_as_one_that_moved_nothing() -> None:
+    # At the turn's start seat 1 shouts "Pas mou le caillou !" (a Bévue, −10): the turn has
+    # not moved, so a newcomer could still sit down, in the copy and in the copy's copy.
+    state = new_game("classic", 2, dice=[5, 5, 2])
+    state.apply_action(Shout("pas_mou_le_caillou", 50.0), seat=1)
+    twin = state.clone()
+    assert state.at_turn_start and twin.at_turn_start
+    again = twin.clone()
+    assert again.at_turn_start and again.log == state.log and again.scores == [0, -10]
+    for game in (state, again):
+        play(game, ROLL, PASS, PASS)
+    assert again.log == state.log
+
+
+# ------------------------------------------------------------------ saves
+
+
+def test_a_save_shares_nothing_nested_with_the_live_game() -> None:
+    state = new_game("classic", 2, dice=[5, 5, 2], scores=[100, 7])
+    play(state, ROLL, PASS, PASS)
+    saved = state.to_json()
+    saved["setup"]["scores"][0] = 0
+    saved["history"][-1]["action"]["kind"] = "changed"
+    assert state.setup == {"scores": [100, 7]}
+    assert state.history[-1] == {"seat": 0, "action": {"kind": "pass"}}
+
+
+def test_a_save_that_cannot_load_says_what_is_wrong() -> None:
+    state = new_game("classic", 2, dice=[5, 5, 2])
+    play(state, ROLL, PASS, PASS)
+
+    def load_error(change: Any) -> str:
+        saved = state.to_json()
+        change(saved)
+        with pytest.raises(GameLoadError) as error:
+            GameState.from_json(saved)
+        return str(error.value)
+
+    assert load_error(lambda s: s["ruleset"].update(target_score="x")) == (
+        "saved game has a bad ruleset or player count: ruleset (saved game) is not valid:\n"
+        "  - target_score: Input should be a valid integer, unable to parse string as an integer (got 'x')\n"
+        "Fix the file, or start again from a copy of configs/rules/classic.yaml.")
+    assert load_error(lambda s: s["snapshot"]["scores"].__setitem__(0, 26)) == (
+        "saved game is corrupt: replaying its history does not give the saved scores and items (the file was "
+        "edited or damaged)")
+    assert load_error(lambda s: s.update(dice={"kind": "nope"})) == (
+        "saved game has a bad dice source: unknown dice source {'kind': 'nope'}")
+
+
+def test_games_equal_only_in_their_saves_and_logs() -> None:
+    plain = GameState(load_ruleset("classic"), 2)
+    with_dice = GameState(load_ruleset("classic"), 2, dice=InjectedDice([]))
+    assert plain.log == with_dice.log == [] and plain != with_dice  # the saves differ (the dice)
+    assert plain == GameState(load_ruleset("classic"), 2)
+    assert plain != "a game"

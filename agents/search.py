@@ -198,7 +198,10 @@ class SearchBot:
             return float(decided_winner(game) == seat)
         return value.win_chances(game)[seat]
 
+
 class Player(Protocol):
+    """What a sample plays each seat with: a heuristic bot or the table's network."""
+
     rng: random.Random
 
     def act(self, state: GameState, decision: Decision) -> Action: ...

@@ -59,8 +59,8 @@ def test_a_character_yaml_refuses_is_named_with_its_line_in_one_line(tmp_path: P
     assert refusal(tmp_path, b"a: 1\nb: \x07\n") == (
         "DIR/table.yaml, line 2: not valid YAML: unacceptable character #x0007 (special characters are "
         "not allowed); remove it")
-    assert refusal(tmp_path, "a: é\n\nb: 1 \x1f\n".encode()) == (
-        "DIR/table.yaml, line 3: not valid YAML: unacceptable character #x001f (special characters are "
+    assert refusal(tmp_path, "\na: é\n\nb: 1 \x1f\n".encode()) == (  # the first line blank: counted too
+        "DIR/table.yaml, line 4: not valid YAML: unacceptable character #x001f (special characters are "
         "not allowed); remove it")
 
 

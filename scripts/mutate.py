@@ -62,6 +62,8 @@ TESTS: tuple[tuple[str, tuple[str, ...]], ...] = (
     ("cdc_env/dice.py", ("tests/engine/test_dice.py", "tests/engine/test_errors_and_saves.py",
                          "tests/engine/test_clone.py", "tests/engine/test_save_independence.py")),
     ("cdc_env/yamlfile.py", ("tests/engine/test_yamlfile.py", "tests/engine/test_ruleset_files.py")),
+    ("cdc_env/reaction.py", ("tests/engine/test_reaction.py",)),
+    ("cdc_env/actions.py", ("tests/engine/test_action_types.py", "tests/engine/test_errors_and_saves.py")),
     ("cdc_env/", ("tests/engine", "tests/env")),
 )
 # Statuses that count as caught: a test failed, the tests ran out of time (an endless loop),

@@ -69,7 +69,7 @@ TESTS: tuple[tuple[str, tuple[str, ...]], ...] = (
     ("cdc_env/cli.py", ("tests/test_cli.py",)),
     ("cdc_env/play.py", ("tests/engine/test_play.py", "tests/engine/test_rule_readings.py",
                          "tests/engine/test_errors_and_saves.py")),
-    ("cdc_env/solo_optimum.py", ("tests/engine/test_solo_optimum.py",)),
+    ("cdc_env/solo_optimum.py", ("tests/engine/test_solo_optimum.py", "tests/engine/test_solo.py")),
     ("cdc_env/", ("tests/engine", "tests/env")),
 )
 # Statuses that count as caught: a test failed, the tests ran out of time (an endless loop),

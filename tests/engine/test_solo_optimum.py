@@ -3,16 +3,19 @@
 from __future__ import annotations
 
 import itertools
+import re
 from fractions import Fraction
+from pathlib import Path
 
 import pytest
 from engine_helpers import ruleset
 
+from cdc_env import solo_optimum as solo_module
 from cdc_env.actions import DeclareCivet, Roll, UseGrelottine
 from cdc_env.dice import InjectedDice, SeededDice
 from cdc_env.game import GameState
 from cdc_env.rules import Ruleset
-from cdc_env.solo_optimum import SoloOptimum, expected_turns, optimal_action, solo_optimum
+from cdc_env.solo_optimum import SoloOptimum, _cache_file, expected_turns, optimal_action, solo_optimum
 
 NOTHING = [0] * 6
 
@@ -127,3 +130,26 @@ def test_the_optimum_plays_whole_games() -> None:
             assert state.pending is not None
             state.apply_action(optimal_action(state, state.pending))
         assert 1 <= state.turn_number < 100
+
+
+def test_the_cache_file_is_named_by_the_ruleset_and_the_code(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("CDC_CACHE_DIR", "")
+    assert _cache_file("{}") is None  # empty: no cache
+    monkeypatch.delenv("CDC_CACHE_DIR")
+    monkeypatch.setenv("HOME", str(tmp_path / "home"))
+    default = _cache_file("{}")
+    assert default is not None and default.parent == tmp_path / "home" / ".cache" / "cdc"
+    assert re.fullmatch(r"solo-optimum-[0-9a-f]{24}\.npy", default.name)
+    monkeypatch.setenv("CDC_CACHE_DIR", str(tmp_path / "cache"))
+    assert _cache_file("{}") == tmp_path / "cache" / default.name
+    assert _cache_file('{"target_score": 100}') != _cache_file("{}")
+    # A rule family's module changed: another file; a file that is not a module: the same.
+    book = tmp_path / "rulebook"
+    book.mkdir()
+    (book / "rule.py").write_text("A = 1\n", encoding="utf-8")
+    monkeypatch.setattr(solo_module, "RULEBOOK", book)
+    before = _cache_file("{}")
+    (book / "notes.txt").write_text("notes\n", encoding="utf-8")
+    assert _cache_file("{}") == before
+    (book / "rule.py").write_text("A = 2\n", encoding="utf-8")
+    assert _cache_file("{}") != before

@@ -66,7 +66,7 @@ TESTS: tuple[tuple[str, tuple[str, ...]], ...] = (
     ("cdc_env/actions.py", ("tests/engine/test_action_types.py", "tests/engine/test_errors_and_saves.py")),
     ("cdc_env/flow.py", tuple(f"tests/engine/test_{name}.py" for name in (
         "flow", "game_pinned", "errors_and_saves", "action_types", "house_pinned", "save_independence"))),
-    ("cdc_env/cli.py", ("tests/test_cli.py",)),
+    ("cdc_env/cli.py", ("tests/test_command_helpers.py",)),
     ("cdc_env/play.py", ("tests/engine/test_play.py", "tests/engine/test_rule_readings.py",
                          "tests/engine/test_errors_and_saves.py")),
     ("cdc_env/solo_optimum.py", ("tests/engine/test_solo_optimum.py", "tests/engine/test_solo.py")),

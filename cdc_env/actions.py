@@ -263,7 +263,9 @@ def action_from_json(data: Any) -> Action:
     extra = set(data) - names - {"kind"}
     if extra:
         raise IllegalActionError(f"action {data['kind']!r} has unknown fields {sorted(extra)}")
-    args = {k: tuple(v) if isinstance(v, list) else v for k, v in data.items() if k != "kind"}
+    # A JSON list stays a list: the sequence fields' check makes it a tuple, and any other field
+    # refuses it naming what the file holds.
+    args = {k: v for k, v in data.items() if k != "kind"}
     try:
         return cls(**args)
     except TypeError as error:

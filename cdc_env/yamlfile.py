@@ -13,6 +13,7 @@ from typing import Any
 import yaml
 from yaml.constructor import ConstructorError
 from yaml.nodes import MappingNode
+from yaml.reader import ReaderError
 
 
 class YamlFileError(ValueError):
@@ -59,5 +60,9 @@ def read_yaml(path: str | Path) -> Any:
         where = f", line {mark.line + 1}" if mark is not None else ""
         problem = " ".join(str(part) for part in (error.context, error.problem) if part)
         raise YamlFileError(f"{path}{where}: not valid YAML: {problem}") from None
-    except yaml.YAMLError as error:
-        raise YamlFileError(f"{path}: not valid YAML ({error})") from None
+    except ReaderError as error:  # PyYAML's own text spans two lines and counts characters
+        line = text.count("\n", 0, error.position) + 1
+        raise YamlFileError(f"{path}, line {line}: not valid YAML: unacceptable character "
+                            f"#x{error.character:04x} ({error.reason}); remove it") from None
+    except yaml.YAMLError as error:  # no other kind is raised while loading; one line all the same
+        raise YamlFileError(f"{path}: not valid YAML ({' '.join(str(error).split())})") from None

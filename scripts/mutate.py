@@ -62,6 +62,14 @@ TESTS: tuple[tuple[str, tuple[str, ...]], ...] = (
     ("cdc_env/dice.py", ("tests/engine/test_dice.py", "tests/engine/test_errors_and_saves.py",
                          "tests/engine/test_clone.py", "tests/engine/test_save_independence.py")),
     ("cdc_env/yamlfile.py", ("tests/engine/test_yamlfile.py", "tests/engine/test_ruleset_files.py")),
+    ("cdc_env/reaction.py", ("tests/engine/test_reaction.py",)),
+    ("cdc_env/actions.py", ("tests/engine/test_action_types.py", "tests/engine/test_errors_and_saves.py")),
+    ("cdc_env/flow.py", tuple(f"tests/engine/test_{name}.py" for name in (
+        "flow", "game_pinned", "errors_and_saves", "action_types", "house_pinned", "save_independence"))),
+    ("cdc_env/cli.py", ("tests/test_command_helpers.py",)),
+    ("cdc_env/play.py", ("tests/engine/test_play.py", "tests/engine/test_rule_readings.py",
+                         "tests/engine/test_errors_and_saves.py")),
+    ("cdc_env/solo_optimum.py", ("tests/engine/test_solo_optimum.py", "tests/engine/test_solo.py")),
     ("cdc_env/", ("tests/engine", "tests/env")),
 )
 # Statuses that count as caught: a test failed, the tests ran out of time (an endless loop),
@@ -308,10 +316,23 @@ def fresh(files: Sequence[str], tests: Sequence[str], pytest_args: Sequence[str]
 def report(files: Sequence[str]) -> int:
     """Prints each module's score and its survivors, from mutmut's results under mutants/."""
     from mutmut.mutation.diff_apply import get_diff_for_mutant
+    from mutmut.mutation.file_mutation import mutate_file_contents
     from mutmut.stats import status_by_exit_code
 
     total = caught = 0
     lines: list[str] = []
+    mutated: dict[str, str] = {}
+
+    def diff_of(name: str, file: str) -> str:
+        try:
+            return get_diff_for_mutant(name, path=file)
+        except (FileNotFoundError, ValueError):
+            # A later run on another module put this one's plain copy back under mutants/: its
+            # mutants are made again in memory, from the source (numbered as mutmut numbers them).
+            if file not in mutated:
+                mutated[file] = mutate_file_contents(file, (ROOT / file).read_text()).code
+            return get_diff_for_mutant(name, source=mutated[file], path=file)
+
     for file in files:
         data = mutation_data(file)
         statuses = {name: status_by_exit_code[code] for name, code in data.exit_code_by_key.items()}
@@ -325,10 +346,7 @@ def report(files: Sequence[str]) -> int:
         for name, status in sorted(statuses.items(), key=lambda item: item[0]):
             if status in CAUGHT or status == "not checked":
                 continue
-            try:
-                diff = get_diff_for_mutant(name, path=file)
-            except FileNotFoundError:  # a later run on another module copied this one afresh
-                diff = "(no diff: mutants/ holds another run's copy; run this module again to see it)\n"
+            diff = diff_of(name, file)
             lines.append(f"\n{status.upper()}: {file}:{mutant_line(file, name, diff)} {name}\n{diff}")
     print()
     print("\n".join(lines))

@@ -3,16 +3,28 @@
 from __future__ import annotations
 
 import itertools
+import re
 from fractions import Fraction
+from pathlib import Path
 
 import pytest
-from engine_helpers import ruleset
+from engine_helpers import new_game, ruleset
 
-from cdc_env.actions import DeclareCivet, Roll, UseGrelottine
+from cdc_env import solo_optimum as solo_module
+from cdc_env.actions import BuyCul, DeclareCivet, Pass, Roll, Shout, UseGrelottine
 from cdc_env.dice import InjectedDice, SeededDice
+from cdc_env.flow import Decision
 from cdc_env.game import GameState
 from cdc_env.rules import Ruleset
-from cdc_env.solo_optimum import SoloOptimum, expected_turns, optimal_action, solo_optimum
+from cdc_env.solo_optimum import (
+    SoloOptimum,
+    _cache_file,
+    expected_turns,
+    grade,
+    optimal_action,
+    solo_optimum,
+    solo_result,
+)
 
 NOTHING = [0] * 6
 
@@ -127,3 +139,75 @@ def test_the_optimum_plays_whole_games() -> None:
             assert state.pending is not None
             state.apply_action(optimal_action(state, state.pending))
         assert 1 <= state.turn_number < 100
+
+
+def test_the_cache_file_is_named_by_the_ruleset_and_the_code(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("CDC_CACHE_DIR", "")
+    assert _cache_file("{}") is None  # empty: no cache
+    monkeypatch.delenv("CDC_CACHE_DIR")
+    monkeypatch.setenv("HOME", str(tmp_path / "home"))
+    default = _cache_file("{}")
+    assert default is not None and default.parent == tmp_path / "home" / ".cache" / "cdc"
+    assert re.fullmatch(r"solo-optimum-[0-9a-f]{24}\.npy", default.name)
+    monkeypatch.setenv("CDC_CACHE_DIR", str(tmp_path / "cache"))
+    assert _cache_file("{}") == tmp_path / "cache" / default.name
+    assert _cache_file('{"target_score": 100}') != _cache_file("{}")
+    # A rule family's module changed: another file; a file that is not a module: the same.
+    book = tmp_path / "rulebook"
+    book.mkdir()
+    (book / "rule.py").write_text("A = 1\n", encoding="utf-8")
+    monkeypatch.setattr(solo_module, "RULEBOOK", book)
+    before = _cache_file("{}")
+    (book / "notes.txt").write_text("notes\n", encoding="utf-8")
+    assert _cache_file("{}") == before
+    (book / "rule.py").write_text("A = 2\n", encoding="utf-8")
+    assert _cache_file("{}") != before
+
+
+def test_the_module_level_helpers_answer_as_the_optimum() -> None:
+    optimum = solo_optimum()
+    assert optimum is solo_optimum("solo") and expected_turns() == optimum.expected_turns(0)
+    assert expected_turns(100, True) == optimum.expected_turns(100, True, False)
+    assert expected_turns(100, grelottine=True) == optimum.expected_turns(100, False, True)
+    assert expected_turns(100, True) != expected_turns(100)
+
+
+def test_the_optimum_shouts_at_once_and_passes_what_it_does_not_play() -> None:
+    state = GameState(ruleset("solo"), 1, dice=SeededDice(0))
+    assert optimal_action(state, Decision(0, "race", (Pass(), Shout("sans_fin")), reason="suite",
+                                          answers=("sans_fin",))) == Shout("sans_fin", 0.0)
+    assert optimal_action(state, Decision(0, "claim", (Pass(), Shout("a_kadoc")), reason="a_kadoc")) == (
+        Shout("a_kadoc", 0.0))
+    assert optimal_action(state, Decision(0, "buy_cul", (Pass(), BuyCul()))) == Pass()
+    assert optimal_action(state, Decision(0, "challenge_roll", (Roll(),))) == Roll()
+
+
+def test_the_grade_divides_by_the_turns_to_one_decimal() -> None:
+    assert grade(1, 1.5) == 15.0 and grade(0, 1.5) == 15.0  # no game of 0 turns: 1
+    assert grade(3, 1.0) == 3.3
+
+
+def test_a_result_is_for_a_finished_solo_game_only() -> None:
+    two = new_game(ruleset("classic", dice_buying={"enabled": False}), 2, dice=[6, 6, 6], scores=[300, 0])
+    two.apply_action(Roll())  # a Cul de Chouette of 6: 400
+    assert two.is_over
+    unfinished = GameState(ruleset("solo"), 1, dice=SeededDice(0))
+    for state in (two, unfinished):
+        with pytest.raises(ValueError, match="a rank and a grade are given at the end of a solo game"):
+            solo_result(state)
+
+
+def test_a_choice_before_the_roll_is_remembered_for_its_own_items_only() -> None:
+    # A fresh optimum (its memo empty): at 280 a Civet holder stakes 2 on a Chouette, a player
+    # without one rolls; asked again, each gets the same answer.
+    solved = solo_optimum()
+    fresh = SoloOptimum(solved.rules, values=solved.values)
+    assert fresh.best_turn_start(280, True).action == DeclareCivet("chouette", 2)
+    assert fresh.best_turn_start(280, False).action == Roll()
+    assert fresh.best_turn_start(280, True).action == DeclareCivet("chouette", 2)
+
+
+def test_a_ruleset_with_rows_outside_solo_is_refused_in_one_line() -> None:
+    with pytest.raises(ValueError) as error:
+        SoloOptimum(ruleset("complete"))
+    assert str(error.value) == "the solo optimum does not cover the combination 'suite_velutee'"

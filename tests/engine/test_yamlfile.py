@@ -6,7 +6,9 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
+import yaml
 
+from cdc_env import yamlfile
 from cdc_env.yamlfile import YamlFileError, read_yaml
 
 
@@ -52,5 +54,26 @@ def test_keys_after_a_merge_key_or_an_unhashable_key_are_still_checked(tmp_path:
         "DIR/table.yaml, line 4: not valid YAML: key 'a' is given twice (lines 3 and 4); keep one")
 
 
-def test_a_character_yaml_refuses_is_named_too(tmp_path: Path) -> None:
-    assert refusal(tmp_path, b"a: \x07\n").startswith("DIR/table.yaml: not valid YAML (unacceptable character #x0007")
+def test_a_character_yaml_refuses_is_named_with_its_line_in_one_line(tmp_path: Path) -> None:
+    # PyYAML's own text spans two lines and counts characters; ours is one line with the line.
+    assert refusal(tmp_path, b"a: 1\nb: \x07\n") == (
+        "DIR/table.yaml, line 2: not valid YAML: unacceptable character #x0007 (special characters are "
+        "not allowed); remove it")
+    assert refusal(tmp_path, "\na: é\n\nb: 1 \x1f\n".encode()) == (  # the first line blank: counted too
+        "DIR/table.yaml, line 4: not valid YAML: unacceptable character #x001f (special characters are "
+        "not allowed); remove it")
+
+
+@pytest.mark.parametrize(("error", "message"), [
+    (yaml.MarkedYAMLError("while reading", None, "something odd"),
+     "DIR/table.yaml: not valid YAML: while reading something odd"),
+    (yaml.YAMLError("something odd\n  in a place"), "DIR/table.yaml: not valid YAML (something odd in a place)"),
+])
+def test_an_error_without_a_place_is_still_one_line(tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
+                                                     error: yaml.YAMLError, message: str) -> None:
+    # PyYAML gives every error it raises while loading a place; these guards are for the others.
+    def load(*_args: object, **_kwargs: object) -> None:
+        raise error
+
+    monkeypatch.setattr(yamlfile.yaml, "load", load)
+    assert refusal(tmp_path, b"a: 1\n") == message

@@ -1,0 +1,207 @@
+"""What every command shares (cdc_env/cli.py) by hand: the argparse checks of numbers and
+files, word for word; run_command's exit statuses and lines; one_line; write_atomic; the
+worker pool's quiet Ctrl+C. (tests/test_user_errors.py runs the commands themselves.)"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import signal
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from cdc_env import cli
+
+
+@pytest.mark.parametrize("check, text, value", [
+    (cli.positive_int, "3", 3), (cli.positive_int, "1", 1), (cli.non_negative_int, "0", 0),
+    (cli.positive_float, "0.5", 0.5), (cli.positive_float, "1e3", 1000.0), (cli.non_negative_float, "0", 0.0),
+    (cli.fraction, "0", 0.0), (cli.fraction, "1", 1.0), (cli.fraction, "0.25", 0.25),
+])
+def test_a_number_in_range_is_taken(check: Callable[[str], Any], text: str, value: float) -> None:
+    taken = check(text)
+    assert taken == value and type(taken) is type(value)
+
+
+@pytest.mark.parametrize("check, text, says", [
+    (cli.positive_int, "0", "0: give 1 or more"),
+    (cli.positive_int, "-2", "-2: give 1 or more"),
+    (cli.positive_int, "x", "'x' is not a whole number"),
+    (cli.positive_int, "1.5", "'1.5' is not a whole number"),
+    (cli.non_negative_int, "-1", "-1: give 0 or more"),
+    (cli.positive_float, "0", "0: give a number above 0"),
+    (cli.positive_float, "-0.5", "-0.5: give a number above 0"),
+    (cli.positive_float, "abc", "'abc' is not a number"),
+    (cli.positive_float, "nan", "'nan' is not a finite number"),
+    (cli.positive_float, "inf", "'inf' is not a finite number"),
+    (cli.non_negative_float, "-inf", "'-inf' is not a finite number"),
+    (cli.non_negative_float, "-0.5", "-0.5: give 0 or more"),
+    (cli.fraction, "1.5", "1.5: give a share between 0 and 1"),
+    (cli.fraction, "-0.1", "-0.1: give a share between 0 and 1"),
+])
+def test_a_number_out_of_range_says_what_to_give(check: Callable[[str], Any], text: str, says: str) -> None:
+    with pytest.raises(argparse.ArgumentTypeError) as error:
+        check(text)
+    assert str(error.value) == says
+
+
+def refusal(check: Callable[[str], Any], text: str) -> str:
+    with pytest.raises(argparse.ArgumentTypeError) as error:
+        check(text)
+    return str(error.value)
+
+
+def test_an_existing_file_is_a_file_that_exists(tmp_path: Path) -> None:
+    (tmp_path / "a.yaml").write_text("a: 1\n", encoding="utf-8")
+    assert cli.existing_file(str(tmp_path / "a.yaml")) == tmp_path / "a.yaml"
+    assert refusal(cli.existing_file, f"{tmp_path}/none.yaml") == f"no file at {tmp_path}/none.yaml"
+    assert refusal(cli.existing_file, str(tmp_path)) == f"{tmp_path} is a folder, not a file"
+
+
+def test_an_output_file_is_checked_and_its_folder_made(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    assert cli.output_file(f"{tmp_path}/new/deeper/out.json") == tmp_path / "new" / "deeper" / "out.json"
+    assert (tmp_path / "new" / "deeper").is_dir()
+    assert refusal(cli.output_file, str(tmp_path)) == f"{tmp_path} is a folder: give a file name"
+    (tmp_path / "file").write_text("", encoding="utf-8")
+    assert refusal(cli.output_file, f"{tmp_path}/file/out.json") == f"{tmp_path}/file is a file, not a folder"
+    assert refusal(cli.output_file, f"{tmp_path}/file/more/out.json") == f"{tmp_path}/file is a file, not a folder"
+    # The tests run as root, who may write anything: the access check is played by hand.
+    kept = tmp_path / "kept.json"
+    kept.write_text("{}", encoding="utf-8")
+    assert cli.output_file(str(kept)) == kept
+    asked: list[tuple[str, int]] = []
+
+    def no_writing(path: Any, mode: int) -> bool:
+        asked.append((str(path), mode))
+        return False
+
+    monkeypatch.setattr(cli.os, "access", no_writing)
+    assert refusal(cli.output_file, str(kept)) == f"{kept} is not writable"
+    assert asked == [(str(kept), os.W_OK)]
+    assert refusal(cli.output_dir, str(tmp_path / "new")) == f"folder {tmp_path}/new is not writable"
+    assert asked[-1] == (str(tmp_path / "new"), os.W_OK | os.X_OK)
+
+
+def test_an_output_folder_is_made_or_says_why_not(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    assert cli.output_dir(f"{tmp_path}/runs/one") == tmp_path / "runs" / "one" and (tmp_path / "runs/one").is_dir()
+    assert cli.output_dir(str(tmp_path)) == tmp_path
+
+    def cannot(self: Path, parents: bool = False, exist_ok: bool = False) -> None:
+        assert parents and exist_ok
+        raise PermissionError(13, "Permission denied")
+
+    monkeypatch.setattr(Path, "mkdir", cannot)
+    assert refusal(cli.output_dir, f"{tmp_path}/other") == f"folder {tmp_path}/other cannot be made (Permission denied)"
+
+
+def test_outputs_not_from_argparse_name_their_argument(tmp_path: Path) -> None:
+    (tmp_path / "file").write_text("", encoding="utf-8")
+    with pytest.raises(cli.OutputError) as error:
+        cli.check_output_file(tmp_path, "out_dir")
+    assert str(error.value) == f"out_dir: {tmp_path} is a folder: give a file name"
+    with pytest.raises(cli.OutputError) as error:
+        cli.check_output_dir(tmp_path / "file" / "sub", "--out")
+    assert str(error.value) == f"--out: {tmp_path}/file is a file, not a folder"
+    cli.check_output_file(tmp_path / "a" / "b.json", "out")
+    cli.check_output_dir(tmp_path / "c", "out")
+    assert (tmp_path / "a").is_dir() and (tmp_path / "c").is_dir()
+
+
+def test_a_file_is_written_whole_in_text_or_bytes(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    # Through a temporary file beside it (same folder, so the rename is atomic), hidden and named after it.
+    renames: list[tuple[str, str]] = []
+    replace = os.replace
+
+    def recorded(source: str, target: Any) -> None:
+        renames.append((source, str(target)))
+        replace(source, target)
+
+    monkeypatch.setattr(cli.os, "replace", recorded)
+    cli.write_atomic(tmp_path / "a.txt", "vélutée\n")
+    cli.write_atomic(tmp_path / "b.bin", b"\x00\xff")
+    assert (tmp_path / "a.txt").read_bytes() == "vélutée\n".encode()
+    assert (tmp_path / "b.bin").read_bytes() == b"\x00\xff"
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["a.txt", "b.bin"]
+    for (source, target), name in zip(renames, ("a.txt", "b.bin"), strict=True):
+        temporary = Path(source)
+        assert target == str(tmp_path / name) and temporary.parent == tmp_path
+        assert temporary.name.startswith(f".{name}.") and temporary.name.endswith(".tmp")
+
+
+def test_a_file_that_cannot_be_written_whole_is_left_as_it_was(tmp_path: Path,
+                                                                monkeypatch: pytest.MonkeyPatch) -> None:
+    cli.write_atomic(tmp_path / "report.json", "old")
+
+    def full_disk(*_: Any) -> None:
+        raise OSError(28, "No space left on device")
+
+    monkeypatch.setattr(cli.os, "replace", full_disk)
+    with pytest.raises(OSError, match="No space left"):
+        cli.write_atomic(tmp_path / "report.json", "new")
+    assert [p.name for p in tmp_path.iterdir()] == ["report.json"]
+    assert (tmp_path / "report.json").read_text(encoding="utf-8") == "old"
+
+
+def test_run_command_answers_each_end_with_its_line_and_status(capsys: pytest.CaptureFixture[str]) -> None:
+    def raising(error: BaseException) -> Callable[[], int]:
+        def body() -> int:
+            raise error
+        return body
+
+    assert cli.run_command(lambda: 7, ()) == 7
+    assert cli.run_command(raising(cli.UsageError("--games: give 1 or more")), ()) == 2
+    assert capsys.readouterr().err == "error: --games: give 1 or more\n"
+    assert cli.run_command(raising(KeyError("x")), (KeyError,)) == 2
+    assert capsys.readouterr().err == "error: 'x'\n"
+    assert cli.run_command(raising(cli.OutputError("a:\n- b\n- c")), ()) == 2
+    assert capsys.readouterr().err == "error: a: b; c\n"
+    assert cli.run_command(raising(cli.Stopped("stopped: 3 games kept in r.json")), ()) == 130
+    assert capsys.readouterr().err == "stopped: 3 games kept in r.json\n"
+    assert cli.run_command(raising(KeyboardInterrupt()), ()) == 130
+    assert capsys.readouterr().err == "stopped: nothing was written\n"
+    assert cli.run_command(raising(KeyboardInterrupt()), (), stopped="stopped: run kept") == 130
+    assert capsys.readouterr().err == "stopped: run kept\n"
+    with pytest.raises(RuntimeError, match="a bug"):  # not a user's error: its traceback stays
+        cli.run_command(raising(RuntimeError("a bug")), (KeyError,))
+    assert capsys.readouterr().err == ""
+
+
+def test_one_line_joins_a_files_problems() -> None:
+    assert cli.one_line("configs/x.yaml:\n- games: give 1 or more\n  - seed: a whole number\n") == (
+        "configs/x.yaml: games: give 1 or more; seed: a whole number")
+    assert cli.one_line("one line") == "one line" and cli.one_line("") == ""
+
+
+class FakeContext:
+    def __init__(self) -> None:
+        self.calls: list[tuple[Any, ...]] = []
+
+    def Pool(self, processes: int, initializer: Any = None, initargs: tuple[Any, ...] = (), **options: Any) -> str:
+        self.calls.append((processes, initializer, initargs, options, signal.getsignal(signal.SIGINT)))
+        return "pool"
+
+
+def test_workers_start_with_ctrl_c_ignored_and_the_parent_keeps_its_own() -> None:
+    before = signal.getsignal(signal.SIGINT)
+    context = FakeContext()
+    started: list[tuple[Any, ...]] = []
+
+    def initializer(*args: Any) -> None:
+        started.append(args)
+
+    try:
+        assert cli.worker_pool(context, 3, initializer, (1, 2), maxtasksperchild=5) == "pool"
+        assert signal.getsignal(signal.SIGINT) is before
+        [(processes, start, initargs, options, during)] = context.calls
+        assert (processes, start, options, during) == (3, cli._start_quietly, {"maxtasksperchild": 5}, signal.SIG_IGN)
+        start(*initargs)  # what a worker runs first
+        assert started == [(1, 2)] and signal.getsignal(signal.SIGINT) is signal.SIG_IGN
+        signal.signal(signal.SIGINT, before)
+        cli.worker_pool(context, 1)
+        context.calls[-1][1](*context.calls[-1][2])  # no initializer of the caller's: only the quiet start
+        assert context.calls[-1][2] == (None, ()) and signal.getsignal(signal.SIGINT) is signal.SIG_IGN
+    finally:
+        signal.signal(signal.SIGINT, before)

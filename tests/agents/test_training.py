@@ -263,6 +263,9 @@ def test_every_table_config_loads_and_v004_imitates_its_strongest_teacher() -> N
     # At 3 and 4 seats it clones hedger, bold with its bird bets on another face than the thrower's.
     assert [configs[f"v004_{n}p"].imitation.teacher for n in (3, 4)] == ["hedger", "hedger"]
     assert [configs[f"v004_{n}p"].opponents for n in (3, 4)] == [["bold"], ["bold"]]
+    # Expert iteration: the 4-seat champions imitate the searcher over the table's network.
+    assert [configs[f"{r}_4p_expert"].imitation.teacher for r in ("classic", "v004")] == [
+        "searcher:300:16:turn:network", "searcher:300:32:turn:network"]
 
 
 def test_a_checkpoint_state_that_is_not_an_object_is_reported_as_corrupt(tmp_path: Path) -> None:

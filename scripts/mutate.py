@@ -176,6 +176,13 @@ def main(argv: Sequence[str] | None = None) -> int:
     except UsageError as error:
         print(f"mutate.py: error: {error}", file=sys.stderr)
         return 2
+    if args.report or args.survivors or args.fresh:
+        # These read the last run: say so where a module has none, rather than a score of 0 / 0.
+        never = [file for file in files if not (ROOT / "mutants" / (file + ".meta")).exists()]
+        if never:
+            print(f"mutate.py: error: no run of {', '.join(never)} yet: run scripts/mutate.py "
+                  f"{' '.join(never)} first", file=sys.stderr)
+            return 2
     if args.report:
         return report(files)
     if args.fresh:

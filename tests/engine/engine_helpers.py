@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from collections.abc import Iterable
+from typing import Any
 
 import pytest
 
@@ -51,6 +52,22 @@ def passes(state: GameState, count: int) -> None:
 
 def shout(phrase: str, onset_ms: float) -> Shout:
     return Shout(phrase, onset_ms)
+
+
+def event(type_: str, **fields: Any) -> dict[str, Any]:
+    """A log entry of the first turn as the engine writes it (the pinned tests compare logs)."""
+    return {"type": type_, "turn": 1, **fields}
+
+
+def score(seat: int, points: int, now: int, reason: str, capped: bool = False, **details: Any) -> dict[str, Any]:
+    """A score event of the first turn: `points` gained (the same delta), the score `now` after
+    (`details` may hold a rule's own `total`, as the Bleu-Rouge's)."""
+    return event("score", seat=seat, points=points, delta=points, score=now, reason=reason, capped=capped,
+                 **details)
+
+
+def shout_event(seat: int, race: str, phrase: str, onset: float) -> dict[str, Any]:
+    return event("shout", seat=seat, race=race, phrase=phrase, onset_ms=onset)
 
 
 def score_events(state: GameState, reason: str | None = None) -> list[dict]:

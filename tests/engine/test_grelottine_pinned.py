@@ -7,7 +7,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from engine_helpers import PASS, ROLL, new_game, play, ruleset
+from engine_helpers import PASS, ROLL, event, new_game, play, ruleset, score
 
 from cdc_env.actions import BetOnSuccess, ChallengeGrelottine, Roll, Sirop, UseBoucliette, UseGrelottine
 from cdc_env.dice import InjectedDice
@@ -22,14 +22,6 @@ def holders(rules: Any = "classic", scores: list[int] | None = None, dice: list[
     """3 seats, seat 0 throws a Néant first; the seats in `holding` hold a Grelottine."""
     items: list[dict[str, int]] = [{"grelottine": 1} if seat in holding else {} for seat in range(3)]
     return new_game(rules, 3, dice=[*NEANT, *(dice or [])], items=items, scores=scores or [100, 100, 100])
-
-
-def event(type_: str, **fields: Any) -> dict[str, Any]:
-    return {"type": type_, "turn": 1, **fields}
-
-
-def score(seat: int, points: int, total: int, reason: str, capped: bool) -> dict[str, Any]:
-    return event("score", seat=seat, points=points, delta=points, score=total, reason=reason, capped=capped)
 
 
 def test_a_challenge_lost_on_a_neant_is_challenged_again_and_the_second_is_made() -> None:

@@ -7,15 +7,11 @@ from __future__ import annotations
 
 from typing import Any
 
-from engine_helpers import PASS, ROLL, new_game, play, ruleset
+from engine_helpers import PASS, ROLL, event, new_game, play, ruleset
 
 from cdc_env.actions import BetOnSuccess, DeclareCivet, Dice, Shout, Sirop
 from cdc_env.rulebook.house.chante_sloubi import start_points
 from cdc_env.rulebook.house.doublette import teams
-
-
-def event(type_: str, **fields: Any) -> dict[str, Any]:
-    return {"type": type_, "turn": 1, **fields}
 
 
 def test_three_holders_double_a_civet_three_times() -> None:

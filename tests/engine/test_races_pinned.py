@@ -7,7 +7,8 @@ from __future__ import annotations
 
 from typing import Any
 
-from engine_helpers import PASS, ROLL, new_game, play, ruleset
+from engine_helpers import PASS, ROLL, event, new_game, play, ruleset, score
+from engine_helpers import shout_event as shout
 
 from cdc_env.actions import Dice, Shout
 from cdc_env.dice import InjectedDice
@@ -15,19 +16,6 @@ from cdc_env.game import GameState
 from cdc_env.rules import load_ruleset
 
 GRELOTTE, SANS_FIN, PAS_MOU = "grelotte_ca_picote", "sans_fin", "pas_mou_le_caillou"
-
-
-def event(type_: str, **fields: Any) -> dict[str, Any]:
-    return {"type": type_, "turn": 1, **fields}
-
-
-def shout(seat: int, race: str, phrase: str, onset: float) -> dict[str, Any]:
-    return event("shout", seat=seat, race=race, phrase=phrase, onset_ms=onset)
-
-
-def score(seat: int, points: int, total: int, reason: str, capped: bool = False, **details: Any) -> dict[str, Any]:
-    return event("score", seat=seat, points=points, delta=points, score=total, reason=reason, capped=capped,
-                 **details)
 
 
 def raced(rules: Any, players: int, dice: list[int]) -> GameState:

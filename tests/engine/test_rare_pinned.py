@@ -8,25 +8,13 @@ from __future__ import annotations
 
 from typing import Any
 
-from engine_helpers import PASS, ROLL, new_game, play, ruleset
+from engine_helpers import PASS, ROLL, event, new_game, play, ruleset, score
+from engine_helpers import shout_event as shout
 
 from cdc_env.actions import BetSum, Dice, Shout
 from cdc_env.game import GameState
 
 GRELOTTE = "grelotte_ca_picote"
-
-
-def event(type_: str, **fields: Any) -> dict[str, Any]:
-    return {"type": type_, "turn": 1, **fields}
-
-
-def shout(seat: int, race: str, phrase: str, onset: float) -> dict[str, Any]:
-    return event("shout", seat=seat, race=race, phrase=phrase, onset_ms=onset)
-
-
-def score(seat: int, points: int, now: int, reason: str, capped: bool = False, **details: Any) -> dict[str, Any]:
-    return event("score", seat=seat, points=points, delta=points, score=now, reason=reason, capped=capped,
-                 **details)
 
 
 def thrown(dice: list[int], players: int = 3, rules: Any = "complete", **setup: Any) -> GameState:

@@ -7,20 +7,11 @@ from __future__ import annotations
 
 from typing import Any
 
-from engine_helpers import PASS, ROLL, new_game, play, ruleset
+from engine_helpers import PASS, ROLL, event, new_game, play, ruleset, score
 
 from cdc_env.actions import BeauSirop, BetOnSuccess, BirdBet, CoucheSirop, DeclareCivet, Shout, Sirop
 
 CLAIM = Shout("sirop_gagnant", 500.0)
-
-
-def event(type_: str, **fields: Any) -> dict[str, Any]:
-    return {"type": type_, "turn": 1, **fields}
-
-
-def score(seat: int, points: int, total: int, reason: str, capped: bool = False, **details: Any) -> dict[str, Any]:
-    return event("score", seat=seat, points=points, delta=points, score=total, reason=reason, capped=capped,
-                 **details)
 
 
 def sirop_of_two(rules: Any = "complete", players: int = 4, die: int = 2, **setup: Any) -> Any:

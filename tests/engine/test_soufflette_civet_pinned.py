@@ -6,19 +6,10 @@ from __future__ import annotations
 from typing import Any
 
 import pytest
-from engine_helpers import PASS, ROLL, new_game, play, ruleset
+from engine_helpers import PASS, ROLL, event, new_game, play, ruleset, score
 
 from cdc_env.actions import BetOnSuccess, ChallengeSoufflette, DeclareCivet, IllegalActionError, KeepDice, Shout
 from cdc_env.rulebook.phrases import RACE_SHOUTS
-
-
-def event(type_: str, **fields: Any) -> dict[str, Any]:
-    return {"type": type_, "turn": 1, **fields}
-
-
-def score(seat: int, points: int, now: int, reason: str, capped: bool = False, **details: Any) -> dict[str, Any]:
-    return event("score", seat=seat, points=points, delta=points, score=now, reason=reason, capped=capped,
-                 **details)
 
 
 def soufflette(dice: list[int], rules: Any = "classic", **setup: Any) -> Any:

@@ -22,6 +22,7 @@ from agents.simple import Bot, RandomBot, SimpleBot
 from cdc_env.actions import Action, Shout
 from cdc_env.game import Decision, GameState
 from cdc_env.reaction import DEFAULT_REACTION, reaction_model
+from cdc_env.rules import Ruleset
 
 
 class SoloOptimalBot:
@@ -83,6 +84,16 @@ def import_agent(spec: str, seed: int | str, reaction: str) -> Any:
     if not hasattr(agent, "rng"):
         agent.rng = random.Random(seed)  # tournaments reseed every bot between games
     return agent
+
+
+def check_table(bot: object, rules: Ruleset, players: int) -> None:
+    """Whether `bot` can play `players` seats of `rules`, before any game: a ValueError that
+    says why where it cannot (no champion or network for that table, a model trained for
+    another size). Bots with such a limit have `check_seats(rules, players)`; others play any
+    table."""
+    check = getattr(bot, "check_seats", None)
+    if check is not None:
+        check(rules, players)
 
 
 def make_bot(name: str, seed: int | str = 0, reaction: str = DEFAULT_REACTION) -> Bot:

@@ -27,7 +27,7 @@ from rich.table import Table
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
-from agents.bots import make_bot
+from agents.bots import check_table, make_bot
 from agents.evaluation import Tournament, run_tournament, save_report
 from agents.model_bot import ModelLoadError
 from cdc_env.cli import Stopped, output_dir, positive_int, run_command
@@ -38,9 +38,7 @@ from cdc_env.rules import Ruleset, RulesetError, load_ruleset
 def check_agent(name: str, rules: Ruleset, seats: int) -> None:
     """Builds each agent once before any game, so a bad name, or a bot that cannot play this
     table (no champion or network for it, a model of another size), fails at once with its error."""
-    check = getattr(make_bot(name), "check_seats", None)
-    if check is not None:
-        check(rules, seats)
+    check_table(make_bot(name), rules, seats)
 
 
 def main(argv: list[str] | None = None) -> int:

@@ -41,7 +41,7 @@ from rich.console import Console
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
-from agents.bots import make_bot  # noqa: E402
+from agents.bots import check_table, make_bot  # noqa: E402
 from cdc_env.cli import OutputError, check_output_file, non_negative_float  # noqa: E402
 from cdc_env.game import GameError, GameLoadError  # noqa: E402
 from cdc_env.reaction import REACTION_LEVELS  # noqa: E402
@@ -143,9 +143,7 @@ def prepare(argv: list[str] | None, console: Console) -> TableApp | WebTable | i
         for player in players:
             # A bot that cannot play this table (no champion for it, a model of another size):
             # say so now, listing the tables that have one.
-            check = getattr(player.bot, "check_seats", None)
-            if check is not None:
-                check(rules, len(players))
+            check_table(player.bot, rules, len(players))
         if not args.keyboard:
             # A bad lexicon is the user's to fix, not a reason to play without voice.
             check_game_lexicon(load_lexicon(args.lexicon))

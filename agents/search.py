@@ -27,9 +27,9 @@ import random
 import time
 from collections.abc import Callable
 from dataclasses import dataclass
-from typing import Protocol
 
 from agents import heuristic
+from agents.simple import Bot
 from agents.value import ValueModel, decided_winner, load_value
 from cdc_env.actions import Action, BirdBet, ChallengeGrelottine, DeclareCivet
 from cdc_env.dice import SeededDice
@@ -119,7 +119,7 @@ class SearchBot:
         self.stats = SearchStats()
         # Built when the table is known: the base bot (its own choices, and its seat in the
         # samples), and the model of the other seats in the samples.
-        self._bots: dict[tuple[str, int, str, int], Player] = {}
+        self._bots: dict[tuple[str, int, str, int], Bot] = {}
 
     def base_for(self, state: GameState) -> str:
         return self.base_name or DEFAULT_BASE.get((state.rules.name, state.players), "bold")
@@ -132,7 +132,7 @@ class SearchBot:
 
             champion_path(rules.name, players)
 
-    def _bot(self, name: str, slot: int, state: GameState) -> Player:
+    def _bot(self, name: str, slot: int, state: GameState) -> Bot:
         key = (name, slot, state.rules.name, state.players)
         if key not in self._bots:
             if name == NETWORK:
@@ -197,14 +197,6 @@ class SearchBot:
         if game.pending is None or value is None:
             return float(decided_winner(game) == seat)
         return value.win_chances(game)[seat]
-
-
-class Player(Protocol):
-    """What a sample plays each seat with: a heuristic bot or the table's network."""
-
-    rng: random.Random
-
-    def act(self, state: GameState, decision: Decision) -> Action: ...
 
 
 BASE_BOTS: dict[str, Callable[..., heuristic.HeuristicBot]] = {

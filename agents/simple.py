@@ -31,6 +31,7 @@ from cdc_env.reaction import DEFAULT_REACTION, ReactionModel, reaction_model
 class Bot(Protocol):
     name: str
     reaction: ReactionModel
+    rng: random.Random  # tournaments and searches reseed it between games and samples
 
     def act(self, state: GameState, decision: Decision) -> Action: ...
 

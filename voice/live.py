@@ -76,12 +76,14 @@ class MicrophoneListener:
             for outcome in detections:
                 self.attribution.hold(ear.seat, outcome, time.monotonic())
 
-    def listen_for(self, intents: set[str]) -> None:
+    def listen_for(self, intents: set[str], race: bool = False) -> None:
         for ear in self.ears:
             with ear.lock:
                 known = [i for i in sorted(intents) if i in ear.recogniser.lexicon]
                 for outcome in ear.recogniser.set_intents(known):
                     self.attribution.hold(ear.seat, outcome, time.monotonic())
+                if race:  # a race is open for them (Recogniser.set_race)
+                    ear.recogniser.set_race(known)
 
     def poll(self) -> list[Heard]:
         if self._problem:

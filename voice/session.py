@@ -58,7 +58,7 @@ class Listener(Protocol):
     @property
     def seats(self) -> Sequence[int]: ...  # read only: a list or a tuple will do
 
-    def listen_for(self, intents: set[str]) -> None: ...
+    def listen_for(self, intents: set[str], race: bool = False) -> None: ...  # race: a race is open for them
 
     def poll(self) -> list[Heard]: ...
 
@@ -463,9 +463,9 @@ class PlaySession:
         self.view.say(f"{self.players[heard.seat].name}: not understood, say it again")
         return True
 
-    def _listen(self, intents: set[str]) -> None:
+    def _listen(self, intents: set[str], race: bool = False) -> None:
         try:
-            self.listener.listen_for(intents)  # type: ignore[union-attr]
+            self.listener.listen_for(intents, race=race)  # type: ignore[union-attr]
         except InputLost as error:
             self._lose_listener(error)
 
@@ -511,7 +511,7 @@ class PlaySession:
                       f" ({'Enter, or say it' if self.listener is not None else 'Enter'})")
         start = self.clock()
         if self.listener is not None:
-            self._listen(set(phrases))
+            self._listen(set(phrases), race=True)
         shouts: dict[int, RaceShout] = {}
         pending_bots: list[tuple[float, int, Shout]] = []
         answers = self.state.table.race_answers

@@ -62,8 +62,10 @@ class LateListener:
         self.started: float | None = None
         self.marked: list[tuple[float, float]] = []
         self.delivered = False
+        self.asked: list[tuple[set[str], bool]] = []  # each listen_for: (intents, race)
 
-    def listen_for(self, intents: set[str]) -> None:
+    def listen_for(self, intents: set[str], race: bool = False) -> None:
+        self.asked.append((set(intents), race))
         if self.intent in intents and self.started is None:
             self.started = time.monotonic()
 
@@ -124,6 +126,8 @@ def test_race_is_decided_by_onset_not_by_recognition_time() -> None:
     shouts = {s.seat: s for s in session.race_log[0]}
     assert shouts[0].by == "voice" and abs(shouts[0].onset_ms - 200) < 60
     assert state.scores[0] == 8
+    # The race was opened for its phrase alone (the recognisers' race-time look), and only it.
+    assert [intents for intents, race in listener.asked if race] == [{"pas_mou_le_caillou"}]
 
 
 class OnsetlessBot(FixedBot):
@@ -181,7 +185,7 @@ def test_not_understood_asks_to_say_it_again_and_keeps_waiting() -> None:
     class Unclear(LateListener):
         """Each moment: first an utterance it could not tell, then (in the race) the shout."""
 
-        def listen_for(self, intents: set[str]) -> None:
+        def listen_for(self, intents: set[str], race: bool = False) -> None:
             self.started, self.delivered, self.race = time.monotonic(), False, self.intent in intents
             self.unclear_sent = False
 

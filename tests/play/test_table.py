@@ -124,7 +124,7 @@ class SaysOnDemand:
         self.seats = [0]
         self.queued: list[str] = []
 
-    def listen_for(self, intents: set[str]) -> None:
+    def listen_for(self, intents: set[str], race: bool = False) -> None:
         pass
 
     def poll(self) -> list[Heard]:

@@ -709,3 +709,104 @@ def test_a_word_before_the_kept_audio_gets_the_bias(lexicon, script) -> None:
     recogniser._history, recogniser._history_start = recogniser._history[2 * RATE:], 2 * RATE
     assert recogniser._onset(Word("pas", RATE, RATE + 1600, 1.0)) == (RATE + 400, 0.0)
     assert make(lexicon, onset_bias_s=0.0)._onset(Word("pas", RATE, RATE + 1600, 1.0)) == (RATE, 0.0)
+
+
+# --- the race-time look: a grammar of only the race's phrase ---------------------------------------
+
+UNK = [word("[unk]", 0.96, 1.2)]
+# The race look decodes the utterance's audio from 0.3 s before Vosk's first word (0.66 s), after
+# 0.1 s of padding: the tone at 1.0 s is at 0.44 s there.
+OUI_IN_CUT, NON_IN_CUT = [word("oui", 0.42, 0.66)], [word("non", 0.42, 0.66)]
+
+
+def in_a_race(lexicon, monkeypatch, race: bool = True, **options) -> tuple[Recogniser, list, list]:
+    """A race for « oui » ("oui" the one active intent, the others decoys); its shout comes out
+    of the first decode as the garbage word alone. The race look decodes the cut with the race's
+    grammar (« oui » heard) and then the whole grammar, which hears `whole` (set by the caller).
+    Returns the recogniser, the decoders opened after the first, and their answers (to fill)."""
+    opened: list[ScriptedDecoder] = []
+    answers: list[dict] = []
+    first = ScriptedDecoder([], [(2.0, nbest((100.0, UNK)))])
+
+    def open_decoder(model, rate, grammar):
+        if first.fed == 0:
+            return first
+        look = ScriptedDecoder([], [(0.0, answers[len(opened) % len(answers)])])
+        look.grammar = grammar  # type: ignore[attr-defined]
+        opened.append(look)
+        return look
+
+    monkeypatch.setattr(recogniser_module, "open_decoder", open_decoder)
+    recogniser = make(lexicon, intents=["oui"], **options)
+    if race:
+        recogniser.set_race(["oui"])
+    return recogniser, opened, answers
+
+
+def test_in_a_race_an_utterance_heard_as_nothing_is_decoded_again_with_the_race_phrase_alone(
+        lexicon, monkeypatch) -> None:
+    recogniser, opened, answers = in_a_race(lexicon, monkeypatch)
+    answers += [nbest((90.0, OUI_IN_CUT)), nbest((89.0, OUI_IN_CUT))]  # the whole grammar: « oui » too
+    [found] = feed(recogniser, tone(2.5, [(1.0, 1.2)]))
+    assert isinstance(found, Detection) and found.intent == "oui"
+    assert found.onset_s == pytest.approx(1.0, abs=0.01)  # from the audio, as for any detection
+    # First the race's phrase and the garbage word alone (a checked grammar), then the whole one.
+    assert [json.loads(d.grammar) for d in opened] == [["oui", "[unk]"], json.loads(recogniser._grammar or "")]
+    # No race open, or the look turned off: the same utterance gives nothing.
+    recogniser, opened, answers = in_a_race(lexicon, monkeypatch, race=False)
+    answers += [nbest((90.0, OUI_IN_CUT))]
+    assert feed(recogniser, tone(2.5, [(1.0, 1.2)])) == [] and opened == []
+    recogniser, opened, answers = in_a_race(lexicon, monkeypatch, race_look=False)
+    answers += [nbest((90.0, OUI_IN_CUT))]
+    assert feed(recogniser, tone(2.5, [(1.0, 1.2)])) == [] and opened == []
+
+
+def test_the_race_look_gives_nothing_where_other_words_fit_the_audio_better(lexicon, monkeypatch) -> None:
+    # The race's grammar can only say « oui »; the whole grammar hears « non » 3 log-likelihood
+    # better on the same audio: someone said something else, forced into the race's phrase.
+    recogniser, opened, answers = in_a_race(lexicon, monkeypatch)
+    answers += [nbest((90.0, OUI_IN_CUT)), nbest((93.0, NON_IN_CUT), (89.0, OUI_IN_CUT))]
+    assert feed(recogniser, tone(2.5, [(1.0, 1.2)])) == []
+    assert len(opened) == 2
+    # Allowed that much (race_ratio 3), it is taken.
+    recogniser, opened, answers = in_a_race(lexicon, monkeypatch, race_ratio=3.0)
+    answers += [nbest((90.0, OUI_IN_CUT)), nbest((93.0, NON_IN_CUT), (89.0, OUI_IN_CUT))]
+    assert [d.intent for d in feed(recogniser, tone(2.5, [(1.0, 1.2)]))] == ["oui"]
+
+
+def test_the_race_look_takes_only_the_phrase_alone_and_clear(lexicon, monkeypatch) -> None:
+    # The race's grammar puts the garbage word with the phrase, or the garbage word within
+    # race_margin of it: nothing (the whole grammar is never asked).
+    for race_answer in (nbest((90.0, OUI_IN_CUT + [word("[unk]", 0.7, 0.9)])),
+                        nbest((90.0, OUI_IN_CUT), (89.0, [word("[unk]", 0.42, 0.66)]))):
+        recogniser, opened, answers = in_a_race(lexicon, monkeypatch)
+        answers += [race_answer, nbest((80.0, OUI_IN_CUT))]
+        assert feed(recogniser, tone(2.5, [(1.0, 1.2)])) == []
+        assert len(opened) == 1
+
+
+def test_another_phrase_said_whole_in_a_race_is_not_looked_at(lexicon, monkeypatch) -> None:
+    # « non » (a decoy in a race for « oui »), heard clearly: someone said it; no look.
+    opened: list = []
+    first = ScriptedDecoder([], [(2.0, nbest((100.0, NON)))])
+
+    def open_decoder(model, rate, grammar):
+        if first.fed == 0:
+            return first
+        opened.append(grammar)
+        return ScriptedDecoder([], [(0.0, nbest((90.0, OUI_IN_CUT)))])
+
+    monkeypatch.setattr(recogniser_module, "open_decoder", open_decoder)
+    recogniser = make(lexicon, intents=["oui"])
+    recogniser.set_race(["oui"])
+    assert feed(recogniser, tone(2.5, [(1.0, 1.2)])) == [] and opened == []
+
+
+def test_a_race_is_of_active_intents_and_ends_with_the_moment(lexicon, script) -> None:
+    recogniser = make(lexicon, intents=["oui"])
+    with pytest.raises(ValueError, match="not active"):
+        recogniser.set_race(["non"])
+    recogniser.set_race(["oui"])
+    assert recogniser.race == ("oui",)
+    recogniser.set_intents(["oui", "non"])  # the next moment: no race until one is opened
+    assert recogniser.race == ()

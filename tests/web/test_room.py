@@ -378,6 +378,38 @@ def test_playback_masks_reach_every_phone_recogniser(ko_model: Any) -> None:
     room.close()
 
 
+def test_a_race_reaches_every_phone_recogniser_and_a_new_one(ko_model: Any) -> None:
+    """listen_for(..., race=True) opens the race in each phone's recogniser (its race-time look,
+    Recogniser.set_race), and in one made later; the next moment closes it."""
+    lexicon = load_lexicon(KO_LEXICON)
+    made: queue.Queue[Recogniser] = queue.Queue()
+
+    def recogniser(clock: Any) -> Recogniser:
+        made.put(Recogniser(ko_model, lexicon, intents=[], clock=clock))
+        return made.queue[-1]
+
+    room = make_room([FakeClock(), FakeClock()], make_recogniser=recogniser)
+    ana = join(room, 0)
+    stream_on(room, ana)
+    deadline = time.monotonic() + 10
+    while not room.recognisers() and time.monotonic() < deadline:  # made on the phone's worker
+        time.sleep(0.01)
+    assert room.listener is not None
+    room.listener.listen_for({"pas_mou_le_caillou"}, race=True)
+    assert made.queue[0].race == ("pas_mou_le_caillou",)
+    bob = join(room, 1)
+    stream_on(room, bob)  # a phone that starts streaming during the race
+    while len(room.recognisers()) < 2 and time.monotonic() < deadline:
+        time.sleep(0.01)
+    stream = room.seats[1].stream
+    assert stream is not None
+    with stream.lock:  # made and prepared under it
+        assert made.queue[1].race == ("pas_mou_le_caillou",)
+    room.listener.listen_for({"pas_mou_le_caillou", "non"})
+    assert [r.race for r in made.queue] == [(), ()]
+    room.close()
+
+
 def test_a_choice_for_a_question_the_game_has_left_is_refused() -> None:
     room = make_room([FakeClock()])
     ana = join(room, 0)
@@ -413,6 +445,9 @@ def test_audio_faster_than_it_can_be_heard_is_refused() -> None:
 
         def set_intents(self, intents: Any) -> list[Any]:
             return []
+
+        def set_race(self, intents: Any) -> None:
+            pass
 
         def mask_playback(self, start_s: float, end_s: float) -> None:
             pass

@@ -111,6 +111,8 @@ class RecogniserLike(Protocol):
 
     def set_intents(self, intents: Any) -> list[Any]: ...
 
+    def set_race(self, intents: Any) -> None: ...
+
     def mask_playback(self, start_s: float, end_s: float) -> None: ...
 
 
@@ -203,6 +205,7 @@ class Room:
         # until the other phones' audio of that moment has come, and goes to its own player.
         self.attribution: Attribution[Outcome] = Attribution()
         self.intents: list[str] = []
+        self.race = False  # a race is open for the intents (Recogniser.set_race)
         self.masks: list[tuple[float, float]] = []
         self.view = WebView(self)
         self.listener = PhoneListener(self) if make_recogniser is not None else None
@@ -474,6 +477,8 @@ class Room:
         now = self.clock()
         known = [i for i in self.intents if i in recogniser.lexicon]
         recogniser.set_intents(known)
+        if self.race:
+            recogniser.set_race(known)
         for start, end in self.masks:
             if end > now - 10:
                 recogniser.mask_playback(start, end)
@@ -644,8 +649,8 @@ class PhoneListener:
         """The human seats, a late friend's included: each may be played by a phone."""
         return [s.index for s in self.room.seats if s.player.human]
 
-    def listen_for(self, intents: set[str]) -> None:
-        self.room.intents = sorted(intents)
+    def listen_for(self, intents: set[str], race: bool = False) -> None:
+        self.room.intents, self.room.race = sorted(intents), race
         for seat in self.room.seats:
             stream = seat.stream  # read once: the server's loop may end it meanwhile
             if stream is None:
@@ -657,6 +662,8 @@ class PhoneListener:
                 known = [i for i in self.room.intents if i in recogniser.lexicon]
                 for outcome in recogniser.set_intents(known):
                     self.room.attribution.hold(seat.index, outcome, self.room.clock())
+                if race:
+                    recogniser.set_race(known)
 
     def poll(self) -> list[Heard]:
         from voice.live import heard  # needs vosk only when phones are heard
@@ -706,9 +713,9 @@ class Listeners:
     def seats(self) -> Sequence[int]:
         return sorted({seat for listener in self.listeners for seat in listener.seats})
 
-    def listen_for(self, intents: set[str]) -> None:
+    def listen_for(self, intents: set[str], race: bool = False) -> None:
         for listener in self.listeners:
-            listener.listen_for(intents)
+            listener.listen_for(intents, race=race)
 
     def poll(self) -> list[Heard]:
         found: list[Heard] = []

@@ -2,17 +2,16 @@
 
 from __future__ import annotations
 
-import itertools
 import re
 from fractions import Fraction
 from pathlib import Path
 
 import pytest
-from engine_helpers import new_game, ruleset
+from engine_helpers import new_game, one_turn_in_the_engine, ruleset
 
 from cdc_env import solo_optimum as solo_module
 from cdc_env.actions import BuyCul, DeclareCivet, Pass, Roll, Shout, UseGrelottine
-from cdc_env.dice import InjectedDice, SeededDice
+from cdc_env.dice import SeededDice
 from cdc_env.flow import Decision
 from cdc_env.game import GameState
 from cdc_env.rules import Ruleset
@@ -74,37 +73,6 @@ def test_the_solo_optimum_from_zero() -> None:
     # More points, fewer turns.
     assert all(optimum.expected_turns(s) > optimum.expected_turns(s + 10) for s in range(0, 330, 10))
     assert optimum.best_turn_start(0).action == Roll()
-
-
-def one_turn_in_the_engine(rules: Ruleset, score: int, items: dict[str, int],
-                           first: tuple = (), dice: tuple[int, ...] = ()) -> float:
-    """1 + E[optimum of the next state], playing `first` then the optimum's choices in the
-    engine itself and following every chance outcome after `dice` (each path replayed from
-    the start)."""
-    optimum = solo_optimum(rules)
-    total = 0.0
-    paths = [(dice, 1.0)]
-    while paths:
-        path, prob = paths.pop()
-        state = GameState(rules, 1, dice=InjectedDice(path), setup={"scores": [score], "items": [items]})
-        for action in first:
-            state.apply_action(action)
-        while True:
-            if state.is_over:
-                break
-            if state.turn_number > 1:
-                holding = state.items[0]
-                total += prob * optimum.expected_turns(state.scores[0], bool(holding["civet"]),
-                                                       bool(holding["grelottine"]))
-                break
-            decision = state.pending
-            assert decision is not None  # not over: checked above
-            if decision.is_chance:  # the given dice ran out: follow every outcome
-                for outcome in itertools.product(range(1, decision.sides + 1), repeat=decision.count):
-                    paths.append((path + outcome, prob / decision.sides ** decision.count))
-                break
-            state.apply_action(optimal_action(state, decision))
-    return 1.0 + total
 
 
 @pytest.mark.parametrize(("score", "items", "first"), [

@@ -91,12 +91,25 @@ def test_one_turn_of_the_model_is_one_turn_of_the_engine(score, items, first) ->
     assert one_turn_in_the_engine(optimum.rules, score, items) == pytest.approx(expected, abs=1e-9)
 
 
-def test_a_grelottine_roll_of_the_model_is_one_of_the_engine() -> None:
-    # At 250 with a Grelottine, the game draws the 4th combination, Velute (25 %: stake 62).
+@pytest.mark.parametrize(("die", "name"), [
+    (1, "chouette_velute"), (2, "cul_de_chouette"), (3, "cul_de_chouette_sirote"), (4, "velute"), (5, "chouette")])
+def test_a_grelottine_roll_of_the_model_is_one_of_the_engine(die: int, name: str) -> None:
+    # At 250 with a Grelottine, the game draws the combination (die 4: the 4th, Velute, 25 %:
+    # stake 62); a Cul de Chouette is also made by a sirop, a Sirop-Grelot only by one.
     optimum = solo_optimum("solo")
-    assert list(optimum.rules.grelottine.stake_limits)[3] == "velute"
-    engine = one_turn_in_the_engine(optimum.rules, 250, {"grelottine": 1}, first=(UseGrelottine(),), dice=(4,))
-    assert engine == pytest.approx(optimum.roll_expected(250, grelottine_bet="velute"), abs=1e-9)
+    assert list(optimum.rules.grelottine.stake_limits)[die - 1] == name
+    engine = one_turn_in_the_engine(optimum.rules, 250, {"grelottine": 1}, first=(UseGrelottine(),), dice=(die,))
+    assert engine == pytest.approx(optimum.roll_expected(250, grelottine_bet=name), abs=1e-9)
+
+
+@pytest.mark.parametrize("name", ["chouette", "velute", "chouette_velute", "suite", "cul_de_chouette",
+                                  "cul_de_chouette_sirote"])
+def test_a_civet_roll_of_the_model_is_one_of_the_engine(name: str) -> None:
+    # At 100 a Civet of 40 on each combination S allows (a sirop makes only the Civet « Cul de
+    # Chouette sirotée », not the plain one), the optimum's sirops and bets after it.
+    optimum = solo_optimum("solo")
+    engine = one_turn_in_the_engine(optimum.rules, 100, {"civet": 1}, first=(DeclareCivet(name, 40),))
+    assert engine == pytest.approx(optimum.roll_expected(100, civet_bet=(name, 40)), abs=1e-9)
 
 
 def test_the_optimum_plays_whole_games() -> None:

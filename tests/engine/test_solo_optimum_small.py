@@ -258,3 +258,25 @@ def test_a_chance_decision_is_not_the_optimums() -> None:
     with pytest.raises(AssertionError) as error:
         optimal_action(state, Decision(None, "roll", (), sides=6, count=3))
     assert str(error.value) == "chance decisions are the dice's"
+
+
+def test_the_civet_table_gives_each_bets_expected_turns(solved: dict[str, SoloOptimum]) -> None:
+    # Before a roll, a Civet's expected turns come from a table over the scores after it is
+    # settled (fast); they must be those of rolling with that bet, computed outcome by outcome,
+    # for every combination and stake, with or without a Grelottine held (a Néant then gives
+    # none), up to the cap (39 here: a Civet won at 35 stops there).
+    optimum = solved["small"]
+    scores = np.array([-150, -10, 0, 2, 20, 35, 38, 39])
+    table = optimum._civet_table(optimum.values)
+    for grelottine in (0, 1):
+        turn = solo_module._Turn(optimum, optimum.values, scores, 0, grelottine, civet=optimum.civet_names[0],
+                                 stakes=optimum.civet_stakes[None, :], civet_table=table)
+        by_name = turn.civet_expected(optimum.civet_names)
+        assert sorted(by_name) == sorted(optimum.civet_names)
+        for name, expected in by_name.items():
+            assert expected.shape == (len(scores), 6)
+            for column, stake in enumerate(optimum.civet_stakes):
+                plain = solo_module._Turn(optimum, optimum.values, scores, 0, grelottine, civet=name,
+                                          stakes=stake).expected()[:, 0]  # roll_expected, every score at once
+                assert np.abs(expected[:, column] - plain).max() < 1e-12, (name, stake)
+    assert by_name["chouette"][3, 1] == pytest.approx(optimum.roll_expected(2, False, True, ("chouette", 2)), abs=1e-12)

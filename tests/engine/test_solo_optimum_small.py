@@ -4,8 +4,9 @@ the solver's own paths (the dense solve, a solve that never settles, the refusal
 
 from __future__ import annotations
 
+import json
 import sys
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 
 import numpy as np
 import pytest
@@ -19,6 +20,7 @@ from cdc_env.game import GameState
 from cdc_env.rules import Ruleset
 from cdc_env.solo_optimum import SoloOptimum, optimal_action, solo_optimum, solo_result
 
+FLOOR = -60
 # S cut down: 40 to win, bets capped at 39, Civet stakes 1 to 6, a Grelottine that draws a
 # Chouette (stake: the whole score) or a Velute (half of it), par grade 12. Here the Grelottine is
 # worth using (at 2 and 3), as it never is in S.
@@ -35,15 +37,23 @@ CULS_ONLY = ruleset("solo", target_score=100, cap_score=99, neant_gives_grelotti
 
 
 @pytest.fixture(scope="module")
-def solved() -> Iterator[dict[str, SoloOptimum]]:
-    """Each small ruleset's optimum, solved in this process: the disk cache off and the
-    in-process caches emptied, so that what is checked is the solver, not values solved before."""
+def solved() -> Iterator[Callable[[Ruleset], SoloOptimum]]:
+    """The optimum of a small ruleset, solved in this process when first asked (the disk cache
+    and the process's own are set aside, so that what is checked is the solver, not values
+    solved before), with the floor at -60 (half the states of the module's FLOOR): the turns
+    checked here start at -5 or more and lose at most 42 points (a failed sirop of 36, a Civet
+    of 6), so none of their scores reaches it."""
+    solutions: dict[str, SoloOptimum] = {}
+
+    def optimum_of(rules_json: str) -> SoloOptimum:
+        if rules_json not in solutions:
+            solutions[rules_json] = SoloOptimum(Ruleset.from_dict(json.loads(rules_json)), floor=FLOOR)
+        return solutions[rules_json]
+
     with pytest.MonkeyPatch.context() as patch:
-        patch.setenv("CDC_CACHE_DIR", "")
-        solo_module._optimum_of.cache_clear()
+        patch.setattr(solo_module, "_optimum_of", optimum_of)
         patch.setattr(solo_module, "_last", [None, None])
-        yield {"small": solo_optimum(SMALL), "no_negative": solo_optimum(NO_NEGATIVE)}
-        solo_module._optimum_of.cache_clear()
+        yield solo_optimum
 
 
 def held(items: dict[str, int]) -> tuple[bool, bool]:
@@ -51,26 +61,26 @@ def held(items: dict[str, int]) -> tuple[bool, bool]:
 
 
 @pytest.mark.parametrize(("rules", "score", "items", "best", "expected"), [
-    (SMALL, 0, {}, Roll(), 3.4698142666243),
-    (SMALL, 2, {"grelottine": 1}, UseGrelottine(), 3.4471957225819),
-    (SMALL, 2, {"civet": 1}, DeclareCivet("chouette", 2), None),
-    (SMALL, 5, {"civet": 1}, DeclareCivet("chouette", 1), 3.1681619824882),
-    (SMALL, 34, {"civet": 1}, DeclareCivet("suite", 2), None),
+    (SMALL, 0, {}, Roll(), 3.4698142665613),
+    (SMALL, 2, {"grelottine": 1}, UseGrelottine(), 3.4471957220991),
+    (SMALL, 2, {"civet": 1}, DeclareCivet("chouette", 2), 3.4363699192662),
+    (SMALL, 5, {"civet": 1}, DeclareCivet("chouette", 1), 3.1681619824740),
+    (SMALL, 34, {"civet": 1}, DeclareCivet("suite", 2), 1.9305630264734),
     (SMALL, 35, {}, Roll(), 1.9295300542909),
-    (SMALL, -5, {"civet": 1, "grelottine": 1}, DeclareCivet("chouette", 5), 3.6433043433773),
+    (SMALL, -5, {"civet": 1, "grelottine": 1}, DeclareCivet("chouette", 5), 3.6433043358477),
     (NO_NEGATIVE, 0, {}, Roll(), 3.5816672012306),
-    (NO_NEGATIVE, 0, {"civet": 1}, DeclareCivet("chouette", 6), None),
+    (NO_NEGATIVE, 0, {"civet": 1}, DeclareCivet("chouette", 6), 3.5131498428950),
     (NO_NEGATIVE, 2, {"grelottine": 1}, Roll(), 3.5056166223336),
     (NO_NEGATIVE, 3, {}, Roll(), 3.4787569334980),
     (NO_NEGATIVE, 5, {"civet": 1}, Roll(), 3.1886619993079),
     (NO_NEGATIVE, 35, {}, Roll(), 1.9295300542933),
 ], ids=lambda value: str(value) if not isinstance(value, Ruleset) else value.name)
-def test_a_turn_of_a_small_game_is_a_turn_of_the_engine(solved: dict[str, SoloOptimum], rules: Ruleset,
+def test_a_turn_of_a_small_game_is_a_turn_of_the_engine(solved: Callable[[Ruleset], SoloOptimum], rules: Ruleset,
                                                          score: int, items: dict[str, int], best: Action,
                                                          expected: float | None) -> None:
     # The optimum's choice before the roll, its expected turns (pinned where given), and the
     # same turn played in the engine with the optimum's answers: 1 + E[V(next)] = V.
-    optimum = solved["small" if rules is SMALL else "no_negative"]
+    optimum = solved(rules)
     civet, grelottine = held(items)
     value = optimum.expected_turns(score, civet, grelottine)
     if expected is not None:
@@ -91,14 +101,14 @@ def test_a_turn_of_a_small_game_is_a_turn_of_the_engine(solved: dict[str, SoloOp
     (3, {"civet": 1}, DeclareCivet("suite", 2), (), ("suite", 2), None),
     (35, {"civet": 1, "grelottine": 1}, DeclareCivet("chouette", 3), (), ("chouette", 3), None),
 ])
-def test_each_bet_of_a_small_game_is_the_engines(solved: dict[str, SoloOptimum], score: int, items: dict[str, int],
-                                                 first: Action, dice: tuple[int, ...],
+def test_each_bet_of_a_small_game_is_the_engines(solved: Callable[[Ruleset], SoloOptimum], score: int,
+                                                 items: dict[str, int], first: Action, dice: tuple[int, ...],
                                                  civet_bet: tuple[str, int] | None, grelottine_bet: str | None) -> None:
     # A choice before the roll, optimal or not, then the optimum's answers (its sirops and bets
     # change with the bet made: these are scores where they do): the model's expected turns of
     # rolling with that bet are the engine's. A Grelottine used draws its combination first
     # (1: Chouette, 2: Velute).
-    optimum = solved["small"]
+    optimum = solved(SMALL)
     civet, grelottine = held(items)
     civet = civet and civet_bet is None
     grelottine = grelottine and grelottine_bet is None and first == Roll()
@@ -106,11 +116,12 @@ def test_each_bet_of_a_small_game_is_the_engines(solved: dict[str, SoloOptimum],
     assert one_turn_in_the_engine(SMALL, score, items, first=(first,), dice=dice) == pytest.approx(model, abs=1e-9)
 
 
-def test_where_the_small_game_bets(solved: dict[str, SoloOptimum]) -> None:
-    optimum = solved["small"]
+def test_where_the_small_game_bets(solved: Callable[[Ruleset], SoloOptimum]) -> None:
+    optimum = solved(SMALL)
     # The Grelottine is used at 2 and 3 only: at 1 its Velute would stake 0 (not usable), and
     # from 4 rolling is better; it is worth the mean of its two draws.
-    assert [s for s in range(-10, 40) if optimum.best_turn_start(s, grelottine=True).action == UseGrelottine()] == [2, 3]
+    used = [s for s in range(-10, 40) if optimum.best_turn_start(s, grelottine=True).action == UseGrelottine()]
+    assert used == [2, 3]
     assert optimum.may_use_grelottine(np.array([-3, 0, 1, 2, 3])).tolist() == [False, False, False, True, True]
     mean = (optimum.roll_expected(2, grelottine_bet="chouette") + optimum.roll_expected(2, grelottine_bet="velute")) / 2
     assert optimum.expected_turns(2, grelottine=True) == pytest.approx(mean, abs=1e-12)
@@ -127,24 +138,32 @@ def test_where_the_small_game_bets(solved: dict[str, SoloOptimum]) -> None:
     assert all(a == Roll() for a in civets.values() if not isinstance(a, DeclareCivet))
 
 
-def test_the_sirop_and_its_bet_follow_the_items_and_the_bet_of_the_turn(solved: dict[str, SoloOptimum]) -> None:
-    optimum = solved["small"]
+def test_the_sirop_and_its_bet_follow_the_items_and_the_bet_of_the_turn(solved: Callable[[Ruleset], SoloOptimum]
+                                                                        ) -> None:
+    optimum = solved(SMALL)
     # At 1, by face: sirop a Chouette of 1 to 3 (betting on 2, 1, 1), keep the others.
     assert [optimum.best_sirop(1, face) for face in range(1, 7)] == [
         (True, 2), (True, 1), (True, 1), (False, None), (False, None), (False, None)]
     # Holding a Civet (after the choice before the roll) changes a Chouette of 3's answer.
     assert optimum.best_sirop(1, 3, civet=True) == (False, None)
-    assert optimum.best_sirop(5, 3) == (False, None) and optimum.best_sirop(5, 3, civet=True) == (True, 1)
-    assert optimum.best_sirop(5, 3, True, True) == (True, 1) and optimum.best_sirop(5, 3) == (False, None)
-    # So does the turn's bet: a Civet on a Velute, a Grelottine on a Chouette or a Velute.
-    assert optimum.best_sirop(0, 3) == (False, None)
-    assert optimum.best_sirop(0, 3, civet_bet=("velute", 6)) == (True, 1)
-    assert optimum.best_sirop(20, 1) == (True, 2) and optimum.best_sirop(20, 1, grelottine_bet="chouette") == (True, None)
-    assert optimum.best_sirop(35, 2) == (False, None) and optimum.best_sirop(35, 2, grelottine_bet="velute") == (True, 1)
+    assert optimum.best_sirop(5, 3) == (False, None)
+    assert optimum.best_sirop(5, 3, civet=True) == optimum.best_sirop(5, 3, True, True) == (True, 1)
+    # So does the turn's bet: a Civet on a Chouette or a Velute, a Grelottine on a Chouette or
+    # a Velute.
+    assert optimum.best_sirop(1, 3, civet_bet=("chouette", 3)) == (False, None)
+    assert optimum.best_sirop(0, 3) == (False, None) and optimum.best_sirop(0, 3, civet_bet=("velute", 6)) == (True, 1)
+    assert optimum.best_sirop(20, 1) == (True, 2)
+    assert optimum.best_sirop(20, 1, grelottine_bet="chouette") == (True, None)
+    assert optimum.best_sirop(35, 2) == (False, None)
+    assert optimum.best_sirop(35, 2, grelottine_bet="velute") == (True, 1)
+    # And a Chouette of 2's at 4 without negative scores (a sirop covered, no bet below 5).
+    no_negative = solved(NO_NEGATIVE)
+    assert no_negative.best_sirop(4, 2) == (False, None)
+    assert no_negative.best_sirop(4, 2, civet=True) == no_negative.best_sirop(4, 2, True, True) == (True, None)
 
 
-def test_without_negative_scores_the_minimums_hold(solved: dict[str, SoloOptimum]) -> None:
-    optimum, plain = solved["no_negative"], solved["small"]
+def test_without_negative_scores_the_minimums_hold(solved: Callable[[Ruleset], SoloOptimum]) -> None:
+    optimum, plain = solved(NO_NEGATIVE), solved(SMALL)
     # A sirop must cover the Chouette's points (4 for a Chouette of 2), a bet needs 5.
     assert optimum.best_sirop(3, 2) == (False, None) and plain.best_sirop(3, 2) == (True, 1)
     assert optimum.best_sirop(0, 1) == (False, None) and optimum.best_sirop(1, 1) == (True, None)
@@ -161,8 +180,8 @@ def test_without_negative_scores_the_minimums_hold(solved: dict[str, SoloOptimum
         assert min(score for step in [state.scores] for score in step) >= 0
 
 
-def test_a_small_games_grade_uses_its_own_optimum_and_par(solved: dict[str, SoloOptimum]) -> None:
-    best = solved["small"].expected_turns(0)
+def test_a_small_games_grade_uses_its_own_optimum_and_par(solved: Callable[[Ruleset], SoloOptimum]) -> None:
+    best = solved(SMALL).expected_turns(0)
     state = GameState(SMALL, 1, dice=SeededDice(0))
     while not state.is_over:
         assert state.pending is not None
@@ -176,16 +195,17 @@ def test_a_small_games_grade_uses_its_own_optimum_and_par(solved: dict[str, Solo
     assert str(error.value) == "a rank and a grade are given at the end of a solo game"
 
 
-def test_the_optimum_asked_for_is_the_rulesets(solved: dict[str, SoloOptimum]) -> None:
-    small, no_negative = solved["small"], solved["no_negative"]
-    assert solo_optimum(NO_NEGATIVE) is no_negative and solo_optimum(SMALL) is small
-    assert solo_optimum(NO_NEGATIVE) is no_negative
+def test_the_optimum_asked_for_is_the_rulesets(solved: Callable[[Ruleset], SoloOptimum]) -> None:
+    small = solved(SMALL)
+    no_negative = solved(NO_NEGATIVE)
+    assert small.rules.negative_scores and not no_negative.rules.negative_scores
+    assert solved(SMALL) is small and solved(NO_NEGATIVE) is no_negative
 
 
-def test_a_choice_is_remembered_for_its_own_items_and_bet(solved: dict[str, SoloOptimum]) -> None:
+def test_a_choice_is_remembered_for_its_own_items_and_bet(solved: Callable[[Ruleset], SoloOptimum]) -> None:
     # A fresh optimum (its memo empty), asked in an order where a memo keyed too loosely would
     # answer from the question before.
-    fresh = SoloOptimum(SMALL, values=solved["small"].values)
+    fresh = SoloOptimum(SMALL, floor=FLOOR, values=solved(SMALL).values)
     assert fresh.best_turn_start(2, False, True).action == UseGrelottine()
     assert fresh.best_turn_start(2).action == Roll()
     assert fresh.best_turn_start(2, True).action == DeclareCivet("chouette", 2)
@@ -196,6 +216,9 @@ def test_a_choice_is_remembered_for_its_own_items_and_bet(solved: dict[str, Solo
     assert fresh.best_sirop(0, 3) == (False, None)
     assert fresh.best_sirop(20, 1, grelottine_bet="chouette") == (True, None)
     assert fresh.best_sirop(20, 1) == (True, 2)
+    no_negative = SoloOptimum(NO_NEGATIVE, floor=FLOOR, values=solved(NO_NEGATIVE).values)
+    assert no_negative.best_sirop(4, 2, True) == (True, None)
+    assert no_negative.best_sirop(4, 2) == (False, None)
     # Rolling at 2 while holding the Grelottine (kept for later) is worth a little.
     assert fresh.roll_expected(2, grelottine=True) < fresh.roll_expected(2) - 1e-4
 
@@ -214,13 +237,13 @@ def test_a_ruleset_without_items_values_them_at_nothing() -> None:
     assert SoloOptimum(challenge, values=np.zeros((4, 190))).grelottine_names == []
 
 
-def test_without_scipy_the_dense_solve_gives_the_same_optimum(monkeypatch: pytest.MonkeyPatch) -> None:
+def test_without_scipy_the_dense_solve_gives_the_same_optimum(solved: Callable[[Ruleset], SoloOptimum],
+                                                             monkeypatch: pytest.MonkeyPatch) -> None:
     # Without scipy the policy's equations are solved as a dense system: the same values.
-    sparse = SoloOptimum(SMALL, floor=-10)
+    sparse = solved(SMALL)
     monkeypatch.setitem(sys.modules, "scipy.sparse", None)  # its import now fails
-    dense = SoloOptimum(SMALL, floor=-10)
+    dense = SoloOptimum(SMALL, floor=FLOOR)
     assert np.abs(dense.values - sparse.values).max() < 1e-9
-    assert dense.expected_turns(0) == pytest.approx(3.4652985972127, abs=1e-9)
 
 
 def test_a_solve_that_never_settles_stops_after_100_rounds_and_says_so() -> None:
@@ -260,13 +283,13 @@ def test_a_chance_decision_is_not_the_optimums() -> None:
     assert str(error.value) == "chance decisions are the dice's"
 
 
-def test_the_civet_table_gives_each_bets_expected_turns(solved: dict[str, SoloOptimum]) -> None:
+def test_the_civet_table_gives_each_bets_expected_turns(solved: Callable[[Ruleset], SoloOptimum]) -> None:
     # Before a roll, a Civet's expected turns come from a table over the scores after it is
     # settled (fast); they must be those of rolling with that bet, computed outcome by outcome,
     # for every combination and stake, with or without a Grelottine held (a Néant then gives
     # none), up to the cap (39 here: a Civet won at 35 stops there).
-    optimum = solved["small"]
-    scores = np.array([-150, -10, 0, 2, 20, 35, 38, 39])
+    optimum = solved(SMALL)
+    scores = np.array([-10, -5, 0, 2, 20, 35, 38, 39])
     table = optimum._civet_table(optimum.values)
     for grelottine in (0, 1):
         turn = solo_module._Turn(optimum, optimum.values, scores, 0, grelottine, civet=optimum.civet_names[0],

@@ -6,6 +6,7 @@ import re
 from fractions import Fraction
 from pathlib import Path
 
+import numpy as np
 import pytest
 from engine_helpers import new_game, one_turn_in_the_engine, ruleset
 
@@ -110,6 +111,13 @@ def test_a_civet_roll_of_the_model_is_one_of_the_engine(name: str) -> None:
     optimum = solo_optimum("solo")
     engine = one_turn_in_the_engine(optimum.rules, 100, {"civet": 1}, first=(DeclareCivet(name, 40),))
     assert engine == pytest.approx(optimum.roll_expected(100, civet_bet=(name, 40)), abs=1e-9)
+
+
+def test_a_grelottine_needs_a_stake_on_every_combination_it_may_draw() -> None:
+    # As in the engine (test_solo.py): 8 % of 12 is 0, so not usable; of 13, 1. The last
+    # combination drawn, the Chouette, would stake 3 of 12.
+    optimum = solo_optimum("solo")
+    assert optimum.may_use_grelottine(np.array([0, 12, 13, 300])).tolist() == [False, False, True, True]
 
 
 def test_the_optimum_plays_whole_games() -> None:

@@ -64,6 +64,7 @@ def held(items: dict[str, int]) -> tuple[bool, bool]:
     (SMALL, 0, {}, Roll(), 3.4698142665613),
     (SMALL, 2, {"grelottine": 1}, UseGrelottine(), 3.4471957220991),
     (SMALL, 2, {"civet": 1}, DeclareCivet("chouette", 2), 3.4363699192662),
+    (SMALL, 1, {"civet": 1}, Roll(), None),
     (SMALL, 5, {"civet": 1}, DeclareCivet("chouette", 1), 3.1681619824740),
     (SMALL, 34, {"civet": 1}, DeclareCivet("suite", 2), 1.9305630264734),
     (SMALL, 35, {}, Roll(), 1.9295300542909),
@@ -303,3 +304,31 @@ def test_the_civet_table_gives_each_bets_expected_turns(solved: Callable[[Rulese
                                           stakes=stake).expected()[:, 0]  # roll_expected, every score at once
                 assert np.abs(expected[:, column] - plain).max() < 1e-12, (name, stake)
     assert by_name["chouette"][3, 1] == pytest.approx(optimum.roll_expected(2, False, True, ("chouette", 2)), abs=1e-12)
+
+
+def test_the_civets_the_rules_allow_and_the_values_given(solved: Callable[[Ruleset], SoloOptimum]) -> None:
+    # The choices read the rules: with the small game's values, no Civet when the rules have
+    # none, no stake below the minimum or above the maximum. Values given are taken as they are.
+    values = solved(SMALL).values
+    assert solved(SMALL).best_turn_start(2, civet=True).action == DeclareCivet("chouette", 2)
+    without = SoloOptimum(ruleset("solo", target_score=40, cap_score=39, civet={"enabled": False},
+                                  grelottine=SMALL.grelottine.model_dump()), floor=FLOOR, values=values)
+    assert {without.best_turn_start(s, civet=True).action for s in range(-10, 40)} == {Roll()}
+    from_three = SoloOptimum(ruleset("solo", target_score=40, cap_score=39, civet={"min_stake": 3, "max_stake": 6},
+                                     grelottine=SMALL.grelottine.model_dump()), floor=FLOOR, values=values)
+    stakes = {a.stake for s in range(-10, 40) if isinstance(a := from_three.best_turn_start(s, civet=True).action,
+                                                            DeclareCivet)}
+    assert stakes and min(stakes) == 3
+    up_to_five = SoloOptimum(ruleset("solo", target_score=40, cap_score=39, negative_scores=False,
+                                     civet={"max_stake": 5}, minimum_scores=NO_NEGATIVE.minimum_scores.model_dump()),
+                             floor=FLOOR, values=solved(NO_NEGATIVE).values)
+    assert up_to_five.best_turn_start(0, civet=True).action == DeclareCivet("chouette", 5)
+    given = SoloOptimum(CULS_ONLY, values=np.full((4, 250), 7.0))
+    assert given.expected_turns(0) == 7.0 and given.expected_turns(99, True, True) == 7.0
+
+
+def test_a_grelottines_stake_is_its_share_of_a_positive_score(solved: Callable[[Ruleset], SoloOptimum]) -> None:
+    optimum = solved(SMALL)
+    scores = np.array([-5, 0, 1, 2, 3, 7])
+    assert optimum.stake(scores, "chouette").tolist() == [0, 0, 1, 2, 3, 7]  # 100 %
+    assert optimum.stake(scores, "velute").tolist() == [0, 0, 0, 1, 1, 3]  # 50 %, rounded down

@@ -34,12 +34,16 @@ def test_the_help_names_the_command_and_where_games_are(capsys: pytest.CaptureFi
     assert stop.value.code == 0
     out = capsys.readouterr().out
     assert out.startswith("usage: python -m cdc_env [-h] {rules-table} ...")
-    assert "Command line: `python -m cdc_env rules-table --ruleset NAME`." in out
-    assert "classify the 216 ordered rolls as JSON" in out
-    assert out.rstrip().endswith("A whole game between bots: python -m agents play ...")
+    lines = [line.strip() for line in out.splitlines()]
+    # The docstring's first paragraph only, the command's help, the epilog.
+    assert "Command line: `python -m cdc_env rules-table --ruleset NAME`." in lines
+    assert "(A whole game between bots is" not in out
+    assert "rules-table  classify the 216 ordered rolls as JSON" in lines
+    assert lines[-1] == "A whole game between bots: python -m agents play ..."
     with pytest.raises(SystemExit):
         main(["rules-table", "--help"])
-    assert "a ruleset name or YAML path" in capsys.readouterr().out
+    options = [line.strip() for line in capsys.readouterr().out.splitlines()]
+    assert "--ruleset RULESET  a ruleset name or YAML path" in options
 
 
 def test_a_command_is_required(capsys: pytest.CaptureFixture[str]) -> None:

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import itertools
 from collections.abc import Iterable
 from typing import Any
 
@@ -81,3 +82,36 @@ PASS = Pass()
 @pytest.fixture
 def classic() -> Ruleset:
     return load_ruleset("classic")
+
+
+def one_turn_in_the_engine(rules: Ruleset, score: int, items: dict[str, int],
+                           first: tuple[Action, ...] = (), dice: tuple[int, ...] = ()) -> float:
+    """1 + E[optimum of the next state], playing `first` then the optimum's choices in the
+    engine itself and following every chance outcome after `dice` (each path replayed from
+    the start)."""
+    from cdc_env.solo_optimum import optimal_action, solo_optimum  # numpy: only for the solo tests
+
+    optimum = solo_optimum(rules)
+    total = 0.0
+    paths = [(dice, 1.0)]
+    while paths:
+        path, prob = paths.pop()
+        state = GameState(rules, 1, dice=InjectedDice(path), setup={"scores": [score], "items": [items]})
+        for action in first:
+            state.apply_action(action)
+        while True:
+            if state.is_over:
+                break
+            if state.turn_number > 1:
+                holding = state.items[0]
+                total += prob * optimum.expected_turns(state.scores[0], bool(holding["civet"]),
+                                                       bool(holding["grelottine"]))
+                break
+            decision = state.pending
+            assert decision is not None  # not over: checked above
+            if decision.is_chance:  # the given dice ran out: follow every outcome
+                for outcome in itertools.product(range(1, decision.sides + 1), repeat=decision.count):
+                    paths.append((path + outcome, prob / decision.sides ** decision.count))
+                break
+            state.apply_action(optimal_action(state, decision))
+    return 1.0 + total

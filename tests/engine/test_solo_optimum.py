@@ -2,17 +2,17 @@
 
 from __future__ import annotations
 
-import itertools
 import re
 from fractions import Fraction
 from pathlib import Path
 
+import numpy as np
 import pytest
-from engine_helpers import new_game, ruleset
+from engine_helpers import new_game, one_turn_in_the_engine, ruleset
 
 from cdc_env import solo_optimum as solo_module
 from cdc_env.actions import BuyCul, DeclareCivet, Pass, Roll, Shout, UseGrelottine
-from cdc_env.dice import InjectedDice, SeededDice
+from cdc_env.dice import SeededDice
 from cdc_env.flow import Decision
 from cdc_env.game import GameState
 from cdc_env.rules import Ruleset
@@ -76,37 +76,6 @@ def test_the_solo_optimum_from_zero() -> None:
     assert optimum.best_turn_start(0).action == Roll()
 
 
-def one_turn_in_the_engine(rules: Ruleset, score: int, items: dict[str, int],
-                           first: tuple = (), dice: tuple[int, ...] = ()) -> float:
-    """1 + E[optimum of the next state], playing `first` then the optimum's choices in the
-    engine itself and following every chance outcome after `dice` (each path replayed from
-    the start)."""
-    optimum = solo_optimum(rules)
-    total = 0.0
-    paths = [(dice, 1.0)]
-    while paths:
-        path, prob = paths.pop()
-        state = GameState(rules, 1, dice=InjectedDice(path), setup={"scores": [score], "items": [items]})
-        for action in first:
-            state.apply_action(action)
-        while True:
-            if state.is_over:
-                break
-            if state.turn_number > 1:
-                holding = state.items[0]
-                total += prob * optimum.expected_turns(state.scores[0], bool(holding["civet"]),
-                                                       bool(holding["grelottine"]))
-                break
-            decision = state.pending
-            assert decision is not None  # not over: checked above
-            if decision.is_chance:  # the given dice ran out: follow every outcome
-                for outcome in itertools.product(range(1, decision.sides + 1), repeat=decision.count):
-                    paths.append((path + outcome, prob / decision.sides ** decision.count))
-                break
-            state.apply_action(optimal_action(state, decision))
-    return 1.0 + total
-
-
 @pytest.mark.parametrize(("score", "items", "first"), [
     (0, {}, Roll()),
     (300, {"civet": 1}, DeclareCivet("chouette", 2)),
@@ -123,12 +92,32 @@ def test_one_turn_of_the_model_is_one_turn_of_the_engine(score, items, first) ->
     assert one_turn_in_the_engine(optimum.rules, score, items) == pytest.approx(expected, abs=1e-9)
 
 
-def test_a_grelottine_roll_of_the_model_is_one_of_the_engine() -> None:
-    # At 250 with a Grelottine, the game draws the 4th combination, Velute (25 %: stake 62).
+@pytest.mark.parametrize(("die", "name"), [
+    (1, "chouette_velute"), (2, "cul_de_chouette"), (3, "cul_de_chouette_sirote"), (4, "velute"), (5, "chouette")])
+def test_a_grelottine_roll_of_the_model_is_one_of_the_engine(die: int, name: str) -> None:
+    # At 250 with a Grelottine, the game draws the combination (die 4: the 4th, Velute, 25 %:
+    # stake 62); a Cul de Chouette is also made by a sirop, a Sirop-Grelot only by one.
     optimum = solo_optimum("solo")
-    assert list(optimum.rules.grelottine.stake_limits)[3] == "velute"
-    engine = one_turn_in_the_engine(optimum.rules, 250, {"grelottine": 1}, first=(UseGrelottine(),), dice=(4,))
-    assert engine == pytest.approx(optimum.roll_expected(250, grelottine_bet="velute"), abs=1e-9)
+    assert list(optimum.rules.grelottine.stake_limits)[die - 1] == name
+    engine = one_turn_in_the_engine(optimum.rules, 250, {"grelottine": 1}, first=(UseGrelottine(),), dice=(die,))
+    assert engine == pytest.approx(optimum.roll_expected(250, grelottine_bet=name), abs=1e-9)
+
+
+@pytest.mark.parametrize("name", ["chouette", "velute", "chouette_velute", "suite", "cul_de_chouette",
+                                  "cul_de_chouette_sirote"])
+def test_a_civet_roll_of_the_model_is_one_of_the_engine(name: str) -> None:
+    # At 100 a Civet of 40 on each combination S allows (a sirop makes only the Civet « Cul de
+    # Chouette sirotée », not the plain one), the optimum's sirops and bets after it.
+    optimum = solo_optimum("solo")
+    engine = one_turn_in_the_engine(optimum.rules, 100, {"civet": 1}, first=(DeclareCivet(name, 40),))
+    assert engine == pytest.approx(optimum.roll_expected(100, civet_bet=(name, 40)), abs=1e-9)
+
+
+def test_a_grelottine_needs_a_stake_on_every_combination_it_may_draw() -> None:
+    # As in the engine (test_solo.py): 8 % of 12 is 0, so not usable; of 13, 1. The last
+    # combination drawn, the Chouette, would stake 3 of 12.
+    optimum = solo_optimum("solo")
+    assert optimum.may_use_grelottine(np.array([0, 12, 13, 300])).tolist() == [False, False, True, True]
 
 
 def test_the_optimum_plays_whole_games() -> None:

@@ -233,9 +233,7 @@ class HeuristicBot:
         can_bet = rules.negative_scores or state.scores[seat] >= rules.minimum_scores.sirop_bet
         if self.style != "bold" or state.scores[seat] >= rules.cap_score or not can_bet:
             return CoucheSirop() if decision.allows(CoucheSirop()) else Pass()
-        dice = state.table.dice
-        face = max(set(dice), key=dice.count)
-        return BeauSirop() if rules.sirotage.beau_sirop else BirdBet(face)
+        return BeauSirop() if rules.sirotage.beau_sirop else BirdBet(_chouette_face(state))
 
     def _claim(self, state: GameState, decision: Decision) -> Action:
         # A gain that counts only when claimed ("Sirop gagnant !", "À Kadoc !"): always claimed.
@@ -351,6 +349,12 @@ class PatientBot(HeuristicBot):
         self.grelottine_threshold = PATIENT_GRELOTTINE
 
 
+def _chouette_face(state: GameState) -> int:
+    """The face of the Chouette being siroted: the pair among the dice on the table."""
+    dice = state.table.dice
+    return max(set(dice), key=dice.count)
+
+
 class HedgerBot(HeuristicBot):
     """bold's play, except that its bird bet names a face other than the thrower's (the
     smallest other face). A bird bet is worth 0 on average whichever face it names; what the
@@ -366,8 +370,7 @@ class HedgerBot(HeuristicBot):
     def _sirop_bet(self, state: GameState, decision: Decision) -> Action:
         bet = super()._sirop_bet(state, decision)
         if isinstance(bet, (BirdBet, BeauSirop)):
-            dice = state.table.dice
-            thrower_face = max(set(dice), key=dice.count)
+            thrower_face = _chouette_face(state)
             return BirdBet(next(face for face in range(1, 7) if face != thrower_face))
         return bet
 

@@ -201,8 +201,8 @@ def test_a_winning_bet_is_claimed() -> None:
 
     state, decision = reach([100, 0], "claim", 0, first(1, 2) + [(3, 3), (5,), (3,)],
                             answers={"sirop": Sirop(), "sirop_bet": BeauSirop()}, rules=complete)
-    shout = choice(searcher(spec=":50:4"), state, decision)
-    assert isinstance(shout, Shout) and shout.phrase == "sirop_gagnant"
+    shout = searcher(spec=":50:4").act(state, decision)
+    assert decision.allows(shout) and isinstance(shout, Shout) and shout.phrase == "sirop_gagnant"
 
 
 @pytest.mark.parametrize("ruleset", ["complete", "maison"])

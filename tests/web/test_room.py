@@ -355,7 +355,8 @@ def test_a_phone_stream_is_heard_with_its_onset_on_the_host_clock(ko_model: Any)
     room.close()
 
 
-def test_playback_masks_reach_every_phone_recogniser(ko_model: Any) -> None:
+def korean_recognisers_room(ko_model: Any) -> tuple[Room, queue.Queue[Recogniser]]:
+    """A two-seat room whose phones get real (Korean) recognisers, and the queue of those made."""
     lexicon = load_lexicon(KO_LEXICON)
     made: queue.Queue[Recogniser] = queue.Queue()
 
@@ -363,14 +364,22 @@ def test_playback_masks_reach_every_phone_recogniser(ko_model: Any) -> None:
         made.put(Recogniser(ko_model, lexicon, intents=[], clock=clock))
         return made.queue[-1]
 
-    room = make_room([FakeClock(), FakeClock()], make_recogniser=recogniser)
-    now = time.monotonic()
-    room.mark_playback(now, now + 1)  # before any phone streams: kept for later streams
-    ana = join(room, 0)
-    stream_on(room, ana)
+    return make_room([FakeClock(), FakeClock()], make_recogniser=recogniser), made
+
+
+def stream_and_wait_for_recogniser(room: Room, phone: Any) -> None:
+    stream_on(room, phone)
     deadline = time.monotonic() + 10
     while not room.recognisers() and time.monotonic() < deadline:  # made on the phone's worker
         time.sleep(0.01)
+    assert room.listener is not None
+
+
+def test_playback_masks_reach_every_phone_recogniser(ko_model: Any) -> None:
+    room, made = korean_recognisers_room(ko_model)
+    now = time.monotonic()
+    room.mark_playback(now, now + 1)  # before any phone streams: kept for later streams
+    stream_and_wait_for_recogniser(room, join(room, 0))
     assert room.listener is not None
     room.listener.mark_playback(now + 2, now + 3)
     assert made.queue[0]._masks[:2] == [(now, now + 1), (now + 2, now + 3)]
@@ -381,24 +390,14 @@ def test_playback_masks_reach_every_phone_recogniser(ko_model: Any) -> None:
 def test_a_race_reaches_every_phone_recogniser_and_a_new_one(ko_model: Any) -> None:
     """listen_for(..., race=True) opens the race in each phone's recogniser (its race-time look,
     Recogniser.set_race), and in one made later; the next moment closes it."""
-    lexicon = load_lexicon(KO_LEXICON)
-    made: queue.Queue[Recogniser] = queue.Queue()
-
-    def recogniser(clock: Any) -> Recogniser:
-        made.put(Recogniser(ko_model, lexicon, intents=[], clock=clock))
-        return made.queue[-1]
-
-    room = make_room([FakeClock(), FakeClock()], make_recogniser=recogniser)
-    ana = join(room, 0)
-    stream_on(room, ana)
-    deadline = time.monotonic() + 10
-    while not room.recognisers() and time.monotonic() < deadline:  # made on the phone's worker
-        time.sleep(0.01)
+    room, made = korean_recognisers_room(ko_model)
+    stream_and_wait_for_recogniser(room, join(room, 0))
     assert room.listener is not None
     room.listener.listen_for({"pas_mou_le_caillou"}, race=True)
     assert made.queue[0].race == ("pas_mou_le_caillou",)
     bob = join(room, 1)
     stream_on(room, bob)  # a phone that starts streaming during the race
+    deadline = time.monotonic() + 10
     while len(room.recognisers()) < 2 and time.monotonic() < deadline:
         time.sleep(0.01)
     stream = room.seats[1].stream

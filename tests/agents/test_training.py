@@ -266,6 +266,10 @@ def test_every_table_config_loads_and_v004_imitates_its_strongest_teacher() -> N
     # Expert iteration: the 4-seat champions imitate the searcher over the table's network.
     assert [configs[f"{r}_4p_expert"].imitation.teacher for r in ("classic", "v004")] == [
         "searcher:300:16:turn:network", "searcher:300:32:turn:network"]
+    # In complete the searcher over bold was the teacher (bold's imitation stayed at bold's level).
+    complete = configs["complete_4p_expert"]
+    assert (complete.ruleset, complete.players, complete.imitation.teacher, complete.imitation.games) == (
+        "complete", 4, "searcher:300:16", 1600)
 
 
 def test_a_checkpoint_state_that_is_not_an_object_is_reported_as_corrupt(tmp_path: Path) -> None:

@@ -13,8 +13,8 @@ import pytest
 from engine_helpers import one_turn_in_the_engine, ruleset
 
 from cdc_env import solo_optimum as solo_module
-from cdc_env.actions import Action, DeclareCivet, Roll, UseGrelottine
-from cdc_env.dice import SeededDice
+from cdc_env.actions import Action, DeclareCivet, Pass, Roll, Sirop, UseGrelottine
+from cdc_env.dice import InjectedDice, SeededDice
 from cdc_env.flow import Decision
 from cdc_env.game import GameState
 from cdc_env.rules import Ruleset
@@ -35,6 +35,13 @@ CULS_ONLY = ruleset("solo", target_score=100, cap_score=99, neant_gives_grelotti
                     scores={"chouette": [0] * 6, "velute": [0] * 6, "cul_de_chouette": [100] * 6},
                     sirotage={"enabled": False}, civet={"enabled": False}, grelottine={"enabled": False})
 
+# What no shipped ruleset has but the rules allow: a bet on the sirop die that costs 3 when
+# wrong, a Chouette of 6 worth 3 (so a 6 is siroted, and a failed one gives a Civet) and a
+# Velute of 2 worth -8 (one's own dice that lose points).
+ODD = ruleset("solo", target_score=40, cap_score=39, civet={"max_stake": 6},
+              grelottine={"stake_limits": {"chouette": "100%", "velute": "50%"}},
+              scores={"chouette": [1, 4, 9, 16, 25, 3], "velute": [2, -8, 18, 32, 50, 72]},
+              sirotage={"bet_loss": 3})
 
 @pytest.fixture(scope="module")
 def solved() -> Iterator[Callable[[Ruleset], SoloOptimum]]:
@@ -332,3 +339,50 @@ def test_a_grelottines_stake_is_its_share_of_a_positive_score(solved: Callable[[
     scores = np.array([-5, 0, 1, 2, 3, 7])
     assert optimum.stake(scores, "chouette").tolist() == [0, 0, 1, 2, 3, 7]  # 100 %
     assert optimum.stake(scores, "velute").tolist() == [0, 0, 0, 1, 1, 3]  # 50 %, rounded down
+
+
+@pytest.mark.parametrize(("score", "items", "sirops", "expected"), [
+    (0, {}, [(True, 2), (True, 1), (False, None), (False, None), (False, None), (True, 1)], 3.9658960056050),
+    (-5, {}, [(True, 2), (True, None), (True, 1), (False, None), (False, None), (True, None)], 4.1962408461826),
+    (25, {}, [(True, None), (True, 1), (False, None), (False, None), (False, None), (True, 1)], 2.5936598339552),
+    (2, {"civet": 1}, [(True, 2), (True, 1), (True, 1), (False, None), (False, None), (True, 1)], 3.9018236582301),
+    (-4, {"grelottine": 1}, [(True, 2), (True, None), (True, 1), (False, None), (False, None), (True, 1)],
+     4.1525304483107),
+])
+def test_a_costly_bet_a_siroted_six_and_a_negative_velute_are_the_engines(
+        solved: Callable[[Ruleset], SoloOptimum], score: int, items: dict[str, int],
+        sirops: list[tuple[bool, int | None]], expected: float) -> None:
+    # The sirops (and bets) by face, a 6 included, and the expected turns are pinned; the turn
+    # played in the engine with those answers (a wrong bet costing 3, a failed sirop of a 6
+    # giving a Civet unless one is held, a Velute of 2 losing 8) gives the model's value.
+    optimum = solved(ODD)
+    civet, grelottine = held(items)
+    assert [optimum.best_sirop(score, face, civet, grelottine) for face in range(1, 7)] == sirops
+    value = optimum.expected_turns(score, civet, grelottine)
+    assert value == pytest.approx(expected, abs=1e-9)
+    assert one_turn_in_the_engine(ODD, score, items) == pytest.approx(value, abs=1e-9)
+
+
+def test_a_grelottine_held_changes_the_sirop_when_the_values_say_so() -> None:
+    # No ruleset solved here has a sirop whose answer changes with a Grelottine held, so the
+    # values are given: 5 turns everywhere but 0.1 at 1 with the Grelottine alone. At 0, a
+    # Chouette of 1 kept (1 point) is then worth keeping with the Grelottine, and worth a sirop
+    # (a sixth of Culs that win, a bet) without it.
+    values = np.full((4, 40 - FLOOR), 5.0)
+    values[1, 1 - FLOOR] = 0.1
+    given = SoloOptimum(SMALL, floor=FLOOR, values=values)
+    assert given.best_sirop(0, 1, grelottine=True) == (False, None)  # asked first: the memo is keyed by it
+    assert given.best_sirop(0, 1) == given.best_sirop(0, 1, False, False) == (True, None)
+    # The engine's sirop decision reads the Grelottine held from the game.
+    state = GameState(SMALL, 1, dice=InjectedDice([1, 1, 3]),
+                      setup={"scores": [0], "items": [{"grelottine": 1}]})
+    plain = GameState(SMALL, 1, dice=InjectedDice([1, 1, 3]), setup={"scores": [0]})
+    with pytest.MonkeyPatch.context() as patch:
+        patch.setattr(solo_module, "_optimum_of", lambda rules_json: given)
+        patch.setattr(solo_module, "_last", [None, None])
+        answers = []
+        for game in (state, plain):
+            game.apply_action(Roll())
+            assert game.pending is not None and game.pending.kind == "sirop"
+            answers.append(optimal_action(game, game.pending))
+    assert answers == [Pass(), Sirop()]

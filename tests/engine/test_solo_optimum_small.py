@@ -42,6 +42,12 @@ ODD = ruleset("solo", target_score=40, cap_score=39, civet={"max_stake": 6},
               grelottine={"stake_limits": {"chouette": "100%", "velute": "50%"}},
               scores={"chouette": [1, 4, 9, 16, 25, 3], "velute": [2, -8, 18, 32, 50, 72]},
               sirotage={"bet_loss": 3})
+# The small game with a sirop but no bet on its die, and with a Chouette-Velute siroted scored
+# again (shouted in time).
+NO_BET = ruleset("solo", target_score=40, cap_score=39, civet={"max_stake": 6},
+                 grelottine=SMALL.grelottine.model_dump(), sirotage={"self_bet": False})
+RESCORED = ruleset("solo", target_score=40, cap_score=39, civet={"max_stake": 6},
+                   grelottine=SMALL.grelottine.model_dump(), sirotage={"rescore_after": ["chouette_velute"]})
 
 @pytest.fixture(scope="module")
 def solved() -> Iterator[Callable[[Ruleset], SoloOptimum]]:
@@ -386,3 +392,22 @@ def test_a_grelottine_held_changes_the_sirop_when_the_values_say_so() -> None:
             assert game.pending is not None and game.pending.kind == "sirop"
             answers.append(optimal_action(game, game.pending))
     assert answers == [Pass(), Sirop()]
+
+
+@pytest.mark.parametrize(("rules", "score", "items", "best", "expected"), [
+    (NO_BET, 0, {}, Roll(), 3.5298734271076),
+    (NO_BET, 2, {"civet": 1}, DeclareCivet("chouette", 2), 3.495844726224),
+    (RESCORED, 0, {}, Roll(), 3.2870824849926),
+    (RESCORED, 2, {"civet": 1}, DeclareCivet("chouette", 1), 3.2601689667755),
+], ids=lambda value: str(value) if not isinstance(value, Ruleset) else value.name)
+def test_a_sirop_without_a_bet_or_rescored_is_the_engines(solved: Callable[[Ruleset], SoloOptimum], rules: Ruleset,
+                                                           score: int, items: dict[str, int], best: Action,
+                                                           expected: float) -> None:
+    # Without a bet the sirop has two options (keep, sirop); a Chouette-Velute siroted scores
+    # its Velute again. The choice, the expected turns and the engine's turn agree.
+    optimum = solved(rules)
+    civet, grelottine = held(items)
+    value = optimum.expected_turns(score, civet, grelottine)
+    assert value == pytest.approx(expected, abs=1e-9)
+    assert optimum.best_turn_start(score, civet, grelottine).action == best
+    assert one_turn_in_the_engine(rules, score, items) == pytest.approx(value, abs=1e-9)

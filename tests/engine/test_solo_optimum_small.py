@@ -48,6 +48,9 @@ NO_BET = ruleset("solo", target_score=40, cap_score=39, civet={"max_stake": 6},
                  grelottine=SMALL.grelottine.model_dump(), sirotage={"self_bet": False})
 RESCORED = ruleset("solo", target_score=40, cap_score=39, civet={"max_stake": 6},
                    grelottine=SMALL.grelottine.model_dump(), sirotage={"rescore_after": ["chouette_velute"]})
+# The small game with Culs de Chouette of 20 (they no longer win at once).
+LOW_CULS = ruleset("solo", target_score=40, cap_score=39, civet={"max_stake": 6},
+                   grelottine=SMALL.grelottine.model_dump(), scores={"cul_de_chouette": [20] * 6})
 
 @pytest.fixture(scope="module")
 def solved() -> Iterator[Callable[[Ruleset], SoloOptimum]]:
@@ -297,12 +300,16 @@ def test_a_chance_decision_is_not_the_optimums() -> None:
     assert str(error.value) == "chance decisions are the dice's"
 
 
-def test_the_civet_table_gives_each_bets_expected_turns(solved: Callable[[Ruleset], SoloOptimum]) -> None:
+@pytest.mark.parametrize("rules", [SMALL, LOW_CULS], ids=["small", "low_culs"])
+def test_the_civet_table_gives_each_bets_expected_turns(solved: Callable[[Ruleset], SoloOptimum],
+                                                        rules: Ruleset) -> None:
     # Before a roll, a Civet's expected turns come from a table over the scores after it is
     # settled (fast); they must be those of rolling with that bet, computed outcome by outcome,
     # for every combination and stake, with or without a Grelottine held (a Néant then gives
-    # none), up to the cap (39 here: a Civet won at 35 stops there).
-    optimum = solved(SMALL)
+    # none), up to the cap (39 here: a Civet won at 35 stops there). With Culs of 20 a Cul does
+    # not win at once, so a Civet on a Cul de Chouette is settled after a sirop that makes one
+    # (not made: the sirop does not count for a Civet's Cul, only for a Grelottine's).
+    optimum = solved(rules)
     scores = np.array([-10, -5, 0, 2, 20, 35, 38, 39])
     table = optimum._civet_table(optimum.values)
     for grelottine in (0, 1):

@@ -418,3 +418,15 @@ def test_a_sirop_without_a_bet_or_rescored_is_the_engines(solved: Callable[[Rule
     assert value == pytest.approx(expected, abs=1e-9)
     assert optimum.best_turn_start(score, civet, grelottine).action == best
     assert one_turn_in_the_engine(rules, score, items) == pytest.approx(value, abs=1e-9)
+
+
+def test_a_failed_sirop_of_a_six_adds_a_civet_to_the_grelottine_held() -> None:
+    # Given values: 0.1 turn with both items, 5 elsewhere but 0.5 at 36 with the Grelottine
+    # alone. At 0 holding the Grelottine, a Chouette of 6 kept (36) is worth 0.5; siroted, it
+    # wins a sixth of the time and otherwise gives a Civet on top of the Grelottine (0.1): sirop
+    # (were the Grelottine lost with it, 5: keep).
+    values = np.full((4, 40 - FLOOR), 5.0)
+    values[3] = 0.1
+    values[1, 36 - FLOOR] = 0.5
+    given = SoloOptimum(SMALL, floor=FLOOR, values=values)
+    assert given.best_sirop(0, 6, grelottine=True)[0] is True

@@ -430,3 +430,14 @@ def test_a_failed_sirop_of_a_six_adds_a_civet_to_the_grelottine_held() -> None:
     values[1, 36 - FLOOR] = 0.5
     given = SoloOptimum(SMALL, floor=FLOOR, values=values)
     assert given.best_sirop(0, 6, grelottine=True)[0] is True
+
+
+def test_without_negative_scores_a_neant_gives_the_grelottine_from_its_minimum() -> None:
+    # Given values where the Grelottine is worth much (0.1 turn against 5): rolling at 30 (F's
+    # minimum here) may bring it with a Néant, at 29 it may not.
+    flat = np.full((4, 40 - FLOOR), 5.0)
+    low = flat.copy()
+    low[1] = 0.1
+    with_flat, with_low = (SoloOptimum(NO_NEGATIVE, floor=FLOOR, values=v) for v in (flat, low))
+    assert with_low.roll_expected(29) == with_flat.roll_expected(29)
+    assert with_low.roll_expected(30) < with_flat.roll_expected(30) - 0.5

@@ -13,8 +13,8 @@ import pytest
 from engine_helpers import one_turn_in_the_engine, ruleset
 
 from cdc_env import solo_optimum as solo_module
-from cdc_env.actions import Action, DeclareCivet, Roll, UseGrelottine
-from cdc_env.dice import SeededDice
+from cdc_env.actions import Action, DeclareCivet, Pass, Roll, Sirop, UseGrelottine
+from cdc_env.dice import InjectedDice, SeededDice
 from cdc_env.flow import Decision
 from cdc_env.game import GameState
 from cdc_env.rules import Ruleset
@@ -35,6 +35,22 @@ CULS_ONLY = ruleset("solo", target_score=100, cap_score=99, neant_gives_grelotti
                     scores={"chouette": [0] * 6, "velute": [0] * 6, "cul_de_chouette": [100] * 6},
                     sirotage={"enabled": False}, civet={"enabled": False}, grelottine={"enabled": False})
 
+# What no shipped ruleset has but the rules allow: a bet on the sirop die that costs 3 when
+# wrong, a Chouette of 6 worth 3 (so a 6 is siroted, and a failed one gives a Civet) and a
+# Velute of 2 worth -8 (one's own dice that lose points).
+ODD = ruleset("solo", target_score=40, cap_score=39, civet={"max_stake": 6},
+              grelottine={"stake_limits": {"chouette": "100%", "velute": "50%"}},
+              scores={"chouette": [1, 4, 9, 16, 25, 3], "velute": [2, -8, 18, 32, 50, 72]},
+              sirotage={"bet_loss": 3})
+# The small game with a sirop but no bet on its die, and with a Chouette-Velute siroted scored
+# again (shouted in time).
+NO_BET = ruleset("solo", target_score=40, cap_score=39, civet={"max_stake": 6},
+                 grelottine=SMALL.grelottine.model_dump(), sirotage={"self_bet": False})
+RESCORED = ruleset("solo", target_score=40, cap_score=39, civet={"max_stake": 6},
+                   grelottine=SMALL.grelottine.model_dump(), sirotage={"rescore_after": ["chouette_velute"]})
+# The small game with Culs de Chouette of 20 (they no longer win at once).
+LOW_CULS = ruleset("solo", target_score=40, cap_score=39, civet={"max_stake": 6},
+                   grelottine=SMALL.grelottine.model_dump(), scores={"cul_de_chouette": [20] * 6})
 
 @pytest.fixture(scope="module")
 def solved() -> Iterator[Callable[[Ruleset], SoloOptimum]]:
@@ -284,12 +300,16 @@ def test_a_chance_decision_is_not_the_optimums() -> None:
     assert str(error.value) == "chance decisions are the dice's"
 
 
-def test_the_civet_table_gives_each_bets_expected_turns(solved: Callable[[Ruleset], SoloOptimum]) -> None:
+@pytest.mark.parametrize("rules", [SMALL, LOW_CULS], ids=["small", "low_culs"])
+def test_the_civet_table_gives_each_bets_expected_turns(solved: Callable[[Ruleset], SoloOptimum],
+                                                        rules: Ruleset) -> None:
     # Before a roll, a Civet's expected turns come from a table over the scores after it is
     # settled (fast); they must be those of rolling with that bet, computed outcome by outcome,
     # for every combination and stake, with or without a Grelottine held (a Néant then gives
-    # none), up to the cap (39 here: a Civet won at 35 stops there).
-    optimum = solved(SMALL)
+    # none), up to the cap (39 here: a Civet won at 35 stops there). With Culs of 20 a Cul does
+    # not win at once, so a Civet on a Cul de Chouette is settled after a sirop that makes one
+    # (not made: the sirop does not count for a Civet's Cul, only for a Grelottine's).
+    optimum = solved(rules)
     scores = np.array([-10, -5, 0, 2, 20, 35, 38, 39])
     table = optimum._civet_table(optimum.values)
     for grelottine in (0, 1):
@@ -332,3 +352,92 @@ def test_a_grelottines_stake_is_its_share_of_a_positive_score(solved: Callable[[
     scores = np.array([-5, 0, 1, 2, 3, 7])
     assert optimum.stake(scores, "chouette").tolist() == [0, 0, 1, 2, 3, 7]  # 100 %
     assert optimum.stake(scores, "velute").tolist() == [0, 0, 0, 1, 1, 3]  # 50 %, rounded down
+
+
+@pytest.mark.parametrize(("score", "items", "sirops", "expected"), [
+    (0, {}, [(True, 2), (True, 1), (False, None), (False, None), (False, None), (True, 1)], 3.9658960056050),
+    (-5, {}, [(True, 2), (True, None), (True, 1), (False, None), (False, None), (True, None)], 4.1962408461826),
+    (25, {}, [(True, None), (True, 1), (False, None), (False, None), (False, None), (True, 1)], 2.5936598339552),
+    (2, {"civet": 1}, [(True, 2), (True, 1), (True, 1), (False, None), (False, None), (True, 1)], 3.9018236582301),
+    (-4, {"grelottine": 1}, [(True, 2), (True, None), (True, 1), (False, None), (False, None), (True, 1)],
+     4.1525304483107),
+])
+def test_a_costly_bet_a_siroted_six_and_a_negative_velute_are_the_engines(
+        solved: Callable[[Ruleset], SoloOptimum], score: int, items: dict[str, int],
+        sirops: list[tuple[bool, int | None]], expected: float) -> None:
+    # The sirops (and bets) by face, a 6 included, and the expected turns are pinned; the turn
+    # played in the engine with those answers (a wrong bet costing 3, a failed sirop of a 6
+    # giving a Civet unless one is held, a Velute of 2 losing 8) gives the model's value.
+    optimum = solved(ODD)
+    civet, grelottine = held(items)
+    assert [optimum.best_sirop(score, face, civet, grelottine) for face in range(1, 7)] == sirops
+    value = optimum.expected_turns(score, civet, grelottine)
+    assert value == pytest.approx(expected, abs=1e-9)
+    assert one_turn_in_the_engine(ODD, score, items) == pytest.approx(value, abs=1e-9)
+
+
+def test_a_grelottine_held_changes_the_sirop_when_the_values_say_so() -> None:
+    # No ruleset solved here has a sirop whose answer changes with a Grelottine held, so the
+    # values are given: 5 turns everywhere but 0.1 at 1 with the Grelottine alone. At 0, a
+    # Chouette of 1 kept (1 point) is then worth keeping with the Grelottine, and worth a sirop
+    # (a sixth of Culs that win, a bet) without it.
+    values = np.full((4, 40 - FLOOR), 5.0)
+    values[1, 1 - FLOOR] = 0.1
+    given = SoloOptimum(SMALL, floor=FLOOR, values=values)
+    assert given.best_sirop(0, 1, grelottine=True) == (False, None)  # asked first: the memo is keyed by it
+    assert given.best_sirop(0, 1) == given.best_sirop(0, 1, False, False) == (True, None)
+    # The engine's sirop decision reads the Grelottine held from the game.
+    state = GameState(SMALL, 1, dice=InjectedDice([1, 1, 3]),
+                      setup={"scores": [0], "items": [{"grelottine": 1}]})
+    plain = GameState(SMALL, 1, dice=InjectedDice([1, 1, 3]), setup={"scores": [0]})
+    with pytest.MonkeyPatch.context() as patch:
+        patch.setattr(solo_module, "_optimum_of", lambda rules_json: given)
+        patch.setattr(solo_module, "_last", [None, None])
+        answers = []
+        for game in (state, plain):
+            game.apply_action(Roll())
+            assert game.pending is not None and game.pending.kind == "sirop"
+            answers.append(optimal_action(game, game.pending))
+    assert answers == [Pass(), Sirop()]
+
+
+@pytest.mark.parametrize(("rules", "score", "items", "best", "expected"), [
+    (NO_BET, 0, {}, Roll(), 3.5298734271076),
+    (NO_BET, 2, {"civet": 1}, DeclareCivet("chouette", 2), 3.495844726224),
+    (RESCORED, 0, {}, Roll(), 3.2870824849926),
+    (RESCORED, 2, {"civet": 1}, DeclareCivet("chouette", 1), 3.2601689667755),
+], ids=lambda value: str(value) if not isinstance(value, Ruleset) else value.name)
+def test_a_sirop_without_a_bet_or_rescored_is_the_engines(solved: Callable[[Ruleset], SoloOptimum], rules: Ruleset,
+                                                           score: int, items: dict[str, int], best: Action,
+                                                           expected: float) -> None:
+    # Without a bet the sirop has two options (keep, sirop); a Chouette-Velute siroted scores
+    # its Velute again. The choice, the expected turns and the engine's turn agree.
+    optimum = solved(rules)
+    civet, grelottine = held(items)
+    value = optimum.expected_turns(score, civet, grelottine)
+    assert value == pytest.approx(expected, abs=1e-9)
+    assert optimum.best_turn_start(score, civet, grelottine).action == best
+    assert one_turn_in_the_engine(rules, score, items) == pytest.approx(value, abs=1e-9)
+
+
+def test_a_failed_sirop_of_a_six_adds_a_civet_to_the_grelottine_held() -> None:
+    # Given values: 0.1 turn with both items, 5 elsewhere but 0.5 at 36 with the Grelottine
+    # alone. At 0 holding the Grelottine, a Chouette of 6 kept (36) is worth 0.5; siroted, it
+    # wins a sixth of the time and otherwise gives a Civet on top of the Grelottine (0.1): sirop
+    # (were the Grelottine lost with it, 5: keep).
+    values = np.full((4, 40 - FLOOR), 5.0)
+    values[3] = 0.1
+    values[1, 36 - FLOOR] = 0.5
+    given = SoloOptimum(SMALL, floor=FLOOR, values=values)
+    assert given.best_sirop(0, 6, grelottine=True)[0] is True
+
+
+def test_without_negative_scores_a_neant_gives_the_grelottine_from_its_minimum() -> None:
+    # Given values where the Grelottine is worth much (0.1 turn against 5): rolling at 30 (F's
+    # minimum here) may bring it with a Néant, at 29 it may not.
+    flat = np.full((4, 40 - FLOOR), 5.0)
+    low = flat.copy()
+    low[1] = 0.1
+    with_flat, with_low = (SoloOptimum(NO_NEGATIVE, floor=FLOOR, values=v) for v in (flat, low))
+    assert with_low.roll_expected(29) == with_flat.roll_expected(29)
+    assert with_low.roll_expected(30) < with_flat.roll_expected(30) - 0.5

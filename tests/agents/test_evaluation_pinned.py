@@ -291,3 +291,37 @@ def test_an_agent_left_without_a_game() -> None:
     tournament = run_tournament(["a", "b", "c"], CLASSIC, seats=2, games=1, runner=lambda s, n: (0, [5, 1]))
     c = next(agent for agent in tournament.agents if agent.name == "c")
     assert (c.games, c.win_rate, c.mean_points, c.ci_low, c.ci_high) == (0, 0.0, 0.0, 0.0, 1.0)
+
+
+def test_a_tournament_cuts_games_at_3000_turns_unless_told(monkeypatch: pytest.MonkeyPatch) -> None:
+    """The default game length a tournament allows (a game still running at turn 3000 counts
+    as unfinished), handed to the bots' runner with the default reaction level."""
+    made: list[tuple[str, int]] = []
+
+    def runner(rules: object, reaction: str, max_turns: int) -> evaluation.GameRunner:
+        made.append((reaction, max_turns))
+        return lambda seating, seed: (0, [343, 0])
+
+    monkeypatch.setattr(evaluation, "bot_game_runner", runner)
+    evaluation.run_tournament(["bold", "prudent"], CLASSIC, 2, 1)
+    evaluation.run_tournament(["bold", "prudent"], CLASSIC, 2, 1, max_turns=7)
+    assert made == [("human", 3000), ("human", 7)]
+
+
+def test_several_processes_are_spawned_not_forked(monkeypatch: pytest.MonkeyPatch) -> None:
+    """A fork does not carry torch's threads safely (a tournament run from training): the
+    worker processes are spawned."""
+    asked: list[str | None] = []
+
+    class Stop(Exception):
+        pass
+
+    def get_context(method: str | None = None) -> object:
+        asked.append(method)
+        raise Stop
+
+    monkeypatch.setattr(evaluation.multiprocessing, "get_context", get_context)
+    with pytest.raises(Stop):
+        list(evaluation._outcomes([(["bold", "prudent"], 0), (["prudent", "bold"], 1)], None, 2,
+                                  CLASSIC, "human", 10))
+    assert asked == ["spawn"]

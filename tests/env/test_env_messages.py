@@ -73,6 +73,9 @@ def test_before_reset() -> None:
         table.action_mask("seat_0")
     with pytest.raises(AttributeError, match=r"^last\(\) cannot be called before reset\(\)$"):
         env(ruleset="classic", players=2).last()
+    # step() too: PettingZoo's own message (the table has no agents before reset).
+    with pytest.raises(AssertionError, match=r"^reset\(\) needs to be called before step\.$"):
+        env(ruleset="classic", players=2).step(0)
 
 
 def test_render_without_a_mode_says_how_to_get_one() -> None:

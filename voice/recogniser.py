@@ -778,18 +778,15 @@ class Recogniser:
         """
         stop = span[1].end + self.rate // 5 - self._history_start
         audio = self._history[max(0, start - self._history_start):max(0, stop)]
-        pad = np.zeros(self.rate // 10)  # a fresh decoder needs a little silence to start from
+        padded = self._padded(audio)
         active = set(self.active)
 
         def looks() -> Iterator[Sequence[Reading]]:
             yield readings
             for up, down in self.look_speeds:
-                decoder = open_decoder(self.model, self.rate, self._grammar or "[]")
-                decoder.SetMaxAlternatives(3)  # the best readings: a short n-best is cheaper
-                decoder.AcceptWaveform(to_pcm16(resample_poly(np.concatenate([pad, audio, pad]),
-                                                              up, down)).tobytes())
-                yield read_result(json.loads(decoder.FinalResult()), self._heard, self.garbage,
-                                  self.rate)
+                # The best readings: a short n-best is cheaper.
+                yield self._decode_afresh(to_pcm16(resample_poly(padded, up, down)).tobytes(),
+                                          self._grammar or "[]", self._heard, alternatives=3)
 
         bar = self.noisy_look_share if self.noisy() else self.look_share
         chosen = pooled_choice(looks(), 1 + len(self.look_speeds), active, bar)
@@ -801,6 +798,19 @@ class Recogniser:
             return Match(heard.phrase, tuple(map(self._shift, heard.words)), heard.last), share
         phrase = next(p for p in self.phrases if p.intent == intent)
         return Match(phrase, span, False), share
+
+    def _padded(self, audio: np.ndarray) -> np.ndarray:
+        """A cut of the history between two silences: a fresh decoder needs a little silence to
+        start from."""
+        pad = np.zeros(self.rate // 10)
+        return np.concatenate([pad, audio, pad])
+
+    def _decode_afresh(self, pcm: bytes, grammar: str, heard: Sequence[Phrase], alternatives: int) -> list[Reading]:
+        """`pcm` decoded by a new decoder with `grammar` (the second look's and the race look's)."""
+        decoder = open_decoder(self.model, self.rate, grammar)
+        decoder.SetMaxAlternatives(alternatives)
+        decoder.AcceptWaveform(pcm)
+        return read_result(json.loads(decoder.FinalResult()), heard, self.garbage, self.rate)
 
     def _race_look(self, utterance_start: int, readings: Sequence[Reading]) -> list[Outcome]:
         """While a race is open: an utterance that gave nothing (or a close call the second look
@@ -837,16 +847,9 @@ class Recogniser:
         audio = self._history[max(0, start - self._history_start):max(0, stop - self._history_start)]
         if not len(audio):
             return []
-        pad = np.zeros(self.rate // 10)
-        pcm = to_pcm16(np.concatenate([pad, audio, pad])).tobytes()
-
-        def decode(grammar: str, heard: Sequence[Phrase]) -> list[Reading]:
-            decoder = open_decoder(self.model, self.rate, grammar)
-            decoder.SetMaxAlternatives(self.alternatives or 10)
-            decoder.AcceptWaveform(pcm)
-            return read_result(json.loads(decoder.FinalResult()), heard, self.garbage, self.rate)
-
-        looked = decode(self._race_grammar, self._race_phrases)
+        pcm = to_pcm16(self._padded(audio)).tobytes()
+        alternatives = self.alternatives or 10
+        looked = self._decode_afresh(pcm, self._race_grammar, self._race_phrases, alternatives)
         top = looked[0] if looked else None
         if (top is None or not top.words or top.garbage or len(top.matches) != 1
                 or len(top.words) != len(top.matches[0].words)):
@@ -861,12 +864,13 @@ class Recogniser:
         # well as anything (the whole grammar often says the phrase itself on this cut); other
         # speech, forced into the phrase, fits far worse than the words it was.
         assert self._grammar is not None  # a race's intents are active
-        best = max((r.score for r in decode(self._grammar, self._heard) if r.words), default=-math.inf)
+        whole = self._decode_afresh(pcm, self._grammar, self._heard, alternatives)
+        best = max((r.score for r in whole if r.words), default=-math.inf)
         log.debug("race look: %s, gap %.1f, the whole grammar's best %.1f over it",
                   top.matches[0].phrase.text, gap, best - top.score)
         if best - top.score > self.race_ratio:
             return []
-        base = start - len(pad)
+        base = start - self.rate // 10  # the silence `_padded` put before the cut
         match = top.matches[0]
         shifted = tuple(Word(w.text, w.start + base, w.end + base, w.conf) for w in match.words)
         return self._emit(Match(match.phrase, shifted, False), 1.0 / (1.0 + math.exp(-gap)))

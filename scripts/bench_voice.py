@@ -192,6 +192,14 @@ def _make_set(name: str, spec: dict, with_shouts: bool) -> list[Clip]:
     return clips
 
 
+def hear(recogniser: Any, pcm: np.ndarray) -> list[Any]:
+    """Everything `recogniser` reports on a clip fed in CHUNK pieces, as a microphone would."""
+    found = []
+    for i in range(0, len(pcm), CHUNK):
+        found += recogniser.accept(pcm[i:i + CHUNK], i)
+    return found + recogniser.flush()
+
+
 def run_ours(model_path: str, clips: list[dict], options: dict) -> dict:
     from voice.model import load_model
     from voice.recogniser import Detection, Recogniser
@@ -202,11 +210,7 @@ def run_ours(model_path: str, clips: list[dict], options: dict) -> dict:
     for clip in clips:
         pcm = to_pcm16(load_clip(clip["path"]))
         t = time.process_time()
-        recogniser = Recogniser(model, lexicons[clip["lexicon"]], **options)
-        found = []
-        for i in range(0, len(pcm), CHUNK):
-            found += recogniser.accept(pcm[i:i + CHUNK], i)
-        found += recogniser.flush()
+        found = hear(Recogniser(model, lexicons[clip["lexicon"]], **options), pcm)
         cpu += time.process_time() - t
         results.append([(d.intent if isinstance(d, Detection) else None, d.onset_s, d.end_s,
                          d.detected_at_s) for d in found])
@@ -231,10 +235,7 @@ def run_races(model_path: str, clips: list[dict], options: dict) -> dict:
         for race in races:
             recogniser = Recogniser(model, shouts, intents=[race], **options)
             recogniser.set_race([race])
-            found = []
-            for i in range(0, len(pcm), CHUNK):
-                found += recogniser.accept(pcm[i:i + CHUNK], i)
-            found += recogniser.flush()
+            found = hear(recogniser, pcm)
             row.append(any(isinstance(d, Detection) and d.intent == race for d in found))
         cpu += time.process_time() - t
         heard.append(row)

@@ -165,7 +165,8 @@ def test_a_lexicon_that_cannot_be_read_says_why_and_what_to_pass(tmp_path: Path)
     # A folder is no file: the system's reason, then what to do, in one line.
     with pytest.raises(LexiconError) as error:
         load_lexicon(tmp_path)
-    assert str(error.value) == f"{tmp_path}: the lexicon cannot be read (Is a directory); pass --lexicon with a YAML file"
+    assert str(error.value) == (f"{tmp_path}: the lexicon cannot be read (Is a directory); "
+                                "pass --lexicon with a YAML file")
 
 
 def test_duplicate_phrases_collapse(tmp_path: Path) -> None:

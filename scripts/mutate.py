@@ -43,7 +43,7 @@ TESTS: tuple[tuple[str, tuple[str, ...]], ...] = (
     ("agents/evaluation.py", ("tests/agents/test_bots_and_evaluation.py", "tests/agents/test_evaluation_pinned.py")),
     ("agents/", ("tests/agents/test_bots_and_evaluation.py",)),
     ("cdc_env/spaces.py", ("tests/env/test_env_spaces.py", "tests/env/test_codec_seats.py",
-                           "tests/env/test_observation_by_hand.py")),
+                           "tests/env/test_observation_by_hand.py", "tests/env/test_house_observation.py")),
     ("cdc_env/env.py", ("tests/env/test_env_aec.py", "tests/env/test_env_single.py", "tests/env/test_cut_short.py",
                         "tests/env/test_env_messages.py")),
     # The engine: hand-worked tests only. The seeded random games (test_log_digest,

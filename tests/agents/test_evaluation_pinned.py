@@ -325,3 +325,54 @@ def test_several_processes_are_spawned_not_forked(monkeypatch: pytest.MonkeyPatc
         list(evaluation._outcomes([(["bold", "prudent"], 0), (["prudent", "bold"], 1)], None, 2,
                                   CLASSIC, "human", 10))
     assert asked == ["spawn"]
+
+
+def test_the_chart_is_a_png_whatever_the_users_matplotlib_saves_by_default(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    # A matplotlibrc with `savefig.format: svg` must not put an SVG in tournament.png.
+    import matplotlib
+
+    monkeypatch.setitem(matplotlib.rcParams, "savefig.format", "svg")
+    a = AgentResult("a", games=1, wins=1, win_rate=1.0, ci_low=0.2, ci_high=1.0, elo=1510.0)
+    b = AgentResult("b", games=1, wins=0, win_rate=0.0, ci_low=0.0, ci_high=0.8, elo=1490.0)
+    _, png_path = save_report(Tournament("classic", 2, 1, 0, [a, b], 0, []), tmp_path)
+    assert png_path.read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
+
+
+class Failing(PassingBot):
+    def act(self, state: object, decision: Decision) -> Action:
+        raise RuntimeError("no model here")
+
+
+def test_a_brought_agent_that_fails_is_named_in_one_line(monkeypatch: pytest.MonkeyPatch) -> None:
+    """An agent brought as `module:Name` that raises: its name, the game, the seat and moment,
+    and its error. Seed 5 draws seat 1 to throw first (its log: seat 0 a 5, seat 1 a 3), so the
+    first decision is seat 1's turn start."""
+    monkeypatch.setattr(bots, "make_bot", lambda name, seed=0, reaction="human": Failing())
+    run = evaluation.bot_game_runner(CLASSIC, "human", 10)
+    with pytest.raises(evaluation.AgentError) as error:
+        run(["mine:Bot", "mine:Bot"], 5)
+    assert str(error.value) == ("agent 'mine:Bot' failed in game 5 (seat 1, deciding turn_start): "
+                                "RuntimeError: no model here")
+
+
+def test_one_of_our_bots_that_fails_keeps_its_own_error(monkeypatch: pytest.MonkeyPatch) -> None:
+    # A bot of ours (no ':' in its name) failing is a bug of ours: its traceback, not an AgentError.
+    monkeypatch.setattr(bots, "make_bot", lambda name, seed=0, reaction="human": Failing())
+    run = evaluation.bot_game_runner(CLASSIC, "human", 10)
+    with pytest.raises(RuntimeError, match="^no model here$"):
+        run(["bold", "bold"], 5)
+
+
+@pytest.mark.parametrize("workers", [None, 1])
+def test_one_worker_plays_in_this_process(monkeypatch: pytest.MonkeyPatch, workers: int | None) -> None:
+    """By default, and with workers=1, every game is played here: no process is started, even
+    for several games."""
+    def no_processes(method: str | None = None) -> object:
+        raise AssertionError("a process pool was started")
+
+    monkeypatch.setattr(evaluation.multiprocessing, "get_context", no_processes)
+    monkeypatch.setattr(evaluation, "bot_game_runner", lambda rules, reaction, max_turns: lambda s, n: (0, [343, 0]))
+    options = {} if workers is None else {"workers": workers}
+    tournament = run_tournament(["bold", "prudent"], CLASSIC, 2, 3, **options)  # type: ignore[arg-type]
+    assert tournament.games == 3 and sum(agent.wins for agent in tournament.agents) == 3

@@ -137,6 +137,21 @@ def test_a_check_of_the_whole_ruleset_is_said_without_pydantics_prefix() -> None
     assert str(error.value) == f"ruleset mine.yaml is not valid:\n  - cap_score must be below target_score\n{FIX}"
 
 
+@pytest.mark.parametrize(("low", "high", "players", "refusal"), [
+    (1, 1, 2, "ruleset 'mine' is played by exactly 1 player, not 2"),
+    (3, 3, 2, "ruleset 'mine' is played by exactly 3 players, not 2"),
+    (2, 2, 1, "ruleset 'mine' is played by exactly 2 players, not 1"),
+    (3, 5, 6, "ruleset 'mine' is played by 3 to 5 players, not 6"),
+])
+def test_a_table_size_the_ruleset_does_not_play_is_said_in_words(low: int, high: int, players: int,
+                                                                  refusal: str) -> None:
+    # One player is "player", more are "players"; a single size is "exactly", a span "to".
+    ruleset = Ruleset.from_dict(classic_with(name="mine", min_players=low, max_players=high))
+    assert ruleset.players_refusal(players) == refusal
+    assert ruleset.players_refusal(low) is None
+    assert ruleset.players_refusal(high) is None
+
+
 def test_a_ruleset_that_is_no_mapping_is_named_at_the_top_level() -> None:
     # A damaged save whose ruleset is a string, say.
     with pytest.raises(RulesetError) as error:

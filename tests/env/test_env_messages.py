@@ -11,6 +11,7 @@ from gymnasium.spaces import Box
 
 from cdc_env.actions import IllegalActionError, Roll, Shout
 from cdc_env.env import TurnPenalty, WinLoss, default_players, env, make_reward, raw_env
+from cdc_env.game import GameState, JoinRefused
 from cdc_env.rules import load_ruleset
 
 
@@ -150,3 +151,39 @@ def test_resets_without_a_seed_go_on_from_the_last_seed() -> None:
     assert one.game_seed == two.game_seed == draws.getrandbits(63)
     two.reset()
     assert two.game_seed == draws.getrandbits(63)
+
+
+def test_a_late_friend_is_refused_with_the_agents_named() -> None:
+    """maison plays the Chante-Sloubi, but an environment's agents are fixed: its own `join`
+    and the game it holds (a join at the very start of a turn, which maison would allow) both
+    say so, naming the last seat of this table of four."""
+    says = ("nobody can join this game: the environment's agents are fixed (seat_0..seat_3); a late "
+            "friend (chante_sloubi) joins at the live table, scripts/play.py")
+    table = raw_env("maison", 4)
+    table.reset(seed=4)
+    assert table.state is not None and table.state.at_turn_start
+    with pytest.raises(JoinRefused) as error:
+        table.join("Zoé", sung=True)
+    assert str(error.value) == says
+    assert table.state.join_refusal("Zoé") == says
+    with pytest.raises(JoinRefused, match=f"^{re.escape(says)}$"):
+        table.state.join("Zoé")
+    assert table.state.players == 4
+
+
+class OneValueTooFew:
+    """A reward that gives one number fewer than there are seats (a bug in a caller's reward)."""
+
+    def reset(self, state: GameState) -> None:
+        pass
+
+    def __call__(self, state: GameState, truncated: bool) -> list[float]:
+        return [1.0] * (state.players - 1)
+
+
+def test_a_reward_with_a_number_missing_is_refused_not_cut_short() -> None:
+    # zip(strict=True): the last seat's reward is not silently left at 0.
+    table = raw_env("classic", 3, reward=OneValueTooFew())
+    table.reset(seed=1)
+    with pytest.raises(ValueError, match="zip"):
+        table.step(int(table.action_mask().argmax()))

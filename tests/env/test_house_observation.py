@@ -28,8 +28,10 @@ def with_house(name: str, house_rules: dict[str, object], **sections: dict[str, 
 
 
 def marked(observation: np.ndarray, encoder: ObservationEncoder, section: str) -> list[int]:
-    """The seat offsets (+1: the next seat in play order) a section marks."""
-    return [int(i) for i in np.flatnonzero(observation[encoder.layout[section]])]
+    """The seat offsets (+1: the next seat in play order) a section marks, each with 1.0."""
+    values = observation[encoder.layout[section]]
+    assert all(value in (0.0, 1.0) for value in values.tolist()), values  # a mark is 1.0, no other value
+    return [int(i) for i in np.flatnonzero(values)]
 
 
 @pytest.mark.parametrize("players", [4, 6, 8])

@@ -68,3 +68,19 @@ def test_words_that_do_not_fit_the_moment_are_explained() -> None:
     action, why = action_for(decision("buy_cul", [BuyCul(), Pass()]), ["bird_linotte"])
     assert action is None and "does not answer this moment" in why
     assert action_for(decision("buy_cul", [BuyCul(), Pass()]), [])[1] == "nothing was heard"
+
+
+def test_house_rule_moments_take_their_word_or_oui() -> None:
+    # Each house rule's join is a bet on success: its own shout or « oui » (the Verdier's
+    # « Vert-Linette ! », the Civet doublé's « Civet ! », the Attrape-oiseau's, the Flan's
+    # « Tatan, elle fait des flans ! »); another rule's word does not answer it.
+    words = {"verdier_bet": "vert_linette", "civet_double": "civet", "attrape_oiseau": "attrape_oiseau",
+             "flan_use": "tatan_elle_fait_des_flans"}
+    for kind, word in words.items():
+        moment = decision(kind, [BetOnSuccess(), Pass()])
+        assert action_for(moment, [word]) == (BetOnSuccess(), ""), kind
+        assert action_for(moment, ["oui"]) == (BetOnSuccess(), ""), kind
+        assert action_for(moment, ["non"]) == (Pass(), ""), kind
+        for other in set(words.values()) - {word}:
+            action, why = action_for(moment, [other])
+            assert action is None and "does not answer this moment" in why, (kind, other)

@@ -161,6 +161,14 @@ def test_missing_lexicon_file(tmp_path: Path) -> None:
         load_lexicon(tmp_path / "nope.yaml")
 
 
+def test_a_lexicon_that_cannot_be_read_says_why_and_what_to_pass(tmp_path: Path) -> None:
+    # A folder is no file: the system's reason, then what to do, in one line.
+    with pytest.raises(LexiconError) as error:
+        load_lexicon(tmp_path)
+    assert str(error.value) == (f"{tmp_path}: the lexicon cannot be read (Is a directory); "
+                                "pass --lexicon with a YAML file")
+
+
 def test_duplicate_phrases_collapse(tmp_path: Path) -> None:
     lexicon = load_lexicon(write(tmp_path, "oui: [Oui, oui !, ouais]\n"))
     assert lexicon.intents["oui"] == ("oui", "ouais")

@@ -23,7 +23,8 @@ of them just before it). For an utterance a phone's recogniser heard from onset_
 What it cannot tell: a quiet player shouting at once with a much louder one, where the quiet
 one's phone hears the loud one within `own_db` of its own player (then the quiet player is
 heard where the loud one pauses); and a soft start (a nasal, a whisper) under another's voice,
-found a little late. Figures: scripts/bench_web.py (--crosstalk-db) and docs/web.md.
+found a little late, when the phone does hear them. Figures: scripts/bench_web.py (--crosstalk-db)
+and docs/web.md.
 """
 
 from __future__ import annotations
@@ -189,16 +190,22 @@ class Crosstalk:
     def others_at(self, seat: int, times: np.ndarray) -> np.ndarray:
         """The other players' voices as the seat's phone hears them at these host times, in dB
         over its floor: each other phone's level (the loudest within the slack), less that
-        pair's margin (`margin_db`), added up as powers (-inf: no other phone)."""
+        pair's margin (`margin_db`), added up as powers (-inf: no other phone). A player the
+        phone is found not to hear (a margin of ISOLATED_DB or more) adds nothing: that margin
+        is a bound, what the phone's own noise let show, and seven players at their bound would
+        add up to a voice 8 dB over it."""
         reach = max(1, round(self.slack_s / HOP_S))
         carried = np.zeros(len(times))
         for other, track in self.tracks.items():
             if other == seat:
                 continue
+            margin = self.margin_db(seat, other, times[-1])
+            if margin >= ISOLATED_DB:
+                continue  # not heard at this phone: the margin is only what its own noise floor let show
             t, v = track.window(times[0] - 2 * self.slack_s, times[-1] + 2 * self.slack_s)
             if len(t) >= 2:
                 heard = np.interp(times, t, maximum_filter1d(v, 2 * reach + 1), left=-np.inf, right=-np.inf)
-                carried += 10 ** ((heard - self.margin_db(seat, other, times[-1])) / 10)
+                carried += 10 ** ((heard - margin) / 10)
         with np.errstate(divide="ignore"):
             return 10 * np.log10(carried)  # -inf: no other voice
 
@@ -222,9 +229,22 @@ class Crosstalk:
         # before the margins show it), and they are lowered by that much.
         reach = max(1, round(self.slack_s / HOP_S))
         heard = maximum_filter1d(level, 2 * reach + 1)  # what it heard, within the clocks' slack
+        # And during it: where they would reach this phone well over its floor (QUIET_DB +
+        # unheard_db) it heard no sound at all (under QUIET_DB), by far (90th percentile of the
+        # shortfall) more than a table's crosstalk can be off (ISOLATED_DB - under_db)? Then it
+        # does not hear them, whatever the table's margin says: a soft start under voices that
+        # began with it, in the first rounds. (A smaller shortfall is a table's margin a few dB
+        # wider than under_db, where lowering the others would let their voice through.)
+        shift = 0.0
         before = (times <= onset_s - self.slack_s) & (others > QUIET_DB)
         if before.sum() >= 3:
-            others = others - max(0.0, float(np.median(others[before] - heard[before])) - self.unheard_db)
+            shift = float(np.median(others[before] - heard[before])) - self.unheard_db
+        short = (others > QUIET_DB + self.unheard_db) & (heard < QUIET_DB)
+        if short.sum() >= 3:
+            shortfall = float(np.percentile(others[short] - heard[short], 90))
+            if shortfall >= ISOLATED_DB - self.under_db:
+                shift = max(shift, shortfall - self.unheard_db)
+        others = others - max(0.0, shift)
         times, level, others = times[times >= lo], level[times >= lo], others[times >= lo]
         excess = level - 10 * np.log10(1 + 10 ** (others / 10))  # dB over the noise and the others' voices
         own = excess > self.own_db

@@ -239,3 +239,46 @@ def test_a_phone_found_not_to_hear_a_player_stays_so_while_both_speak_at_once() 
     listen(heard, {0: ana, 1: bob})
     margins = [heard.margin_db(0, 1, 100.0 + until) for until in np.arange(1.5, 19.7, 0.5)]  # as time goes
     assert min(margins) >= 22.0
+
+
+def test_a_soft_start_under_voices_the_phone_did_not_hear_keeps_its_onset() -> None:
+    """The first round, no past to learn from: Bob shouts loud 10 ms before Ana (within the
+    clocks' slack: nothing before her onset shows what her phone hears), and her shout starts
+    soft. At the table's margin his voice would reach her phone 18 dB over its floor, yet her
+    phone heard under 10 dB there: it does not hear him that well, and her onset stands. (His
+    shout is short: too little of it for the margin to learn from.) At a table where her phone
+    does hear him (14 dB under), her soft start is his voice, and her onset moves."""
+    rng = np.random.default_rng(12)
+    ana, bob = room(rng), room(rng)
+    shout = voice(rng, 0.18)
+    add(bob, shout, 1.01, 30.0)
+    soft = voice(rng) * np.minimum(1.0, 0.02 + np.arange(round(0.6 * RATE)) / (0.08 * RATE))  # an 80 ms rise
+    add(ana, soft, 1.02, 22.0)
+    apart = Crosstalk()
+    listen(apart, {0: ana, 1: bob})
+    assert apart.margin_db(0, 1, 101.6) == apart.under_db  # nothing has shown it yet
+    assert apart.own_voice(0, 101.02, 101.62) == 101.02
+    add(ana, shout, 1.013, 30.0 - 14.0)  # now Ana's phone hears Bob
+    together = Crosstalk()
+    listen(together, {0: ana, 1: bob})
+    moved = together.own_voice(0, 101.02, 101.62)
+    assert moved is not None and moved > 101.04
+
+
+def test_players_a_phone_does_not_hear_do_not_add_up_to_a_voice() -> None:
+    """Eight phones, each hearing only its own player (headsets, or phones far apart), as each
+    player's shout alone showed: each pair's margin (27 dB) is then only a bound, what the
+    phone's own noise let show. In a race the seven others shout louder, 10 ms after Ana, whose
+    shout starts soft: seven voices at that bound would add up to one 13 dB over her phone's
+    floor, enough to explain her start; players her phone does not hear add nothing."""
+    rng = np.random.default_rng(13)
+    streams = {seat: room(rng, 5.0) for seat in range(8)}
+    for seat in range(1, 8):
+        add(streams[seat], voice(rng), 0.5 + 0.4 * seat, 26.0)  # each alone once
+        add(streams[seat], voice(rng), 4.01, 34.0)  # then all together, just after Ana
+    soft = voice(rng) * np.minimum(1.0, 0.02 + np.arange(round(0.6 * RATE)) / (0.08 * RATE))
+    add(streams[0], soft, 4.0, 22.0)
+    heard = Crosstalk()
+    listen(heard, streams)
+    assert all(heard.margin_db(0, other, 104.6) >= 22.0 for other in range(1, 8))
+    assert heard.own_voice(0, 104.0, 104.6) == 104.0

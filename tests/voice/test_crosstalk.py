@@ -22,6 +22,12 @@ def voice(rng: np.random.Generator, length_s: float = 0.6) -> np.ndarray:
     return rng.standard_normal(n) * envelope
 
 
+def soft_voice(rng: np.random.Generator, rise_s: float, start: float = 0.0) -> np.ndarray:
+    """A shout whose start is soft (a nasal, a whisper): from `start` of its level up to all of
+    it over `rise_s`."""
+    return voice(rng) * np.minimum(1.0, start + np.arange(round(0.6 * RATE)) / (rise_s * RATE))
+
+
 def room(rng: np.random.Generator, seconds: float = 3.0) -> np.ndarray:
     return rng.standard_normal(round(seconds * RATE)) * NOISE
 
@@ -182,7 +188,7 @@ def test_a_phone_that_hardly_hears_the_others_keeps_its_onsets_once_that_shows()
     ana, bob = room(rng, 4.0), room(rng, 4.0)
     add(bob, voice(rng), 0.5, 30.0)  # Bob alone
     add(bob, voice(rng), 2.0, 30.0)
-    soft = voice(rng) * np.minimum(1.0, np.arange(round(0.6 * RATE)) / (0.06 * RATE))  # a 60 ms rise
+    soft = soft_voice(rng, 0.06)
     add(ana, soft, 2.03, 20.0)
     heard = Crosstalk()
     listen(heard, {0: ana, 1: bob})
@@ -200,7 +206,7 @@ def test_a_phone_that_hears_only_its_player_keeps_its_first_onset_to_the_sample(
     rng = np.random.default_rng(9)
     ana, bob = room(rng), room(rng)
     add(bob, voice(rng), 1.0, 23.0)  # not loud enough for the margin to learn from
-    soft = voice(rng) * np.minimum(1.0, 0.05 + np.arange(round(0.6 * RATE)) / (0.1 * RATE))  # a 100 ms rise
+    soft = soft_voice(rng, 0.1, start=0.05)
     add(ana, soft, 1.05, 18.0)
     heard = Crosstalk()
     listen(heard, {0: ana, 1: bob})
@@ -252,7 +258,7 @@ def test_a_soft_start_under_voices_the_phone_did_not_hear_keeps_its_onset() -> N
     ana, bob = room(rng), room(rng)
     shout = voice(rng, 0.18)
     add(bob, shout, 1.01, 30.0)
-    soft = voice(rng) * np.minimum(1.0, 0.02 + np.arange(round(0.6 * RATE)) / (0.08 * RATE))  # an 80 ms rise
+    soft = soft_voice(rng, 0.08, start=0.02)
     add(ana, soft, 1.02, 22.0)
     apart = Crosstalk()
     listen(apart, {0: ana, 1: bob})
@@ -276,7 +282,7 @@ def test_players_a_phone_does_not_hear_do_not_add_up_to_a_voice() -> None:
     for seat in range(1, 8):
         add(streams[seat], voice(rng), 0.5 + 0.4 * seat, 26.0)  # each alone once
         add(streams[seat], voice(rng), 4.01, 34.0)  # then all together, just after Ana
-    soft = voice(rng) * np.minimum(1.0, 0.02 + np.arange(round(0.6 * RATE)) / (0.08 * RATE))
+    soft = soft_voice(rng, 0.08, start=0.02)
     add(streams[0], soft, 4.0, 22.0)
     heard = Crosstalk()
     listen(heard, streams)

@@ -80,10 +80,8 @@ class MicrophoneListener:
         for ear in self.ears:
             with ear.lock:
                 known = [i for i in sorted(intents) if i in ear.recogniser.lexicon]
-                for outcome in ear.recogniser.set_intents(known):
+                for outcome in ear.recogniser.set_intents(known, race=race):
                     self.attribution.hold(ear.seat, outcome, time.monotonic())
-                if race:  # a race is open for them (Recogniser.set_race)
-                    ear.recogniser.set_race(known)
 
     def poll(self) -> list[Heard]:
         if self._problem:

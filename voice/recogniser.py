@@ -446,10 +446,10 @@ class Recogniser:
 
     # --- configuration ----------------------------------------------------------------------
 
-    def set_intents(self, intents: Iterable[str]) -> list[Outcome]:
+    def set_intents(self, intents: Iterable[str], race: bool = False) -> list[Outcome]:
         """Change the active intents. The utterance under way is finished with the old grammar
-        (and the race open, if any) and its decision is returned (usually none); the race is
-        then closed (`set_race` opens one)."""
+        (and the race open, if any) and its decision is returned (usually none); then a race is
+        open for the new intents if `race` says so (`set_race`), and closed otherwise."""
         intents = list(intents)
         pending = self.flush() if self._next is not None else []
         phrases, _unknown = usable_phrases(self.lexicon, intents, self.model.knows)
@@ -462,7 +462,7 @@ class Recogniser:
         self._grammar = build_grammar(self._heard, self.garbage) if phrases else None
         if self._grammar is not None:
             validate_grammar(self._grammar, self.model.knows)  # a bad grammar would crash Vosk
-        self.set_race(())  # a new moment: a race is opened again by set_race
+        self.set_race(intents if race else ())  # a new moment: a race only if it is one
         self._new_decoder()
         return pending
 

@@ -810,3 +810,7 @@ def test_a_race_is_of_active_intents_and_ends_with_the_moment(lexicon, script) -
     assert recogniser.race == ("oui",)
     recogniser.set_intents(["oui", "non"])  # the next moment: no race until one is opened
     assert recogniser.race == ()
+    recogniser.set_intents(["non", "oui"], race=True)  # a moment that is a race for its intents
+    assert recogniser.race == ("non", "oui")
+    recogniser.set_intents(["oui"])
+    assert recogniser.race == ()

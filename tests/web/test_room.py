@@ -442,11 +442,8 @@ def test_audio_faster_than_it_can_be_heard_is_refused() -> None:
         def flush(self) -> list[Any]:
             return []
 
-        def set_intents(self, intents: Any) -> list[Any]:
+        def set_intents(self, intents: Any, race: bool = False) -> list[Any]:
             return []
-
-        def set_race(self, intents: Any) -> None:
-            pass
 
         def mask_playback(self, start_s: float, end_s: float) -> None:
             pass

@@ -109,9 +109,7 @@ class RecogniserLike(Protocol):
 
     def flush(self) -> list[Any]: ...
 
-    def set_intents(self, intents: Any) -> list[Any]: ...
-
-    def set_race(self, intents: Any) -> None: ...
+    def set_intents(self, intents: Any, race: bool = False) -> list[Any]: ...
 
     def mask_playback(self, start_s: float, end_s: float) -> None: ...
 
@@ -476,9 +474,7 @@ class Room:
     def _prepare(self, recogniser: RecogniserLike) -> None:
         now = self.clock()
         known = [i for i in self.intents if i in recogniser.lexicon]
-        recogniser.set_intents(known)
-        if self.race:
-            recogniser.set_race(known)
+        recogniser.set_intents(known, race=self.race)
         for start, end in self.masks:
             if end > now - 10:
                 recogniser.mask_playback(start, end)
@@ -660,10 +656,8 @@ class PhoneListener:
                 if recogniser is None:
                     continue  # still being made: it takes room.intents when it is
                 known = [i for i in self.room.intents if i in recogniser.lexicon]
-                for outcome in recogniser.set_intents(known):
+                for outcome in recogniser.set_intents(known, race=race):
                     self.room.attribution.hold(seat.index, outcome, self.room.clock())
-                if race:
-                    recogniser.set_race(known)
 
     def poll(self) -> list[Heard]:
         from voice.live import heard  # needs vosk only when phones are heard

@@ -16,6 +16,7 @@ from collections.abc import Iterator, MutableMapping
 from pathlib import Path
 from typing import Any
 
+import h11
 import uvicorn
 from starlette.applications import Starlette
 from starlette.requests import Request
@@ -255,20 +256,26 @@ class _H11(H11Protocol):
         super().on_response_complete()
         self._arm()
 
+    def handle_websocket_upgrade(self, event: h11.Request) -> None:  # a WebSocket now: its pings watch it
+        self._disarm()
+        super().handle_websocket_upgrade(event)
+
     def connection_lost(self, exc: Exception | None) -> None:
-        if self._deadline is not None:
-            self._deadline.cancel()
+        self._disarm()
         super().connection_lost(exc)
 
     def _arm(self) -> None:
-        if self._deadline is not None:
-            self._deadline.cancel()
+        self._disarm()
         self._deadline = self.loop.call_later(HANDSHAKE_S, self._too_slow)
 
+    def _disarm(self) -> None:
+        if self._deadline is not None:
+            self._deadline.cancel()
+            self._deadline = None
+
     def _too_slow(self) -> None:
-        waiting = self.cycle is None or self.cycle.response_complete  # no request being answered
-        upgraded = self.transport.get_protocol() is not self  # a WebSocket now: its pings watch it
-        if waiting and not upgraded and not self.transport.is_closing():
+        answering = self.cycle is not None and not self.cycle.response_complete
+        if not answering and not self.transport.is_closing():
             self.transport.close()
 
 

@@ -387,7 +387,7 @@ def test_a_frame_that_stalls_is_dropped_within_seconds_and_the_others_play_on(se
     done.set()
     trickler.join(5)
     assert len(room.connections) == 1, f"the stalled sockets still hold the room after {took:.1f} s"
-    assert took < 8, f"dropped after {took:.1f} s"
+    assert took < 9, f"dropped after {took:.1f} s"  # 2 s to the next ping, 3 s for its pong, 1 s for TLS
     assert dropped_within(stops, 2) is not None and dropped_within(trickles, 2) is not None
     assert room.seats[0].taken
     player.send({"type": "ping", "id": 99, "t1": 1.0})

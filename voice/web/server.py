@@ -16,6 +16,7 @@ from collections.abc import Iterator, MutableMapping
 from pathlib import Path
 from typing import Any
 
+import h11
 import uvicorn
 from starlette.applications import Starlette
 from starlette.requests import Request
@@ -23,6 +24,7 @@ from starlette.responses import FileResponse, HTMLResponse, Response
 from starlette.routing import Mount, Route, WebSocketRoute
 from starlette.staticfiles import StaticFiles
 from starlette.websockets import WebSocket, WebSocketDisconnect
+from uvicorn.protocols.http.h11_impl import H11Protocol
 
 from voice.web.certs import Certificates, ca_profile
 from voice.web.protocol import MAX_BINARY, MAX_TEXT, ProtocolError, parse_audio, parse_message
@@ -35,6 +37,12 @@ FLOOD_PER_S = 50  # messages (or audio frames) a second from one connection; mor
 MAX_BAD = 5  # refused messages from one connection before it is closed
 WS_MAX_SIZE = MAX_BINARY + 1024  # uvicorn drops bigger frames before they are read
 CLOSE_POLICY = 1008
+# A client that stops, or trickles, in the middle of a frame cannot answer a ping: it is closed
+# PING_S + PONG_S after its last pong at most, and leaves the room TLS_CLOSE_S later.
+PING_S = 2.0
+PONG_S = 3.0
+TLS_CLOSE_S = 1.0  # how long a closed socket waits for the client's TLS close_notify
+HANDSHAKE_S = 5.0  # for the TLS handshake, then again for the request's head
 
 
 def _page(name: str, title: str) -> Response:
@@ -221,6 +229,56 @@ def bind(host: str, port: int) -> socket.socket:
     return sock
 
 
+class _Loop(asyncio.SelectorEventLoop):
+    """The server thread's loop: uvicorn's create_server passes neither TLS timeout, and
+    asyncio's defaults keep a socket that never finishes its TLS handshake for 60 s, and a
+    closed one waiting for the client's close_notify for 30 s (its connection still in the room)."""
+
+    async def create_server(self, *args: Any, **kwargs: Any) -> asyncio.Server:
+        if kwargs.get("ssl") is not None:
+            kwargs.setdefault("ssl_handshake_timeout", HANDSHAKE_S)
+            kwargs.setdefault("ssl_shutdown_timeout", TLS_CLOSE_S)
+        return await super().create_server(*args, **kwargs)
+
+
+class _H11(H11Protocol):
+    """uvicorn's HTTP/1.1, with a deadline for each request's head. uvicorn has none: its
+    keep-alive timer starts only after a response and any byte stops it, so a client that never
+    sends its request, or sends it a byte at a time, would keep its socket for ever."""
+
+    _deadline: asyncio.TimerHandle | None = None
+
+    def connection_made(self, transport: asyncio.Transport) -> None:  # type: ignore[override]
+        super().connection_made(transport)
+        self._arm()
+
+    def on_response_complete(self) -> None:  # the next request on this connection: its own deadline
+        super().on_response_complete()
+        self._arm()
+
+    def handle_websocket_upgrade(self, event: h11.Request) -> None:  # a WebSocket now: its pings watch it
+        self._disarm()
+        super().handle_websocket_upgrade(event)
+
+    def connection_lost(self, exc: Exception | None) -> None:
+        self._disarm()
+        super().connection_lost(exc)
+
+    def _arm(self) -> None:
+        self._disarm()
+        self._deadline = self.loop.call_later(HANDSHAKE_S, self._too_slow)
+
+    def _disarm(self) -> None:
+        if self._deadline is not None:
+            self._deadline.cancel()
+            self._deadline = None
+
+    def _too_slow(self) -> None:
+        answering = self.cycle is not None and not self.cycle.response_complete
+        if not answering and not self.transport.is_closing():
+            self.transport.close()
+
+
 class WebServer:
     """The HTTPS table and the HTTP /trust page, served on a background thread."""
 
@@ -231,10 +289,10 @@ class WebServer:
         self._http_socket = bind(host, self.port + 1 if port else 0)
         self.trust_port = self._http_socket.getsockname()[1]
         common: dict[str, Any] = dict(log_level="warning", access_log=False, lifespan="off",
-                                      timeout_graceful_shutdown=1)
+                                      timeout_graceful_shutdown=1, http=_H11)
         self._https = uvicorn.Server(uvicorn.Config(
             make_app(room), ssl_certfile=str(certificates.server_cert), ssl_keyfile=str(certificates.server_key),
-            ws_max_size=WS_MAX_SIZE, ws_ping_interval=5.0, ws_ping_timeout=10.0, **common))
+            ws_max_size=WS_MAX_SIZE, ws_ping_interval=PING_S, ws_ping_timeout=PONG_S, **common))
         self._http = uvicorn.Server(uvicorn.Config(make_trust_app(certificates, self.port), **common))
         self._thread = threading.Thread(target=self._run, daemon=True, name="web")
         self._ready = threading.Event()
@@ -247,7 +305,7 @@ class WebServer:
         return self
 
     def _run(self) -> None:
-        loop = asyncio.new_event_loop()
+        loop = _Loop()
         asyncio.set_event_loop(loop)
         try:
             loop.run_until_complete(self._serve())

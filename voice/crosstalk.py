@@ -51,6 +51,7 @@ MARGIN_FRAMES = 40  # ...once it holds this many frames of such a voice (0.2 s)
 MARGIN_PERCENTILE = 98.0
 ISOLATED_DB = 22.0  # a margin this wide: the phone hardly hears that player (crosstalk at a table: 6-20 dB)...
 HEARD_DB = 16.0  # ...and it stays so until the difference falls under this (it hears that player again)
+COVERED_DB = 6.0  # a frame where the phone heard within this of another player's own level shows nothing
 BEFORE_S = 0.5  # how much of a phone's stream before an utterance shows whether it hears the others
 WAIT_S = 0.4  # an utterance waits at most this long for the other phones' audio of its time
 KEEP_S = 15.0  # a track keeps this much of its past: utterances are judged within a second or two
@@ -169,17 +170,26 @@ class Crosstalk:
         `under_db`, unless the last MARGIN_S show this phone hardly hears that player (phones
         far apart, a headset's microphone): where the other phone heard a loud voice (LOUD_DB),
         this one heard it ISOLATED_DB quieter or more (the MARGIN_PERCENTILE-th percentile of
-        the difference); then that difference. A phone found so stays so while the difference
-        stays over HEARD_DB (where both players speak at once it is small: that shows nothing);
-        what a quiet spell cannot show is kept. The host's own sounds are left out."""
+        the difference, over the frames where this phone heard little else: COVERED_DB); then
+        that difference. A phone found so stays so while the difference stays over HEARD_DB.
+        What a quiet spell cannot show is kept, and so is what frames where its own player
+        covers the other's voice cannot (at a table where everybody shouts every round, they
+        can be all there is: the margin then flipped back to `under_db`). The host's own
+        sounds are left out."""
         pair = (seat, other)
         t, loud = self.tracks[other].window(until - MARGIN_S, until)
         keep = loud > LOUD_DB
         for start, end in self._host_sounds:
             keep &= (t < start) | (t > end)
         tm, lm = self.tracks[seat].window(until - MARGIN_S - 1, until + 1)
+        if len(tm) >= 2:
+            # Each frame bounds the margin from below (the phone hears at least the other's voice
+            # less it), and only where the phone heard little else does the bound say much: where
+            # it heard within COVERED_DB of the other's own level, its own player was speaking.
+            shown = loud - np.interp(t, tm, lm)
+            keep &= shown >= COVERED_DB
         if keep.sum() >= MARGIN_FRAMES and len(tm) >= 2:
-            seen = float(np.percentile(loud[keep] - np.interp(t[keep], tm, lm), MARGIN_PERCENTILE))
+            seen = float(np.percentile(shown[keep], MARGIN_PERCENTILE))
             before = self._margins.get(pair, self.under_db)
             if seen >= ISOLATED_DB:
                 self._margins[pair] = seen

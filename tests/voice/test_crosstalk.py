@@ -247,6 +247,27 @@ def test_a_phone_found_not_to_hear_a_player_stays_so_while_both_speak_at_once() 
     assert min(margins) >= 22.0
 
 
+def test_a_phone_found_not_to_hear_a_player_stays_so_while_its_own_player_covers_them() -> None:
+    """As above, but Ana is as loud as Bob and her shouts cover his from start to end (a table
+    where everybody shouts every round): where her phone hears her, it shows nothing of how
+    well it hears him, however many such frames there are. At a table where her phone does
+    hear him (17 dB under: a wide margin), it is never taken for one that does not."""
+    for bob_under_db, apart in ((None, True), (17.0, False)):
+        rng = np.random.default_rng(14)
+        ana, bob = room(rng, 20.0), room(rng, 20.0)
+        shouts = [(0.5, voice(rng))] + [(at, voice(rng)) for at in np.arange(3.0, 19.0, 3.0)]  # Bob alone first
+        for at, said in shouts:
+            add(bob, said, at, 34.0)
+            if bob_under_db is not None:
+                add(ana, said, at + 0.003, 34.0 - bob_under_db)
+            if at > 1.0:
+                add(ana, voice(rng, 0.8), at - 0.1, 34.0)
+        heard = Crosstalk(keep_s=30.0)
+        listen(heard, {0: ana, 1: bob})
+        margins = [heard.margin_db(0, 1, 100.0 + until) for until in np.arange(1.5, 19.7, 0.5)]
+        assert (min(margins) >= 22.0) if apart else (max(margins) < 22.0)
+
+
 def test_a_soft_start_under_voices_the_phone_did_not_hear_keeps_its_onset() -> None:
     """The first round, no past to learn from: Bob shouts loud 10 ms before Ana (within the
     clocks' slack: nothing before her onset shows what her phone hears), and her shout starts

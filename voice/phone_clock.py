@@ -65,7 +65,9 @@ MIN_MARGIN = 1.6  # ...and this many times the next peak outside PEAK_GUARD_S of
 PEAK_GUARD_S = 0.008  # reflections off the table and near walls arrive within this
 AUDIO_KEPT_S = 6.0  # recent audio kept for the search
 
-CalibrationState = Literal["pending", "ok", "failed"]
+# "rechecking": the sample clock's envelope jumped after a calibration (see _follow): a grown
+# capture buffer and lost samples look alike in the stamps; only a chirp heard again can tell.
+CalibrationState = Literal["pending", "ok", "failed", "rechecking"]
 
 
 class PhoneClockError(RuntimeError):
@@ -170,6 +172,7 @@ class PhoneClock:
         self._expected: list[float] = []  # host seconds at which chirps were played
         self._stream_first: int | None = None  # the first sample index of this stream seen
         self._chirp_at: tuple[float, float] | None = None  # (index, play time) of a recent chirp
+        self._line_seen: tuple[float, float, int] | None = None  # the last line fitted once settled
         # The host pings from its network loop and decodes on a worker thread: one lock.
         self._lock = threading.RLock()
 
@@ -258,7 +261,28 @@ class PhoneClock:
                 self._line = self._fit_chunks()
                 if self._chirp_at is not None:
                     self._settle(self._line, *self._chirp_at)
+                elif self._line_seen is not None:
+                    self._follow(self._line_seen, self._line)
+                if self._settled():
+                    self._line_seen = self._line
             return self._line
+
+    def _follow(self, old: tuple[float, float, int], new: tuple[float, float, int]) -> None:
+        """The envelope moved by more than STALL_MS since the last fit (a restart after a
+        stall, or stamps suddenly earlier than any before): with a delay measured, that move
+        is either the capture's buffer growing or shrinking (the samples' true times did not
+        change: the delay moves with the envelope) or samples lost or made up (they did: the
+        delay stays). The stamps cannot tell (docs/web.md, issue 26); in Chromium under load
+        the buffer was seen to grow 20-40 ms with no sample lost, so the delay follows the
+        move (host_time does not jump) and the calibration is to be checked by a chirp again
+        (`calibration_state` "rechecking", the host plays one when it may)."""
+        at, slope, ref = new
+        was = old[0] + old[1] * (ref - old[2])  # the old line where the new one is anchored
+        if abs(at - was) <= STALL_MS or self.input_delay_s is None:
+            return
+        self.input_delay_s += self.to_host(at) - self.to_host(was)
+        if self.calibration_state != "pending":  # a search under way settles it anyway
+            self.calibration_state = "rechecking"
 
     def _settle(self, line: tuple[float, float, int], index: float, play_s: float) -> float:
         """The delay measured from a chirp at `index` of this stream, with the current line.
@@ -343,6 +367,7 @@ class PhoneClock:
             self._chunks.clear()
             self._line = None
             self._stream_first = None
+            self._line_seen = None  # a new numbering: its lines are not compared with the old
             self._chirp_at = None  # the delay measured stays as it is
             self._audio = np.zeros(0, dtype=np.float32)
             self._audio_start = 0

@@ -32,7 +32,7 @@ from voice.web.protocol import (
     parse_audio,
     parse_message,
 )
-from voice.web.room import MIC_TIMEOUT_S, Connection, Room
+from voice.web.room import MIC_TIMEOUT_S, RECHECK_EVERY_S, Connection, Room
 from voice.web.snapshot import log_line, table_json
 
 KO_LEXICON = "tests/voice/data/ko.yaml"
@@ -258,6 +258,42 @@ def test_a_stream_start_plays_the_chirp_masks_it_and_calibrates_the_phone() -> N
         time.sleep(0.02)
     assert clock.input_delay_s == 0.042
     assert room.live()[0] == ("online", 42.0, "ok")
+    room.close()
+
+
+def test_a_calibration_to_recheck_gets_a_chirp_outside_races_at_most_every_30_s() -> None:
+    # A phone's sample clock jumped (voice/phone_clock.py `_follow`): the host plays the chirp
+    # again, but not while a race is open (it is masked: a shout under it would be lost) and
+    # not sooner than RECHECK_EVERY_S after the last one (a real table is not to be spammed).
+    host = [100.0]
+    played: list[float] = []
+    clock = FakeClock()
+    room = make_room([clock], clock=lambda: host[0])
+    room.play = lambda samples, rate: played.append(host[0])
+
+    def chirps(count: int) -> bool:
+        deadline = time.monotonic() + 2
+        while len(played) < count and time.monotonic() < deadline:
+            time.sleep(0.02)
+        time.sleep(0.4)  # (a chirp asked for plays after 0.3 s)
+        return len(played) == count
+
+    ana = join(room, 0)
+    stream_on(room, ana)
+    assert chirps(1)  # the stream's start
+    clock.calibration_state = "rechecking"
+    host[0] += RECHECK_EVERY_S - 1
+    room.watch()
+    assert chirps(1)
+    host[0] += 2
+    room.race = True
+    room.watch()
+    assert chirps(1)
+    room.race = False
+    room.watch()
+    assert chirps(2) and clock.expected[-1] == played[-1] == 100.0 + RECHECK_EVERY_S + 1
+    room.watch()  # still rechecking until the phone hears it, but the chirp was just played
+    assert chirps(2)
     room.close()
 
 

@@ -57,6 +57,7 @@ MIC_TIMEOUT_S = 0.7  # no audio frame for this long (7 chunks): the phone's micr
 CHIRP_TAIL_S = 0.3  # the chirp's echo, masked too
 MAX_BACKLOG = 100  # audio chunks waiting for a phone's recogniser (10 s): more is refused
 TAP_SLACK_S = 5.0  # a tap timed further than this from its arrival: the phone's clock is wrong
+RECHECK_EVERY_S = 30.0  # a calibration to recheck plays the chirp no sooner than this after the last
 
 
 class PhoneClockLike(Protocol):
@@ -212,6 +213,8 @@ class Room:
         self._question: tuple[int, Decision, list[Action]] | None = None
         self._sent_live: Any = None
         self._calibrate = threading.Event()
+        self._join_chirp = False  # a chirp asked for a phone that starts (not a recheck)
+        self._last_chirp: float | None = None  # host time the last chirp was played
         self._closed = False
         self._chirp_failed = False
         self._calibrator = threading.Thread(target=self._calibrations, daemon=True, name="chirp")
@@ -269,6 +272,8 @@ class Room:
         for seat in self.seats:
             if seat.mic == "online" and now - seat.last_frame > MIC_TIMEOUT_S:
                 seat.mic = "offline"
+        if self._recheck_due(now):
+            self.calibrate(recheck=True)
         if self.live() != self._sent_live:
             self._send_table()
 
@@ -515,9 +520,23 @@ class Room:
 
     # ------------------------------------------------------------------ calibration
 
-    def calibrate(self) -> None:
-        """Play the chirp soon (requests close together are one chirp)."""
+    def calibrate(self, recheck: bool = False) -> None:
+        """Play the chirp soon (requests close together are one chirp). A recheck (a phone's
+        sample clock jumped, voice/phone_clock.py `_follow`) is not played while a race is open:
+        the chirp is masked in every phone's stream, and a shout under it would be lost."""
+        if not recheck:
+            self._join_chirp = True
         self._calibrate.set()
+
+    def _recheck_due(self, now: float) -> bool:
+        """A phone's calibration is to be checked again, no race is open, and the last chirp
+        is at least RECHECK_EVERY_S old: a real table is not to hear chirps all game long."""
+        if self.race or self._calibrate.is_set():
+            return False
+        if self._last_chirp is not None and now - self._last_chirp < RECHECK_EVERY_S:
+            return False
+        return any(seat.clock is not None and seat.stream is not None
+                   and seat.clock.calibration_state == "rechecking" for seat in self.seats)
 
     def _calibrations(self) -> None:
         while True:
@@ -526,14 +545,18 @@ class Room:
                 return
             time.sleep(0.3)  # a few phones starting together hear one chirp
             self._calibrate.clear()
+            join, self._join_chirp = self._join_chirp, False
             if self._closed:
                 return
             if not any(seat.stream is not None for seat in self.seats):
                 continue  # no phone streams: nobody to calibrate
+            if not join and self.race:
+                continue  # a race opened meanwhile: the recheck waits for its end (watch asks again)
             try:
                 samples = self.chirp()
                 duration = len(samples) / RATE
                 start = self.clock()
+                self._last_chirp = start
                 for seat in self.seats:
                     if seat.clock is not None and seat.stream is not None:
                         seat.clock.expect_chirp(start)

@@ -114,6 +114,8 @@ window.CDC = window.CDC || {};
     if (cal.state === "ok" && cal.delay_ms !== null && cal.delay_ms !== undefined) return CDC.t("cal_ok", {ms: Math.round(cal.delay_ms)});
     if (cal.state === "failed") return cal.delay_ms !== null && cal.delay_ms !== undefined
       ? CDC.t("cal_ok", {ms: Math.round(cal.delay_ms)}) + " · " + CDC.t("cal_failed") : CDC.t("cal_failed");
+    if (cal.state === "rechecking") return cal.delay_ms !== null && cal.delay_ms !== undefined
+      ? CDC.t("cal_ok", {ms: Math.round(cal.delay_ms)}) + " · " + CDC.t("cal_rechecking") : CDC.t("cal_rechecking");
     if (cal.state === "pending") return CDC.t("cal_pending");
     return CDC.t("cal_none");
   }

@@ -130,16 +130,30 @@ def gap_errors(path: str) -> tuple[list[float], list[str]] | None:
     return [(a - b) * 1000 - AHEAD_MS for a, b in zip(*times, strict=True)], states
 
 
-def main(paths: list[str]) -> None:
+def main(paths: list[str]) -> int:
+    if not paths:
+        print("give one recording or more: the REC_OUT the race test was run with (REC.json and REC.npz)",
+              file=sys.stderr)
+        return 2
+    for path in paths:
+        if not (os.path.isfile(path + ".json") and os.path.isfile(path + ".npz")):
+            print(f"{path}: not a recording ({path}.json and {path}.npz are made by the pytest plugin, "
+                  "see this file's top)", file=sys.stderr)
+            return 2
     print("onset gap error (ms) with host_time read", "/".join(map(str, LAGS_S)), "s after the shout came")
     for path in paths:
-        found = gap_errors(path)
+        try:
+            found = gap_errors(path)
+        except (ValueError, KeyError, OSError, StopIteration) as error:
+            print(f"{path}: not a recording this replay can read ({error!r})", file=sys.stderr)
+            return 2
         if found is None:
             print(f"{path}: no race recorded")
             continue
         errors, states = found
         print(f"{path}: {' '.join(f'{e:.1f}' for e in errors)}  states {states}")
+    return 0
 
 
 if __name__ == "__main__":
-    main(sys.argv[1:])
+    sys.exit(main(sys.argv[1:]))

@@ -182,14 +182,15 @@ class Crosstalk:
         for start, end in self._host_sounds:
             keep &= (t < start) | (t > end)
         tm, lm = self.tracks[seat].window(until - MARGIN_S - 1, until + 1)
-        if len(tm) >= 2:
-            # Each frame bounds the margin from below (the phone hears at least the other's voice
-            # less it), and only where the phone heard little else does the bound say much: where
-            # it heard within COVERED_DB of the other's own level, its own player was speaking.
-            shown = loud - np.interp(t, tm, lm)
-            keep &= shown >= COVERED_DB
-        if keep.sum() >= MARGIN_FRAMES and len(tm) >= 2:
-            seen = float(np.percentile(shown[keep], MARGIN_PERCENTILE))
+        if len(tm) < 2:
+            return self._margins.get(pair, self.under_db)
+        # Each frame bounds the margin from below (the phone hears at least the other's voice
+        # less it), and only where the phone heard little else does the bound say much: where
+        # it heard within COVERED_DB of the other's own level, its own player was speaking.
+        shown = loud[keep] - np.interp(t[keep], tm, lm)
+        shown = shown[shown >= COVERED_DB]
+        if len(shown) >= MARGIN_FRAMES:
+            seen = float(np.percentile(shown, MARGIN_PERCENTILE))
             before = self._margins.get(pair, self.under_db)
             if seen >= ISOLATED_DB:
                 self._margins[pair] = seen

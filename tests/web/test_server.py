@@ -10,6 +10,7 @@ import json
 import logging
 import os
 import plistlib
+import select
 import signal
 import socket
 import ssl
@@ -29,7 +30,7 @@ import pytest
 from cryptography import x509
 from cryptography.hazmat.primitives import serialization
 from doubles import FixedBot
-from websockets.exceptions import ConnectionClosed
+from websockets.exceptions import ConnectionClosed, InvalidHandshake
 from websockets.sync.client import ClientConnection, connect
 
 from cdc_env.dice import InjectedDice
@@ -416,6 +417,86 @@ def test_clients_that_never_finish_their_handshake_are_dropped_within_seconds(se
     phone.send({"type": "ping", "id": 1, "t1": 1.0})
     assert phone.wait("pong")["id"] == 1
     assert not caplog.records, [record.getMessage() for record in caplog.records]
+
+
+def closed_within(socks: list[socket.socket], seconds: float) -> list[int]:
+    """The indexes of the sockets the server closed within `seconds` (waited for in full: the
+    others are still open then)."""
+    closed: set[int] = set()
+    deadline = time.monotonic() + seconds
+    while (left := deadline - time.monotonic()) > 0:
+        ready, _, _ = select.select([s for i, s in enumerate(socks) if i not in closed], [], [], left)
+        for sock in ready:
+            try:
+                data = sock.recv(65536)
+            except OSError:  # reset: closed all the same
+                data = b""
+            if not data:
+                closed.add(socks.index(sock))
+    return sorted(closed)
+
+
+def joins(server: WebServer, tls: ssl.SSLContext) -> bool:
+    """Whether a new phone gets the seat list now."""
+    try:
+        return Phone(server, tls).wait("seats", timeout=3)["type"] == "seats"
+    except (OSError, ConnectionClosed, InvalidHandshake):
+        return False
+
+
+def test_connections_over_the_cap_of_one_address_are_closed_at_once_and_the_table_plays_on(
+        certificates: Certificates, tls: ssl.SSLContext) -> None:
+    """20 raw TCP connections from 127.0.0.1 to each server, with a cap of 6 an address: the
+    first ones are kept (on the table, the seated phone holds one place), the others closed
+    within a second, before any TLS (the kept ones would wait 5 s for theirs). The phone plays
+    on meanwhile, and once the flood lets go a new phone joins."""
+    with serving(new_room(), certificates, per_ip=6) as server:
+        phone = Phone(server, tls)
+        phone.send({"type": "claim", "seat": 0})
+        phone.wait("welcome")
+        floods = []
+        for port, kept in ((server.port, 5), (server.trust_port, 6)):
+            flood = [SOCKETS.enter_context(socket.create_connection(("127.0.0.1", port), timeout=10))
+                     for _ in range(20)]
+            assert closed_within(flood, 1.0) == list(range(kept, 20)), f"port {port}"
+            floods += flood[:kept]
+        for i in range(3):
+            phone.send({"type": "ping", "id": i, "t1": 1.0})
+            assert phone.wait("pong")["id"] == i
+        assert server.room.seats[0].taken
+        for sock in floods:
+            sock.close()
+        assert until(lambda: joins(server, tls), 5) is not None
+        assert httpx.get(f"http://127.0.0.1:{server.trust_port}/trust").status_code == 200
+
+
+def test_a_websocket_over_the_rooms_cap_is_refused_and_changes_nothing(certificates: Certificates,
+                                                                        tls: ssl.SSLContext) -> None:
+    """A room of at most 3 WebSockets: the 4th gets an error saying the table is full and is
+    closed (1013, try again later) without entering the room; once one leaves, a new one joins."""
+    with serving(new_room(), certificates, max_sockets=3) as server:
+        room = server.room
+        phones = [Phone(server, tls) for _ in range(3)]
+        phones[0].send({"type": "claim", "seat": 0})
+        phones[0].wait("welcome")
+        for other in phones[1:]:
+            other.wait("seats")
+        before = seats_of(room)
+        assert len(room.connections) == 3
+        extra = SOCKETS.enter_context(connect(f"wss://127.0.0.1:{server.port}/ws?room={room.secret}", ssl=tls,
+                                              open_timeout=10))
+        refused = json.loads(extra.recv(timeout=5))
+        assert refused["type"] == "error" and "full" in refused["message"]
+        with pytest.raises(ConnectionClosed):
+            extra.recv(timeout=5)
+        assert extra.close_code == 1013 and "full" in (extra.close_reason or "")
+        assert len(room.connections) == 3 and seats_of(room) == before
+        phones[0].send({"type": "ping", "id": 1, "t1": 1.0})
+        assert phones[0].wait("pong")["id"] == 1
+        phones[2].ws.close()
+        assert until(lambda: len(room.connections) == 2, 5) is not None
+        assert Phone(server, tls).wait("seats")
+        assert len(room.connections) == 3 and seats_of(room) == before
 
 
 def test_mic_offline_within_a_second(server: WebServer, tls: ssl.SSLContext) -> None:

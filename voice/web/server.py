@@ -9,10 +9,11 @@ import contextlib
 import errno
 import html
 import logging
+import os
 import secrets
 import socket
 import threading
-from collections.abc import Iterator, MutableMapping
+from collections.abc import Callable, Iterator, MutableMapping
 from pathlib import Path
 from typing import Any
 
@@ -43,6 +44,15 @@ PING_S = 2.0
 PONG_S = 3.0
 TLS_CLOSE_S = 1.0  # how long a closed socket waits for the client's TLS close_notify
 HANDSHAKE_S = 5.0  # for the TLS handshake, then again for the request's head
+# How many connections a flood may hold. A phone opens 1-3 at once (the page, its static files,
+# the WebSocket; a browser opens at most 6 for the files), a laptop showing /board and a phone
+# tab a few more: more from one address are closed as soon as they are accepted, so one client
+# cannot use up the host's file descriptors (256 on macOS, 1024 on Linux) and keep phones out.
+PER_IP = 32  # connections open at once from one address, to each server (the table, /trust)
+# Seats are 16 at most, plus boards: every WebSocket gets every table, so hundreds of them (from
+# a client that knows the secret) would slow the host and the phones' game.
+MAX_SOCKETS = 64  # WebSockets in the room at once; the next one is refused (CLOSE_FULL)
+CLOSE_FULL = 1013  # "try again later"
 
 
 def _page(name: str, title: str) -> Response:
@@ -57,7 +67,7 @@ FORBIDDEN = ("<!doctype html><meta charset=utf-8><title>403</title><h1>403</h1>"
              "<p>Adresse incomplète : scannez le QR code de la table. / Wrong address: scan the table's QR code.</p>")
 
 
-def make_app(room: Room) -> Starlette:
+def make_app(room: Room, max_sockets: int = MAX_SOCKETS) -> Starlette:
     def allowed(params: Any) -> bool:
         given = params.get("room") or ""
         return secrets.compare_digest(given.encode(), room.secret.encode())
@@ -77,6 +87,14 @@ def make_app(room: Room) -> Starlette:
             await websocket.close(code=CLOSE_POLICY)  # before accepting: the client sees 403
             return
         await websocket.accept()
+        # Counted once accepted: serve_socket adds it to the room with no await in between, so
+        # sockets accepted together cannot all slip under the cap.
+        if len(room.connections) >= max_sockets:
+            full = f"the table is full: {max_sockets} connections at most; close a tab, or try again later"
+            with contextlib.suppress(Exception):  # it may have gone already
+                await websocket.send_json({"type": "error", "message": full})
+                await websocket.close(code=CLOSE_FULL, reason="the table is full")
+            return
         await serve_socket(room, websocket)
 
     async def favicon(request: Request) -> Response:
@@ -209,9 +227,58 @@ def make_trust_app(certificates: Certificates, https_port: int) -> Starlette:
                              Route("/trust/cdc.mobileconfig", profile)])
 
 
-def bind(host: str, port: int) -> socket.socket:
-    """A listening socket (port 0: a free one); OSError names the port when it is taken."""
-    sock = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
+class _Accepted(socket.socket):
+    """An accepted connection that gives its place back to its listener when closed."""
+
+    release: Callable[[], None] | None = None
+
+    def close(self) -> None:
+        release, self.release = self.release, None
+        super().close()
+        if release is not None:
+            release()
+
+
+class _Listener(socket.socket):
+    """A listening socket that keeps at most `per_ip` connections open at once from one address:
+    one over it is closed as soon as it is accepted, before any TLS work or request. Done here,
+    at the socket, because asyncio's selector loop (uvicorn hands it this socket) accepts with
+    `sock.accept()` and its transports close the accepted socket with `close()`, TLS or not;
+    asyncio's protocols learn the client's address only after the TLS handshake."""
+
+    per_ip = PER_IP
+
+    def __init__(self) -> None:
+        super().__init__(socket.AF_INET, socket.SOCK_STREAM)
+        self.open: dict[str, int] = {}  # client address -> connections open; the loop's thread alone
+
+    def accept(self) -> tuple[socket.socket, Any]:
+        fd, address = self._accept()  # type: ignore[attr-defined]
+        ip = address[0]
+        if self.open.get(ip, 0) >= self.per_ip:
+            os.close(fd)
+            # "None waiting" to asyncio: it comes back on the loop's next turn while more wait,
+            # so a flood is refused one connection a turn, the table's other work in between.
+            raise BlockingIOError(errno.EAGAIN, f"over {self.per_ip} connections from {ip}")
+        self.open[ip] = self.open.get(ip, 0) + 1
+        conn = _Accepted(self.family, self.type, self.proto, fileno=fd)
+        conn.release = lambda: self._release(ip)
+        if socket.getdefaulttimeout() is None and self.gettimeout():  # as socket.accept does
+            conn.setblocking(True)
+        return conn, address
+
+    def _release(self, ip: str) -> None:
+        if (left := self.open.get(ip, 1) - 1) > 0:
+            self.open[ip] = left
+        else:
+            self.open.pop(ip, None)
+
+
+def bind(host: str, port: int, per_ip: int = PER_IP) -> socket.socket:
+    """A listening socket (port 0: a free one), at most `per_ip` connections open from one
+    address; OSError names the port when it is taken."""
+    sock = _Listener()
+    sock.per_ip = per_ip
     sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
     try:
         sock.bind((host, port))
@@ -282,17 +349,26 @@ class _H11(H11Protocol):
 class WebServer:
     """The HTTPS table and the HTTP /trust page, served on a background thread."""
 
-    def __init__(self, room: Room, certificates: Certificates, host: str = "0.0.0.0", port: int = 8443) -> None:
+    def __init__(self, room: Room, certificates: Certificates, host: str = "0.0.0.0", port: int = 8443, *,
+                 per_ip: int = PER_IP, max_sockets: int = MAX_SOCKETS) -> None:
         self.room, self.certificates, self.host = room, certificates, host
-        self._https_socket = bind(host, port)
-        self.port = self._https_socket.getsockname()[1]
-        self._http_socket = bind(host, self.port + 1 if port else 0)
-        self.trust_port = self._http_socket.getsockname()[1]
         common: dict[str, Any] = dict(log_level="warning", access_log=False, lifespan="off",
                                       timeout_graceful_shutdown=1, http=_H11)
         self._https = uvicorn.Server(uvicorn.Config(
-            make_app(room), ssl_certfile=str(certificates.server_cert), ssl_keyfile=str(certificates.server_key),
+            make_app(room, max_sockets), ssl_certfile=str(certificates.server_cert),
+            ssl_keyfile=str(certificates.server_key),
             ws_max_size=WS_MAX_SIZE, ws_ping_interval=PING_S, ws_ping_timeout=PONG_S, **common))
+        # No TLS 1.3 session tickets: they go out just after the handshake, while the client may
+        # be writing its request, and a client that reads and writes one TLS socket from two
+        # threads (the tests' websockets client) then loses its request now and then. A phone
+        # gains little from them: a full handshake on the LAN takes milliseconds.
+        self._https.config.load()  # builds its SSLContext (serve() loads only a config not loaded)
+        if self._https.config.ssl is not None:
+            self._https.config.ssl.num_tickets = 0
+        self._https_socket = bind(host, port, per_ip)
+        self.port = self._https_socket.getsockname()[1]
+        self._http_socket = bind(host, self.port + 1 if port else 0, per_ip)
+        self.trust_port = self._http_socket.getsockname()[1]
         self._http = uvicorn.Server(uvicorn.Config(make_trust_app(certificates, self.port), **common))
         self._thread = threading.Thread(target=self._run, daemon=True, name="web")
         self._ready = threading.Event()
@@ -350,8 +426,9 @@ class WebServer:
 
 
 @contextlib.contextmanager
-def serving(room: Room, certificates: Certificates, host: str = "127.0.0.1", port: int = 0) -> Iterator[WebServer]:
-    server = WebServer(room, certificates, host, port).start()
+def serving(room: Room, certificates: Certificates, host: str = "127.0.0.1", port: int = 0, *,
+            per_ip: int = PER_IP, max_sockets: int = MAX_SOCKETS) -> Iterator[WebServer]:
+    server = WebServer(room, certificates, host, port, per_ip=per_ip, max_sockets=max_sockets).start()
     try:
         yield server
     finally:

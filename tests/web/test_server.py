@@ -785,3 +785,22 @@ def test_a_port_taken_and_an_address_not_this_machines_get_each_their_own_fix() 
             bind("127.0.0.1", taken.getsockname()[1])
     with pytest.raises(OSError, match="give --host one of this machine's addresses"):
         bind("999.1.1.1", 0)
+
+
+def test_a_damaged_certificate_authority_gets_one_clear_error_and_is_not_replaced(tmp_path: Path) -> None:
+    ensure_certificates(tmp_path, addresses=["192.168.1.20"])
+    cert, key = (tmp_path / "ca.crt").read_bytes(), (tmp_path / "ca.key").read_bytes()
+    for damage in ("ca.crt", "ca.key", "mismatch"):
+        if damage == "mismatch":  # another table's key beside this CA
+            other = ensure_certificates(tmp_path / "other", addresses=["10.0.0.7"])
+            (tmp_path / "ca.key").write_bytes((other.directory / "ca.key").read_bytes())
+        else:
+            (tmp_path / damage).write_text("garbage")
+        kept = {name: (tmp_path / name).read_bytes() for name in ("ca.crt", "ca.key")}
+        with pytest.raises(OSError, match="move that folder aside") as raised:
+            ensure_certificates(tmp_path, addresses=["192.168.1.20"])
+        assert str(tmp_path) in str(raised.value) and "Traceback" not in str(raised.value)
+        assert {name: (tmp_path / name).read_bytes() for name in kept} == kept  # nothing replaced
+        (tmp_path / "ca.crt").write_bytes(cert)
+        (tmp_path / "ca.key").write_bytes(key)
+    assert ensure_certificates(tmp_path, addresses=["192.168.1.20"]).ca_cert.read_bytes() == cert

@@ -186,6 +186,27 @@ def ca_profile(ca_pem: bytes) -> bytes:
     return plistlib.dumps(profile, fmt=plistlib.FMT_XML, sort_keys=True)
 
 
+class CertificateError(OSError):
+    """The kept certificate authority cannot be used; the message says what to do."""
+
+
+def _check_ca(folder: Path) -> None:
+    """The kept CA, readable and whole, or one clear error. It is never made again on its own:
+    every phone that trusted it would have to trust the new one."""
+    try:
+        cert = x509.load_pem_x509_certificate((folder / "ca.crt").read_bytes())
+        key = _load_key(folder / "ca.key")
+    except (OSError, ValueError) as error:
+        why = error.strerror if isinstance(error, OSError) and error.strerror else str(error).split(".")[0]
+        raise CertificateError(f"the table's certificate authority in {folder} cannot be read ({why}); "
+                               f"move that folder aside and start again: a new one is made, and each "
+                               f"phone trusts it once (the /trust page)") from None
+    if cert.public_key() != key.public_key():
+        raise CertificateError(f"{folder / 'ca.crt'} and {folder / 'ca.key'} do not belong together; move "
+                               f"that folder aside and start again: a new one is made, and each phone "
+                               f"trusts it once (the /trust page)")
+
+
 def ensure_certificates(directory: str | Path | None = None, addresses: list[str] | None = None) -> Certificates:
     """The CA (made once) and a server certificate for 127.0.0.1, localhost, the host name and
     the LAN addresses (re-issued when they change)."""
@@ -195,6 +216,7 @@ def ensure_certificates(directory: str | Path | None = None, addresses: list[str
     names = tuple(dict.fromkeys([*lan, "127.0.0.1", "localhost", socket.gethostname()]))
     if not ((folder / "ca.crt").is_file() and (folder / "ca.key").is_file()):
         _make_ca(folder)
+    _check_ca(folder)
     issued = not _server_current(folder, names)
     if issued:
         _make_server(folder, names)

@@ -28,6 +28,8 @@ from voice.recogniser import (
     pooled_choice,
     rate_clock,
     read_result,
+    said_in_race,
+    stumbles_into,
 )
 from voice.session import Heard
 
@@ -719,8 +721,9 @@ UNK = [word("[unk]", 0.96, 1.2)]
 OUI_IN_CUT, NON_IN_CUT = [word("oui", 0.42, 0.66)], [word("non", 0.42, 0.66)]
 
 
-def in_a_race(lexicon, monkeypatch, race: bool = True, **options) -> tuple[Recogniser, list, list]:
-    """A race for « oui » ("oui" the one active intent, the others decoys); its shout comes out
+def in_a_race(lexicon, monkeypatch, race: bool = True, intent: str = "oui",
+              **options) -> tuple[Recogniser, list, list]:
+    """A race for « oui » (`intent` the one active intent, the others decoys); its shout comes out
     of the first decode as the garbage word alone. The race look decodes the cut with the race's
     grammar (« oui » heard) and then the whole grammar, which hears `whole` (set by the caller).
     Returns the recogniser, the decoders opened after the first, and their answers (to fill)."""
@@ -737,9 +740,9 @@ def in_a_race(lexicon, monkeypatch, race: bool = True, **options) -> tuple[Recog
         return look
 
     monkeypatch.setattr(recogniser_module, "open_decoder", open_decoder)
-    recogniser = make(lexicon, intents=["oui"], **options)
+    recogniser = make(lexicon, intents=[intent], **options)
     if race:
-        recogniser.set_race(["oui"])
+        recogniser.set_race([intent])
     return recogniser, opened, answers
 
 
@@ -783,6 +786,76 @@ def test_the_race_look_takes_only_the_phrase_alone_and_clear(lexicon, monkeypatc
         answers += [race_answer, nbest((80.0, OUI_IN_CUT))]
         assert feed(recogniser, tone(2.5, [(1.0, 1.2)])) == []
         assert len(opened) == 1
+
+
+def test_how_a_reading_of_the_race_grammar_says_the_race_phrase() -> None:
+    caillou = Phrase("pas_mou_le_caillou", "pas mou le caillou", ("pas", "mou", "le", "caillou"))
+
+    def said(*texts: str):
+        return said_in_race(words(*texts), caillou, "[unk]")
+
+    placed = said("pas", "mou", "le", "caillou")
+    assert placed is not None and [w.start for w in placed] == [0, 100, 200, 300]
+    # A word unclear inside it: its words where they were.
+    placed = said("pas", "mou", "[unk]", "le", "caillou")
+    assert placed is not None and [(w.text, w.start) for w in placed] == [
+        ("pas", 0), ("mou", 100), ("le", 300), ("caillou", 400)]
+    # Not the phrase: its end alone (a single word said alone sounds so), unfinished, its
+    # middle, the garbage word around it, said twice, a stumble into it, nothing else.
+    for other in (("le", "caillou"), ("caillou",), ("pas", "mou"), ("mou", "le"),
+                  ("[unk]", "pas", "mou", "le", "caillou"),
+                  ("pas", "mou", "le", "caillou", "[unk]"), ("pas", "mou", "le", "caillou") * 2,
+                  ("pas", "pas", "mou", "le", "caillou"), ("[unk]",), ("caillou", "le")):
+        assert said(*other) is None, other
+    # A stumble into it: its start, then the whole of it.
+    assert stumbles_into(words("pas", "pas", "mou", "le", "caillou"), caillou)
+    assert stumbles_into(words("pas", "mou", "pas", "mou", "le", "caillou"), caillou)
+    for other in (("pas", "mou", "le", "caillou"), ("pas", "mou", "le", "caillou") * 2,
+                  ("mou", "pas", "mou", "le", "caillou")):
+        assert not stumbles_into(words(*other), caillou), other
+    # A one-word phrase said twice is neither.
+    oui = Phrase("oui", "oui", ("oui",))
+    assert said_in_race(words("oui", "oui"), oui, "[unk]") is None
+    assert said_in_race(words("oui", "[unk]", "oui"), oui, "[unk]") is None
+    assert not stumbles_into(words("oui", "oui"), oui)
+
+
+# « pas mou le caillou » in the race look's cut: the tone at 1.0-1.6 s is at 0.44-1.04 s there.
+CAILLOU_IN_CUT = [word("pas", 0.42, 0.6), word("mou", 0.6, 0.75), word("le", 0.75, 0.85),
+                  word("caillou", 0.85, 1.04)]
+
+
+def test_a_race_phrase_with_its_end_alone_close_under_it_is_not_taken(lexicon, monkeypatch) -> None:
+    # "caillou" alone is what a single word said alone sounds like: a rival, whichever is on top.
+    for race_answer in (nbest((90.0, CAILLOU_IN_CUT[3:]), (89.5, CAILLOU_IN_CUT)),
+                        nbest((90.0, CAILLOU_IN_CUT), (89.5, CAILLOU_IN_CUT[3:]))):
+        recogniser, opened, answers = in_a_race(lexicon, monkeypatch, intent="pas_mou_le_caillou")
+        answers += [race_answer, nbest((89.0, CAILLOU_IN_CUT))]
+        assert feed(recogniser, tone(2.5, [(1.0, 1.6)])) == [] and len(opened) == 1
+    # Far enough under it, the phrase is taken.
+    recogniser, opened, answers = in_a_race(lexicon, monkeypatch, intent="pas_mou_le_caillou")
+    answers += [nbest((90.0, CAILLOU_IN_CUT), (87.5, CAILLOU_IN_CUT[3:])), nbest((89.0, CAILLOU_IN_CUT))]
+    [found] = feed(recogniser, tone(2.5, [(1.0, 1.6)]))
+    assert isinstance(found, Detection) and found.onset_s == pytest.approx(1.0, abs=0.01)
+
+
+def test_a_race_shout_with_a_word_unclear_or_a_stumble_under_it_is_taken(lexicon, monkeypatch) -> None:
+    unclear = CAILLOU_IN_CUT[:2] + [word("[unk]", 0.75, 0.8), word("le", 0.8, 0.85), CAILLOU_IN_CUT[3]]
+    stumble = [word("pas", 0.42, 0.5), word("pas", 0.5, 0.6)] + CAILLOU_IN_CUT[1:]
+    for race_answer in (nbest((90.0, unclear), (87.5, CAILLOU_IN_CUT[3:])),  # a word unclear, on top
+                        nbest((90.0, CAILLOU_IN_CUT), (89.5, unclear)),  # the phrase, then with a word unclear
+                        nbest((90.0, CAILLOU_IN_CUT), (89.5, stumble))):  # the phrase, then a stumble into it
+        recogniser, opened, answers = in_a_race(lexicon, monkeypatch, intent="pas_mou_le_caillou")
+        answers += [race_answer, nbest((89.0, CAILLOU_IN_CUT))]
+        [found] = feed(recogniser, tone(2.5, [(1.0, 1.6)]))
+        assert isinstance(found, Detection) and found.intent == "pas_mou_le_caillou"
+        assert found.onset_s == pytest.approx(1.0, abs=0.01)
+    # A stumble on top is not taken; nor is anything with the garbage word alone 1 under it.
+    for race_answer in (nbest((90.0, stumble), (88.0, CAILLOU_IN_CUT)),
+                        nbest((90.0, unclear), (89.0, [word("[unk]", 0.42, 1.04)]))):
+        recogniser, opened, answers = in_a_race(lexicon, monkeypatch, intent="pas_mou_le_caillou")
+        answers += [race_answer, nbest((89.0, CAILLOU_IN_CUT))]
+        assert feed(recogniser, tone(2.5, [(1.0, 1.6)])) == [] and len(opened) == 1
 
 
 def test_another_phrase_said_whole_in_a_race_is_not_looked_at(lexicon, monkeypatch) -> None:

@@ -847,10 +847,10 @@ class Recogniser:
         says one race phrase (alone, or with a word unclear: `said_in_race`) and beats every
         reading that does not say it (the garbage word alone, the phrase among other words, its
         last words alone; a stumble into it is none: `stumbles_into`; as in `judge`, not the
-        empty path) by `race_margin`, and (2)
-        the same audio decoded with the whole grammar gives no reading more than `race_ratio`
-        (log-likelihood) over it. That ratio split the tuning draws cleanly: shouts of the
-        race's phrase -7.6 to 1.7 (one at 6.1), everything else forced into it 5.8 to 23.9.
+        empty path) by `race_margin`, and (2) the same audio decoded with the whole grammar
+        gives no reading more than `race_ratio` (log-likelihood) over it. That ratio split the
+        tuning draws cleanly: shouts of the race's phrase -7.6 to 1.7 (one at 6.1), everything
+        else forced into it 5.8 to 23.9.
         Not looked at: an utterance whose best reading said another phrase whole (a decoy or
         another intent: someone said something else). The onset and pause checks are those of
         every detection (`_emit`). Costs two decodes of the utterance's audio, on such
@@ -874,13 +874,11 @@ class Recogniser:
         alternatives = self.alternatives or 10
         looked = [r for r in self._decode_afresh(pcm, self._race_grammar, self._race_phrases, alternatives)
                   if r.words]
-        phrase = next((p for p in self._race_phrases if looked and said_in_race(looked[0].words, p, self.garbage)
-                       is not None), None)
-        if phrase is None:
+        top = looked[0] if looked else None
+        phrase = next((p for p in self._race_phrases if top and said_in_race(top.words, p, self.garbage)), None)
+        placed = said_in_race(top.words, phrase, self.garbage) if top and phrase else None
+        if top is None or phrase is None or placed is None:
             return []
-        top = looked[0]
-        placed = said_in_race(top.words, phrase, self.garbage)
-        assert placed is not None  # the top says the phrase: `phrase` was chosen so
         rival = next((r for r in looked[1:] if said_in_race(r.words, phrase, self.garbage) is None
                       and not stumbles_into(r.words, phrase)), None)
         gap = math.inf if rival is None else top.score - rival.score

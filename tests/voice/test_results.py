@@ -810,9 +810,9 @@ def test_how_a_reading_of_the_race_grammar_says_the_race_phrase() -> None:
     # A stumble into it: its start, then the whole of it.
     assert stumbles_into(words("pas", "pas", "mou", "le", "caillou"), caillou)
     assert stumbles_into(words("pas", "mou", "pas", "mou", "le", "caillou"), caillou)
-    for other in (("pas", "mou", "le", "caillou"), ("pas", "mou", "le", "caillou") * 2,
+    for plain in (("pas", "mou", "le", "caillou"), ("pas", "mou", "le", "caillou") * 2,
                   ("mou", "pas", "mou", "le", "caillou")):
-        assert not stumbles_into(words(*other), caillou), other
+        assert not stumbles_into(words(*plain), caillou), plain
     # A one-word phrase said twice is neither.
     oui = Phrase("oui", "oui", ("oui",))
     assert said_in_race(words("oui", "oui"), oui, "[unk]") is None

@@ -222,6 +222,29 @@ def test_resume_of_a_save_whose_history_is_not_a_list(tmp_path: Path, history: A
     assert path.read_text() == before
 
 
+@pytest.mark.parametrize("lineup, says", [
+    ([{"player": "Ana"}, {"player": "bold-1"}], "its 'lineup' must be a list of players, each {\"name\""),
+    ([{"name": "Ana", "bot": None}, {"name": "bold-1", "bot": 5}], "its 'lineup' must be a list of players"),
+    ([{"name": "Ana", "bot": None}], "its 'lineup' names 1 players, its game has 2"),
+])
+def test_resume_of_a_save_whose_line_up_is_damaged(tmp_path: Path, lineup: Any, says: str) -> None:
+    path = saved_game(tmp_path, lineup=lineup)
+    before = path.read_text()
+    status, said = prepare(["--keyboard", "--resume", str(path)])
+    assert status == 2 and "Traceback" not in said
+    assert f"cannot resume {path}: {path} is damaged: {says}" in said
+    assert path.read_text() == before
+
+
+def test_resume_of_a_save_that_is_not_text(tmp_path: Path) -> None:
+    path = tmp_path / "game.json"
+    path.write_bytes(b"\x00\xff\xfe")
+    status, said = prepare(["--keyboard", "--resume", str(path)])
+    assert status == 2
+    assert f"cannot resume {path}: {path} is not a saved game (not UTF-8 text); give a file written by --save" in said
+    assert path.read_bytes() == b"\x00\xff\xfe"
+
+
 @pytest.mark.parametrize("argv, given", [
     (["--humans", "Ana", "Bob"], "not of Ana (human), Bob (human)"),  # the bot seat turned human
     (["--humans", "Ana", "--bots", "bold", "prudent"], "not of Ana (human), bold-1 (bot bold), prudent-2"),

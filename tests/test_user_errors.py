@@ -177,6 +177,20 @@ def test_evaluate_champions_names_the_known_tables(table: str, capsys: pytest.Ca
     assert f"--tables: no champion '{table}'; give some of " in line and "classic_2p" in line
 
 
+@pytest.mark.parametrize("report", [{"mine": 1}, {"classic_2p": {"ruleset": "classic", "players": 2}}])
+def test_evaluate_champions_refuses_an_out_file_that_is_no_champions_report_before_any_game(
+        report: dict[str, Any], tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    out = tmp_path / "tournament.json"  # another command's JSON object: it used to be added to, then a traceback
+    out.write_text(json.dumps(report), encoding="utf-8")
+    argv = ["--tables", "classic_2p", "--bold-games", "2", "--others", "2", "--workers", "1", "--out", str(out)]
+    assert script("evaluate_champions").main(argv) == 2
+    line = one_error_line(capsys.readouterr().err)
+    assert f"--out {out}: not a champions report (" in line and "give another --out, or move the file away" in line
+    assert json.loads(out.read_text(encoding="utf-8")) == report
+    # The shipped report reads as one (the check refuses no real report).
+    assert len(script("evaluate_champions").read_results(ROOT / "docs" / "results" / "champions.json")) >= 11
+
+
 def test_a_wav_file_cut_short_is_one_error(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
     from voice.audio import write_wav
     from voice.detect import main as detect

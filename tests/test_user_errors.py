@@ -170,6 +170,81 @@ def test_evaluate_refuses_a_bot_that_cannot_play_the_table_before_any_game(
     assert not list(tmp_path.iterdir())  # no report of games never played
 
 
+def damaged_copy(tmp_path: Path, damage: str) -> Path:
+    """A copy of the shipped classic_2p champion (weights and metadata), damaged as a user's
+    edit, a cut-short copy or a file renamed leaves it."""
+    weights, meta_path = tmp_path / "mine.npz", tmp_path / "mine.json"
+    weights.write_bytes((ROOT / "agents" / "champions" / "classic_2p.npz").read_bytes())
+    meta = json.loads((ROOT / "agents" / "champions" / "classic_2p.json").read_text(encoding="utf-8"))
+    if damage == "no players":
+        del meta["players"]
+    elif damage == "players in words":
+        meta["players"] = "two"
+    elif damage == "stakes in words":
+        meta["stake_levels"] = "low"
+    elif damage == "layers that do not fit":
+        arrays = dict(np.load(weights))
+        arrays["weight_1"] = arrays["weight_1"][:10]
+        np.savez(weights, **arrays)
+    elif damage == "a text file renamed":
+        weights.write_text("my notes", encoding="utf-8")
+    meta_path.write_text(json.dumps(meta), encoding="utf-8")
+    if damage == "metadata not text":
+        meta_path.write_bytes(b"\xff\xfe\x00")
+    return weights
+
+
+@pytest.mark.parametrize(("damage", "says"), [
+    ("no players", "mine.json is damaged: 'players' must be a whole number of 1 or more, got nothing (the key is "
+                   "missing); restore it"),  # a KeyError traceback
+    ("players in words",  # a TypeError traceback
+     "mine.json is damaged: 'players' must be a whole number of 1 or more, got \"two\""),
+    ("stakes in words", "mine.json is damaged: 'stake_levels' must be a list of numbers"),  # no file named
+    ("metadata not text", "mine.json is not UTF-8 text: restore it"),  # a bare codec message
+    ("a text file renamed", "mine.npz is not a weights file (not an .npz archive)"),  # said to trust it as a pickle
+    ("layers that do not fit", "mine.npz cannot be read (corrupt, or not a weights file: layer 1's arrays do not fit "
+                               "together"),  # taken, then a failure at its first move
+])
+def test_a_damaged_weights_file_is_one_error_before_any_game(damage: str, says: str, tmp_path: Path,
+                                                            capsys: pytest.CaptureFixture[str]) -> None:
+    weights = damaged_copy(tmp_path, damage)
+    before = {path.name: path.read_bytes() for path in tmp_path.iterdir()}
+    argv = ["--agents", str(weights), "--field", "bold", "--games", "2", "--workers", "1",
+            "--out", str(tmp_path / "out")]
+    assert script("evaluate").main(argv) == 2
+    assert says in one_error_line(capsys.readouterr().err)
+    assert {path.name: path.read_bytes() for path in tmp_path.iterdir() if path.is_file()} == before
+    assert not list((tmp_path / "out").iterdir())
+
+
+def test_a_model_of_another_ruleset_is_refused_before_any_game(tmp_path: Path, capsys: pytest.CaptureFixture[str],
+                                                              monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.chdir(ROOT)  # it used to be taken, and to stop the tournament at its first move
+    argv = ["--agents", "agents/champions/classic_2p.npz", "--field", "bold", "--ruleset", "complete", "--games", "2",
+            "--workers", "1", "--out", str(tmp_path)]
+    assert script("evaluate").main(argv) == 2
+    line = one_error_line(capsys.readouterr().err)
+    assert "model classic_2p was trained for ruleset classic, not complete: play it at its own table" in line
+
+
+def test_a_damaged_champion_is_said_before_the_game_and_the_others_are_still_listed(
+        tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch) -> None:
+    import agents.champion as champion
+
+    champions = tmp_path / "champions"
+    champions.mkdir()
+    damaged_copy(champions, "a text file renamed").rename(champions / "classic_2p.npz")
+    (champions / "mine.json").rename(champions / "classic_2p.json")
+    (champions / "classic_3p.npz").write_bytes((ROOT / "agents" / "champions" / "classic_3p.npz").read_bytes())
+    (champions / "classic_3p.json").write_text("{", encoding="utf-8")  # cut short
+    shipped = champion.champion_path
+    monkeypatch.setattr(champion, "champion_path", lambda ruleset, players: shipped(ruleset, players, champions))
+    argv = ["--agents", "champion", "--field", "bold", "--games", "2", "--workers", "1", "--out", str(tmp_path / "out")]
+    assert script("evaluate").main(argv) == 2  # the champion used to fail at its first move
+    assert "classic_2p.npz is not a weights file (not an .npz archive)" in one_error_line(capsys.readouterr().err)
+    assert champion.champion_tables(champions) == [("classic", 2), ("classic", 3)]  # a KeyError traceback
+
+
 @pytest.mark.parametrize("table", ["classic", "clasic_2p"])
 def test_evaluate_champions_names_the_known_tables(table: str, capsys: pytest.CaptureFixture[str]) -> None:
     assert script("evaluate_champions").main(["--tables", table]) == 2

@@ -267,6 +267,31 @@ def test_resume_alone_takes_the_saves_line_up(tmp_path: Path) -> None:
                                                                            ("bold-1", False, "bold")]
 
 
+@pytest.mark.parametrize("argv, says", [
+    (["--humans", "A", "--bots", "searcher:abc"], "error: searcher:abc: give searcher,"),  # was 'searcher🔤'
+    (["--humans", "A", "--bots", "[bold]x"], "error: unknown bot '[bold]x':"),  # was "unknown bot 'x'"
+    (["--resume", "{tmp}/[/x]/game.json"], "cannot resume {tmp}/[/x]/game.json: {tmp}/[/x]/game.json: No such file"),
+])
+def test_an_error_shows_the_users_text_as_typed(tmp_path: Path, argv: list[str], says: str) -> None:
+    # A path or a name is the user's text: never rich markup (a path with '[/x]' in it raised
+    # MarkupError, a traceback) nor emoji codes.
+    status, said = prepare(["--keyboard", *(arg.replace("{tmp}", str(tmp_path)) for arg in argv)])
+    assert status == 2 and "Traceback" not in said
+    assert says.replace("{tmp}", str(tmp_path)) in said.replace("\n", "")
+
+
+def test_a_players_name_in_brackets_is_shown_as_typed() -> None:
+    def build(view: TableView, keyboard: TypedLines) -> PlaySession:
+        return PlaySession(load_ruleset("classic"), [SeatPlayer("[/x]"), SeatPlayer("bot", FixedBot(1200))],
+                           view=view, keyboard=keyboard, dice=InjectedDice([3, 5]))
+
+    async def script(app: TableApp, pilot: Pilot) -> None:
+        await until(pilot, app, "[/x]: roll the dice")  # the players' table used to raise MarkupError
+        assert "│ [/x] " in screen_text(app)
+
+    drive(build, script)
+
+
 def test_a_lexicon_key_with_a_typo_stops_play_with_its_name(tmp_path: Path) -> None:
     text = (ROOT / "configs" / "voice" / "fr.yaml").read_text(encoding="utf-8")
     typo = tmp_path / "fr.yaml"

@@ -136,6 +136,8 @@ def test_nonsense_in_a_training_config_is_refused_before_any_work(
     ("probe_rollouts", ["--rollouts", "3"], "argument --rollouts: 3: give an even number"),
     ("probe_rollouts", ["--share", "1.5"], "argument --share: 1.5: give a share between 0 and 1"),
     ("bench_voice", ["--option", "margin"], "argument --option: 'margin': give NAME=VALUE"),
+    ("fit_value", ["--tables", "v004_2p", "--workers", "0"], "argument --workers: 0: give 1 or more"),  # was / 0
+    ("fit_value", ["--tables", "v004_2p", "--out", "README.md"], "argument --out: README.md is a file, not a folder"),
 ])
 def test_numbers_out_of_range_are_usage_errors(name: str, argv: list[str], says: str,
                                                capsys: pytest.CaptureFixture[str],
@@ -243,6 +245,31 @@ def test_a_damaged_champion_is_said_before_the_game_and_the_others_are_still_lis
     assert script("evaluate").main(argv) == 2  # the champion used to fail at its first move
     assert "classic_2p.npz is not a weights file (not an .npz archive)" in one_error_line(capsys.readouterr().err)
     assert champion.champion_tables(champions) == [("classic", 2), ("classic", 3)]  # a KeyError traceback
+
+
+@pytest.mark.parametrize(("text", "says"), [
+    ("{", "v004_2p.json cannot be read as a fitted value (Expecting property name"),  # cut short
+    ("no weights", "v004_2p.json is damaged: its 'weights' must be a list of numbers"),  # a KeyError traceback
+    ('{"features": ["a"], "weights": [1, 2]}', "v004_2p.json is damaged: 2 weights for 1 features"),
+])
+def test_a_damaged_value_file_stops_the_searcher_before_any_game(
+        text: str, says: str, tmp_path: Path, capsys: pytest.CaptureFixture[str],
+        monkeypatch: pytest.MonkeyPatch) -> None:
+    import agents.search as search
+    from agents.value import FEATURES, load_value
+
+    if text == "no weights":
+        text = json.dumps({"features": list(FEATURES)})
+    values = tmp_path / "values"
+    values.mkdir()
+    (values / "v004_2p.json").write_text(text, encoding="utf-8")
+    monkeypatch.setattr(search, "load_value", lambda ruleset, players: load_value(ruleset, players, values))
+    argv = ["--agents", "searcher:50", "--field", "bold", "--ruleset", "v004", "--games", "2", "--workers", "1",
+            "--out", str(tmp_path / "out")]
+    assert script("evaluate").main(argv) == 2  # it used to fail at the searcher's first move
+    line = one_error_line(capsys.readouterr().err)
+    assert says in line and "restore it (git checkout it) or fit it again with scripts/fit_value.py" in line
+    assert (values / "v004_2p.json").read_text(encoding="utf-8") == text
 
 
 @pytest.mark.parametrize("table", ["classic", "clasic_2p"])

@@ -9,7 +9,6 @@ model as the champion of its table, replacing the shipped one.
 
 from __future__ import annotations
 
-import json
 import random
 from pathlib import Path
 from typing import Any
@@ -34,9 +33,12 @@ def champion_file(ruleset: str, players: int, directory: Path = CHAMPIONS_DIR) -
 def champion_tables(directory: Path = CHAMPIONS_DIR) -> list[tuple[str, int]]:
     """(ruleset, seats) of every shipped champion, in order."""
     tables = []
-    for meta_path in sorted(directory.glob("*_*p.json")):
-        meta = json.loads(meta_path.read_text(encoding="utf-8"))
-        tables.append((meta["ruleset"]["name"], int(meta["players"])))
+    for path in sorted(directory.glob("*_*p.npz")):
+        # The file's name, as `champion_file` makes it, is what `champion_path` looks up: a
+        # damaged metadata file beside it is said when that champion is loaded, not here.
+        ruleset, seats = path.stem.rsplit("_", 1)
+        if seats[:-1].isdigit():
+            tables.append((ruleset, int(seats[:-1])))
     return sorted(tables)
 
 
@@ -68,7 +70,11 @@ class ChampionBot:
         """Whether a champion plays a table grown to `players` (a late friend joining):
         ValueError naming the tables that have one."""
         if (rules.name, players) not in SEARCH_CHAMPIONS:
-            champion_path(rules.name, players)
+            from agents.model_bot import ModelBot
+
+            # Loaded once here, so that a damaged champion file is said before the game, not at
+            # the champion's first move.
+            ModelBot.load(champion_path(rules.name, players), reaction=self.reaction, rules=rules)
 
     def act(self, state: GameState, decision: Decision) -> Action:
         from agents.model_bot import ModelBot

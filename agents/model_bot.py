@@ -55,13 +55,39 @@ def read_metadata(path: Path, expected_format: str, writer: str) -> dict[str, An
     except FileNotFoundError:
         raise ModelLoadError(f"{meta_path} is missing: it says which ruleset and table {path.name} "
                              f"was trained for ({writer})") from None
+    except OSError as error:
+        raise ModelLoadError(f"{meta_path} cannot be read ({error.strerror}): it says which ruleset and table "
+                             f"{path.name} was trained for ({writer})") from None
+    except UnicodeDecodeError:
+        raise ModelLoadError(f"{meta_path} is not UTF-8 text: restore it ({writer})") from None
     except json.JSONDecodeError as error:
         raise ModelLoadError(f"{meta_path} is not valid JSON ({error})") from None
     if not isinstance(meta, dict) or meta.get("format") != expected_format:
         raise ModelLoadError(f"{meta_path} is not a cdc model description (format "
                              f"{meta.get('format') if isinstance(meta, dict) else None!r}, "
                              f"expected {expected_format})")
+    if (problem := metadata_problem(meta)) is not None:
+        raise ModelLoadError(f"{meta_path} is damaged: {problem}; restore it ({writer})")
     return meta
+
+
+def metadata_problem(meta: dict[str, Any]) -> str | None:
+    """What is wrong with the keys a model's table is built from (ModelBot), or None: a file
+    edited by hand or cut short fails here with the key's name, not later with a KeyError."""
+    if not isinstance(meta.get("ruleset"), dict):
+        return f"'ruleset' must be the ruleset's keys and values, got {shown(meta, 'ruleset')}"
+    for key in ("players", "max_turns"):
+        value = meta.get(key)
+        if not isinstance(value, int) or isinstance(value, bool) or value < 1:
+            return f"{key!r} must be a whole number of 1 or more, got {shown(meta, key)}"
+    levels = meta.get("stake_levels")
+    if not isinstance(levels, list) or not all(isinstance(x, int | float) and not isinstance(x, bool) for x in levels):
+        return f"'stake_levels' must be a list of numbers, got {shown(meta, 'stake_levels')}"
+    return None
+
+
+def shown(meta: dict[str, Any], key: str) -> str:
+    return json.dumps(meta[key])[:60] if key in meta else "nothing (the key is missing)"
 
 
 def load_model(path: str | Path) -> tuple[Any, dict[str, Any]]:
@@ -104,15 +130,22 @@ def load_weights(path: str | Path) -> tuple[NumpyPolicy, dict[str, Any]]:
     if not path.exists():
         raise ModelLoadError(f"no weights file at {path}")
     meta = read_metadata(path, WEIGHTS_FORMAT, "scripts/train.py --publish writes it")
+    if not zipfile.is_zipfile(path):  # np.load would read it as a pickle, and say to trust it
+        raise ModelLoadError(f"{path} is not a weights file (not an .npz archive): restore it "
+                             "(scripts/train.py --publish writes it)")
     try:
         with np.load(path, allow_pickle=False) as arrays:
             policy = NumpyPolicy.from_arrays(arrays)
     except (OSError, ValueError, KeyError, zipfile.BadZipFile, EOFError) as error:
-        raise ModelLoadError(f"{path} cannot be read (corrupt, or not a weights file): {error}") from None
+        raise ModelLoadError(f"{path} cannot be read (corrupt, or not a weights file: {error}); restore it "
+                             "(scripts/train.py --publish writes it)") from None
     if policy.input_size != meta.get("observation_size"):
         raise ModelLoadError(f"{path} reads {policy.input_size} values but its metadata says "
                              f"{meta.get('observation_size')}")
     return policy, meta
+
+
+ACTIVATIONS = ("tanh", "relu", "none")
 
 
 class NumpyPolicy:
@@ -153,11 +186,21 @@ class NumpyPolicy:
 
     @classmethod
     def from_arrays(cls, arrays: Any) -> NumpyPolicy:
-        layers = []
+        layers: list[tuple[np.ndarray, np.ndarray, str]] = []
         index = 0
         while f"weight_{index}" in arrays:
-            layers.append((np.asarray(arrays[f"weight_{index}"], np.float32),
-                           np.asarray(arrays[f"bias_{index}"], np.float32), str(arrays[f"activation_{index}"])))
+            weight = np.asarray(arrays[f"weight_{index}"], np.float32)
+            bias = np.asarray(arrays[f"bias_{index}"], np.float32)
+            activation = str(arrays[f"activation_{index}"])
+            # Checked here, so that damaged arrays fail when the file is loaded, not mid-game.
+            inputs = layers[-1][0].shape[1] if layers else None
+            if weight.ndim != 2 or bias.shape != (weight.shape[1],) or inputs not in (None, weight.shape[0]):
+                after = f", after a layer of {inputs} outputs" if inputs is not None else ""
+                raise ValueError(f"layer {index}'s arrays do not fit together (weight {weight.shape}, bias "
+                                 f"{bias.shape}{after})")
+            if activation not in ACTIVATIONS:
+                raise ValueError(f"layer {index}'s activation {activation!r} is not one of {', '.join(ACTIVATIONS)}")
+            layers.append((weight, bias, activation))
             index += 1
         if not layers:
             raise ValueError("no layers")
@@ -193,7 +236,11 @@ class ModelBot:
         self.model = model
         self.meta = meta
         rules = rules or Ruleset.from_dict(meta["ruleset"], source=f"{name} metadata")
-        table = raw_env(rules, meta["players"], max_turns=meta["max_turns"], stake_levels=meta["stake_levels"])
+        try:
+            table = raw_env(rules, meta["players"], max_turns=meta["max_turns"], stake_levels=meta["stake_levels"])
+        except ValueError as error:  # values of the right types that make no table (7 seats of a 2-4 game)
+            raise ModelLoadError(f"model {name}: its metadata makes no table ({error}); restore it or "
+                                 "train it again") from None
         try:
             self.fast: NumpyPolicy | None = fast or NumpyPolicy.from_torch(model.policy)
         except (AttributeError, TypeError):
@@ -236,10 +283,16 @@ class ModelBot:
                 f"not {state.players} seats of {state.rules.name}")
 
     def check_seats(self, rules: Ruleset, players: int) -> None:
-        """Whether this model can play a table grown to `players` (a late friend joining):
-        a model reads and acts for the table size it was trained for only."""
+        """Whether this model can play a table grown to `players` (a late friend joining), and
+        of these rules: a model reads and acts for the table it was trained for only (`act`
+        refuses any other; this says so before the game)."""
         if players != self.players:
             raise ModelLoadError(f"model {self.name} was trained for {self.players} seats")
+        if rules != self.rules:
+            other = " with other rules (house rules, or the ruleset changed since)" if rules.name == self.rules.name \
+                else ""
+            raise ModelLoadError(f"model {self.name} was trained for ruleset {self.rules.name}, not {rules.name}"
+                                 f"{other}: play it at its own table, or train one for this table")
 
     def choose_index(self, observation: np.ndarray, mask: np.ndarray) -> int:
         if self.fast is None:

@@ -131,6 +131,8 @@ class SearchBot:
             from agents.champion import champion_path
 
             champion_path(rules.name, players)
+        if self.horizon == "turn":
+            load_value(rules.name, players)  # a damaged value file is said now, not at the first move
 
     def _bot(self, name: str, slot: int, state: GameState) -> Bot:
         key = (name, slot, state.rules.name, state.players)

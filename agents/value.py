@@ -90,6 +90,23 @@ def value_path(ruleset: str, players: int, directory: Path = VALUES_DIR) -> Path
 _LOADED: dict[tuple[str, int], ValueModel | None] = {}
 
 
+def read_value_file(path: Path) -> dict[str, Any]:
+    """A value file's content, or a ValueError naming the file and what is wrong with it (a
+    damaged file used to be a JSONDecodeError or a KeyError at the searcher's first move)."""
+    fix = "restore it (git checkout it) or fit it again with scripts/fit_value.py"
+    try:
+        data = json.loads(path.read_text(encoding="utf-8"))
+    except (OSError, UnicodeDecodeError, json.JSONDecodeError) as error:
+        raise ValueError(f"{path} cannot be read as a fitted value ({error}); {fix}") from None
+    weights = data.get("weights") if isinstance(data, dict) else None
+    if not isinstance(weights, list) or not all(isinstance(w, int | float) and not isinstance(w, bool)
+                                                for w in weights):
+        raise ValueError(f"{path} is damaged: its 'weights' must be a list of numbers; {fix}")
+    if isinstance(data.get("features"), list) and len(data["features"]) != len(weights):
+        raise ValueError(f"{path} is damaged: {len(weights)} weights for {len(data['features'])} features; {fix}")
+    return data
+
+
 def load_value(ruleset: str, players: int, directory: Path = VALUES_DIR) -> ValueModel | None:
     """The fitted value of a table, or None where none was fitted (the searcher then plays its
     samples out to the end of the game)."""
@@ -98,7 +115,7 @@ def load_value(ruleset: str, players: int, directory: Path = VALUES_DIR) -> Valu
         path = value_path(ruleset, players, directory)
         model = None
         if path.exists():
-            data = json.loads(path.read_text(encoding="utf-8"))
+            data = read_value_file(path)
             if data.get("features") != list(FEATURES):
                 raise ValueError(f"{path}: fitted on other features; fit it again with scripts/fit_value.py")
             model = ValueModel([float(w) for w in data["weights"]],

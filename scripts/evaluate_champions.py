@@ -73,7 +73,23 @@ def read_results(path: Path) -> dict[str, Any]:
                          "give another --out, or move the file away") from None
     if not isinstance(results, dict):
         raise UsageError(f"--out {path}: not a champions report (not a JSON object); give another --out")
+    for name, result in results.items():
+        # Checked before any game: the file is rewritten after each table, and shown at the end.
+        if not is_table_result(result):
+            raise UsageError(f"--out {path}: not a champions report ({name!r} is not a table's results); "
+                             "give another --out, or move the file away")
     return results
+
+
+def is_table_result(result: Any) -> bool:
+    """`result` reads as one table's entry of the report, as `play_tables` writes it."""
+    if not isinstance(result, dict) or not {"ruleset", "players", "fair_share", "field"} <= set(result):
+        return False
+    field = result["field"]
+    return (isinstance(field, dict) and isinstance(result["fair_share"], int | float)
+            and all(isinstance(field.get(bot), dict) and isinstance(field[bot].get("win_rate"), int | float)
+                    and isinstance(field[bot].get("games"), int) and isinstance(field[bot].get("ci95"), list)
+                    and len(field[bot]["ci95"]) == 2 for bot in FIELD))
 
 
 def evaluate(args: argparse.Namespace) -> int:

@@ -37,6 +37,7 @@ from pathlib import Path
 from typing import Any
 
 from rich.console import Console
+from rich.markup import escape
 
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
@@ -66,7 +67,15 @@ def make_listener(args: argparse.Namespace, human_seats: list[int], console: Con
     from voice.live import build_listener  # voice needs vosk and sounddevice
 
     return build_listener(model=args.model, lexicon=args.lexicon, seats=human_seats,
-                          devices=args.devices, report=lambda text: console.print(f"[yellow]{text}[/yellow]"))
+                          devices=args.devices,
+                          report=lambda text: console.print(f"[yellow]{escape(text)}[/yellow]", emoji=False))
+
+
+def say_error(console: Console, error: object, head: str = "error:") -> None:
+    """One error line. Its text is the user's (a path, a bot's name): printed as it is, never
+    read as rich markup (a path with `[/x]` in it used to raise MarkupError) or emoji codes
+    (`searcher:abc:` was shown as `searcher🔤`)."""
+    console.print(f"[red]{escape(head)}[/red] {escape(str(error))}", highlight=False, emoji=False)
 
 
 def lineup(args: argparse.Namespace, seed: int, saved: dict | None) -> list[SeatPlayer]:
@@ -148,10 +157,10 @@ def prepare(argv: list[str] | None, console: Console) -> TableApp | WebTable | i
             # A bad lexicon is the user's to fix, not a reason to play without voice.
             check_game_lexicon(load_lexicon(args.lexicon))
     except GameLoadError as error:
-        console.print(f"[red]cannot resume {args.resume}:[/red] {error}", highlight=False)
+        say_error(console, error, f"cannot resume {args.resume}:")
         return 2
     except (RulesetError, LexiconError, GameError, ValueError) as error:
-        console.print(f"[red]error:[/red] {error}", highlight=False)
+        say_error(console, error)
         return 2
     human_seats = [s for s, p in enumerate(players) if p.human]
     listener = None
@@ -161,10 +170,11 @@ def prepare(argv: list[str] | None, console: Console) -> TableApp | WebTable | i
         try:
             listener = make_listener(args, human_seats, console)
         except LexiconError as error:
-            console.print(f"[red]error:[/red] {error}", highlight=False)
+            say_error(console, error)
             return 2
         except Exception as error:  # noqa: BLE001 - any voice failure falls back to the keyboard
-            console.print(f"[yellow]voice is off: {error}\nPlaying by keyboard.[/yellow]")
+            console.print(f"[yellow]voice is off: {escape(str(error))}\nPlaying by keyboard.[/yellow]",
+                          emoji=False)
 
     def build(view: View, keyboard: KeyLines, listener: Listener | None = listener) -> PlaySession:
         common = dict(view=view, keyboard=keyboard, listener=listener, seed=seed, pace=args.pace,
@@ -180,7 +190,7 @@ def prepare(argv: list[str] | None, console: Console) -> TableApp | WebTable | i
     except GameLoadError as error:
         if listener is not None:
             listener.close()
-        console.print(f"[red]cannot resume {args.resume}:[/red] {error}", highlight=False)
+        say_error(console, error, f"cannot resume {args.resume}:")
         return 2
 
 
@@ -225,7 +235,7 @@ class WebTable:
         try:
             self.server.start()
         except RuntimeError as error:
-            console.print(f"[red]error:[/red] {error}", highlight=False)
+            say_error(console, error)
             return 2
         try:
             self.announce(console)
@@ -236,11 +246,11 @@ class WebTable:
                 input("Scan the QR code with each phone, then press Enter to open the table… ")
             self.app.run()
             if self.app.error is not None:
-                console.print(f"[red]the game stopped on an error:[/red] {self.app.error!r}")
+                say_error(console, repr(self.app.error), "the game stopped on an error:")
                 return 1
             if self.app.final is None:
                 return stopped(session, console)
-            console.print(f"[bold green]{summary(session)}[/bold green]")
+            console.print(f"[bold green]{escape(summary(session))}[/bold green]", emoji=False)
             return 0
         except KeyboardInterrupt:
             return stopped(session, console)
@@ -256,7 +266,7 @@ class WebTable:
             session.run()
         except (KeyboardInterrupt, EOFError):
             return stopped(session, console)
-        console.print(f"[bold green]{summary(session)}[/bold green]")
+        console.print(f"[bold green]{escape(summary(session))}[/bold green]", emoji=False)
         console.print("the phones show the final table; Ctrl+C closes it", highlight=False)
         sys.stdout.flush()
         try:
@@ -268,7 +278,7 @@ class WebTable:
 
 def stopped(session: PlaySession, console: Console) -> int:
     where = f" It is saved in {session.save_path}: --resume {session.save_path}" if session.save_path else ""
-    console.print(f"Game stopped.{where}", highlight=False)
+    console.print(f"Game stopped.{escape(where)}", highlight=False, emoji=False)
     return 1
 
 
@@ -292,18 +302,18 @@ def web_table(args: argparse.Namespace, players: list[SeatPlayer], build: Build,
         def make_recogniser(clock: Callable[[int], float]) -> Recogniser:
             return Recogniser(vosk_model, words, intents=[], clock=clock)
     except LexiconError as error:
-        console.print(f"[red]error:[/red] {error}", highlight=False)
+        say_error(console, error)
         return 2
     except (ModelNotFoundError, ImportError) as error:
         why = "no French Vosk model found" if isinstance(error, ModelNotFoundError) else f"no voice ({error})"
-        console.print(f"[yellow]the phones play by tapping only: {why}; give --model or CDC_VOSK_MODEL "
+        console.print(f"[yellow]the phones play by tapping only: {escape(why)}; give --model or CDC_VOSK_MODEL "
                       f"for their voices[/yellow]", highlight=False)
     try:
         certificates = ensure_certificates()
         room = Room(players, make_recogniser=make_recogniser)
         server = WebServer(room, certificates, args.host, args.port)
     except OSError as error:
-        console.print(f"[red]error:[/red] {error}", highlight=False)
+        say_error(console, error)
         return 2
     listeners = [x for x in (host_listener, room.listener) if x is not None]
     listener = Listeners(*listeners, report=room.view.say) if len(listeners) > 1 else \
@@ -314,7 +324,7 @@ def web_table(args: argparse.Namespace, players: list[SeatPlayer], build: Build,
         return WebTable(args, room, server, build, listener, shown)
     except GameLoadError as error:
         server.stop()
-        console.print(f"[red]cannot resume {args.resume}:[/red] {error}", highlight=False)
+        say_error(console, error, f"cannot resume {args.resume}:")
         return 2
 
 
@@ -333,14 +343,14 @@ def main(argv: list[str] | None = None) -> int:
         if app.session.listener is not None:
             app.session.listener.close()
     if app.error is not None:
-        console.print(f"[red]the game stopped on an error:[/red] {app.error!r}")
+        say_error(console, repr(app.error), "the game stopped on an error:")
         return 1
     if app.final is None:
         where = f" It is saved in {app.session.save_path}: --resume {app.session.save_path}" \
             if app.session.save_path else ""
-        console.print(f"Game stopped.{where}")
+        console.print(f"Game stopped.{escape(where)}", emoji=False)
         return 1
-    console.print(f"[bold green]{summary(app.session)}[/bold green]")
+    console.print(f"[bold green]{escape(summary(app.session))}[/bold green]", emoji=False)
     return 0
 
 

@@ -136,6 +136,8 @@ def test_nonsense_in_a_training_config_is_refused_before_any_work(
     ("probe_rollouts", ["--rollouts", "3"], "argument --rollouts: 3: give an even number"),
     ("probe_rollouts", ["--share", "1.5"], "argument --share: 1.5: give a share between 0 and 1"),
     ("bench_voice", ["--option", "margin"], "argument --option: 'margin': give NAME=VALUE"),
+    ("fit_value", ["--tables", "v004_2p", "--workers", "0"], "argument --workers: 0: give 1 or more"),  # was / 0
+    ("fit_value", ["--tables", "v004_2p", "--out", "README.md"], "argument --out: README.md is a file, not a folder"),
 ])
 def test_numbers_out_of_range_are_usage_errors(name: str, argv: list[str], says: str,
                                                capsys: pytest.CaptureFixture[str],
@@ -170,11 +172,125 @@ def test_evaluate_refuses_a_bot_that_cannot_play_the_table_before_any_game(
     assert not list(tmp_path.iterdir())  # no report of games never played
 
 
+def damaged_copy(tmp_path: Path, damage: str) -> Path:
+    """A copy of the shipped classic_2p champion (weights and metadata), damaged as a user's
+    edit, a cut-short copy or a file renamed leaves it."""
+    weights, meta_path = tmp_path / "mine.npz", tmp_path / "mine.json"
+    weights.write_bytes((ROOT / "agents" / "champions" / "classic_2p.npz").read_bytes())
+    meta = json.loads((ROOT / "agents" / "champions" / "classic_2p.json").read_text(encoding="utf-8"))
+    if damage == "no players":
+        del meta["players"]
+    elif damage == "players in words":
+        meta["players"] = "two"
+    elif damage == "stakes in words":
+        meta["stake_levels"] = "low"
+    elif damage == "layers that do not fit":
+        arrays = dict(np.load(weights))
+        arrays["weight_1"] = arrays["weight_1"][:10]
+        np.savez(weights, **arrays)
+    elif damage == "a text file renamed":
+        weights.write_text("my notes", encoding="utf-8")
+    meta_path.write_text(json.dumps(meta), encoding="utf-8")
+    if damage == "metadata not text":
+        meta_path.write_bytes(b"\xff\xfe\x00")
+    return weights
+
+
+@pytest.mark.parametrize(("damage", "says"), [
+    ("no players", "mine.json is damaged: 'players' must be a whole number of 1 or more, got nothing (the key is "
+                   "missing); restore it"),  # a KeyError traceback
+    ("players in words",  # a TypeError traceback
+     "mine.json is damaged: 'players' must be a whole number of 1 or more, got \"two\""),
+    ("stakes in words", "mine.json is damaged: 'stake_levels' must be a list of numbers"),  # no file named
+    ("metadata not text", "mine.json is not UTF-8 text: restore it"),  # a bare codec message
+    ("a text file renamed", "mine.npz is not a weights file (not an .npz archive)"),  # said to trust it as a pickle
+    ("layers that do not fit", "mine.npz cannot be read (corrupt, or not a weights file: layer 1's arrays do not fit "
+                               "together"),  # taken, then a failure at its first move
+])
+def test_a_damaged_weights_file_is_one_error_before_any_game(damage: str, says: str, tmp_path: Path,
+                                                            capsys: pytest.CaptureFixture[str]) -> None:
+    weights = damaged_copy(tmp_path, damage)
+    before = {path.name: path.read_bytes() for path in tmp_path.iterdir()}
+    argv = ["--agents", str(weights), "--field", "bold", "--games", "2", "--workers", "1",
+            "--out", str(tmp_path / "out")]
+    assert script("evaluate").main(argv) == 2
+    assert says in one_error_line(capsys.readouterr().err)
+    assert {path.name: path.read_bytes() for path in tmp_path.iterdir() if path.is_file()} == before
+    assert not list((tmp_path / "out").iterdir())
+
+
+def test_a_model_of_another_ruleset_is_refused_before_any_game(tmp_path: Path, capsys: pytest.CaptureFixture[str],
+                                                              monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.chdir(ROOT)  # it used to be taken, and to stop the tournament at its first move
+    argv = ["--agents", "agents/champions/classic_2p.npz", "--field", "bold", "--ruleset", "complete", "--games", "2",
+            "--workers", "1", "--out", str(tmp_path)]
+    assert script("evaluate").main(argv) == 2
+    line = one_error_line(capsys.readouterr().err)
+    assert "model classic_2p was trained for ruleset classic, not complete: play it at its own table" in line
+
+
+def test_a_damaged_champion_is_said_before_the_game_and_the_others_are_still_listed(
+        tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch) -> None:
+    import agents.champion as champion
+
+    champions = tmp_path / "champions"
+    champions.mkdir()
+    damaged_copy(champions, "a text file renamed").rename(champions / "classic_2p.npz")
+    (champions / "mine.json").rename(champions / "classic_2p.json")
+    (champions / "classic_3p.npz").write_bytes((ROOT / "agents" / "champions" / "classic_3p.npz").read_bytes())
+    (champions / "classic_3p.json").write_text("{", encoding="utf-8")  # cut short
+    shipped = champion.champion_path
+    monkeypatch.setattr(champion, "champion_path", lambda ruleset, players: shipped(ruleset, players, champions))
+    argv = ["--agents", "champion", "--field", "bold", "--games", "2", "--workers", "1", "--out", str(tmp_path / "out")]
+    assert script("evaluate").main(argv) == 2  # the champion used to fail at its first move
+    assert "classic_2p.npz is not a weights file (not an .npz archive)" in one_error_line(capsys.readouterr().err)
+    assert champion.champion_tables(champions) == [("classic", 2), ("classic", 3)]  # a KeyError traceback
+
+
+@pytest.mark.parametrize(("text", "says"), [
+    ("{", "v004_2p.json cannot be read as a fitted value (Expecting property name"),  # cut short
+    ("no weights", "v004_2p.json is damaged: its 'weights' must be a list of numbers"),  # a KeyError traceback
+    ('{"features": ["a"], "weights": [1, 2]}', "v004_2p.json is damaged: 2 weights for 1 features"),
+])
+def test_a_damaged_value_file_stops_the_searcher_before_any_game(
+        text: str, says: str, tmp_path: Path, capsys: pytest.CaptureFixture[str],
+        monkeypatch: pytest.MonkeyPatch) -> None:
+    import agents.search as search
+    from agents.value import FEATURES, load_value
+
+    if text == "no weights":
+        text = json.dumps({"features": list(FEATURES)})
+    values = tmp_path / "values"
+    values.mkdir()
+    (values / "v004_2p.json").write_text(text, encoding="utf-8")
+    monkeypatch.setattr(search, "load_value", lambda ruleset, players: load_value(ruleset, players, values))
+    argv = ["--agents", "searcher:50", "--field", "bold", "--ruleset", "v004", "--games", "2", "--workers", "1",
+            "--out", str(tmp_path / "out")]
+    assert script("evaluate").main(argv) == 2  # it used to fail at the searcher's first move
+    line = one_error_line(capsys.readouterr().err)
+    assert says in line and "restore it (git checkout it) or fit it again with scripts/fit_value.py" in line
+    assert (values / "v004_2p.json").read_text(encoding="utf-8") == text
+
+
 @pytest.mark.parametrize("table", ["classic", "clasic_2p"])
 def test_evaluate_champions_names_the_known_tables(table: str, capsys: pytest.CaptureFixture[str]) -> None:
     assert script("evaluate_champions").main(["--tables", table]) == 2
     line = one_error_line(capsys.readouterr().err)
     assert f"--tables: no champion '{table}'; give some of " in line and "classic_2p" in line
+
+
+@pytest.mark.parametrize("report", [{"mine": 1}, {"classic_2p": {"ruleset": "classic", "players": 2}}])
+def test_evaluate_champions_refuses_an_out_file_that_is_no_champions_report_before_any_game(
+        report: dict[str, Any], tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    out = tmp_path / "tournament.json"  # another command's JSON object: it used to be added to, then a traceback
+    out.write_text(json.dumps(report), encoding="utf-8")
+    argv = ["--tables", "classic_2p", "--bold-games", "2", "--others", "2", "--workers", "1", "--out", str(out)]
+    assert script("evaluate_champions").main(argv) == 2
+    line = one_error_line(capsys.readouterr().err)
+    assert f"--out {out}: not a champions report (" in line and "give another --out, or move the file away" in line
+    assert json.loads(out.read_text(encoding="utf-8")) == report
+    # The shipped report reads as one (the check refuses no real report).
+    assert len(script("evaluate_champions").read_results(ROOT / "docs" / "results" / "champions.json")) >= 11
 
 
 def test_a_wav_file_cut_short_is_one_error(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:

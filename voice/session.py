@@ -184,6 +184,9 @@ class PlaySession:
             saved = json.loads(path.read_text(encoding="utf-8"))
         except OSError as error:
             raise GameLoadError(f"{path}: {error.strerror}; give a file written by --save") from None
+        except UnicodeDecodeError:
+            raise GameLoadError(f"{path} is not a saved game (not UTF-8 text); give a file written by --save") \
+                from None
         except json.JSONDecodeError as error:
             raise GameLoadError(f"{path} is not a saved game (not JSON: {error})") from None
         if not isinstance(saved, dict):
@@ -192,8 +195,12 @@ class PlaySession:
             raise GameLoadError(f"{path} is damaged: its 'history' must be the list of moves, got "
                                 f"{json.dumps(saved.get('history'))}; resume from another save")
         lineup = saved.get("lineup")
-        if lineup is not None and (not isinstance(lineup, list) or not all(isinstance(p, dict) for p in lineup)):
-            raise GameLoadError(f"{path} is damaged: its 'lineup' must be a list of players")
+        if lineup is not None and (not isinstance(lineup, list) or not all(
+                isinstance(p, dict) and isinstance(p.get("name"), str) and isinstance(p.get("bot", 0), str | None)
+                for p in lineup)):
+            # Each player as SeatPlayer.to_json writes it: a name, and a bot's name or null for a human.
+            raise GameLoadError(f"{path} is damaged: its 'lineup' must be a list of players, each "
+                                '{"name": ..., "bot": a bot\'s name or null}; resume from another save')
         return saved
 
     @classmethod
@@ -205,6 +212,9 @@ class PlaySession:
         state = GameState.from_json(saved)
         seats = state.players  # with the late friends who joined (their joins are in the history)
         given = [p.to_json() for p in players]
+        if lineup and len(lineup) != seats:
+            raise GameLoadError(f"{path} is damaged: its 'lineup' names {len(lineup)} players, its game has "
+                                f"{seats}; resume from another save")
         said = describe_lineup(lineup) if lineup else f"{seats} players"
         if len(players) != seats or (lineup and [p["bot"] for p in given] != [p.get("bot") for p in lineup]):
             raise GameLoadError(f"{path} is a game of {said}, not of {describe_lineup(given)}; "

@@ -160,7 +160,8 @@ def players_table(session: PlaySession, voices: dict[int, str], final: bool = Fa
         who = player.name if player.human else f"{player.name} (bot)"
         turn = seat == state.turn_seat and not final
         voice = voices.get(seat, "keyboard only") if player.human else ""
-        table.add_row(f"{'▶' if turn else ' '}{seat + 1}", who, str(state.scores[seat]), items, voice,
+        # Text: a name is shown as typed, never read as markup ('[/x]' raised MarkupError).
+        table.add_row(f"{'▶' if turn else ' '}{seat + 1}", Text(who), str(state.scores[seat]), items, voice,
                       style="bold yellow" if turn or (final and seat == state.winner) else "")
     return table
 

@@ -121,7 +121,8 @@ def test_bad_config_and_bad_model_files(tmp_path: Path) -> None:
     broken.write_bytes(b"garbage")
     with pytest.raises(ModelLoadError, match="broken.json is missing"):
         load_model(broken)
-    (tmp_path / "broken.json").write_text(json.dumps({"format": "cdc-model/1"}))
+    (tmp_path / "broken.json").write_text(json.dumps({"format": "cdc-model/1", "ruleset": {"name": "classic"},
+                                                      "players": 2, "max_turns": 60, "stake_levels": [0, 1]}))
     with pytest.raises(ModelLoadError, match="cannot be loaded"):
         load_model(broken)
     result = train("--config", str(tmp_path / "nothing.yaml"))

@@ -222,6 +222,29 @@ def test_resume_of_a_save_whose_history_is_not_a_list(tmp_path: Path, history: A
     assert path.read_text() == before
 
 
+@pytest.mark.parametrize("lineup, says", [
+    ([{"player": "Ana"}, {"player": "bold-1"}], "its 'lineup' must be a list of players, each {\"name\""),
+    ([{"name": "Ana", "bot": None}, {"name": "bold-1", "bot": 5}], "its 'lineup' must be a list of players"),
+    ([{"name": "Ana", "bot": None}], "its 'lineup' names 1 players, its game has 2"),
+])
+def test_resume_of_a_save_whose_line_up_is_damaged(tmp_path: Path, lineup: Any, says: str) -> None:
+    path = saved_game(tmp_path, lineup=lineup)
+    before = path.read_text()
+    status, said = prepare(["--keyboard", "--resume", str(path)])
+    assert status == 2 and "Traceback" not in said
+    assert f"cannot resume {path}: {path} is damaged: {says}" in said
+    assert path.read_text() == before
+
+
+def test_resume_of_a_save_that_is_not_text(tmp_path: Path) -> None:
+    path = tmp_path / "game.json"
+    path.write_bytes(b"\x00\xff\xfe")
+    status, said = prepare(["--keyboard", "--resume", str(path)])
+    assert status == 2
+    assert f"cannot resume {path}: {path} is not a saved game (not UTF-8 text); give a file written by --save" in said
+    assert path.read_bytes() == b"\x00\xff\xfe"
+
+
 @pytest.mark.parametrize("argv, given", [
     (["--humans", "Ana", "Bob"], "not of Ana (human), Bob (human)"),  # the bot seat turned human
     (["--humans", "Ana", "--bots", "bold", "prudent"], "not of Ana (human), bold-1 (bot bold), prudent-2"),
@@ -242,6 +265,31 @@ def test_resume_alone_takes_the_saves_line_up(tmp_path: Path) -> None:
     assert isinstance(app, TableApp)
     assert [(p.name, p.human, p.bot_name) for p in app.session.players] == [("Ana", True, ""),
                                                                            ("bold-1", False, "bold")]
+
+
+@pytest.mark.parametrize("argv, says", [
+    (["--humans", "A", "--bots", "searcher:abc"], "error: searcher:abc: give searcher,"),  # was 'searcher🔤'
+    (["--humans", "A", "--bots", "[bold]x"], "error: unknown bot '[bold]x':"),  # was "unknown bot 'x'"
+    (["--resume", "{tmp}/[/x]/game.json"], "cannot resume {tmp}/[/x]/game.json: {tmp}/[/x]/game.json: No such file"),
+])
+def test_an_error_shows_the_users_text_as_typed(tmp_path: Path, argv: list[str], says: str) -> None:
+    # A path or a name is the user's text: never rich markup (a path with '[/x]' in it raised
+    # MarkupError, a traceback) nor emoji codes.
+    status, said = prepare(["--keyboard", *(arg.replace("{tmp}", str(tmp_path)) for arg in argv)])
+    assert status == 2 and "Traceback" not in said
+    assert says.replace("{tmp}", str(tmp_path)) in said.replace("\n", "")
+
+
+def test_a_players_name_in_brackets_is_shown_as_typed() -> None:
+    def build(view: TableView, keyboard: TypedLines) -> PlaySession:
+        return PlaySession(load_ruleset("classic"), [SeatPlayer("[/x]"), SeatPlayer("bot", FixedBot(1200))],
+                           view=view, keyboard=keyboard, dice=InjectedDice([3, 5]))
+
+    async def script(app: TableApp, pilot: Pilot) -> None:
+        await until(pilot, app, "[/x]: roll the dice")  # the players' table used to raise MarkupError
+        assert "│ [/x] " in screen_text(app)
+
+    drive(build, script)
 
 
 def test_a_lexicon_key_with_a_typo_stops_play_with_its_name(tmp_path: Path) -> None:

@@ -388,6 +388,23 @@ def test_train_tables_refuses_two_runs_in_one_folder(tmp_path: Path, capsys: pyt
     assert not (tmp_path / "tiny").exists() and not list(logs.iterdir()), "nothing was started"
 
 
+def test_train_tables_reads_options_after_dashes_as_train_options_and_refuses_a_misspelt_one(
+        tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    config = tiny_config(tmp_path)
+    tables = script("train_tables")
+    logs = tmp_path / "logs"
+    # The documented `-- --eval-games 200` was read as two more configs ("no file at --eval-games");
+    # now it reaches the check of the configs themselves (here: one given twice), nothing started.
+    assert tables.main([str(config), str(config), "--logs", str(logs), "--", "--eval-games", "200"]) == 2
+    assert "is given twice" in one_error_line(capsys.readouterr().err)
+    # A misspelt option before `--` went on to every scripts/train.py, each run failing in its log.
+    with pytest.raises(SystemExit) as stop:
+        tables.main([str(config), "--time-limt", "5", "--logs", str(logs)])
+    assert stop.value.code == 2
+    assert "unrecognized arguments: --time-limt 5" in capsys.readouterr().err
+    assert not (tmp_path / "tiny").exists() and not list(logs.iterdir()), "nothing was started"
+
+
 def test_evaluate_checks_its_output_first_and_keeps_results_written_late(
         tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch) -> None:
     evaluate = script("evaluate")

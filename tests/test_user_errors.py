@@ -150,6 +150,22 @@ def test_numbers_out_of_range_are_usage_errors(name: str, argv: list[str], says:
     assert says in err and "Traceback" not in err
 
 
+@pytest.mark.parametrize(("name", "argv"), [
+    ("probe_rollouts", ["--games", "1", "--rollouts", "2"]),
+    ("bench_voice", ["--set", "tune"]),
+])
+def test_benches_refuse_a_json_file_that_exists_before_any_work(
+        name: str, argv: list[str], tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    """--json was written over at the end, whatever the file held (bench_web already refused)."""
+    mine = tmp_path / "mine.json"
+    mine.write_text("my notes", encoding="utf-8")
+    with pytest.raises(SystemExit) as stop:
+        script(name).main([*argv, "--json", str(mine)])
+    assert stop.value.code == 2
+    assert f"--json {mine} exists; give a new file name" in capsys.readouterr().err
+    assert mine.read_text(encoding="utf-8") == "my notes"
+
+
 def test_compare_decisions_refuses_a_table_size_the_ruleset_does_not_play(capsys: pytest.CaptureFixture[str]) -> None:
     assert script("compare_decisions").main(["bold", "--ruleset", "maison", "--seats", "9", "--games", "1"]) == 2
     line = one_error_line(capsys.readouterr().err)

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from pathlib import Path
 from typing import Any
 
 import numpy as np
@@ -329,6 +330,8 @@ def _bench_web() -> Any:
     (["--set", "report", "--seed", "5"], "not a report seed"),
     (["--set", "tune", "--seed", "1000"], "not a tune seed"),
     (["--crosstalk-db", "60"], "--crosstalk-db 60: give 3 to 40 dB"),
+    # A file where a folder is wanted: refused before the bench, not a traceback after it.
+    (["--json", str(Path(__file__).resolve() / "figures.json")], "is a file, not a folder"),
 ])
 def test_bench_web_refuses_bad_arguments(argv: list[str], message: str,
                                          capsys: pytest.CaptureFixture[str]) -> None:

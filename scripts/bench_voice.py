@@ -411,11 +411,12 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--workers", type=int, choices=(1, 2), default=2,
                         help="processes at once: 2 (both systems side by side) or 1 (one after the "
                              "other, for a machine shared with other work)")
-    parser.add_argument("--cpu-ratio", action="store_true",
-                        help="only the CPU ratio to plain Vosk, both run in this one process")
-    parser.add_argument("--races", action="store_true",
-                        help="only the race figures: every clip heard in a race for each shout, with "
-                             "and without the race-time look (phantom shouts, shouts heard)")
+    only = parser.add_mutually_exclusive_group()  # each is its own bench: one at a time
+    only.add_argument("--cpu-ratio", action="store_true",
+                      help="only the CPU ratio to plain Vosk, both run in this one process")
+    only.add_argument("--races", action="store_true",
+                      help="only the race figures: every clip heard in a race for each shout, with "
+                           "and without the race-time look (phantom shouts, shouts heard)")
     args = parser.parse_args(argv)
     if args.json and args.json.exists():  # written at the end: refused before the work, not lost after it
         parser.error(f"--json {args.json} exists; give a new file name (nothing is overwritten)")
@@ -430,13 +431,28 @@ def recogniser_option(text: str) -> tuple[str, object]:
     from voice.recogniser import Recogniser
 
     name, equals, value = text.partition("=")
-    known = [p.name for p in inspect.signature(Recogniser).parameters.values() if p.kind is p.KEYWORD_ONLY]
-    if not equals or name not in known:
-        raise argparse.ArgumentTypeError(f"{text!r}: give NAME=VALUE, NAME one of {', '.join(known)}")
+    defaults = {p.name: p.default for p in inspect.signature(Recogniser).parameters.values()
+                if p.kind is p.KEYWORD_ONLY}
+    if not equals or name not in defaults:
+        raise argparse.ArgumentTypeError(f"{text!r}: give NAME=VALUE, NAME one of {', '.join(defaults)}")
     try:
-        return name, json.loads(value)
+        parsed = json.loads(value)
     except ValueError:
         raise argparse.ArgumentTypeError(f"{text!r}: the value is not a JSON number or true/false") from None
+    # The value's kind is the default's: a string or a list where a number goes failed deep in the
+    # recogniser, as a traceback once the bench had started.
+    default = defaults[name]
+    if isinstance(default, bool):
+        kind, fits = "true or false", isinstance(parsed, bool)
+    elif isinstance(default, int):
+        kind, fits = "a whole number", isinstance(parsed, int) and not isinstance(parsed, bool)
+    elif isinstance(default, float):
+        kind, fits = "a number", isinstance(parsed, (int, float)) and not isinstance(parsed, bool)
+    else:
+        kind, fits = "a JSON list, like its default", isinstance(parsed, list)
+    if not fits:
+        raise argparse.ArgumentTypeError(f"{text!r}: {name} takes {kind}")
+    return name, parsed
 
 
 def bench(args: argparse.Namespace) -> int:

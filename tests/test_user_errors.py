@@ -136,6 +136,11 @@ def test_nonsense_in_a_training_config_is_refused_before_any_work(
     ("probe_rollouts", ["--rollouts", "3"], "argument --rollouts: 3: give an even number"),
     ("probe_rollouts", ["--share", "1.5"], "argument --share: 1.5: give a share between 0 and 1"),
     ("bench_voice", ["--option", "margin"], "argument --option: 'margin': give NAME=VALUE"),
+    # A value of the wrong kind was a traceback from inside the recogniser, the bench begun.
+    ("bench_voice", ["--option", 'margin="x"'], "argument --option: 'margin=\"x\"': margin takes a number"),
+    ("bench_voice", ["--option", "chunk=[800]"], "chunk takes a whole number"),
+    ("bench_voice", ["--option", "refine=null"], "refine takes true or false"),
+    ("bench_voice", ["--cpu-ratio", "--races"], "argument --races: not allowed with argument --cpu-ratio"),  # ran one
     ("fit_value", ["--tables", "v004_2p", "--workers", "0"], "argument --workers: 0: give 1 or more"),  # was / 0
     ("fit_value", ["--tables", "v004_2p", "--out", "README.md"], "argument --out: README.md is a file, not a folder"),
 ])

@@ -171,6 +171,19 @@ def test_benches_refuse_a_json_file_that_exists_before_any_work(
     assert mine.read_text(encoding="utf-8") == "my notes"
 
 
+def test_bench_clone_refuses_a_ruleset_without_its_tables_and_skips_a_turn_no_game_reaches(
+        capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch) -> None:
+    bench = script("bench_clone")
+    assert bench.main(["--ruleset", "solo", "--repeat", "1"]) == 2  # was a GameError traceback
+    line = one_error_line(capsys.readouterr().err)
+    assert "ruleset 'solo' is played by exactly 1 player" in line and "tables of 2 and 4 seats" in line
+    # A short ruleset whose games are all over before turn 50 (was StopIteration): no timing run here.
+    monkeypatch.setattr(bench, "decision_cost", lambda *_, **__: 1.0)
+    monkeypatch.setattr(bench, "stopped_at", lambda rules, players, turn, seed: None)
+    assert bench.main(["--ruleset", "classic", "--repeat", "1"]) == 0
+    assert capsys.readouterr().out.count("none of 100 games reached this turn") == 6
+
+
 def test_compare_decisions_refuses_a_table_size_the_ruleset_does_not_play(capsys: pytest.CaptureFixture[str]) -> None:
     assert script("compare_decisions").main(["bold", "--ruleset", "maison", "--seats", "9", "--games", "1"]) == 2
     line = one_error_line(capsys.readouterr().err)

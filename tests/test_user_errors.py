@@ -184,6 +184,20 @@ def test_bench_clone_refuses_a_ruleset_without_its_tables_and_skips_a_turn_no_ga
     assert capsys.readouterr().out.count("none of 100 games reached this turn") == 6
 
 
+@pytest.mark.parametrize("argv", [["--runners", "1", "0"], ["--config", "{folder}"]])
+def test_bench_rllib_says_a_mistake_on_one_line_of_stderr(
+        argv: list[str], tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    """It printed through the console: on stdout, wrapped at 80 columns, [..] in a path read as markup."""
+    folder = tmp_path / "[red]a folder with a name long enough to be wrapped by a console of eighty columns"
+    folder.mkdir()
+    assert script("bench_rllib").main([arg.format(folder=folder) for arg in argv]) == 2
+    out, err = capsys.readouterr()
+    line = one_error_line(err)
+    assert not out.strip()
+    assert ("--runners 0: each count of env runners must be 1 or more" in line if "--runners" in argv
+            else f"training config {folder} is a folder" in line)
+
+
 def test_compare_decisions_refuses_a_table_size_the_ruleset_does_not_play(capsys: pytest.CaptureFixture[str]) -> None:
     assert script("compare_decisions").main(["bold", "--ruleset", "maison", "--seats", "9", "--games", "1"]) == 2
     line = one_error_line(capsys.readouterr().err)

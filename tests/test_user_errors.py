@@ -140,6 +140,7 @@ def test_nonsense_in_a_training_config_is_refused_before_any_work(
     ("bench_voice", ["--option", 'margin="x"'], "argument --option: 'margin=\"x\"': margin takes a number"),
     ("bench_voice", ["--option", "chunk=[800]"], "chunk takes a whole number"),
     ("bench_voice", ["--option", "refine=null"], "refine takes true or false"),
+    ("mutate", ["cdc_env/dice.py", "--report", "--fresh"], "argument --fresh: not allowed with argument --report"),
     ("bench_voice", ["--cpu-ratio", "--races"], "argument --races: not allowed with argument --cpu-ratio"),  # ran one
     ("fit_value", ["--tables", "v004_2p", "--workers", "0"], "argument --workers: 0: give 1 or more"),  # was / 0
     ("fit_value", ["--tables", "v004_2p", "--out", "README.md"], "argument --out: README.md is a file, not a folder"),
@@ -196,6 +197,26 @@ def test_bench_rllib_says_a_mistake_on_one_line_of_stderr(
     assert not out.strip()
     assert ("--runners 0: each count of env runners must be 1 or more" in line if "--runners" in argv
             else f"training config {folder} is a folder" in line)
+
+
+@pytest.mark.parametrize("meta", ["", "not JSON", "[]", '{"exit_code_by_key": {}}'])
+def test_mutate_reports_damaged_results_of_a_last_run_in_one_line(
+        meta: str, tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch) -> None:
+    """mutmut's own loader raised (JSONDecodeError, TypeError, KeyError) on results a cut-short run left."""
+    for part in ("pyproject.toml", "cdc_env/dice.py", "tests/engine/test_dice.py"):
+        (tmp_path / part).parent.mkdir(parents=True, exist_ok=True)
+        (tmp_path / part).write_text((ROOT / part).read_text(encoding="utf-8"), encoding="utf-8")
+    (tmp_path / "mutants" / "cdc_env").mkdir(parents=True)
+    (tmp_path / "mutants" / "cdc_env" / "dice.py.meta").write_text(meta, encoding="utf-8")
+    monkeypatch.chdir(tmp_path)  # mutate.py changes to its root: put the test's folder back after
+    mutate = script("mutate")
+    monkeypatch.setattr(mutate, "ROOT", tmp_path)
+    for flag in ("--report", "--survivors", "--fresh"):
+        assert mutate.main(["cdc_env/dice.py", "--tests", "tests/engine/test_dice.py", flag]) == 2
+        line = capsys.readouterr().err.strip()
+        assert "Traceback" not in line and "\n" not in line
+        assert "results of cdc_env/dice.py are damaged" in line and "run scripts/mutate.py cdc_env/dice.py again" in line
+    assert (tmp_path / "mutants" / "cdc_env" / "dice.py.meta").read_text(encoding="utf-8") == meta
 
 
 def test_compare_decisions_refuses_a_table_size_the_ruleset_does_not_play(capsys: pytest.CaptureFixture[str]) -> None:

@@ -133,7 +133,7 @@ def main(argv: list[str] | None = None) -> int:
 
 
 def report(args: argparse.Namespace) -> int:
-    console = Console()
+    console = Console(markup=False, emoji=False)  # names and paths are printed as typed ([..] no markup)
     tally = Tally()
     decisions, differ, threatened = compare(args.agent, args.reference, args.ruleset, args.games, args.seed,
                                             seats=args.seats, tally=tally)

@@ -198,7 +198,7 @@ def probed_share(text: str) -> float:
 
 
 def run_probe(args: argparse.Namespace) -> int:
-    console = Console()
+    console = Console(markup=False, emoji=False)  # names and paths are printed as typed ([..] no markup)
     rules = load_ruleset(args.ruleset)
     GameState(rules, args.seats)  # the engine's own check of the seat count
     make_bot(args.bot)

@@ -219,6 +219,22 @@ def test_mutate_reports_damaged_results_of_a_last_run_in_one_line(
     assert (tmp_path / "mutants" / "cdc_env" / "dice.py.meta").read_text(encoding="utf-8") == meta
 
 
+def test_compare_decisions_and_probe_rollouts_print_paths_with_brackets_as_typed(
+        tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    """A folder named '[/x]' raised rich's MarkupError once the games were played (their figures lost)."""
+    folder = tmp_path / "[" / "x]:smile:"  # the path holds '[/x]'
+    folder.mkdir(parents=True)
+    for suffix in (".npz", ".json"):
+        (folder / f"classic_2p{suffix}").write_bytes((ROOT / "agents" / "champions" / f"classic_2p{suffix}").read_bytes())
+    assert script("compare_decisions").main([str(folder / "classic_2p.npz"), "--games", "1"]) == 0
+    assert f"{folder}/classic_2p.npz" in capsys.readouterr().out.replace("\n", "").replace(" ", "")
+    ruleset = folder / "classic.yaml"
+    ruleset.write_text((ROOT / "configs" / "rules" / "classic.yaml").read_text(encoding="utf-8"), encoding="utf-8")
+    argv = ["--ruleset", str(ruleset), "--seats", "2", "--games", "1", "--rollouts", "2", "--share", "0.05"]
+    assert script("probe_rollouts").main(argv) == 0
+    assert str(ruleset) in capsys.readouterr().out.replace("\n", "").replace(" ", "")
+
+
 def test_compare_decisions_refuses_a_table_size_the_ruleset_does_not_play(capsys: pytest.CaptureFixture[str]) -> None:
     assert script("compare_decisions").main(["bold", "--ruleset", "maison", "--seats", "9", "--games", "1"]) == 2
     line = one_error_line(capsys.readouterr().err)

@@ -24,6 +24,7 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
 from rich.console import Console
+from rich.markup import escape
 from rich.table import Table
 
 from agents.training import ConfigError, load_config
@@ -62,13 +63,14 @@ def bench(args: argparse.Namespace) -> int:
     address = args.address or os.environ.get("RAY_ADDRESS")
     where = f"the Ray cluster at {address}" if address else "the local Ray"
     try:
-        console.print(start_ray(address, max(args.runners)))  # one CPU per env runner; the driver only waits
+        console.print(escape(start_ray(address, max(args.runners))))  # one CPU per env runner; the driver only waits
         check_capacity(config.rllib.model_copy(update={"env_runners": max(args.runners)}), where)
     except RunError as error:
         raise UsageError(str(error)) from None
     measured = [(runners, *sampling_rates(config, rules, runners, args.rounds)) for runners in args.runners]
     first = measured[0][1]
-    table = Table(title=f"{config.run_name}: environment steps sampled per second, {where}")
+    # The config's run name and the address as typed: a '[/x]' in either was rich's MarkupError after the bench.
+    table = Table(title=f"{escape(config.run_name)}: environment steps sampled per second, {escape(where)}")
     for column in ("env runners", "runner", "node", "steps/s", "× the first row"):
         table.add_column(column, justify="right")
     for runners, total, per_runner in measured:

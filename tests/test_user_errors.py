@@ -235,6 +235,24 @@ def test_compare_decisions_and_probe_rollouts_print_paths_with_brackets_as_typed
     assert str(ruleset) in capsys.readouterr().out.replace("\n", "").replace(" ", "")
 
 
+def test_bench_rllib_prints_a_run_name_with_brackets_as_typed(
+        tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch) -> None:
+    """A '[/x]' in the config's run name raised rich's MarkupError at the table, after the bench."""
+    import agents.rllib_training as rllib_training  # Ray: nothing measured here, only printed
+
+    monkeypatch.setattr(rllib_training, "start_ray", lambda address, cpus: f"a Ray at [/x]{address}")
+    monkeypatch.setattr(rllib_training, "check_capacity", lambda spread, where: None)
+    monkeypatch.setattr(rllib_training, "sampling_rates", lambda config, rules, runners, rounds:
+                        (100.0 * runners, [("node", 100.0)] * runners))
+    config = yaml.safe_load((ROOT / "configs" / "train" / "classic_2p_rllib.yaml").read_text(encoding="utf-8"))
+    config["run_name"] = "[/x]mine"
+    path = tmp_path / "mine.yaml"
+    path.write_text(yaml.safe_dump(config), encoding="utf-8")
+    assert script("bench_rllib").main(["--config", str(path), "--runners", "1", "2"]) == 0
+    out = capsys.readouterr().out
+    assert "[/x]mine" in out and "a Ray at [/x]" in out
+
+
 def test_compare_decisions_refuses_a_table_size_the_ruleset_does_not_play(capsys: pytest.CaptureFixture[str]) -> None:
     assert script("compare_decisions").main(["bold", "--ruleset", "maison", "--seats", "9", "--games", "1"]) == 2
     line = one_error_line(capsys.readouterr().err)

@@ -215,7 +215,8 @@ def test_mutate_reports_damaged_results_of_a_last_run_in_one_line(
         assert mutate.main(["cdc_env/dice.py", "--tests", "tests/engine/test_dice.py", flag]) == 2
         line = capsys.readouterr().err.strip()
         assert "Traceback" not in line and "\n" not in line
-        assert "results of cdc_env/dice.py are damaged" in line and "run scripts/mutate.py cdc_env/dice.py again" in line
+        assert "results of cdc_env/dice.py are damaged" in line
+        assert "run scripts/mutate.py cdc_env/dice.py again" in line
     assert (tmp_path / "mutants" / "cdc_env" / "dice.py.meta").read_text(encoding="utf-8") == meta
 
 
@@ -225,7 +226,8 @@ def test_compare_decisions_and_probe_rollouts_print_paths_with_brackets_as_typed
     folder = tmp_path / "[" / "x]:smile:"  # the path holds '[/x]'
     folder.mkdir(parents=True)
     for suffix in (".npz", ".json"):
-        (folder / f"classic_2p{suffix}").write_bytes((ROOT / "agents" / "champions" / f"classic_2p{suffix}").read_bytes())
+        champion = ROOT / "agents" / "champions" / f"classic_2p{suffix}"
+        (folder / champion.name).write_bytes(champion.read_bytes())
     assert script("compare_decisions").main([str(folder / "classic_2p.npz"), "--games", "1"]) == 0
     assert f"{folder}/classic_2p.npz" in capsys.readouterr().out.replace("\n", "").replace(" ", "")
     ruleset = folder / "classic.yaml"

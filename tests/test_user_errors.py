@@ -255,6 +255,16 @@ def test_bench_rllib_prints_a_run_name_with_brackets_as_typed(
     assert "[/x]mine" in out and "a Ray at [/x]" in out
 
 
+def test_bench_train_refuses_an_rllib_config_before_timing(capsys: pytest.CaptureFixture[str],
+                                                          monkeypatch: pytest.MonkeyPatch) -> None:
+    """It timed stable-baselines3 on an RLlib config's tables, a figure of a loop the config never runs."""
+    monkeypatch.chdir(ROOT)
+    argv = ["--config", "configs/train/classic_2p_rllib.yaml", "--steps", "8", "--env-steps", "8", "--rounds", "1",
+            "--n-envs", "1", "--n-steps", "8", "--batch-size", "8"]
+    assert script("bench_train").main(argv) == 2
+    assert "trains with rllib: time its sampling with scripts/bench_rllib.py" in one_error_line(capsys.readouterr().err)
+
+
 def test_compare_decisions_refuses_a_table_size_the_ruleset_does_not_play(capsys: pytest.CaptureFixture[str]) -> None:
     assert script("compare_decisions").main(["bold", "--ruleset", "maison", "--seats", "9", "--games", "1"]) == 2
     line = one_error_line(capsys.readouterr().err)

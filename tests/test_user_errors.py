@@ -129,6 +129,8 @@ def test_nonsense_in_a_training_config_is_refused_before_any_work(
     ("evaluate", ["--agents", "bold", "simple", "--workers", "0"], "argument --workers: 0: give 1 or more"),
     ("evaluate", ["--agents", "bold", "simple", "--games", "-5"], "argument --games: -5: give 1 or more"),
     ("compare_decisions", ["bold", "--games", "-5"], "argument --games: -5: give 1 or more"),
+    ("compare_decisions", ["bold", "--ruleset", "solo", "--seats", "1", "--games", "1"],
+     "--seats 1: the agent plays the reference, so give 2 seats or more"),  # was a ZeroDivisionError after the games
     ("evaluate_champions", ["--others", "-1"], "argument --others: -1: give 1 or more"),
     ("train_tables", ["configs/train/classic_2p.yaml", "--time-limit", "-5"], "argument --time-limit: -5"),
     ("bench_env", ["--steps", "0"], "argument --steps: 0: give 1 or more"),

@@ -46,8 +46,12 @@ def main(argv: list[str] | None = None) -> int:
 
 def check_apart(configs: list[Path], extra: list[str]) -> None:
     """Two runs never share a folder or a log: each would overwrite the other's."""
-    if "--out" in extra:
+    given = {arg.split("=", 1)[0] for arg in extra}  # `--out=x` as well as `--out x`
+    if "--out" in given:
         raise UsageError("--out after --: every run would write into that one folder; set each config's out_dir")
+    for option in ("--config", "--publish"):
+        if option in given:  # every run would train that one config (--publish: none at all)
+            raise UsageError(f"{option} after --: the runs train the configs given before --; give them there")
     seen: dict[Path, Path] = {}
     logs: dict[str, Path] = {}
     for config in configs:

@@ -519,6 +519,12 @@ def test_train_tables_reads_options_after_dashes_as_train_options_and_refuses_a_
         tables.main([str(config), "--time-limt", "5", "--logs", str(logs)])
     assert stop.value.code == 2
     assert "unrecognized arguments: --time-limt 5" in capsys.readouterr().err
+    # Options after `--` that would make every run the same one (`--out=x` got past the check).
+    for extra, says in (([f"--out={tmp_path / 'elsewhere'}"], "--out after --"),
+                        (["--config", str(config)], "--config after --"),
+                        ([f"--publish={tmp_path / 'tiny'}"], "--publish after --")):
+        assert tables.main([str(config), "--logs", str(logs), "--", *extra]) == 2
+        assert says in one_error_line(capsys.readouterr().err)
     assert not (tmp_path / "tiny").exists() and not list(logs.iterdir()), "nothing was started"
 
 

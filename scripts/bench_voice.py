@@ -420,6 +420,8 @@ def main(argv: list[str] | None = None) -> int:
     args = parser.parse_args(argv)
     if args.json and args.json.exists():  # written at the end: refused before the work, not lost after it
         parser.error(f"--json {args.json} exists; give a new file name (nothing is overwritten)")
+    if args.json and args.cpu_ratio:  # the ratio is one printed line: the file was never written
+        parser.error("--json: --cpu-ratio prints its ratio and writes no file; leave out one of them")
     return run_command(lambda: bench(args), (ModelNotFoundError,),
                        stopped="stopped: no figure was written (the bench reports at its end)")
 

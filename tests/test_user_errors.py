@@ -143,6 +143,7 @@ def test_nonsense_in_a_training_config_is_refused_before_any_work(
     ("bench_voice", ["--option", "chunk=[800]"], "chunk takes a whole number"),
     ("bench_voice", ["--option", "refine=null"], "refine takes true or false"),
     ("mutate", ["cdc_env/dice.py", "--report", "--fresh"], "argument --fresh: not allowed with argument --report"),
+    ("bench_voice", ["--cpu-ratio", "--json", "new.json"], "--json: --cpu-ratio prints its ratio and writes no file"),
     ("bench_voice", ["--cpu-ratio", "--races"], "argument --races: not allowed with argument --cpu-ratio"),  # ran one
     ("fit_value", ["--tables", "v004_2p", "--workers", "0"], "argument --workers: 0: give 1 or more"),  # was / 0
     ("fit_value", ["--tables", "v004_2p", "--out", "README.md"], "argument --out: README.md is a file, not a folder"),

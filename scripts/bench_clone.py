@@ -24,6 +24,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
 from agents.bots import make_bot
 from cdc_env.actions import action_from_json
+from cdc_env.cli import run_command
 from cdc_env.dice import SeededDice
 from cdc_env.game import GameState
 from cdc_env.rules import RulesetError, load_ruleset
@@ -83,6 +84,10 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--ruleset", default="classic")
     parser.add_argument("--repeat", type=int, default=200, help="copies timed per position and way")
     args = parser.parse_args(argv)
+    return run_command(lambda: bench(args), ())  # Ctrl+C: one line, not a traceback
+
+
+def bench(args: argparse.Namespace) -> int:
     try:
         rules = load_ruleset(args.ruleset)
     except RulesetError as error:

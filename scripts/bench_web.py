@@ -67,7 +67,7 @@ ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 sys.path.insert(0, str(ROOT / "scripts"))
 
-from cdc_env.cli import output_file  # noqa: E402
+from cdc_env.cli import output_file, run_command  # noqa: E402
 from voice.audio import RATE, load_clip, pink_noise, rms  # noqa: E402
 from voice.crosstalk import Crosstalk  # noqa: E402
 from voice.phone_clock import CHIRP_S, PhoneClock, make_chirp  # noqa: E402
@@ -535,6 +535,11 @@ def parse_args(argv: list[str] | None) -> argparse.Namespace:
 
 def main(argv: list[str] | None = None) -> int:
     args = parse_args(argv)
+    # Ctrl+C: one line, not a traceback (the figures come at the end: none is lost that was kept).
+    return run_command(lambda: bench(args), (), stopped="stopped: no figure was written (the bench reports at its end)")
+
+
+def bench(args: argparse.Namespace) -> int:
     from voice.lexicon import load_lexicon
     from voice.model import ModelNotFoundError, load_model, packaged_model_path
 

@@ -186,6 +186,10 @@ def test_bench_clone_refuses_a_ruleset_without_its_tables_and_skips_a_turn_no_ga
     monkeypatch.setattr(bench, "stopped_at", lambda rules, players, turn, seed: None)
     assert bench.main(["--ruleset", "classic", "--repeat", "1"]) == 0
     assert capsys.readouterr().out.count("none of 100 games reached this turn") == 6
+    # Ctrl+C while it times: one line and exit 130, not a KeyboardInterrupt traceback.
+    monkeypatch.setattr(bench, "decision_cost", lambda *_, **__: (_ for _ in ()).throw(KeyboardInterrupt))
+    assert bench.main(["--ruleset", "classic", "--repeat", "1"]) == 130
+    assert capsys.readouterr().err.strip() == "stopped: nothing was written"
 
 
 @pytest.mark.parametrize("argv", [["--runners", "1", "0"], ["--config", "{folder}"]])

@@ -341,6 +341,17 @@ def test_bench_web_refuses_bad_arguments(argv: list[str], message: str,
     assert message in capsys.readouterr().err
 
 
+def test_bench_web_says_ctrl_c_in_one_line(capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch) -> None:
+    import voice.model
+
+    def interrupted(*_: object) -> None:
+        raise KeyboardInterrupt  # Ctrl+C while the model loads (was a traceback)
+
+    monkeypatch.setattr(voice.model, "load_model", interrupted)
+    assert _bench_web().main(["--phones", "2", "--rounds", "5"]) == 130
+    assert capsys.readouterr().err.strip() == "stopped: no figure was written (the bench reports at its end)"
+
+
 def test_bench_web_races_count_errors_and_misses() -> None:
     bench = _bench_web()
     shout = bench.Shout

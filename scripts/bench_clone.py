@@ -24,6 +24,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
 from agents.bots import make_bot
 from cdc_env.actions import action_from_json
+from cdc_env.cli import run_command
 from cdc_env.dice import SeededDice
 from cdc_env.game import GameState
 from cdc_env.rules import RulesetError, load_ruleset
@@ -83,10 +84,20 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--ruleset", default="classic")
     parser.add_argument("--repeat", type=int, default=200, help="copies timed per position and way")
     args = parser.parse_args(argv)
+    return run_command(lambda: bench(args), ())  # Ctrl+C: one line, not a traceback
+
+
+def bench(args: argparse.Namespace) -> int:
     try:
-        load_ruleset(args.ruleset)
+        rules = load_ruleset(args.ruleset)
     except RulesetError as error:
         print(f"error: {error}", file=sys.stderr)
+        return 2
+    # The bench's tables are 2 and 4 seats: those the ruleset plays (none was a traceback).
+    tables = [players for players in (2, 4) if rules.players_refusal(players) is None]
+    if not tables:
+        print(f"error: {rules.players_refusal(2)}: this bench sets tables of 2 and 4 seats; give another --ruleset",
+              file=sys.stderr)
         return 2
     if args.repeat < 1:
         print("error: --repeat must be 1 or more", file=sys.stderr)
@@ -94,10 +105,13 @@ def main(argv: list[str] | None = None) -> int:
     print(f"{args.ruleset}: a copy's cost in decisions' apply_action (the best of 3 rounds of {args.repeat})")
     print(f"{'seats':>5} {'turn':>4} {'history':>7} {'decision µs':>11} {'clone()':>8} "
           f"{'from_json(to_json())':>21} {'replay':>7}")
-    for players in (2, 4):
+    for players in tables:
         unit = decision_cost(args.ruleset, players, games=20)
         for turn in TURNS:
-            state = next(s for seed in range(100) if (s := stopped_at(args.ruleset, players, turn, seed)))
+            state = next((s for seed in range(100) if (s := stopped_at(args.ruleset, players, turn, seed))), None)
+            if state is None:  # a short ruleset's games may all be over by then
+                print(f"{players:>5} {turn:>4}  (none of 100 games reached this turn)")
+                continue
             ways: dict[str, Callable[[], object]] = {
                 "clone": state.clone,
                 "json": lambda state=state: GameState.from_json(state.to_json()),  # type: ignore[misc]

@@ -24,9 +24,11 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
 from rich.console import Console
+from rich.markup import escape
 from rich.table import Table
 
 from agents.training import ConfigError, load_config
+from cdc_env.cli import UsageError, run_command
 from cdc_env.rules import RulesetError, load_ruleset
 
 
@@ -39,18 +41,20 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--address", default=None,
                         help="the Ray cluster to measure on (default: $RAY_ADDRESS, else a local Ray)")
     args = parser.parse_args(argv)
+    # run_command: each error one line on stderr (the console wrapped them and read [..] as markup),
+    # Ctrl+C one line too.
+    return run_command(lambda: bench(args), (ConfigError, RulesetError),
+                       stopped="stopped: no figure was written (the bench reports at its end)")
+
+
+def bench(args: argparse.Namespace) -> int:
     console = Console()
     wrong = (f"--runners {min(args.runners)}: each count of env runners must be 1 or more" if min(args.runners) < 1
              else f"--rounds {args.rounds}: it must be 1 or more" if args.rounds < 1 else None)
     if wrong:
-        console.print(f"[red]error:[/red] {wrong}")
-        return 2
-    try:
-        config = load_config(args.config)
-        rules = load_ruleset(config.ruleset)
-    except (ConfigError, RulesetError) as error:
-        console.print(f"[red]error:[/red] {error}")
-        return 2
+        raise UsageError(wrong)
+    config = load_config(args.config)
+    rules = load_ruleset(config.ruleset)
     import torch
 
     from agents.rllib_training import RunError, check_capacity, sampling_rates, start_ray
@@ -59,14 +63,14 @@ def main(argv: list[str] | None = None) -> int:
     address = args.address or os.environ.get("RAY_ADDRESS")
     where = f"the Ray cluster at {address}" if address else "the local Ray"
     try:
-        console.print(start_ray(address, max(args.runners)))  # one CPU per env runner; the driver only waits
+        console.print(escape(start_ray(address, max(args.runners))))  # one CPU per env runner; the driver only waits
         check_capacity(config.rllib.model_copy(update={"env_runners": max(args.runners)}), where)
     except RunError as error:
-        console.print(f"[red]error:[/red] {error}")
-        return 2
+        raise UsageError(str(error)) from None
     measured = [(runners, *sampling_rates(config, rules, runners, args.rounds)) for runners in args.runners]
     first = measured[0][1]
-    table = Table(title=f"{config.run_name}: environment steps sampled per second, {where}")
+    # The config's run name and the address as typed: a '[/x]' in either was rich's MarkupError after the bench.
+    table = Table(title=f"{escape(config.run_name)}: environment steps sampled per second, {escape(where)}")
     for column in ("env runners", "runner", "node", "steps/s", "× the first row"):
         table.add_column(column, justify="right")
     for runners, total, per_runner in measured:

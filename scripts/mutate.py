@@ -153,13 +153,14 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser.add_argument("--tests", nargs="+", metavar="PATH",
                         help="the tests to run on each mutant (pytest paths; default: the module's own)")
     parser.add_argument("--jobs", type=int, default=2, help="mutants tested at once (default 2)")
-    parser.add_argument("--report", action="store_true",
-                        help="run nothing: print the score and survivors of the last run on these modules")
-    parser.add_argument("--survivors", action="store_true",
-                        help="run again only the last run's survivors (after adding tests: quick)")
-    parser.add_argument("--fresh", action="store_true",
-                        help="run each of the last run's survivors again in a fresh Python, against all the "
-                             "chosen tests: catches what mutmut cannot (code run at import, in a subprocess)")
+    mode = parser.add_mutually_exclusive_group()  # --report won over the others unsaid
+    mode.add_argument("--report", action="store_true",
+                      help="run nothing: print the score and survivors of the last run on these modules")
+    mode.add_argument("--survivors", action="store_true",
+                      help="run again only the last run's survivors (after adding tests: quick)")
+    mode.add_argument("--fresh", action="store_true",
+                      help="run each of the last run's survivors again in a fresh Python, against all the "
+                           "chosen tests: catches what mutmut cannot (code run at import, in a subprocess)")
     args = parser.parse_args(argv)
     os.chdir(ROOT)
     from mutmut import configuration  # after the chdir: mutmut reads ./pyproject.toml
@@ -186,6 +187,12 @@ def main(argv: Sequence[str] | None = None) -> int:
         if never:
             print(f"mutate.py: error: no run of {', '.join(never)} yet: run scripts/mutate.py "
                   f"{' '.join(never)} first", file=sys.stderr)
+            return 2
+        damaged = [file for file in files if not readable_results(file)]
+        if damaged:
+            print(f"mutate.py: error: the last run's results of {', '.join(damaged)} are damaged (mutants/"
+                  f"{damaged[0]}.meta; a run cut short?): run scripts/mutate.py {' '.join(damaged)} again",
+                  file=sys.stderr)
             return 2
     if args.report:
         return report(files)
@@ -238,6 +245,15 @@ def mutation_data(file: str) -> Any:
     data = SourceFileMutationData(path=file)
     data.load()
     return data
+
+
+def readable_results(file: str) -> bool:
+    """mutmut's results of the last run on `file` can be read (mutmut itself raises on a damaged one)."""
+    try:
+        mutation_data(file)
+    except (ValueError, TypeError, KeyError, AttributeError, AssertionError):  # JSON or its shape
+        return False
+    return True
 
 
 def caught_codes(files: Sequence[str]) -> dict[str, dict[str, int]]:

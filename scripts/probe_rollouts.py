@@ -172,8 +172,11 @@ def main(argv: list[str] | None = None) -> int:
                         help="the rollout policy leaves the bot's choice only for a lead this large")
     parser.add_argument("--seed", type=int, default=60_000_000)
     parser.add_argument("--workers", type=int, default=1, choices=(1, 2))
-    parser.add_argument("--json", type=output_file, help="also write every probed decision here")
+    parser.add_argument("--json", type=output_file,
+                        help="also write every probed decision here (a new file: not overwritten)")
     args = parser.parse_args(argv)
+    if args.json and args.json.exists():  # written at the end: refused before the work, not lost after it
+        parser.error(f"--json {args.json} exists; give a new file name (nothing is overwritten)")
     return run_command(lambda: run_probe(args), (RulesetError, GameError, ModelLoadError, ValueError),
                        stopped="stopped: nothing was written (the probe reports at its end); run it again, "
                                "with fewer --games for a quicker one")
@@ -195,7 +198,7 @@ def probed_share(text: str) -> float:
 
 
 def run_probe(args: argparse.Namespace) -> int:
-    console = Console()
+    console = Console(markup=False, emoji=False)  # names and paths are printed as typed ([..] no markup)
     rules = load_ruleset(args.ruleset)
     GameState(rules, args.seats)  # the engine's own check of the seat count
     make_bot(args.bot)

@@ -36,15 +36,22 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--time-limit", type=positive_float, default=None, help="each run's learning time, in seconds")
     parser.add_argument("--workers", type=positive_int, default=1, help="each run's evaluation processes")
     parser.add_argument("--logs", type=output_dir, default="runs")
-    args, extra = parser.parse_known_args(argv)
-    extra = [a for a in extra if a != "--"]
+    # Split at `--` by hand: argparse would read what follows as more configs, and a misspelt
+    # option before it would reach every scripts/train.py instead of being refused here.
+    argv = sys.argv[1:] if argv is None else list(argv)
+    cut = argv.index("--") if "--" in argv else len(argv)
+    args, extra = parser.parse_args(argv[:cut]), argv[cut + 1:]
     return run_command(lambda: train_tables(args, extra), (ConfigError,))
 
 
 def check_apart(configs: list[Path], extra: list[str]) -> None:
     """Two runs never share a folder or a log: each would overwrite the other's."""
-    if "--out" in extra:
+    given = {arg.split("=", 1)[0] for arg in extra}  # `--out=x` as well as `--out x`
+    if "--out" in given:
         raise UsageError("--out after --: every run would write into that one folder; set each config's out_dir")
+    for option in ("--config", "--publish"):
+        if option in given:  # every run would train that one config (--publish: none at all)
+            raise UsageError(f"{option} after --: the runs train the configs given before --; give them there")
     seen: dict[Path, Path] = {}
     logs: dict[str, Path] = {}
     for config in configs:

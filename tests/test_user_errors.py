@@ -129,6 +129,8 @@ def test_nonsense_in_a_training_config_is_refused_before_any_work(
     ("evaluate", ["--agents", "bold", "simple", "--workers", "0"], "argument --workers: 0: give 1 or more"),
     ("evaluate", ["--agents", "bold", "simple", "--games", "-5"], "argument --games: -5: give 1 or more"),
     ("compare_decisions", ["bold", "--games", "-5"], "argument --games: -5: give 1 or more"),
+    ("compare_decisions", ["bold", "--ruleset", "solo", "--seats", "1", "--games", "1"],
+     "--seats 1: the agent plays the reference, so give 2 seats or more"),  # was a ZeroDivisionError after the games
     ("evaluate_champions", ["--others", "-1"], "argument --others: -1: give 1 or more"),
     ("train_tables", ["configs/train/classic_2p.yaml", "--time-limit", "-5"], "argument --time-limit: -5"),
     ("bench_env", ["--steps", "0"], "argument --steps: 0: give 1 or more"),
@@ -136,6 +138,13 @@ def test_nonsense_in_a_training_config_is_refused_before_any_work(
     ("probe_rollouts", ["--rollouts", "3"], "argument --rollouts: 3: give an even number"),
     ("probe_rollouts", ["--share", "1.5"], "argument --share: 1.5: give a share between 0 and 1"),
     ("bench_voice", ["--option", "margin"], "argument --option: 'margin': give NAME=VALUE"),
+    # A value of the wrong kind was a traceback from inside the recogniser, the bench begun.
+    ("bench_voice", ["--option", 'margin="x"'], "argument --option: 'margin=\"x\"': margin takes a number"),
+    ("bench_voice", ["--option", "chunk=[800]"], "chunk takes a whole number"),
+    ("bench_voice", ["--option", "refine=null"], "refine takes true or false"),
+    ("mutate", ["cdc_env/dice.py", "--report", "--fresh"], "argument --fresh: not allowed with argument --report"),
+    ("bench_voice", ["--cpu-ratio", "--json", "new.json"], "--json: --cpu-ratio prints its ratio and writes no file"),
+    ("bench_voice", ["--cpu-ratio", "--races"], "argument --races: not allowed with argument --cpu-ratio"),  # ran one
     ("fit_value", ["--tables", "v004_2p", "--workers", "0"], "argument --workers: 0: give 1 or more"),  # was / 0
     ("fit_value", ["--tables", "v004_2p", "--out", "README.md"], "argument --out: README.md is a file, not a folder"),
 ])
@@ -148,6 +157,119 @@ def test_numbers_out_of_range_are_usage_errors(name: str, argv: list[str], says:
     assert stop.value.code == 2
     err = capsys.readouterr().err
     assert says in err and "Traceback" not in err
+
+
+@pytest.mark.parametrize(("name", "argv"), [
+    ("probe_rollouts", ["--games", "1", "--rollouts", "2"]),
+    ("bench_voice", ["--set", "tune"]),
+])
+def test_benches_refuse_a_json_file_that_exists_before_any_work(
+        name: str, argv: list[str], tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    """--json was written over at the end, whatever the file held (bench_web already refused)."""
+    mine = tmp_path / "mine.json"
+    mine.write_text("my notes", encoding="utf-8")
+    with pytest.raises(SystemExit) as stop:
+        script(name).main([*argv, "--json", str(mine)])
+    assert stop.value.code == 2
+    assert f"--json {mine} exists; give a new file name" in capsys.readouterr().err
+    assert mine.read_text(encoding="utf-8") == "my notes"
+
+
+def test_bench_clone_refuses_a_ruleset_without_its_tables_and_skips_a_turn_no_game_reaches(
+        capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch) -> None:
+    bench = script("bench_clone")
+    assert bench.main(["--ruleset", "solo", "--repeat", "1"]) == 2  # was a GameError traceback
+    line = one_error_line(capsys.readouterr().err)
+    assert "ruleset 'solo' is played by exactly 1 player" in line and "tables of 2 and 4 seats" in line
+    # A short ruleset whose games are all over before turn 50 (was StopIteration): no timing run here.
+    monkeypatch.setattr(bench, "decision_cost", lambda *_, **__: 1.0)
+    monkeypatch.setattr(bench, "stopped_at", lambda rules, players, turn, seed: None)
+    assert bench.main(["--ruleset", "classic", "--repeat", "1"]) == 0
+    assert capsys.readouterr().out.count("none of 100 games reached this turn") == 6
+    # Ctrl+C while it times: one line and exit 130, not a KeyboardInterrupt traceback.
+    monkeypatch.setattr(bench, "decision_cost", lambda *_, **__: (_ for _ in ()).throw(KeyboardInterrupt))
+    assert bench.main(["--ruleset", "classic", "--repeat", "1"]) == 130
+    assert capsys.readouterr().err.strip() == "stopped: nothing was written"
+
+
+@pytest.mark.parametrize("argv", [["--runners", "1", "0"], ["--config", "{folder}"]])
+def test_bench_rllib_says_a_mistake_on_one_line_of_stderr(
+        argv: list[str], tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    """It printed through the console: on stdout, wrapped at 80 columns, [..] in a path read as markup."""
+    folder = tmp_path / "[red]a folder with a name long enough to be wrapped by a console of eighty columns"
+    folder.mkdir()
+    assert script("bench_rllib").main([arg.format(folder=folder) for arg in argv]) == 2
+    out, err = capsys.readouterr()
+    line = one_error_line(err)
+    assert not out.strip()
+    assert ("--runners 0: each count of env runners must be 1 or more" in line if "--runners" in argv
+            else f"training config {folder} is a folder" in line)
+
+
+@pytest.mark.parametrize("meta", ["", "not JSON", "[]", '{"exit_code_by_key": {}}'])
+def test_mutate_reports_damaged_results_of_a_last_run_in_one_line(
+        meta: str, tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch) -> None:
+    """mutmut's own loader raised (JSONDecodeError, TypeError, KeyError) on results a cut-short run left."""
+    for part in ("pyproject.toml", "cdc_env/dice.py", "tests/engine/test_dice.py"):
+        (tmp_path / part).parent.mkdir(parents=True, exist_ok=True)
+        (tmp_path / part).write_text((ROOT / part).read_text(encoding="utf-8"), encoding="utf-8")
+    (tmp_path / "mutants" / "cdc_env").mkdir(parents=True)
+    (tmp_path / "mutants" / "cdc_env" / "dice.py.meta").write_text(meta, encoding="utf-8")
+    monkeypatch.chdir(tmp_path)  # mutate.py changes to its root: put the test's folder back after
+    mutate = script("mutate")
+    monkeypatch.setattr(mutate, "ROOT", tmp_path)
+    for flag in ("--report", "--survivors", "--fresh"):
+        assert mutate.main(["cdc_env/dice.py", "--tests", "tests/engine/test_dice.py", flag]) == 2
+        line = capsys.readouterr().err.strip()
+        assert "Traceback" not in line and "\n" not in line
+        assert "results of cdc_env/dice.py are damaged" in line
+        assert "run scripts/mutate.py cdc_env/dice.py again" in line
+    assert (tmp_path / "mutants" / "cdc_env" / "dice.py.meta").read_text(encoding="utf-8") == meta
+
+
+def test_compare_decisions_and_probe_rollouts_print_paths_with_brackets_as_typed(
+        tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    """A folder named '[/x]' raised rich's MarkupError once the games were played (their figures lost)."""
+    folder = tmp_path / "[" / "x]:smile:"  # the path holds '[/x]'
+    folder.mkdir(parents=True)
+    for suffix in (".npz", ".json"):
+        champion = ROOT / "agents" / "champions" / f"classic_2p{suffix}"
+        (folder / champion.name).write_bytes(champion.read_bytes())
+    assert script("compare_decisions").main([str(folder / "classic_2p.npz"), "--games", "1"]) == 0
+    assert f"{folder}/classic_2p.npz" in capsys.readouterr().out.replace("\n", "").replace(" ", "")
+    ruleset = folder / "classic.yaml"
+    ruleset.write_text((ROOT / "configs" / "rules" / "classic.yaml").read_text(encoding="utf-8"), encoding="utf-8")
+    argv = ["--ruleset", str(ruleset), "--seats", "2", "--games", "1", "--rollouts", "2", "--share", "0.05"]
+    assert script("probe_rollouts").main(argv) == 0
+    assert str(ruleset) in capsys.readouterr().out.replace("\n", "").replace(" ", "")
+
+
+def test_bench_rllib_prints_a_run_name_with_brackets_as_typed(
+        tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch) -> None:
+    """A '[/x]' in the config's run name raised rich's MarkupError at the table, after the bench."""
+    import agents.rllib_training as rllib_training  # Ray: nothing measured here, only printed
+
+    monkeypatch.setattr(rllib_training, "start_ray", lambda address, cpus: f"a Ray at [/x]{address}")
+    monkeypatch.setattr(rllib_training, "check_capacity", lambda spread, where: None)
+    monkeypatch.setattr(rllib_training, "sampling_rates", lambda config, rules, runners, rounds:
+                        (100.0 * runners, [("node", 100.0)] * runners))
+    config = yaml.safe_load((ROOT / "configs" / "train" / "classic_2p_rllib.yaml").read_text(encoding="utf-8"))
+    config["run_name"] = "[/x]mine"
+    path = tmp_path / "mine.yaml"
+    path.write_text(yaml.safe_dump(config), encoding="utf-8")
+    assert script("bench_rllib").main(["--config", str(path), "--runners", "1", "2"]) == 0
+    out = capsys.readouterr().out
+    assert "[/x]mine" in out and "a Ray at [/x]" in out
+
+
+def test_bench_train_refuses_an_rllib_config_before_timing(capsys: pytest.CaptureFixture[str],
+                                                          monkeypatch: pytest.MonkeyPatch) -> None:
+    """It timed stable-baselines3 on an RLlib config's tables, a figure of a loop the config never runs."""
+    monkeypatch.chdir(ROOT)
+    argv = ["--config", "configs/train/classic_2p_rllib.yaml", "--steps", "8", "--env-steps", "8", "--rounds", "1",
+            "--n-envs", "1", "--n-steps", "8", "--batch-size", "8"]
+    assert script("bench_train").main(argv) == 2
+    assert "trains with rllib: time its sampling with scripts/bench_rllib.py" in one_error_line(capsys.readouterr().err)
 
 
 def test_compare_decisions_refuses_a_table_size_the_ruleset_does_not_play(capsys: pytest.CaptureFixture[str]) -> None:
@@ -385,6 +507,29 @@ def test_train_tables_refuses_two_runs_in_one_folder(tmp_path: Path, capsys: pyt
     other.write_text(config.read_text(encoding="utf-8"), encoding="utf-8")  # another name, one out_dir
     assert tables.main([str(config), str(other), "--logs", str(logs)]) == 2
     assert "both train into" in one_error_line(capsys.readouterr().err)
+    assert not (tmp_path / "tiny").exists() and not list(logs.iterdir()), "nothing was started"
+
+
+def test_train_tables_reads_options_after_dashes_as_train_options_and_refuses_a_misspelt_one(
+        tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    config = tiny_config(tmp_path)
+    tables = script("train_tables")
+    logs = tmp_path / "logs"
+    # The documented `-- --eval-games 200` was read as two more configs ("no file at --eval-games");
+    # now it reaches the check of the configs themselves (here: one given twice), nothing started.
+    assert tables.main([str(config), str(config), "--logs", str(logs), "--", "--eval-games", "200"]) == 2
+    assert "is given twice" in one_error_line(capsys.readouterr().err)
+    # A misspelt option before `--` went on to every scripts/train.py, each run failing in its log.
+    with pytest.raises(SystemExit) as stop:
+        tables.main([str(config), "--time-limt", "5", "--logs", str(logs)])
+    assert stop.value.code == 2
+    assert "unrecognized arguments: --time-limt 5" in capsys.readouterr().err
+    # Options after `--` that would make every run the same one (`--out=x` got past the check).
+    for extra, says in (([f"--out={tmp_path / 'elsewhere'}"], "--out after --"),
+                        (["--config", str(config)], "--config after --"),
+                        ([f"--publish={tmp_path / 'tiny'}"], "--publish after --")):
+        assert tables.main([str(config), "--logs", str(logs), "--", *extra]) == 2
+        assert says in one_error_line(capsys.readouterr().err)
     assert not (tmp_path / "tiny").exists() and not list(logs.iterdir()), "nothing was started"
 
 

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from pathlib import Path
 from typing import Any
 
 import numpy as np
@@ -329,6 +330,8 @@ def _bench_web() -> Any:
     (["--set", "report", "--seed", "5"], "not a report seed"),
     (["--set", "tune", "--seed", "1000"], "not a tune seed"),
     (["--crosstalk-db", "60"], "--crosstalk-db 60: give 3 to 40 dB"),
+    # A file where a folder is wanted: refused before the bench, not a traceback after it.
+    (["--json", str(Path(__file__).resolve() / "figures.json")], "is a file, not a folder"),
 ])
 def test_bench_web_refuses_bad_arguments(argv: list[str], message: str,
                                          capsys: pytest.CaptureFixture[str]) -> None:
@@ -336,6 +339,17 @@ def test_bench_web_refuses_bad_arguments(argv: list[str], message: str,
         _bench_web().parse_args(argv)
     assert exit_.value.code == 2
     assert message in capsys.readouterr().err
+
+
+def test_bench_web_says_ctrl_c_in_one_line(capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch) -> None:
+    import voice.model
+
+    def interrupted(*_: object) -> None:
+        raise KeyboardInterrupt  # Ctrl+C while the model loads (was a traceback)
+
+    monkeypatch.setattr(voice.model, "load_model", interrupted)
+    assert _bench_web().main(["--phones", "2", "--rounds", "5"]) == 130
+    assert capsys.readouterr().err.strip() == "stopped: no figure was written (the bench reports at its end)"
 
 
 def test_bench_web_races_count_errors_and_misses() -> None:

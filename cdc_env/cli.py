@@ -117,6 +117,13 @@ def output_file(text: str) -> Path:
     return path
 
 
+def refuse_existing(parser: argparse.ArgumentParser, path: Path | str | None, option: str) -> None:
+    """A file written at the end of a long run must be new: one that exists is refused before
+    any work (a usage error, exit 2), never written over and never lost after the run."""
+    if path and Path(path).exists():
+        parser.error(f"{option} {path} exists; give a new file name (nothing is overwritten)")
+
+
 def output_dir(text: str) -> Path:
     """A folder the command will write into: made if need be, and writable."""
     path = Path(text)

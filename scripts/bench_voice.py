@@ -47,7 +47,7 @@ import numpy as np
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
-from cdc_env.cli import output_file, run_command, worker_pool, write_atomic  # noqa: E402
+from cdc_env.cli import output_file, refuse_existing, run_command, worker_pool, write_atomic  # noqa: E402
 from voice.audio import RATE, load_clip, pink_noise, rms, sound_span, synthesise, to_pcm16, write_wav  # noqa: E402
 from voice.lexicon import load_lexicon  # noqa: E402
 from voice.model import ModelNotFoundError  # noqa: E402
@@ -418,8 +418,7 @@ def main(argv: list[str] | None = None) -> int:
                       help="only the race figures: every clip heard in a race for each shout, with "
                            "and without the race-time look (phantom shouts, shouts heard)")
     args = parser.parse_args(argv)
-    if args.json and args.json.exists():  # written at the end: refused before the work, not lost after it
-        parser.error(f"--json {args.json} exists; give a new file name (nothing is overwritten)")
+    refuse_existing(parser, args.json, "--json")
     if args.json and args.cpu_ratio:  # the ratio is one printed line: the file was never written
         parser.error("--json: --cpu-ratio prints its ratio and writes no file; leave out one of them")
     return run_command(lambda: bench(args), (ModelNotFoundError,),

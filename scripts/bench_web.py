@@ -67,7 +67,7 @@ ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 sys.path.insert(0, str(ROOT / "scripts"))
 
-from cdc_env.cli import output_file, run_command  # noqa: E402
+from cdc_env.cli import output_file, refuse_existing, run_command  # noqa: E402
 from voice.audio import RATE, load_clip, pink_noise, rms  # noqa: E402
 from voice.crosstalk import Crosstalk  # noqa: E402
 from voice.phone_clock import CHIRP_S, PhoneClock, make_chirp  # noqa: E402
@@ -528,8 +528,7 @@ def parse_args(argv: list[str] | None) -> argparse.Namespace:
         parser.error(f"--rounds {args.rounds}: give 5 to 200 shouts per phone")
     if args.crosstalk_db is not None and not 3 <= args.crosstalk_db <= 40:
         parser.error(f"--crosstalk-db {args.crosstalk_db:g}: give 3 to 40 dB")
-    if args.json and Path(args.json).exists():
-        parser.error(f"--json {args.json} exists; give a new file name (nothing is overwritten)")
+    refuse_existing(parser, args.json, "--json")
     return args
 
 

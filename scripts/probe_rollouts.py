@@ -43,6 +43,7 @@ from cdc_env.cli import (
     fraction,
     output_file,
     positive_int,
+    refuse_existing,
     run_command,
     worker_pool,
     write_atomic,
@@ -175,8 +176,7 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--json", type=output_file,
                         help="also write every probed decision here (a new file: not overwritten)")
     args = parser.parse_args(argv)
-    if args.json and args.json.exists():  # written at the end: refused before the work, not lost after it
-        parser.error(f"--json {args.json} exists; give a new file name (nothing is overwritten)")
+    refuse_existing(parser, args.json, "--json")
     return run_command(lambda: run_probe(args), (RulesetError, GameError, ModelLoadError, ValueError),
                        stopped="stopped: nothing was written (the probe reports at its end); run it again, "
                                "with fewer --games for a quicker one")

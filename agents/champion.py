@@ -70,24 +70,24 @@ class ChampionBot:
         """Whether a champion plays a table grown to `players` (a late friend joining):
         ValueError naming the tables that have one."""
         if (rules.name, players) not in SEARCH_CHAMPIONS:
-            from agents.model_bot import ModelBot
+            # Loaded here, so that a damaged champion file is said before the game, not at the
+            # champion's first move; the game then plays the one loaded.
+            self._player(rules, players)
 
-            # Loaded once here, so that a damaged champion file is said before the game, not at
-            # the champion's first move.
-            ModelBot.load(champion_path(rules.name, players), reaction=self.reaction, rules=rules)
-
-    def act(self, state: GameState, decision: Decision) -> Action:
-        from agents.model_bot import ModelBot
-
-        table = (state.rules.name, state.players)
+    def _player(self, rules: Ruleset, players: int) -> Any:
+        table = (rules.name, players)
         if table not in self._players and table in SEARCH_CHAMPIONS:
             from agents.bots import make_bot
 
             self._players[table] = make_bot(SEARCH_CHAMPIONS[table], reaction=self.reaction)
         if table not in self._players:
-            self._players[table] = ModelBot.load(champion_path(*table), reaction=self.reaction,
-                                                 rules=state.rules)
-        bot = self._players[table]
+            from agents.model_bot import ModelBot
+
+            self._players[table] = ModelBot.load(champion_path(*table), reaction=self.reaction, rules=rules)
+        return self._players[table]
+
+    def act(self, state: GameState, decision: Decision) -> Action:
+        bot = self._player(state.rules, state.players)
         bot.rng = self.rng  # the caller reseeds this bot's generator between games
         return bot.act(state, decision)
 

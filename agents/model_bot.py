@@ -276,16 +276,10 @@ class ModelBot:
         model, meta = load_model(path)
         return cls(model, meta, name=Path(path).stem, seed=seed, reaction=reaction)
 
-    def check_table(self, state: GameState) -> None:
-        if state.players != self.players or state.rules != self.rules:
-            raise ModelLoadError(
-                f"model {self.name} was trained for {self.players} seats of ruleset {self.rules.name}, "
-                f"not {state.players} seats of {state.rules.name}")
-
     def check_seats(self, rules: Ruleset, players: int) -> None:
         """Whether this model can play a table grown to `players` (a late friend joining), and
         of these rules: a model reads and acts for the table it was trained for only (`act`
-        refuses any other; this says so before the game)."""
+        asks this at its first move; callers ask it before the game)."""
         if players != self.players:
             raise ModelLoadError(f"model {self.name} was trained for {self.players} seats")
         if rules != self.rules:
@@ -309,7 +303,7 @@ class ModelBot:
         seat = decision.seat
         assert seat is not None
         if not self._checked:
-            self.check_table(state)
+            self.check_seats(state.rules, state.players)
             self._checked = True
         observation = self.encoder.encode(state, seat)
         mask = self.codec.mask(decision, seat).astype(bool)

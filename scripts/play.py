@@ -250,8 +250,7 @@ class WebTable:
                 return 1
             if self.app.final is None:
                 return stopped(session, console)
-            console.print(f"[bold green]{escape(summary(session))}[/bold green]", emoji=False)
-            return 0
+            return finished(session, console)
         except KeyboardInterrupt:
             return stopped(session, console)
         finally:
@@ -266,7 +265,7 @@ class WebTable:
             session.run()
         except (KeyboardInterrupt, EOFError):
             return stopped(session, console)
-        console.print(f"[bold green]{escape(summary(session))}[/bold green]", emoji=False)
+        finished(session, console)
         console.print("the phones show the final table; Ctrl+C closes it", highlight=False)
         sys.stdout.flush()
         try:
@@ -274,6 +273,11 @@ class WebTable:
                 time.sleep(3600)
         except (KeyboardInterrupt, EOFError):
             return 0
+
+
+def finished(session: PlaySession, console: Console) -> int:
+    console.print(f"[bold green]{escape(summary(session))}[/bold green]", emoji=False)
+    return 0
 
 
 def stopped(session: PlaySession, console: Console) -> int:
@@ -346,12 +350,8 @@ def main(argv: list[str] | None = None) -> int:
         say_error(console, repr(app.error), "the game stopped on an error:")
         return 1
     if app.final is None:
-        where = f" It is saved in {app.session.save_path}: --resume {app.session.save_path}" \
-            if app.session.save_path else ""
-        console.print(f"Game stopped.{escape(where)}", emoji=False)
-        return 1
-    console.print(f"[bold green]{escape(summary(app.session))}[/bold green]", emoji=False)
-    return 0
+        return stopped(app.session, console)
+    return finished(app.session, console)
 
 
 if __name__ == "__main__":

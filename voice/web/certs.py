@@ -186,6 +186,11 @@ def ca_profile(ca_pem: bytes) -> bytes:
     return plistlib.dumps(profile, fmt=plistlib.FMT_XML, sort_keys=True)
 
 
+# What to do with a CA that cannot be used (it is never replaced on its own).
+ANOTHER_CA = ("move that folder aside and start again: a new one is made, and each phone trusts it once "
+              "(the /trust page)")
+
+
 class CertificateError(OSError):
     """The kept certificate authority cannot be used; the message says what to do."""
 
@@ -199,12 +204,9 @@ def _check_ca(folder: Path) -> None:
     except (OSError, ValueError) as error:
         why = error.strerror if isinstance(error, OSError) and error.strerror else str(error).split(".")[0]
         raise CertificateError(f"the table's certificate authority in {folder} cannot be read ({why}); "
-                               f"move that folder aside and start again: a new one is made, and each "
-                               f"phone trusts it once (the /trust page)") from None
+                               f"{ANOTHER_CA}") from None
     if cert.public_key() != key.public_key():
-        raise CertificateError(f"{folder / 'ca.crt'} and {folder / 'ca.key'} do not belong together; move "
-                               f"that folder aside and start again: a new one is made, and each phone "
-                               f"trusts it once (the /trust page)")
+        raise CertificateError(f"{folder / 'ca.crt'} and {folder / 'ca.key'} do not belong together; {ANOTHER_CA}")
 
 
 def ensure_certificates(directory: str | Path | None = None, addresses: list[str] | None = None) -> Certificates:

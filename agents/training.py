@@ -17,7 +17,7 @@ from pydantic import BaseModel, ConfigDict, Field, ValidationError
 from cdc_env.actions import Action
 from cdc_env.cli import ignore_sigint
 from cdc_env.game import Decision, GameState
-from cdc_env.yamlfile import YamlFileError, read_yaml
+from cdc_env.yamlfile import YamlFileError, read_yaml, shown, wrong_kind
 
 CHECKPOINT_FORMAT = "cdc-checkpoint/1"
 
@@ -127,8 +127,9 @@ def load_config(path: str | Path, overrides: dict[str, Any] | None = None) -> Tr
         raise ConfigError(f"training config {path} cannot be read: {error.strerror}") from None
     except YamlFileError as error:
         raise ConfigError(f"training config {error}") from None
-    if not isinstance(data, dict):
-        raise ConfigError(f"{path} must be a YAML mapping")
+    if (refusal := wrong_kind(path, data, "training config", TrainConfig.model_fields,
+                              "run_name: ..., ruleset: ..., players: ...; see configs/train/")) is not None:
+        raise ConfigError(refusal)
     for key, value in (overrides or {}).items():
         # "ppo.n_steps": a key inside a section, as a bench or a test overrides it.
         *sections, last = key.split(".")
@@ -141,7 +142,8 @@ def load_config(path: str | Path, overrides: dict[str, Any] | None = None) -> Tr
     except ValidationError as error:
         problems = "\n".join(
             f"  - {'.'.join(map(str, e['loc']))}: "
-            + ("unknown key" if e["type"] == "extra_forbidden" else f"{e['msg']} (got {e.get('input')!r})")
+            + ("unknown key" if e["type"] == "extra_forbidden" else e["msg"] if e["type"] == "missing"
+               else f"{e['msg']} (got {shown(e.get('input'))})")
             for e in error.errors())
         raise ConfigError(f"training config {path} is not valid:\n{problems}") from None
     name_problems = config_name_problems(config)

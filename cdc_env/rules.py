@@ -13,7 +13,7 @@ from typing import Annotated, Any, Literal
 
 from pydantic import BaseModel, BeforeValidator, ConfigDict, Field, ValidationError, model_validator
 
-from cdc_env.yamlfile import YamlFileError, read_yaml
+from cdc_env.yamlfile import YamlFileError, read_yaml, shown, wrong_kind
 
 RULES_DIR = Path(__file__).resolve().parent.parent / "configs" / "rules"
 RULESET_NAMES = ("basic", "classic", "v004", "complete", "solo")
@@ -407,8 +407,10 @@ def _describe(error: ValidationError, source: str) -> str:
             # A check of the whole ruleset (house_rules.NAME: ...) names its key itself; its
             # input is the whole file, too long to repeat.
             lines.append(f"  - {problem['msg'].removeprefix('Value error, ')}")
+        elif problem["type"] == "missing":  # its input is the whole section, or the whole file
+            lines.append(f"  - {key}: {problem['msg']}")
         else:
-            lines.append(f"  - {key}: {problem['msg']} (got {problem.get('input')!r})")
+            lines.append(f"  - {key}: {problem['msg']} (got {shown(problem.get('input'))})")
     lines.append("Fix the file, or start again from a copy of configs/rules/classic.yaml.")
     return "\n".join(lines)
 
@@ -434,6 +436,7 @@ def load_ruleset(name_or_path: str | Path) -> Ruleset:
         raise RulesetError(f"ruleset {path} cannot be read: {error.strerror}") from None
     except YamlFileError as error:
         raise RulesetError(f"ruleset {error}") from None
-    if not isinstance(data, dict):
-        raise RulesetError(f"ruleset {path} must be a YAML mapping of keys to values")
+    if (refusal := wrong_kind(path, data, "ruleset", Ruleset.model_fields,
+                              "name: ..., target_score: ..., scores: ...; see configs/rules/classic.yaml")) is not None:
+        raise RulesetError(refusal)
     return Ruleset.from_dict(data, source=str(path))

@@ -66,3 +66,40 @@ def read_yaml(path: str | Path) -> Any:
                             f"#x{error.character:04x} ({error.reason}); remove it") from None
     except yaml.YAMLError as error:  # no other kind is raised while loading; one line all the same
         raise YamlFileError(f"{path}: not valid YAML ({' '.join(str(error).split())})") from None
+
+
+def shown(value: Any, limit: int = 60) -> str:
+    """`value` as an error quotes it: its repr, cut to `limit` characters (a whole section of a
+    file given where one value was expected must not fill the screen)."""
+    text = repr(value)
+    return text if len(text) <= limit else text[:limit - 1] + "…"
+
+
+def _what(data: Any) -> str:
+    if data is None:
+        return "nothing (it is empty)"
+    if isinstance(data, bool):
+        return "a yes/no value"
+    if isinstance(data, (int, float)):
+        return "a number"
+    if isinstance(data, str):
+        return "a line of text"
+    if isinstance(data, list):
+        return "a list"
+    return f"a {type(data).__name__}"
+
+
+def wrong_kind(path: str | Path, data: Any, kind: str, keys: Any, example: str) -> str | None:
+    """Why `data`, read from `path`, is not a `kind` at all (another file given by mistake: a list,
+    a text, a ruleset for a training config, a docker-compose file); None when it may be one (a
+    mapping with at least one of `keys`), whose keys the caller then checks one by one. Says what
+    the file holds, never its content."""
+    if not isinstance(data, dict):
+        return f"{path} is not a {kind}: it holds {_what(data)}, where a {kind} is a mapping of keys ({example})"
+    known = set(keys)
+    if any(isinstance(key, str) and key in known for key in data):
+        return None
+    found = [shown(key, 30) if not isinstance(key, str) else key[:30] for key in list(data)[:6]]
+    more = " …" if len(data) > 6 else ""
+    return (f"{path} is not a {kind}: it has none of a {kind}'s keys ({example}); "
+            f"found keys: {', '.join(found) or 'none'}{more}")

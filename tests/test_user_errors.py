@@ -99,6 +99,61 @@ def test_a_yaml_file_that_is_not_utf8_names_the_file(tmp_path: Path, capsys: pyt
     assert "latin1.yaml: not UTF-8 text" in one_error_line(capsys.readouterr().err)
 
 
+COMPOSE = "services:\n  web:\n    image: nginx-secret-image\n    ports: ['80:80']\nversion: '3'\n"
+
+
+@pytest.mark.parametrize(("text", "holds"), [
+    ("- nginx-secret-image\n- b\n", "it holds a list"),
+    ("nginx-secret-image and more\n", "it holds a line of text"),
+    ("42\n", "it holds a number"),
+    ("", "it holds nothing (it is empty)"),
+    (COMPOSE, "found keys: services, version"),
+])
+def test_a_yaml_file_of_another_kind_is_named_never_dumped(
+        tmp_path: Path, text: str, holds: str, capsys: pytest.CaptureFixture[str]) -> None:
+    """A list, a text, a docker-compose file given as a ruleset or a training config: what the
+    file holds in a few words, never its content on one line (a whole file was quoted)."""
+    wrong = tmp_path / "other.yaml"
+    wrong.write_text(text, encoding="utf-8")
+    assert script("train").main(["--config", str(wrong)]) == 2
+    line = one_error_line(capsys.readouterr().err)
+    assert f"{wrong} is not a training config: " in line and holds in line and "nginx" not in line
+    from cdc_env.__main__ import main as engine_main
+
+    assert engine_main(["rules-table", "--ruleset", str(wrong)]) == 2
+    line = one_error_line(capsys.readouterr().err)
+    assert f"{wrong} is not a ruleset: " in line and holds in line and "nginx" not in line
+
+
+def test_a_ruleset_and_a_training_config_given_for_each_other_are_named(tmp_path: Path) -> None:
+    with pytest.raises(ConfigError) as error:
+        load_config(ROOT / "configs" / "rules" / "classic.yaml")
+    message = str(error.value)
+    assert "classic.yaml is not a training config: it has none of a training config's keys" in message
+    assert "found keys: name, description, min_players, max_players, target_score, cap_score …" in message
+    assert "Suite" not in message and len(message) < 400  # the description was quoted, and every score
+    with pytest.raises(RulesetError) as ruleset_error:
+        load_ruleset(tiny_config(tmp_path))
+    assert "tiny.yaml is not a ruleset: it has none of a ruleset's keys" in str(ruleset_error.value)
+    assert "found keys: " in str(ruleset_error.value) and "simple" not in str(ruleset_error.value)
+
+
+def test_a_missing_key_or_a_long_wrong_value_is_not_quoted_whole(tmp_path: Path) -> None:
+    """`name: Field required` quoted its input: the whole file; a list for a number, all of it."""
+    ruleset = tmp_path / "nameless.yaml"
+    ruleset.write_text("\n".join(line for line in (ROOT / "configs" / "rules" / "classic.yaml")
+                                 .read_text(encoding="utf-8").splitlines() if not line.startswith("name:")),
+                       encoding="utf-8")
+    with pytest.raises(RulesetError) as error:
+        load_ruleset(ruleset)
+    assert "  - name: Field required\n" in str(error.value) and "Suite" not in str(error.value)
+    config = tiny_config(tmp_path, ppo={"n_steps": list(range(1000))})
+    with pytest.raises(ConfigError) as config_error:
+        load_config(config)
+    assert "ppo.n_steps: Input should be a valid integer (got [0, 1, 2," in str(config_error.value)
+    assert "999" not in str(config_error.value) and len(str(config_error.value)) < len(str(config)) + 150
+
+
 # ---------------------------------------------------------------------- training configs
 
 

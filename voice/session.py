@@ -201,6 +201,10 @@ class PlaySession:
             # Each player as SeatPlayer.to_json writes it: a name, and a bot's name or null for a human.
             raise GameLoadError(f"{path} is damaged: its 'lineup' must be a list of players, each "
                                 '{"name": ..., "bot": a bot\'s name or null}; resume from another save')
+        if lineup == []:
+            # Never the default line-up in its place: that would be another game, said nowhere.
+            raise GameLoadError(f"{path} is damaged: its line-up is empty (no players); resume from another save, "
+                                "or start a new game without --resume")
         return saved
 
     @classmethod

@@ -226,6 +226,8 @@ def test_resume_of_a_save_whose_history_is_not_a_list(tmp_path: Path, history: A
     ([{"player": "Ana"}, {"player": "bold-1"}], "its 'lineup' must be a list of players, each {\"name\""),
     ([{"name": "Ana", "bot": None}, {"name": "bold-1", "bot": 5}], "its 'lineup' must be a list of players"),
     ([{"name": "Ana", "bot": None}], "its 'lineup' names 1 players, its game has 2"),
+    # It resumed with the default line-up (You and the champion): another game, without a word.
+    ([], "its line-up is empty (no players); resume from another save, or start a new game"),
 ])
 def test_resume_of_a_save_whose_line_up_is_damaged(tmp_path: Path, lineup: Any, says: str) -> None:
     path = saved_game(tmp_path, lineup=lineup)

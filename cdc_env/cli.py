@@ -53,6 +53,31 @@ def positive_int(text: str) -> int:
     return value
 
 
+# Upper bounds of counts that start processes or environments: beyond them a count is a typo
+# (a 0 too many), not a machine, and is refused before anything starts (--workers 100000 was a
+# MemoryError or a hang). Processes on this machine: 4 per core. Env runners may be spread over a
+# Ray cluster, whose own CPUs are checked when it is joined: a fixed bound, far above any cluster
+# of this project.
+MAX_PROCESSES = 4 * (os.cpu_count() or 1)
+MAX_RUNNERS = 1024
+MAX_ENVS = 4096
+
+
+def count_at_most(limit: int, what: str) -> Callable[[str], int]:
+    """An argparse type: a whole number from 1 to `limit` (`what` says why the limit)."""
+    def count(text: str) -> int:
+        value = positive_int(text)
+        if value > limit:
+            raise argparse.ArgumentTypeError(f"{value}: give at most {limit} ({what})")
+        return value
+    return count
+
+
+processes = count_at_most(MAX_PROCESSES, "4 per core of this machine")
+runners = count_at_most(MAX_RUNNERS, "env runners, over a whole cluster")
+environments = count_at_most(MAX_ENVS, "tables stepped at once")
+
+
 def non_negative_int(text: str) -> int:
     value = int(_number(text, int))
     if value < 0:

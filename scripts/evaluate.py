@@ -30,7 +30,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 from agents.bots import check_table, make_bot
 from agents.evaluation import Tournament, run_tournament, save_report
 from agents.model_bot import ModelLoadError
-from cdc_env.cli import Stopped, output_dir, positive_int, run_command
+from cdc_env.cli import Stopped, output_dir, positive_int, processes, run_command
 from cdc_env.reaction import REACTION_LEVELS
 from cdc_env.rules import Ruleset, RulesetError, load_ruleset
 
@@ -55,7 +55,7 @@ def main(argv: list[str] | None = None) -> int:
     # Checked (and made) before any game: results are never played for a folder that cannot hold them.
     parser.add_argument("--out", type=output_dir, default="runs/evaluate",
                         help="folder for tournament.json and tournament.png (default: runs/evaluate)")
-    parser.add_argument("--workers", type=positive_int, default=os.cpu_count() or 1,
+    parser.add_argument("--workers", type=processes, default=os.cpu_count() or 1,
                         help="processes playing games side by side (default: one per CPU core); "
                              "the results do not depend on it")
     args = parser.parse_args(argv)

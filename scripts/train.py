@@ -60,6 +60,7 @@ from cdc_env.cli import (
     non_negative_int,
     positive_float,
     positive_int,
+    processes,
     run_command,
     write_atomic,
 )
@@ -417,7 +418,7 @@ def main(argv: list[str] | None = None) -> int:
                              "else a local Ray on this machine)")
     parser.add_argument("--time-limit", type=positive_float, default=None,
                         help="stop learning after this many seconds (then save and evaluate)")
-    parser.add_argument("--workers", type=positive_int, default=os.cpu_count() or 1,
+    parser.add_argument("--workers", type=processes, default=os.cpu_count() or 1,
                         help="processes playing the evaluation games (default: one per core)")
     parser.add_argument("--publish", type=Path, default=None, metavar="RUN",
                         help="train nothing: install RUN's model (RUN/model.zip) as the champion of its table")

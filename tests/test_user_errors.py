@@ -214,6 +214,51 @@ def test_numbers_out_of_range_are_usage_errors(name: str, argv: list[str], says:
     assert says in err and "Traceback" not in err
 
 
+@pytest.mark.parametrize(("name", "argv", "says"), [
+    ("evaluate", ["--agents", "bold", "simple", "--workers", "100000"], "argument --workers: 100000: give at most"),
+    ("train", ["--config", "configs/train/classic_2p.yaml", "--workers", "100000"], "argument --workers: 100000"),
+    ("evaluate_champions", ["--workers", "100000"], "argument --workers: 100000: give at most"),
+    ("fit_value", ["--tables", "v004_2p", "--workers", "100000"], "argument --workers: 100000: give at most"),
+    ("train_tables", ["configs/train/classic_2p.yaml", "--workers", "100000"], "argument --workers: 100000"),
+    ("mutate", ["cdc_env/dice.py", "--jobs", "100000"], "argument --jobs: 100000: give at most"),
+    ("bench_train", ["--n-envs", "100000"], "argument --n-envs: 100000: give at most 4096 (tables stepped at once)"),
+])
+def test_a_count_of_processes_or_tables_has_an_upper_bound(
+        name: str, argv: list[str], says: str, capsys: pytest.CaptureFixture[str],
+        monkeypatch: pytest.MonkeyPatch) -> None:
+    """100000 workers, jobs or tables started that many (a MemoryError, or a machine hung)."""
+    from cdc_env.cli import MAX_PROCESSES
+
+    monkeypatch.chdir(ROOT)
+    with pytest.raises(SystemExit) as stop:
+        script(name).main(argv)
+    assert stop.value.code == 2
+    err = capsys.readouterr().err
+    assert says in err and "Traceback" not in err
+    if "--workers" in argv or "--jobs" in argv:
+        assert f"give at most {MAX_PROCESSES} (4 per core of this machine)" in err
+
+
+def test_bench_rllib_refuses_a_count_of_runners_no_cluster_has(capsys: pytest.CaptureFixture[str]) -> None:
+    # A local Ray was started with 100000 CPUs, which then held the 100000 runners asked for.
+    assert script("bench_rllib").main(["--runners", "1", "100000"]) == 2
+    assert "--runners 100000: give at most 1024 env runners" in one_error_line(capsys.readouterr().err)
+
+
+@pytest.mark.parametrize(("changes", "says"), [
+    ({"n_envs": 100000}, "n_envs: Input should be less than or equal to 4096 (got 100000)"),
+    ({"rllib": {"env_runners": 100000}}, "rllib.env_runners: Input should be less than or equal to 1024"),
+    ({"rllib": {"envs_per_env_runner": 100000}}, "rllib.envs_per_env_runner: Input should be less than or equal"),
+    ({"rllib": {"cpus": 100000}}, "rllib.cpus: Input should be less than or equal to 1024"),
+    ({"n_envs": 4096, "vec_env": "subproc"}, "n_envs: 4096 tables each in a process of its own (vec_env: subproc)"),
+])
+def test_a_training_configs_counts_have_the_same_upper_bounds(
+        tmp_path: Path, changes: dict[str, Any], says: str) -> None:
+    with pytest.raises(ConfigError) as error:
+        load_config(tiny_config(tmp_path, **changes))
+    assert says in str(error.value)
+
+
 @pytest.mark.parametrize(("name", "argv"), [
     ("probe_rollouts", ["--games", "1", "--rollouts", "2"]),
     ("bench_voice", ["--set", "tune"]),

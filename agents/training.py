@@ -15,7 +15,7 @@ import numpy as np
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
 from cdc_env.actions import Action
-from cdc_env.cli import MAX_ENVS, MAX_PROCESSES, MAX_RUNNERS, ignore_sigint
+from cdc_env.cli import MAX_ENVS, MAX_GAMES, MAX_PROCESSES, MAX_RUNNERS, ignore_sigint
 from cdc_env.game import Decision, GameState
 from cdc_env.yamlfile import YamlFileError, read_yaml, shown, wrong_kind
 
@@ -51,10 +51,10 @@ class LeagueConfig(_Strict):
 
 
 class EvaluationConfig(_Strict):
-    games: int = Field(default=4000, ge=0)
+    games: int = Field(default=4000, ge=0, le=MAX_GAMES)
     opponents: list[str] = Field(default=["bold", "prudent"])
     # Fewer games against the other opponents than against the first (the strongest).
-    games_others: int = Field(default=1000, ge=0)
+    games_others: int = Field(default=1000, ge=0, le=MAX_GAMES)
 
 
 class ImitationConfig(_Strict):

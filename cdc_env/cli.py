@@ -61,12 +61,15 @@ def positive_int(text: str) -> int:
 MAX_PROCESSES = 4 * (os.cpu_count() or 1)
 MAX_RUNNERS = 1024
 MAX_ENVS = 4096
+# A tournament keeps each game's record in memory (and its schedule was made whole first:
+# --games 10000000000000 filled the memory): a million games is hours of play already.
+MAX_GAMES = 1_000_000
 
 
-def count_at_most(limit: int, what: str) -> Callable[[str], int]:
-    """An argparse type: a whole number from 1 to `limit` (`what` says why the limit)."""
+def count_at_most(limit: int, what: str, least: int = 1) -> Callable[[str], int]:
+    """An argparse type: a whole number from `least` (1 or 0) to `limit` (`what` says why the limit)."""
     def count(text: str) -> int:
-        value = positive_int(text)
+        value = positive_int(text) if least else non_negative_int(text)
         if value > limit:
             raise argparse.ArgumentTypeError(f"{value}: give at most {limit} ({what})")
         return value
@@ -76,6 +79,8 @@ def count_at_most(limit: int, what: str) -> Callable[[str], int]:
 processes = count_at_most(MAX_PROCESSES, "4 per core of this machine")
 runners = count_at_most(MAX_RUNNERS, "env runners, over a whole cluster")
 environments = count_at_most(MAX_ENVS, "tables stepped at once")
+game_count = count_at_most(MAX_GAMES, "each game's result is kept in memory")
+game_count_or_zero = count_at_most(MAX_GAMES, "each game's result is kept in memory", least=0)
 
 
 def non_negative_int(text: str) -> int:

@@ -30,7 +30,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 from agents.bots import check_table, make_bot
 from agents.evaluation import Tournament, run_tournament, save_report
 from agents.model_bot import ModelLoadError
-from cdc_env.cli import Stopped, output_dir, positive_int, processes, run_command
+from cdc_env.cli import Stopped, game_count, output_dir, positive_int, processes, run_command
 from cdc_env.reaction import REACTION_LEVELS
 from cdc_env.rules import Ruleset, RulesetError, load_ruleset
 
@@ -48,7 +48,7 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--field", default=None, help="play each agent against seats − 1 copies of this bot")
     parser.add_argument("--ruleset", default="classic")
     parser.add_argument("--seats", type=positive_int, default=2)
-    parser.add_argument("--games", type=positive_int, default=1000)
+    parser.add_argument("--games", type=game_count, default=1000)
     parser.add_argument("--seed", type=int, default=0)
     parser.add_argument("--reaction", default="human", choices=sorted(REACTION_LEVELS),
                         help="every bot's reaction-time level, so races are fair")

@@ -31,11 +31,11 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
-sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
+ROOT = Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(ROOT))  # run as `python scripts/mutate.py`: the project's packages
 
 from cdc_env.cli import processes  # noqa: E402
 
-ROOT = Path(__file__).resolve().parent.parent
 # Each module's own tests (the first prefix that matches wins): fast, and enough to judge it.
 TESTS: tuple[tuple[str, tuple[str, ...]], ...] = (
     ("voice/intents.py", ("tests/play/test_intents.py", "tests/play/test_intents_pinned.py")),

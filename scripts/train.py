@@ -57,7 +57,7 @@ from cdc_env.cli import (
     Stopped,
     UsageError,
     check_output_dir,
-    non_negative_int,
+    game_count_or_zero,
     positive_float,
     positive_int,
     processes,
@@ -410,7 +410,7 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--overwrite", action="store_true",
                         help="start again from nothing in a folder that holds an earlier run (deletes it)")
     parser.add_argument("--timesteps", type=positive_int, default=None, help="override total_timesteps")
-    parser.add_argument("--eval-games", type=non_negative_int, default=None,
+    parser.add_argument("--eval-games", type=game_count_or_zero, default=None,
                         help="override every evaluation's game count")
     parser.add_argument("--out", default=None, help="override out_dir")
     parser.add_argument("--address", default=None,

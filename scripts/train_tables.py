@@ -25,7 +25,6 @@ from cdc_env.cli import (  # noqa: E402
     existing_file,
     output_dir,
     positive_float,
-    positive_int,
     processes,
     run_command,
 )

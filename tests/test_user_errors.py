@@ -222,6 +222,12 @@ def test_numbers_out_of_range_are_usage_errors(name: str, argv: list[str], says:
     ("train_tables", ["configs/train/classic_2p.yaml", "--workers", "100000"], "argument --workers: 100000"),
     ("mutate", ["cdc_env/dice.py", "--jobs", "100000"], "argument --jobs: 100000: give at most"),
     ("bench_train", ["--n-envs", "100000"], "argument --n-envs: 100000: give at most 4096 (tables stepped at once)"),
+    # A tournament's schedule was made whole first: 10**13 games filled the memory.
+    ("evaluate", ["--agents", "bold", "simple", "--games", "10000000000000"],
+     "argument --games: 10000000000000: give at most 1000000 (each game's result is kept in memory)"),
+    ("compare_decisions", ["bold", "--games", "10000000000000"], "argument --games: 10000000000000: give at most"),
+    ("train", ["--config", "configs/train/classic_2p.yaml", "--eval-games", "10000000000000"],
+     "argument --eval-games: 10000000000000: give at most 1000000"),
 ])
 def test_a_count_of_processes_or_tables_has_an_upper_bound(
         name: str, argv: list[str], says: str, capsys: pytest.CaptureFixture[str],
@@ -251,6 +257,7 @@ def test_bench_rllib_refuses_a_count_of_runners_no_cluster_has(capsys: pytest.Ca
     ({"rllib": {"envs_per_env_runner": 100000}}, "rllib.envs_per_env_runner: Input should be less than or equal"),
     ({"rllib": {"cpus": 100000}}, "rllib.cpus: Input should be less than or equal to 1024"),
     ({"n_envs": 4096, "vec_env": "subproc"}, "n_envs: 4096 tables each in a process of its own (vec_env: subproc)"),
+    ({"evaluation": {"games": 10**13}}, "evaluation.games: Input should be less than or equal to 1000000"),
 ])
 def test_a_training_configs_counts_have_the_same_upper_bounds(
         tmp_path: Path, changes: dict[str, Any], says: str) -> None:

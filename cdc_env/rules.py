@@ -427,7 +427,7 @@ def load_ruleset(name_or_path: str | Path) -> Ruleset:
             f"no ruleset {str(name_or_path)!r}: give one of {', '.join(RULESET_NAMES)} "
             f"or the path of a YAML file"
         )
-    if not path.is_file():
+    if path.is_dir():
         raise RulesetError(f"ruleset {str(name_or_path)!r} is a directory, not a YAML file: give one of "
                            f"{', '.join(RULESET_NAMES)} or the path of a ruleset's .yaml file")
     try:

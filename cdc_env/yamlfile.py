@@ -46,6 +46,9 @@ def read_yaml(path: str | Path) -> Any:
     """The data of a YAML file. OSError (a missing file, say) is left to the caller, who knows
     what the file is for; every other problem is a YamlFileError of one line naming `path`."""
     path = Path(path)
+    if path.exists() and not path.is_file() and not path.is_dir():
+        # A pipe would be read until someone writes to it (the command hung), a device forever.
+        raise YamlFileError(f"{path}: not a file but a {'pipe' if path.is_fifo() else 'device'}; give a YAML file")
     raw = path.read_bytes()
     try:
         text = raw.decode("utf-8")

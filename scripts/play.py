@@ -75,7 +75,7 @@ def say_error(console: Console, error: object, head: str = "error:") -> None:
     """One error line. Its text is the user's (a path, a bot's name): printed as it is, never
     read as rich markup (a path with `[/x]` in it used to raise MarkupError) or emoji codes
     (`searcher:abc:` was shown as `searcher🔤`)."""
-    console.print(f"[red]{escape(head)}[/red] {escape(str(error))}", highlight=False, emoji=False)
+    console.print(f"[red]{escape(head)}[/red] {escape(str(error))}", highlight=False, emoji=False, soft_wrap=True)
 
 
 def lineup(args: argparse.Namespace, seed: int, saved: dict | None) -> list[SeatPlayer]:

@@ -154,6 +154,31 @@ def test_a_missing_key_or_a_long_wrong_value_is_not_quoted_whole(tmp_path: Path)
     assert "999" not in str(config_error.value) and len(str(config_error.value)) < len(str(config)) + 150
 
 
+def test_a_pipe_or_a_device_given_as_a_yaml_file_is_refused_not_waited_on(tmp_path: Path) -> None:
+    """A named pipe was read until someone wrote to it: the command hung; /dev/null was "a directory"."""
+    import threading
+
+    pipe = tmp_path / "pipe.yaml"
+    os.mkfifo(pipe)
+    errors: list[str] = []
+
+    def read_all() -> None:
+        for load, error in ((load_config, ConfigError), (load_ruleset, RulesetError), (load_lexicon, LexiconError)):
+            try:
+                load(pipe)
+            except error as refused:
+                errors.append(str(refused))
+    reader = threading.Thread(target=read_all, daemon=True)
+    reader.start()
+    reader.join(timeout=10)
+    assert not reader.is_alive(), "a pipe was waited on"
+    assert errors == ["training config " + f"{pipe}: not a file but a pipe; give a YAML file",
+                      "ruleset " + f"{pipe}: not a file but a pipe; give a YAML file",
+                      f"{pipe}: not a file but a pipe; give a YAML file"]
+    with pytest.raises(RulesetError, match="^ruleset /dev/null: not a file but a device; give a YAML file$"):
+        load_ruleset("/dev/null")
+
+
 # ---------------------------------------------------------------------- training configs
 
 

@@ -180,6 +180,9 @@ class PlaySession:
     @staticmethod
     def read_save(path: Path) -> dict[str, Any]:
         """A save file's content, checked enough to resume it; GameLoadError says what is wrong."""
+        if path.exists() and not path.is_file() and not path.is_dir():  # a pipe was waited on forever
+            raise GameLoadError(f"{path} is not a saved game (not a file but a {'pipe' if path.is_fifo() else 'device'})"
+                                "; give a file written by --save")
         try:
             saved = json.loads(path.read_text(encoding="utf-8"))
         except OSError as error:

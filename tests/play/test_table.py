@@ -247,6 +247,20 @@ def test_resume_of_a_save_that_is_not_text(tmp_path: Path) -> None:
     assert path.read_bytes() == b"\x00\xff\xfe"
 
 
+def test_resume_of_a_pipe_is_refused_on_one_line_not_waited_on(tmp_path: Path) -> None:
+    # A named pipe was read until someone wrote to it (the table hung); an error was wrapped at
+    # the console's 80 columns, two lines.
+    import os
+
+    pipe = tmp_path / "game.json"
+    os.mkfifo(pipe)
+    console = Console(width=80, record=True, file=io.StringIO())
+    assert load_play().prepare(["--keyboard", "--resume", str(pipe)], console) == 2
+    said = console.export_text().strip()
+    assert said == (f"cannot resume {pipe}: {pipe} is not a saved game (not a file but a pipe); "
+                    "give a file written by --save")
+
+
 @pytest.mark.parametrize("argv, given", [
     (["--humans", "Ana", "Bob"], "not of Ana (human), Bob (human)"),  # the bot seat turned human
     (["--humans", "Ana", "--bots", "bold", "prudent"], "not of Ana (human), bold-1 (bot bold), prudent-2"),

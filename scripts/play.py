@@ -49,7 +49,7 @@ from cdc_env.reaction import REACTION_LEVELS  # noqa: E402
 from cdc_env.rules import RulesetError, load_ruleset  # noqa: E402
 from voice.intents import check_game_lexicon  # noqa: E402
 from voice.lexicon import LexiconError, load_lexicon  # noqa: E402
-from voice.session import KeyLines, Listener, PlaySession, SeatPlayer, View  # noqa: E402
+from voice.session import KeyLines, Listener, PlaySession, SeatPlayer, View, name_refusal  # noqa: E402
 from voice.table import TableApp, summary  # noqa: E402
 
 Build = Callable[..., PlaySession]
@@ -147,6 +147,12 @@ def prepare(argv: list[str] | None, console: Console) -> TableApp | WebTable | i
         saved = PlaySession.read_save(args.resume) if args.resume else None
         rules = load_ruleset(args.ruleset).with_house_rules(args.house)
         players = lineup(args, seed, saved)
+        if args.humans is not None:
+            bots = [p.name for p in players if not p.human]
+            humans = [p.name for p in players if p.human]
+            for seat, name in enumerate(humans):
+                if (refusal := name_refusal(name, humans[:seat] + bots)) is not None:
+                    raise ValueError(f"--humans: {refusal}")
         if saved is None and (refusal := rules.players_refusal(len(players))) is not None:
             raise ValueError(f"{refusal} (--humans and --bots): change --humans or --bots")
         for player in players:

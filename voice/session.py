@@ -124,6 +124,26 @@ class SeatPlayer:
         return {"name": self.name, "bot": None if self.human else (self.bot_name or "bot")}
 
 
+NAME_LIMIT = 30  # characters: the table's players column and a phone's seat list show a name whole
+
+
+def name_refusal(name: str, taken: Sequence[str]) -> str | None:
+    """Why `name` cannot be a player's at a table whose other players are `taken` (None: it can):
+    an empty name, one too long to show, one with a line break, or one already there (the phones
+    and the log tell players apart by name)."""
+    if not name.strip():
+        return "a name is empty: give each player a name"
+    if len(name) > NAME_LIMIT:
+        return f"the name {name[:12]!r}… has {len(name)} characters: give at most {NAME_LIMIT}"
+    if not name.isprintable():
+        return f"the name {name!r} holds a line break or a control character: give a plain name"
+    same = next((other for other in taken if other.casefold() == name.strip().casefold()), None)
+    if same is not None:
+        known = "" if same == name.strip() else f" as {same}"
+        return f"{name.strip()} is already at the table{known}: give each player a name of their own"
+    return None
+
+
 def describe_lineup(lineup: Sequence[dict[str, Any]]) -> str:
     """`Ana (human), bold-1 (bot bold)`: a saved line-up in words."""
     return ", ".join(f"{p.get('name')} ({'human' if p.get('bot') is None else 'bot ' + str(p['bot'])})"
@@ -356,7 +376,8 @@ class PlaySession:
         name = name.strip()
         refusal = self._join_refusal(name)
         if refusal is not None:
-            self.view.say(f"{name or 'a newcomer'} cannot join: {refusal}")
+            shown = name if len(name) <= NAME_LIMIT else f"{name[:NAME_LIMIT]}…"
+            self.view.say(f"{shown or 'a newcomer'} cannot join: {refusal}")
             return
         self.joining.append((name, sung))
         if not self._seat_joining():
@@ -365,6 +386,8 @@ class PlaySession:
     def _join_refusal(self, name: str) -> str | None:
         """What the engine would refuse, and what only the table knows: its seats' names, the
         friends already waiting, and bots that cannot play a larger table."""
+        if name and (shape := name_refusal(name, [])) is not None:  # too long to show, a control character
+            return shape
         taken = [p.name for p in self.players] + [waiting for waiting, _ in self.joining]
         same = next((t for t in taken if name and t.casefold() == name.casefold()), None)
         if same is not None:

@@ -261,6 +261,21 @@ def test_resume_of_a_pipe_is_refused_on_one_line_not_waited_on(tmp_path: Path) -
                     "give a file written by --save")
 
 
+@pytest.mark.parametrize("humans, says", [
+    ([""], "--humans: a name is empty: give each player a name"),
+    (["  "], "--humans: a name is empty: give each player a name"),
+    (["Ana", "ana"], "--humans: ana is already at the table as Ana: give each player a name of their own"),
+    (["bold-1"], "--humans: bold-1 is already at the table: give each player a name of their own"),  # a bot's
+    (["A" * 10_000], "--humans: the name 'AAAAAAAAAAAA'… has 10000 characters: give at most 30"),
+    (["Ana\nBob"], "--humans: the name 'Ana\\nBob' holds a line break or a control character: give a plain name"),
+])
+def test_a_humans_name_that_no_table_can_tell_apart_is_refused(humans: list[str], says: str) -> None:
+    # Each one opened the table: two players of one name, one without any, one of 10,000 characters.
+    status, said = prepare(["--keyboard", "--humans", *humans, "--bots", "bold"])
+    assert status == 2
+    assert said.strip() == f"error: {says}"
+
+
 @pytest.mark.parametrize("argv, given", [
     (["--humans", "Ana", "Bob"], "not of Ana (human), Bob (human)"),  # the bot seat turned human
     (["--humans", "Ana", "--bots", "bold", "prudent"], "not of Ana (human), bold-1 (bot bold), prudent-2"),

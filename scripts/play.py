@@ -43,7 +43,7 @@ ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
 from agents.bots import check_table, make_bot  # noqa: E402
-from cdc_env.cli import OutputError, check_output_file, non_negative_float  # noqa: E402
+from cdc_env.cli import OutputError, check_output_file, non_negative_float, one_line  # noqa: E402
 from cdc_env.game import GameError, GameLoadError  # noqa: E402
 from cdc_env.reaction import REACTION_LEVELS  # noqa: E402
 from cdc_env.rules import RulesetError, load_ruleset  # noqa: E402
@@ -74,8 +74,10 @@ def make_listener(args: argparse.Namespace, human_seats: list[int], console: Con
 def say_error(console: Console, error: object, head: str = "error:") -> None:
     """One error line. Its text is the user's (a path, a bot's name): printed as it is, never
     read as rich markup (a path with `[/x]` in it used to raise MarkupError) or emoji codes
-    (`searcher:abc:` was shown as `searcher🔤`)."""
-    console.print(f"[red]{escape(head)}[/red] {escape(str(error))}", highlight=False, emoji=False, soft_wrap=True)
+    (`searcher:abc:` was shown as `searcher🔤`). A ruleset's several problems are `; `-joined, and
+    the line is never wrapped: one line."""
+    console.print(f"[red]{escape(head)}[/red] {escape(one_line(str(error)))}", highlight=False, emoji=False,
+                  soft_wrap=True)
 
 
 def lineup(args: argparse.Namespace, seed: int, saved: dict | None) -> list[SeatPlayer]:

@@ -276,6 +276,13 @@ def test_a_humans_name_that_no_table_can_tell_apart_is_refused(humans: list[str]
     assert said.strip() == f"error: {says}"
 
 
+def test_a_house_rule_unknown_is_one_line() -> None:
+    # The ruleset's problems were printed on three lines, a list under the error.
+    status, said = prepare(["--keyboard", "--humans", "Ana", "--bots", "bold", "--house", "nope"])
+    assert status == 2 and len(said.strip().splitlines()) == 1
+    assert said.startswith("error: ruleset classic with --house nope is not valid: house_rules.nope: no such house")
+
+
 @pytest.mark.parametrize("argv, given", [
     (["--humans", "Ana", "Bob"], "not of Ana (human), Bob (human)"),  # the bot seat turned human
     (["--humans", "Ana", "--bots", "bold", "prudent"], "not of Ana (human), bold-1 (bot bold), prudent-2"),

@@ -13,6 +13,7 @@ Standard library only, and no part of the engine imports it: the engine does no 
 from __future__ import annotations
 
 import argparse
+import errno
 import os
 import signal
 import sys
@@ -111,6 +112,35 @@ def fraction(text: str) -> float:
     return value
 
 
+def short_path(path: object) -> str:
+    """A path as an error quotes it: whole up to 200 characters, else its start and its length."""
+    name = str(path)
+    return name if len(name) <= 200 else f"{name[:60]}… ({len(name)} characters)"
+
+
+def path_error(error: OSError) -> str:
+    """An OSError about a path the user gave, in one line: the path cut short (a name too long
+    for the file system, a whole 5,000 characters, was quoted whole in a traceback)."""
+    name = short_path(error.filename) if error.filename is not None else ""
+    what = error.strerror or type(error).__name__
+    advice = "; give a shorter path" if error.errno == errno.ENAMETOOLONG else ""
+    return f"{name}: {what}{advice}" if name else f"{what}{advice}"
+
+
+def _stat_checked(check: Callable[[str], Path]) -> Callable[[str], Path]:
+    """An argparse type whose file system checks may raise OSError (a name too long): an
+    argparse error, not a traceback (argparse turns only ValueError and TypeError into one)."""
+    def checked(text: str) -> Path:
+        try:
+            return check(text)
+        except OSError as error:
+            raise argparse.ArgumentTypeError(path_error(error)) from None
+    checked.__name__ = check.__name__
+    checked.__doc__ = check.__doc__
+    return checked
+
+
+@_stat_checked
 def existing_file(text: str) -> Path:
     path = Path(text)
     if not path.exists():
@@ -135,6 +165,7 @@ def _writable_folder(folder: Path) -> None:
         raise argparse.ArgumentTypeError(f"folder {folder} is not writable")
 
 
+@_stat_checked
 def output_file(text: str) -> Path:
     """A file the command will write: not a folder, in a folder that exists or can be made and
     is writable. Checked before any work, so that results are never lost at the end."""
@@ -154,6 +185,7 @@ def refuse_existing(parser: argparse.ArgumentParser, path: Path | str | None, op
         parser.error(f"{option} {path} exists; give a new file name (nothing is overwritten)")
 
 
+@_stat_checked
 def output_dir(text: str) -> Path:
     """A folder the command will write into: made if need be, and writable."""
     path = Path(text)
@@ -233,6 +265,12 @@ def run_command(body: Callable[[], int], user_errors: tuple[type[BaseException],
         return 130
     except errors as error:
         print(f"error: {one_line(str(error))}", file=sys.stderr)
+        return 2
+    except OSError as error:
+        if error.errno != errno.ENAMETOOLONG:
+            raise
+        # A path the user typed that no file system takes, wherever it was first looked at.
+        print(f"error: {path_error(error)}", file=sys.stderr)
         return 2
 
 

@@ -417,7 +417,20 @@ def _describe(error: ValidationError, source: str) -> str:
 
 def load_ruleset(name_or_path: str | Path) -> Ruleset:
     """Load a ruleset by name (`classic`) or by path to a YAML file."""
+    try:
+        return _load_ruleset(name_or_path)
+    except OSError as error:  # a name too long for the file system: its stat fails
+        name = str(name_or_path)
+        shown = name if len(name) <= 200 else f"{name[:60]}… ({len(name)} characters)"
+        raise RulesetError(f"no ruleset {shown!r}: {error.strerror}; give one of {', '.join(RULESET_NAMES)} "
+                           "or the path of a YAML file") from None
+
+
+def _load_ruleset(name_or_path: str | Path) -> Ruleset:
     path = Path(name_or_path)
+    if not str(name_or_path).strip():  # Path("") is the folder ".": it was "'' is a directory"
+        raise RulesetError(f"no ruleset given (an empty name): give one of {', '.join(RULESET_NAMES)} "
+                           "or the path of a YAML file")
     if not path.suffix and str(name_or_path) in RULESET_NAMES or (
         not path.exists() and (RULES_DIR / f"{name_or_path}.yaml").exists()
     ):

@@ -43,7 +43,7 @@ ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
 from agents.bots import check_table, make_bot  # noqa: E402
-from cdc_env.cli import OutputError, check_output_file, non_negative_float, one_line  # noqa: E402
+from cdc_env.cli import OutputError, check_output_file, non_negative_float, one_line, path_error, short_path  # noqa: E402
 from cdc_env.game import GameError, GameLoadError  # noqa: E402
 from cdc_env.reaction import REACTION_LEVELS  # noqa: E402
 from cdc_env.rules import RulesetError, load_ruleset  # noqa: E402
@@ -165,10 +165,13 @@ def prepare(argv: list[str] | None, console: Console) -> TableApp | WebTable | i
             # A bad lexicon is the user's to fix, not a reason to play without voice.
             check_game_lexicon(load_lexicon(args.lexicon))
     except GameLoadError as error:
-        say_error(console, error, f"cannot resume {args.resume}:")
+        say_error(console, error, f"cannot resume {short_path(args.resume)}:")
         return 2
     except (RulesetError, LexiconError, GameError, ValueError) as error:
         say_error(console, error)
+        return 2
+    except OSError as error:  # a path given that the file system refuses (a name too long: --bots, --save)
+        say_error(console, path_error(error))
         return 2
     human_seats = [s for s, p in enumerate(players) if p.human]
     listener = None
@@ -198,7 +201,7 @@ def prepare(argv: list[str] | None, console: Console) -> TableApp | WebTable | i
     except GameLoadError as error:
         if listener is not None:
             listener.close()
-        say_error(console, error, f"cannot resume {args.resume}:")
+        say_error(console, error, f"cannot resume {short_path(args.resume)}:")
         return 2
 
 
@@ -336,7 +339,7 @@ def web_table(args: argparse.Namespace, players: list[SeatPlayer], build: Build,
         return WebTable(args, room, server, build, listener, shown)
     except GameLoadError as error:
         server.stop()
-        say_error(console, error, f"cannot resume {args.resume}:")
+        say_error(console, error, f"cannot resume {short_path(args.resume)}:")
         return 2
 
 

@@ -179,6 +179,40 @@ def test_a_pipe_or_a_device_given_as_a_yaml_file_is_refused_not_waited_on(tmp_pa
         load_ruleset("/dev/null")
 
 
+LONG = "x" * 5000  # a path no file system takes: stat() itself fails (File name too long)
+
+
+@pytest.mark.parametrize(("name", "argv", "says"), [
+    ("cdc_env", ["rules-table", "--ruleset", LONG], "error: no ruleset '" + "x" * 60 + "… "
+                                                    "(5000 characters)': File name too long; give one of basic,"),
+    ("cdc_env", ["rules-table", "--ruleset", ""], "error: no ruleset given (an empty name): give one of basic,"),
+    ("evaluate", ["--agents", LONG, "--field", "bold", "--games", "1"],
+     "error: " + "x" * 60 + "… (5000 characters): File name too long; give a shorter path"),
+    ("train", ["--config", "configs/train/classic_2p.yaml", "--out", LONG], "error: --out: xxxxxxxxxx"),
+])
+def test_a_path_too_long_or_empty_is_one_line(name: str, argv: list[str], says: str,
+                                              capsys: pytest.CaptureFixture[str],
+                                              monkeypatch: pytest.MonkeyPatch) -> None:
+    """Each was an OSError traceback quoting the 5,000 characters (the empty ruleset: "'' is a directory")."""
+    monkeypatch.chdir(ROOT)
+    if name == "cdc_env":
+        from cdc_env.__main__ import main as command
+    else:
+        command = script(name).main
+    assert command(argv) == 2
+    line = one_error_line(capsys.readouterr().err)
+    assert line.startswith(says) and len(line) < 300
+
+
+def test_an_argparse_path_too_long_is_a_usage_error(capsys: pytest.CaptureFixture[str]) -> None:
+    with pytest.raises(SystemExit) as stop:
+        script("evaluate").main(["--agents", "bold", "simple", "--out", LONG])
+    assert stop.value.code == 2
+    err = capsys.readouterr().err
+    assert "Traceback" not in err and "argument --out: " + "x" * 60 + "… (5000 characters): " \
+        "File name too long; give a shorter path" in err
+
+
 # ---------------------------------------------------------------------- training configs
 
 

@@ -12,6 +12,7 @@ by the listener (from the audio stream's own sample count and timestamps).
 
 from __future__ import annotations
 
+import errno
 import json
 import select
 import sys
@@ -22,6 +23,7 @@ from pathlib import Path
 from typing import IO, Any, Protocol
 
 from cdc_env.actions import Action, IllegalActionError, KeepDice, Pass, Shout
+from cdc_env.cli import path_error
 from cdc_env.dice import DiceSource, SeededDice
 from cdc_env.game import RACE_PHRASES, RACE_SHOUTS, Decision, GameLoadError, GameState, JoinRefused
 from cdc_env.rules import Ruleset
@@ -200,13 +202,15 @@ class PlaySession:
     @staticmethod
     def read_save(path: Path) -> dict[str, Any]:
         """A save file's content, checked enough to resume it; GameLoadError says what is wrong."""
-        if path.exists() and not path.is_file() and not path.is_dir():  # a pipe was waited on forever
-            raise GameLoadError(f"{path} is not a saved game (not a file but a {'pipe' if path.is_fifo() else 'device'})"
-                                "; give a file written by --save")
         try:
+            if path.exists() and not path.is_file() and not path.is_dir():  # a pipe was waited on forever
+                kind = "pipe" if path.is_fifo() else "device"
+                raise GameLoadError(f"{path} is not a saved game (not a file but a {kind}); "
+                                    "give a file written by --save")
             saved = json.loads(path.read_text(encoding="utf-8"))
-        except OSError as error:
-            raise GameLoadError(f"{path}: {error.strerror}; give a file written by --save") from None
+        except OSError as error:  # no such file, a folder, a name too long (cut short: it was quoted whole)
+            advice = "" if error.errno == errno.ENAMETOOLONG else "; give a file written by --save"
+            raise GameLoadError(f"{path_error(error)}{advice}") from None
         except UnicodeDecodeError:
             raise GameLoadError(f"{path} is not a saved game (not UTF-8 text); give a file written by --save") \
                 from None

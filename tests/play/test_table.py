@@ -276,6 +276,16 @@ def test_a_humans_name_that_no_table_can_tell_apart_is_refused(humans: list[str]
     assert said.strip() == f"error: {says}"
 
 
+@pytest.mark.parametrize("argv", [["--resume", "x" * 5000], ["--humans", "A", "--bots", "x" * 5000],
+                                  ["--humans", "A", "--bots", "bold", "--save", "x" * 5000]])
+def test_a_path_too_long_is_one_line(argv: list[str]) -> None:
+    # Each was an OSError traceback (File name too long), the 5,000 characters quoted whole.
+    status, said = prepare(["--keyboard", *argv])
+    assert status == 2 and "Traceback" not in said and len(said.strip().splitlines()) == 1
+    assert "x" * 60 + "… (5000 characters): File name too long" in said
+    assert len(said) < 300
+
+
 def test_a_house_rule_unknown_is_one_line() -> None:
     # The ruleset's problems were printed on three lines, a list under the error.
     status, said = prepare(["--keyboard", "--humans", "Ana", "--bots", "bold", "--house", "nope"])

@@ -443,6 +443,9 @@ def run(args: argparse.Namespace) -> int:
     if args.out is not None:
         overrides["out_dir"] = args.out
     config = load_config(args.config, overrides)
+    if args.address and config.trainer != "rllib":  # it was ignored: the run trained on this machine alone
+        raise UsageError(f"--address {args.address}: a Ray cluster trains with trainer: rllib, and {args.config} "
+                         f"trains with {config.trainer} on this machine; drop --address, or give an rllib config")
     rules = load_ruleset(config.ruleset)
     out = config.output
     check_output_dir(out, "--out" if args.out is not None else f"out_dir of {args.config}")

@@ -233,6 +233,17 @@ def test_nonsense_in_a_training_config_is_refused_before_any_work(
     assert says in one_error_line(capsys.readouterr().err)
 
 
+def test_a_ray_address_for_a_run_that_does_not_use_ray_is_refused(
+        tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    """--address was ignored by trainer: sb3: the run trained on this machine, the cluster unused, unsaid."""
+    config = tiny_config(tmp_path)
+    assert script("train").main(["--config", str(config), "--address", "10.0.0.2:6379"]) == 2
+    line = one_error_line(capsys.readouterr().err)
+    assert line == (f"error: --address 10.0.0.2:6379: a Ray cluster trains with trainer: rllib, and {config} trains "
+                    "with sb3 on this machine; drop --address, or give an rllib config")
+    assert not (tmp_path / "tiny").exists()
+
+
 # ---------------------------------------------------------------------- numbers out of range
 
 

@@ -95,6 +95,17 @@ def lineup(args: argparse.Namespace, seed: int, saved: dict | None) -> list[Seat
     return players
 
 
+PACE_LIMIT = 30.0  # seconds: beyond it the table looks stuck after each bot's move (--pace 1e300 froze it)
+
+
+def pace(text: str) -> float:
+    """--pace: seconds from 0 to PACE_LIMIT."""
+    value = non_negative_float(text)
+    if value > PACE_LIMIT:
+        raise argparse.ArgumentTypeError(f"{value:g}: give at most {PACE_LIMIT:g} seconds")
+    return value
+
+
 def check_save(save: Path | None, resume: Path | None, overwrite: bool) -> None:
     """--save never replaces another game's save unless --overwrite: only the game it holds
     (--resume FILE) goes on in it."""
@@ -125,7 +136,7 @@ def prepare(argv: list[str] | None, console: Console) -> TableApp | WebTable | i
     parser.add_argument("--devices", nargs="*", default=None,
                         help="one input per human: DEVICE or DEVICE:CHANNEL (default: the default input)")
     parser.add_argument("--speak", action="store_true", help="speak the bots' shouts with espeak-ng")
-    parser.add_argument("--pace", type=non_negative_float, default=0.6,
+    parser.add_argument("--pace", type=pace, default=0.6,
                         help="seconds the table waits after each bot's move (0: none)")
     parser.add_argument("--save", type=Path, default=None, help="keep the game in this file after every move")
     parser.add_argument("--resume", type=Path, default=None,

@@ -286,6 +286,15 @@ def test_a_path_too_long_is_one_line(argv: list[str]) -> None:
     assert len(said) < 300
 
 
+@pytest.mark.parametrize("value", ["1e300", "31"])
+def test_a_pace_no_one_would_wait_is_refused(value: str, capsys: pytest.CaptureFixture[str]) -> None:
+    # --pace 1e300 opened the table, which then stood still after the bot's first move.
+    with pytest.raises(SystemExit) as stop:
+        prepare(["--keyboard", "--humans", "Ana", "--bots", "bold", "--pace", value])
+    assert stop.value.code == 2
+    assert f"argument --pace: {float(value):g}: give at most 30 seconds" in capsys.readouterr().err
+
+
 def test_a_house_rule_unknown_is_one_line() -> None:
     # The ruleset's problems were printed on three lines, a list under the error.
     status, said = prepare(["--keyboard", "--humans", "Ana", "--bots", "bold", "--house", "nope"])

@@ -15,9 +15,9 @@ import numpy as np
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
 from cdc_env.actions import Action
-from cdc_env.cli import ignore_sigint
+from cdc_env.cli import MAX_ENVS, MAX_GAMES, MAX_PROCESSES, MAX_RUNNERS, ignore_sigint
 from cdc_env.game import Decision, GameState
-from cdc_env.yamlfile import YamlFileError, read_yaml
+from cdc_env.yamlfile import YamlFileError, read_yaml, shown, wrong_kind
 
 CHECKPOINT_FORMAT = "cdc-checkpoint/1"
 
@@ -51,10 +51,10 @@ class LeagueConfig(_Strict):
 
 
 class EvaluationConfig(_Strict):
-    games: int = Field(default=4000, ge=0)
+    games: int = Field(default=4000, ge=0, le=MAX_GAMES)
     opponents: list[str] = Field(default=["bold", "prudent"])
     # Fewer games against the other opponents than against the first (the strongest).
-    games_others: int = Field(default=1000, ge=0)
+    games_others: int = Field(default=1000, ge=0, le=MAX_GAMES)
 
 
 class ImitationConfig(_Strict):
@@ -77,11 +77,12 @@ class RllibConfig(_Strict):
     # The Ray RLlib back end (trainer: rllib, agents/rllib_training.py). The PPO settings come
     # from `ppo` (batch_size is the minibatch, n_epochs the passes over each train batch);
     # these say how the work spreads over a machine or a cluster.
-    env_runners: int = Field(default=1, ge=0)            # sampling processes (0: in the driver)
-    envs_per_env_runner: int = Field(default=4, ge=1)
-    learners: int = Field(default=0, ge=0)               # 0: learn in the driver process
+    # The upper bounds (cdc_env.cli): a count beyond them is a typo, not a cluster.
+    env_runners: int = Field(default=1, ge=0, le=MAX_RUNNERS)  # sampling processes (0: in the driver)
+    envs_per_env_runner: int = Field(default=4, ge=1, le=MAX_ENVS)
+    learners: int = Field(default=0, ge=0, le=MAX_RUNNERS)  # 0: learn in the driver process
     train_batch_size: int = Field(default=4000, ge=16)   # environment steps per PPO update
-    cpus: int | None = Field(default=None, ge=1)         # CPUs a local Ray may use (None: all)
+    cpus: int | None = Field(default=None, ge=1, le=MAX_RUNNERS)  # CPUs a local Ray may use (None: all)
     # Custom Ray resources each env runner needs, beyond its CPU: runners go only to the nodes
     # started with them (`ray start --resources='{"sampler": 8}'`).
     env_runner_resources: dict[str, Annotated[float, Field(gt=0)]] = Field(default_factory=dict)
@@ -94,7 +95,7 @@ class TrainConfig(_Strict):
     players: int = Field(default=2, ge=1, le=8)
     seed: int = 0
     total_timesteps: int = Field(default=500_000, ge=1)
-    n_envs: int = Field(default=4, ge=1)
+    n_envs: int = Field(default=4, ge=1, le=MAX_ENVS)  # tables stepped at once (cdc_env.cli's bound)
     # dummy: every table steps in the learner's process; subproc: one process per table.
     vec_env: Literal["dummy", "subproc"] = "dummy"
     max_turns: int = Field(default=300, ge=1)
@@ -127,8 +128,9 @@ def load_config(path: str | Path, overrides: dict[str, Any] | None = None) -> Tr
         raise ConfigError(f"training config {path} cannot be read: {error.strerror}") from None
     except YamlFileError as error:
         raise ConfigError(f"training config {error}") from None
-    if not isinstance(data, dict):
-        raise ConfigError(f"{path} must be a YAML mapping")
+    if (refusal := wrong_kind(path, data, "training config", TrainConfig.model_fields,
+                              "run_name: ..., ruleset: ..., players: ...; see configs/train/")) is not None:
+        raise ConfigError(refusal)
     for key, value in (overrides or {}).items():
         # "ppo.n_steps": a key inside a section, as a bench or a test overrides it.
         *sections, last = key.split(".")
@@ -141,7 +143,8 @@ def load_config(path: str | Path, overrides: dict[str, Any] | None = None) -> Tr
     except ValidationError as error:
         problems = "\n".join(
             f"  - {'.'.join(map(str, e['loc']))}: "
-            + ("unknown key" if e["type"] == "extra_forbidden" else f"{e['msg']} (got {e.get('input')!r})")
+            + ("unknown key" if e["type"] == "extra_forbidden" else e["msg"] if e["type"] == "missing"
+               else f"{e['msg']} (got {shown(e.get('input'))})")
             for e in error.errors())
         raise ConfigError(f"training config {path} is not valid:\n{problems}") from None
     name_problems = config_name_problems(config)
@@ -165,6 +168,9 @@ def config_name_problems(config: TrainConfig) -> list[str]:
     except (KeyError, IndexError, ValueError) as error:
         wrong = f"unknown placeholder {{{error.args[0]}}}" if isinstance(error, KeyError) else str(error)
         problems.append(f"out_dir: {config.out_dir!r}: {wrong}; the one placeholder is {{run_name}}")
+    if config.trainer == "sb3" and config.vec_env == "subproc" and config.n_envs > MAX_PROCESSES:
+        problems.append(f"n_envs: {config.n_envs} tables each in a process of its own (vec_env: subproc) is more than "
+                        f"{MAX_PROCESSES} (4 per core of this machine); give at most that, or vec_env: dummy")
     rollout = config.ppo.n_steps * config.n_envs
     if config.trainer == "sb3" and config.ppo.batch_size > rollout:
         problems.append(f"ppo.batch_size: {config.ppo.batch_size} is more than a rollout (ppo.n_steps × n_envs = "

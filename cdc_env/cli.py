@@ -13,6 +13,7 @@ Standard library only, and no part of the engine imports it: the engine does no 
 from __future__ import annotations
 
 import argparse
+import errno
 import os
 import signal
 import sys
@@ -53,6 +54,36 @@ def positive_int(text: str) -> int:
     return value
 
 
+# Upper bounds of counts that start processes or environments: beyond them a count is a typo
+# (a 0 too many), not a machine, and is refused before anything starts (--workers 100000 was a
+# MemoryError or a hang). Processes on this machine: 4 per core. Env runners may be spread over a
+# Ray cluster, whose own CPUs are checked when it is joined: a fixed bound, far above any cluster
+# of this project.
+MAX_PROCESSES = 4 * (os.cpu_count() or 1)
+MAX_RUNNERS = 1024
+MAX_ENVS = 4096
+# A tournament keeps each game's record in memory (and its schedule was made whole first:
+# --games 10000000000000 filled the memory): a million games is hours of play already.
+MAX_GAMES = 1_000_000
+
+
+def count_at_most(limit: int, what: str, least: int = 1) -> Callable[[str], int]:
+    """An argparse type: a whole number from `least` (1 or 0) to `limit` (`what` says why the limit)."""
+    def count(text: str) -> int:
+        value = positive_int(text) if least else non_negative_int(text)
+        if value > limit:
+            raise argparse.ArgumentTypeError(f"{value}: give at most {limit} ({what})")
+        return value
+    return count
+
+
+processes = count_at_most(MAX_PROCESSES, "4 per core of this machine")
+runners = count_at_most(MAX_RUNNERS, "env runners, over a whole cluster")
+environments = count_at_most(MAX_ENVS, "tables stepped at once")
+game_count = count_at_most(MAX_GAMES, "each game's result is kept in memory")
+game_count_or_zero = count_at_most(MAX_GAMES, "each game's result is kept in memory", least=0)
+
+
 def non_negative_int(text: str) -> int:
     value = int(_number(text, int))
     if value < 0:
@@ -81,6 +112,35 @@ def fraction(text: str) -> float:
     return value
 
 
+def short_path(path: object) -> str:
+    """A path as an error quotes it: whole up to 200 characters, else its start and its length."""
+    name = str(path)
+    return name if len(name) <= 200 else f"{name[:60]}… ({len(name)} characters)"
+
+
+def path_error(error: OSError) -> str:
+    """An OSError about a path the user gave, in one line: the path cut short (a name too long
+    for the file system, a whole 5,000 characters, was quoted whole in a traceback)."""
+    name = short_path(error.filename) if error.filename is not None else ""
+    what = error.strerror or type(error).__name__
+    advice = "; give a shorter path" if error.errno == errno.ENAMETOOLONG else ""
+    return f"{name}: {what}{advice}" if name else f"{what}{advice}"
+
+
+def _stat_checked(check: Callable[[str], Path]) -> Callable[[str], Path]:
+    """An argparse type whose file system checks may raise OSError (a name too long): an
+    argparse error, not a traceback (argparse turns only ValueError and TypeError into one)."""
+    def checked(text: str) -> Path:
+        try:
+            return check(text)
+        except OSError as error:
+            raise argparse.ArgumentTypeError(path_error(error)) from None
+    checked.__name__ = check.__name__
+    checked.__doc__ = check.__doc__
+    return checked
+
+
+@_stat_checked
 def existing_file(text: str) -> Path:
     path = Path(text)
     if not path.exists():
@@ -105,6 +165,7 @@ def _writable_folder(folder: Path) -> None:
         raise argparse.ArgumentTypeError(f"folder {folder} is not writable")
 
 
+@_stat_checked
 def output_file(text: str) -> Path:
     """A file the command will write: not a folder, in a folder that exists or can be made and
     is writable. Checked before any work, so that results are never lost at the end."""
@@ -124,6 +185,7 @@ def refuse_existing(parser: argparse.ArgumentParser, path: Path | str | None, op
         parser.error(f"{option} {path} exists; give a new file name (nothing is overwritten)")
 
 
+@_stat_checked
 def output_dir(text: str) -> Path:
     """A folder the command will write into: made if need be, and writable."""
     path = Path(text)
@@ -203,6 +265,12 @@ def run_command(body: Callable[[], int], user_errors: tuple[type[BaseException],
         return 130
     except errors as error:
         print(f"error: {one_line(str(error))}", file=sys.stderr)
+        return 2
+    except OSError as error:
+        if error.errno != errno.ENAMETOOLONG:
+            raise
+        # A path the user typed that no file system takes, wherever it was first looked at.
+        print(f"error: {path_error(error)}", file=sys.stderr)
         return 2
 
 

@@ -13,7 +13,7 @@ from typing import Annotated, Any, Literal
 
 from pydantic import BaseModel, BeforeValidator, ConfigDict, Field, ValidationError, model_validator
 
-from cdc_env.yamlfile import YamlFileError, read_yaml
+from cdc_env.yamlfile import YamlFileError, read_yaml, shown, wrong_kind
 
 RULES_DIR = Path(__file__).resolve().parent.parent / "configs" / "rules"
 RULESET_NAMES = ("basic", "classic", "v004", "complete", "solo")
@@ -407,15 +407,30 @@ def _describe(error: ValidationError, source: str) -> str:
             # A check of the whole ruleset (house_rules.NAME: ...) names its key itself; its
             # input is the whole file, too long to repeat.
             lines.append(f"  - {problem['msg'].removeprefix('Value error, ')}")
+        elif problem["type"] == "missing":  # its input is the whole section, or the whole file
+            lines.append(f"  - {key}: {problem['msg']}")
         else:
-            lines.append(f"  - {key}: {problem['msg']} (got {problem.get('input')!r})")
+            lines.append(f"  - {key}: {problem['msg']} (got {shown(problem.get('input'))})")
     lines.append("Fix the file, or start again from a copy of configs/rules/classic.yaml.")
     return "\n".join(lines)
 
 
 def load_ruleset(name_or_path: str | Path) -> Ruleset:
     """Load a ruleset by name (`classic`) or by path to a YAML file."""
+    try:
+        return _load_ruleset(name_or_path)
+    except OSError as error:  # a name too long for the file system: its stat fails
+        name = str(name_or_path)
+        shown = name if len(name) <= 200 else f"{name[:60]}… ({len(name)} characters)"
+        raise RulesetError(f"no ruleset {shown!r}: {error.strerror}; give one of {', '.join(RULESET_NAMES)} "
+                           "or the path of a YAML file") from None
+
+
+def _load_ruleset(name_or_path: str | Path) -> Ruleset:
     path = Path(name_or_path)
+    if not str(name_or_path).strip():  # Path("") is the folder ".": it was "'' is a directory"
+        raise RulesetError(f"no ruleset given (an empty name): give one of {', '.join(RULESET_NAMES)} "
+                           "or the path of a YAML file")
     if not path.suffix and str(name_or_path) in RULESET_NAMES or (
         not path.exists() and (RULES_DIR / f"{name_or_path}.yaml").exists()
     ):
@@ -425,7 +440,7 @@ def load_ruleset(name_or_path: str | Path) -> Ruleset:
             f"no ruleset {str(name_or_path)!r}: give one of {', '.join(RULESET_NAMES)} "
             f"or the path of a YAML file"
         )
-    if not path.is_file():
+    if path.is_dir():
         raise RulesetError(f"ruleset {str(name_or_path)!r} is a directory, not a YAML file: give one of "
                            f"{', '.join(RULESET_NAMES)} or the path of a ruleset's .yaml file")
     try:
@@ -434,6 +449,7 @@ def load_ruleset(name_or_path: str | Path) -> Ruleset:
         raise RulesetError(f"ruleset {path} cannot be read: {error.strerror}") from None
     except YamlFileError as error:
         raise RulesetError(f"ruleset {error}") from None
-    if not isinstance(data, dict):
-        raise RulesetError(f"ruleset {path} must be a YAML mapping of keys to values")
+    if (refusal := wrong_kind(path, data, "ruleset", Ruleset.model_fields,
+                              "name: ..., target_score: ..., scores: ...; see configs/rules/classic.yaml")) is not None:
+        raise RulesetError(refusal)
     return Ruleset.from_dict(data, source=str(path))

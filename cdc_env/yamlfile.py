@@ -46,6 +46,9 @@ def read_yaml(path: str | Path) -> Any:
     """The data of a YAML file. OSError (a missing file, say) is left to the caller, who knows
     what the file is for; every other problem is a YamlFileError of one line naming `path`."""
     path = Path(path)
+    if path.exists() and not path.is_file() and not path.is_dir():
+        # A pipe would be read until someone writes to it (the command hung), a device forever.
+        raise YamlFileError(f"{path}: not a file but a {'pipe' if path.is_fifo() else 'device'}; give a YAML file")
     raw = path.read_bytes()
     try:
         text = raw.decode("utf-8")
@@ -66,3 +69,40 @@ def read_yaml(path: str | Path) -> Any:
                             f"#x{error.character:04x} ({error.reason}); remove it") from None
     except yaml.YAMLError as error:  # no other kind is raised while loading; one line all the same
         raise YamlFileError(f"{path}: not valid YAML ({' '.join(str(error).split())})") from None
+
+
+def shown(value: Any, limit: int = 60) -> str:
+    """`value` as an error quotes it: its repr, cut to `limit` characters (a whole section of a
+    file given where one value was expected must not fill the screen)."""
+    text = repr(value)
+    return text if len(text) <= limit else text[:limit - 1] + "…"
+
+
+def _what(data: Any) -> str:
+    if data is None:
+        return "nothing (it is empty)"
+    if isinstance(data, bool):
+        return "a yes/no value"
+    if isinstance(data, (int, float)):
+        return "a number"
+    if isinstance(data, str):
+        return "a line of text"
+    if isinstance(data, list):
+        return "a list"
+    return f"a {type(data).__name__}"
+
+
+def wrong_kind(path: str | Path, data: Any, kind: str, keys: Any, example: str) -> str | None:
+    """Why `data`, read from `path`, is not a `kind` at all (another file given by mistake: a list,
+    a text, a ruleset for a training config, a docker-compose file); None when it may be one (a
+    mapping with at least one of `keys`), whose keys the caller then checks one by one. Says what
+    the file holds, never its content."""
+    if not isinstance(data, dict):
+        return f"{path} is not a {kind}: it holds {_what(data)}, where a {kind} is a mapping of keys ({example})"
+    known = set(keys)
+    if any(isinstance(key, str) and key in known for key in data):
+        return None
+    found = [shown(key, 30) if not isinstance(key, str) else key[:30] for key in list(data)[:6]]
+    more = " …" if len(data) > 6 else ""
+    return (f"{path} is not a {kind}: it has none of a {kind}'s keys ({example}); "
+            f"found keys: {', '.join(found) or 'none'}{more}")

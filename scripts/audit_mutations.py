@@ -21,6 +21,9 @@ from pathlib import Path
 from typing import NamedTuple
 
 ROOT = Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(ROOT))
+
+from cdc_env.cli import run_command  # noqa: E402
 
 
 class Mutation(NamedTuple):
@@ -101,6 +104,11 @@ def caught(mutation: Mutation, tree: Path) -> tuple[bool, str]:
 
 def main(argv: list[str] | None = None) -> int:
     argparse.ArgumentParser(description=__doc__.split("\n\n")[0]).parse_args(argv)
+    # Ctrl+C: one line, not a traceback (the copy of the tree goes with its temporary folder).
+    return run_command(audit, (), stopped="stopped: the working tree is untouched (the mutations were in a copy)")
+
+
+def audit() -> int:
     with tempfile.TemporaryDirectory(prefix="cdc-audit-") as folder:
         tree = Path(folder)
         copy_tree(tree)

@@ -28,7 +28,7 @@ from rich.markup import escape
 from rich.table import Table
 
 from agents.training import ConfigError, load_config
-from cdc_env.cli import UsageError, run_command
+from cdc_env.cli import MAX_RUNNERS, UsageError, run_command
 from cdc_env.rules import RulesetError, load_ruleset
 
 
@@ -50,6 +50,8 @@ def main(argv: list[str] | None = None) -> int:
 def bench(args: argparse.Namespace) -> int:
     console = Console()
     wrong = (f"--runners {min(args.runners)}: each count of env runners must be 1 or more" if min(args.runners) < 1
+             else f"--runners {max(args.runners)}: give at most {MAX_RUNNERS} env runners (over a whole cluster)"
+             if max(args.runners) > MAX_RUNNERS  # a local Ray was started with that many CPUs, then the runners
              else f"--rounds {args.rounds}: it must be 1 or more" if args.rounds < 1 else None)
     if wrong:
         raise UsageError(wrong)

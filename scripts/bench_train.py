@@ -25,7 +25,7 @@ import numpy as np
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
 from agents.training import ConfigError, League, load_config, make_envs, new_model
-from cdc_env.cli import UsageError, positive_int, run_command
+from cdc_env.cli import UsageError, environments, positive_int, run_command
 from cdc_env.rules import RulesetError, load_ruleset
 
 
@@ -47,7 +47,7 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--env-steps", type=positive_int, default=60_000, help="environment steps to time, in all")
     parser.add_argument("--rounds", type=positive_int, default=3)
     parser.add_argument("--vec-env", choices=["dummy", "subproc"], default=None)
-    parser.add_argument("--n-envs", type=positive_int, default=None)
+    parser.add_argument("--n-envs", type=environments, default=None)
     parser.add_argument("--n-steps", type=positive_int, default=None, help="PPO rollout length per environment")
     parser.add_argument("--batch-size", type=positive_int, default=None)
     args = parser.parse_args(argv)

@@ -29,7 +29,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 from agents.bots import make_bot
 from agents.model_bot import ModelLoadError
 from cdc_env.actions import BuyCul
-from cdc_env.cli import positive_int, run_command
+from cdc_env.cli import game_count, positive_int, run_command
 from cdc_env.dice import SeededDice
 from cdc_env.game import GameState
 from cdc_env.rulebook.house import added_names
@@ -124,7 +124,7 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("agent", help="a bot name or a model path")
     parser.add_argument("--reference", default="bold")
     parser.add_argument("--ruleset", default="classic")
-    parser.add_argument("--games", type=positive_int, default=300)
+    parser.add_argument("--games", type=game_count, default=300)
     parser.add_argument("--seed", type=int, default=0)
     parser.add_argument("--seats", type=positive_int, default=2,
                         help="players at the table: the agent and seats − 1 copies of the reference")

@@ -30,7 +30,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 from agents.bots import check_table, make_bot
 from agents.evaluation import Tournament, run_tournament, save_report
 from agents.model_bot import ModelLoadError
-from cdc_env.cli import Stopped, output_dir, positive_int, run_command
+from cdc_env.cli import Stopped, game_count, output_dir, positive_int, processes, run_command
 from cdc_env.reaction import REACTION_LEVELS
 from cdc_env.rules import Ruleset, RulesetError, load_ruleset
 
@@ -48,14 +48,14 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--field", default=None, help="play each agent against seats − 1 copies of this bot")
     parser.add_argument("--ruleset", default="classic")
     parser.add_argument("--seats", type=positive_int, default=2)
-    parser.add_argument("--games", type=positive_int, default=1000)
+    parser.add_argument("--games", type=game_count, default=1000)
     parser.add_argument("--seed", type=int, default=0)
     parser.add_argument("--reaction", default="human", choices=sorted(REACTION_LEVELS),
                         help="every bot's reaction-time level, so races are fair")
     # Checked (and made) before any game: results are never played for a folder that cannot hold them.
     parser.add_argument("--out", type=output_dir, default="runs/evaluate",
                         help="folder for tournament.json and tournament.png (default: runs/evaluate)")
-    parser.add_argument("--workers", type=positive_int, default=os.cpu_count() or 1,
+    parser.add_argument("--workers", type=processes, default=os.cpu_count() or 1,
                         help="processes playing games side by side (default: one per CPU core); "
                              "the results do not depend on it")
     args = parser.parse_args(argv)

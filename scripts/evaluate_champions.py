@@ -28,6 +28,7 @@ from cdc_env.cli import (
     UsageError,
     output_file,
     positive_int,
+    processes,
     run_command,
     write_atomic,
 )
@@ -43,7 +44,7 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--bold-games-more", type=positive_int, default=3000)
     parser.add_argument("--others", type=positive_int, default=1000)
     parser.add_argument("--seed", type=int, default=30_000_000, help="apart from the training runs' evaluation seed")
-    parser.add_argument("--workers", type=positive_int, default=os.cpu_count() or 1)
+    parser.add_argument("--workers", type=processes, default=os.cpu_count() or 1)
     parser.add_argument("--out", type=output_file, default="runs/champions.json",
                         help="the JSON report; the tables played are merged into it (default: runs/champions.json)")
     args = parser.parse_args(argv)

@@ -22,7 +22,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
 from agents.bots import make_bot
 from agents.value import FEATURES, VALUES_DIR, ValueModel, decided_winner, features, fit_logistic, value_path
-from cdc_env.cli import output_dir, positive_int
+from cdc_env.cli import output_dir, processes
 from cdc_env.dice import SeededDice
 from cdc_env.game import GameState
 from cdc_env.rules import RulesetError, load_ruleset
@@ -70,7 +70,7 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--tables", nargs="+", required=True, help="RULESET_Np, e.g. v004_2p")
     parser.add_argument("--games", type=int, default=4000)
     parser.add_argument("--seed", type=int, default=90_000_000)
-    parser.add_argument("--workers", type=positive_int, default=1)
+    parser.add_argument("--workers", type=processes, default=1)
     # Checked (and made) before any game: a file there, or a folder that cannot be written, is a usage error.
     parser.add_argument("--out", type=output_dir, default=str(VALUES_DIR))
     args = parser.parse_args(argv)

@@ -32,6 +32,10 @@ from pathlib import Path
 from typing import Any
 
 ROOT = Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(ROOT))  # run as `python scripts/mutate.py`: the project's packages
+
+from cdc_env.cli import processes  # noqa: E402
+
 # Each module's own tests (the first prefix that matches wins): fast, and enough to judge it.
 TESTS: tuple[tuple[str, tuple[str, ...]], ...] = (
     ("voice/intents.py", ("tests/play/test_intents.py", "tests/play/test_intents_pinned.py")),
@@ -152,7 +156,7 @@ def main(argv: Sequence[str] | None = None) -> int:
                         help="a module or package to mutate: voice/intents.py, cdc_env.spaces, cdc_env")
     parser.add_argument("--tests", nargs="+", metavar="PATH",
                         help="the tests to run on each mutant (pytest paths; default: the module's own)")
-    parser.add_argument("--jobs", type=int, default=2, help="mutants tested at once (default 2)")
+    parser.add_argument("--jobs", type=processes, default=2, help="mutants tested at once (default 2)")
     mode = parser.add_mutually_exclusive_group()  # --report won over the others unsaid
     mode.add_argument("--report", action="store_true",
                       help="run nothing: print the score and survivors of the last run on these modules")
@@ -176,8 +180,6 @@ def main(argv: Sequence[str] | None = None) -> int:
             raise UsageError(f"--tests: {', '.join(missing)} not found (give pytest paths relative to {ROOT})")
         if not tests:
             raise UsageError(f"no tests known for {', '.join(files)}: give them with --tests")
-        if args.jobs < 1:
-            raise UsageError(f"--jobs must be 1 or more, got {args.jobs}")
     except UsageError as error:
         print(f"mutate.py: error: {error}", file=sys.stderr)
         return 2

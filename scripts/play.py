@@ -43,13 +43,13 @@ ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
 from agents.bots import check_table, make_bot  # noqa: E402
-from cdc_env.cli import OutputError, check_output_file, non_negative_float  # noqa: E402
+from cdc_env.cli import OutputError, check_output_file, non_negative_float, one_line, path_error, short_path  # noqa: E402
 from cdc_env.game import GameError, GameLoadError  # noqa: E402
 from cdc_env.reaction import REACTION_LEVELS  # noqa: E402
 from cdc_env.rules import RulesetError, load_ruleset  # noqa: E402
 from voice.intents import check_game_lexicon  # noqa: E402
 from voice.lexicon import LexiconError, load_lexicon  # noqa: E402
-from voice.session import KeyLines, Listener, PlaySession, SeatPlayer, View  # noqa: E402
+from voice.session import KeyLines, Listener, PlaySession, SeatPlayer, View, name_refusal  # noqa: E402
 from voice.table import TableApp, summary  # noqa: E402
 
 Build = Callable[..., PlaySession]
@@ -74,8 +74,10 @@ def make_listener(args: argparse.Namespace, human_seats: list[int], console: Con
 def say_error(console: Console, error: object, head: str = "error:") -> None:
     """One error line. Its text is the user's (a path, a bot's name): printed as it is, never
     read as rich markup (a path with `[/x]` in it used to raise MarkupError) or emoji codes
-    (`searcher:abc:` was shown as `searcher🔤`)."""
-    console.print(f"[red]{escape(head)}[/red] {escape(str(error))}", highlight=False, emoji=False)
+    (`searcher:abc:` was shown as `searcher🔤`). A ruleset's several problems are `; `-joined, and
+    the line is never wrapped: one line."""
+    console.print(f"[red]{escape(head)}[/red] {escape(one_line(str(error)))}", highlight=False, emoji=False,
+                  soft_wrap=True)
 
 
 def lineup(args: argparse.Namespace, seed: int, saved: dict | None) -> list[SeatPlayer]:
@@ -91,6 +93,17 @@ def lineup(args: argparse.Namespace, seed: int, saved: dict | None) -> list[Seat
     players = [SeatPlayer(name) for name in humans]
     players += [SeatPlayer(f"{name}-{i + 1}", bot(name, i), name) for i, name in enumerate(bots)]
     return players
+
+
+PACE_LIMIT = 30.0  # seconds: beyond it the table looks stuck after each bot's move (--pace 1e300 froze it)
+
+
+def pace(text: str) -> float:
+    """--pace: seconds from 0 to PACE_LIMIT."""
+    value = non_negative_float(text)
+    if value > PACE_LIMIT:
+        raise argparse.ArgumentTypeError(f"{value:g}: give at most {PACE_LIMIT:g} seconds")
+    return value
 
 
 def check_save(save: Path | None, resume: Path | None, overwrite: bool) -> None:
@@ -123,7 +136,7 @@ def prepare(argv: list[str] | None, console: Console) -> TableApp | WebTable | i
     parser.add_argument("--devices", nargs="*", default=None,
                         help="one input per human: DEVICE or DEVICE:CHANNEL (default: the default input)")
     parser.add_argument("--speak", action="store_true", help="speak the bots' shouts with espeak-ng")
-    parser.add_argument("--pace", type=non_negative_float, default=0.6,
+    parser.add_argument("--pace", type=pace, default=0.6,
                         help="seconds the table waits after each bot's move (0: none)")
     parser.add_argument("--save", type=Path, default=None, help="keep the game in this file after every move")
     parser.add_argument("--resume", type=Path, default=None,
@@ -147,6 +160,12 @@ def prepare(argv: list[str] | None, console: Console) -> TableApp | WebTable | i
         saved = PlaySession.read_save(args.resume) if args.resume else None
         rules = load_ruleset(args.ruleset).with_house_rules(args.house)
         players = lineup(args, seed, saved)
+        if args.humans is not None:
+            bots = [p.name for p in players if not p.human]
+            humans = [p.name for p in players if p.human]
+            for seat, name in enumerate(humans):
+                if (refusal := name_refusal(name, humans[:seat] + bots)) is not None:
+                    raise ValueError(f"--humans: {refusal}")
         if saved is None and (refusal := rules.players_refusal(len(players))) is not None:
             raise ValueError(f"{refusal} (--humans and --bots): change --humans or --bots")
         for player in players:
@@ -157,10 +176,13 @@ def prepare(argv: list[str] | None, console: Console) -> TableApp | WebTable | i
             # A bad lexicon is the user's to fix, not a reason to play without voice.
             check_game_lexicon(load_lexicon(args.lexicon))
     except GameLoadError as error:
-        say_error(console, error, f"cannot resume {args.resume}:")
+        say_error(console, error, f"cannot resume {short_path(args.resume)}:")
         return 2
     except (RulesetError, LexiconError, GameError, ValueError) as error:
         say_error(console, error)
+        return 2
+    except OSError as error:  # a path given that the file system refuses (a name too long: --bots, --save)
+        say_error(console, path_error(error))
         return 2
     human_seats = [s for s, p in enumerate(players) if p.human]
     listener = None
@@ -190,7 +212,7 @@ def prepare(argv: list[str] | None, console: Console) -> TableApp | WebTable | i
     except GameLoadError as error:
         if listener is not None:
             listener.close()
-        say_error(console, error, f"cannot resume {args.resume}:")
+        say_error(console, error, f"cannot resume {short_path(args.resume)}:")
         return 2
 
 
@@ -328,7 +350,7 @@ def web_table(args: argparse.Namespace, players: list[SeatPlayer], build: Build,
         return WebTable(args, room, server, build, listener, shown)
     except GameLoadError as error:
         server.stop()
-        say_error(console, error, f"cannot resume {args.resume}:")
+        say_error(console, error, f"cannot resume {short_path(args.resume)}:")
         return 2
 
 

@@ -57,9 +57,10 @@ from cdc_env.cli import (
     Stopped,
     UsageError,
     check_output_dir,
-    non_negative_int,
+    game_count_or_zero,
     positive_float,
     positive_int,
+    processes,
     run_command,
     write_atomic,
 )
@@ -409,7 +410,7 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--overwrite", action="store_true",
                         help="start again from nothing in a folder that holds an earlier run (deletes it)")
     parser.add_argument("--timesteps", type=positive_int, default=None, help="override total_timesteps")
-    parser.add_argument("--eval-games", type=non_negative_int, default=None,
+    parser.add_argument("--eval-games", type=game_count_or_zero, default=None,
                         help="override every evaluation's game count")
     parser.add_argument("--out", default=None, help="override out_dir")
     parser.add_argument("--address", default=None,
@@ -417,7 +418,7 @@ def main(argv: list[str] | None = None) -> int:
                              "else a local Ray on this machine)")
     parser.add_argument("--time-limit", type=positive_float, default=None,
                         help="stop learning after this many seconds (then save and evaluate)")
-    parser.add_argument("--workers", type=positive_int, default=os.cpu_count() or 1,
+    parser.add_argument("--workers", type=processes, default=os.cpu_count() or 1,
                         help="processes playing the evaluation games (default: one per core)")
     parser.add_argument("--publish", type=Path, default=None, metavar="RUN",
                         help="train nothing: install RUN's model (RUN/model.zip) as the champion of its table")
@@ -442,6 +443,9 @@ def run(args: argparse.Namespace) -> int:
     if args.out is not None:
         overrides["out_dir"] = args.out
     config = load_config(args.config, overrides)
+    if args.address and config.trainer != "rllib":  # it was ignored: the run trained on this machine alone
+        raise UsageError(f"--address {args.address}: a Ray cluster trains with trainer: rllib, and {args.config} "
+                         f"trains with {config.trainer} on this machine; drop --address, or give an rllib config")
     rules = load_ruleset(config.ruleset)
     out = config.output
     check_output_dir(out, "--out" if args.out is not None else f"out_dir of {args.config}")

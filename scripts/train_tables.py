@@ -25,7 +25,7 @@ from cdc_env.cli import (  # noqa: E402
     existing_file,
     output_dir,
     positive_float,
-    positive_int,
+    processes,
     run_command,
 )
 
@@ -34,7 +34,7 @@ def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("configs", nargs="+", type=existing_file)
     parser.add_argument("--time-limit", type=positive_float, default=None, help="each run's learning time, in seconds")
-    parser.add_argument("--workers", type=positive_int, default=1, help="each run's evaluation processes")
+    parser.add_argument("--workers", type=processes, default=1, help="each run's evaluation processes")
     parser.add_argument("--logs", type=output_dir, default="runs")
     # Split at `--` by hand: argparse would read what follows as more configs, and a misspelt
     # option before it would reach every scripts/train.py instead of being refused here.

@@ -42,3 +42,16 @@ def test_every_audit_mutation_still_finds_its_text() -> None:
         text = (ROOT / mutation.path).read_text(encoding="utf-8")
         assert text.count(mutation.old) == 1, mutation.name
         assert all((ROOT / test).exists() for test in mutation.tests), mutation.name
+
+
+def test_ctrl_c_is_one_line_and_exit_130(monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]) -> None:
+    script = audit()
+
+    def interrupted(tree: Path) -> None:
+        raise KeyboardInterrupt
+
+    monkeypatch.setattr(script, "copy_tree", interrupted)
+    assert script.main([]) == 130  # was a KeyboardInterrupt traceback
+    err = capsys.readouterr().err
+    assert "Traceback" not in err and len(err.strip().splitlines()) == 1
+    assert err.startswith("stopped: the working tree is untouched")

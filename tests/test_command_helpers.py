@@ -205,3 +205,15 @@ def test_workers_start_with_ctrl_c_ignored_and_the_parent_keeps_its_own() -> Non
         assert context.calls[-1][2] == (None, ()) and signal.getsignal(signal.SIGINT) is signal.SIG_IGN
     finally:
         signal.signal(signal.SIGINT, before)
+
+
+def test_a_count_at_most_a_bound_says_the_bound_and_why() -> None:
+    parse = cli.count_at_most(8, "4 per core")
+    assert parse("8") == 8 and parse("1") == 1
+    with pytest.raises(argparse.ArgumentTypeError, match=r"^9: give at most 8 \(4 per core\)$"):
+        parse("9")
+    with pytest.raises(argparse.ArgumentTypeError, match=r"^0: give 1 or more$"):
+        parse("0")
+    with pytest.raises(argparse.ArgumentTypeError, match="is not a whole number"):
+        parse("many")
+    assert cli.MAX_PROCESSES == 4 * (os.cpu_count() or 1) and cli.environments("4096") == 4096

@@ -99,6 +99,120 @@ def test_a_yaml_file_that_is_not_utf8_names_the_file(tmp_path: Path, capsys: pyt
     assert "latin1.yaml: not UTF-8 text" in one_error_line(capsys.readouterr().err)
 
 
+COMPOSE = "services:\n  web:\n    image: nginx-secret-image\n    ports: ['80:80']\nversion: '3'\n"
+
+
+@pytest.mark.parametrize(("text", "holds"), [
+    ("- nginx-secret-image\n- b\n", "it holds a list"),
+    ("nginx-secret-image and more\n", "it holds a line of text"),
+    ("42\n", "it holds a number"),
+    ("", "it holds nothing (it is empty)"),
+    (COMPOSE, "found keys: services, version"),
+])
+def test_a_yaml_file_of_another_kind_is_named_never_dumped(
+        tmp_path: Path, text: str, holds: str, capsys: pytest.CaptureFixture[str]) -> None:
+    """A list, a text, a docker-compose file given as a ruleset or a training config: what the
+    file holds in a few words, never its content on one line (a whole file was quoted)."""
+    wrong = tmp_path / "other.yaml"
+    wrong.write_text(text, encoding="utf-8")
+    assert script("train").main(["--config", str(wrong)]) == 2
+    line = one_error_line(capsys.readouterr().err)
+    assert f"{wrong} is not a training config: " in line and holds in line and "nginx" not in line
+    from cdc_env.__main__ import main as engine_main
+
+    assert engine_main(["rules-table", "--ruleset", str(wrong)]) == 2
+    line = one_error_line(capsys.readouterr().err)
+    assert f"{wrong} is not a ruleset: " in line and holds in line and "nginx" not in line
+
+
+def test_a_ruleset_and_a_training_config_given_for_each_other_are_named(tmp_path: Path) -> None:
+    with pytest.raises(ConfigError) as error:
+        load_config(ROOT / "configs" / "rules" / "classic.yaml")
+    message = str(error.value)
+    assert "classic.yaml is not a training config: it has none of a training config's keys" in message
+    assert "found keys: name, description, min_players, max_players, target_score, cap_score …" in message
+    assert "Suite" not in message and len(message) < 400  # the description was quoted, and every score
+    with pytest.raises(RulesetError) as ruleset_error:
+        load_ruleset(tiny_config(tmp_path))
+    assert "tiny.yaml is not a ruleset: it has none of a ruleset's keys" in str(ruleset_error.value)
+    assert "found keys: " in str(ruleset_error.value) and "simple" not in str(ruleset_error.value)
+
+
+def test_a_missing_key_or_a_long_wrong_value_is_not_quoted_whole(tmp_path: Path) -> None:
+    """`name: Field required` quoted its input: the whole file; a list for a number, all of it."""
+    ruleset = tmp_path / "nameless.yaml"
+    ruleset.write_text("\n".join(line for line in (ROOT / "configs" / "rules" / "classic.yaml")
+                                 .read_text(encoding="utf-8").splitlines() if not line.startswith("name:")),
+                       encoding="utf-8")
+    with pytest.raises(RulesetError) as error:
+        load_ruleset(ruleset)
+    assert "  - name: Field required\n" in str(error.value) and "Suite" not in str(error.value)
+    config = tiny_config(tmp_path, ppo={"n_steps": list(range(1000))})
+    with pytest.raises(ConfigError) as config_error:
+        load_config(config)
+    assert "ppo.n_steps: Input should be a valid integer (got [0, 1, 2," in str(config_error.value)
+    assert "999" not in str(config_error.value) and len(str(config_error.value)) < len(str(config)) + 150
+
+
+def test_a_pipe_or_a_device_given_as_a_yaml_file_is_refused_not_waited_on(tmp_path: Path) -> None:
+    """A named pipe was read until someone wrote to it: the command hung; /dev/null was "a directory"."""
+    import threading
+
+    pipe = tmp_path / "pipe.yaml"
+    os.mkfifo(pipe)
+    errors: list[str] = []
+
+    def read_all() -> None:
+        for load, error in ((load_config, ConfigError), (load_ruleset, RulesetError), (load_lexicon, LexiconError)):
+            try:
+                load(pipe)
+            except error as refused:
+                errors.append(str(refused))
+    reader = threading.Thread(target=read_all, daemon=True)
+    reader.start()
+    reader.join(timeout=10)
+    assert not reader.is_alive(), "a pipe was waited on"
+    assert errors == ["training config " + f"{pipe}: not a file but a pipe; give a YAML file",
+                      "ruleset " + f"{pipe}: not a file but a pipe; give a YAML file",
+                      f"{pipe}: not a file but a pipe; give a YAML file"]
+    with pytest.raises(RulesetError, match="^ruleset /dev/null: not a file but a device; give a YAML file$"):
+        load_ruleset("/dev/null")
+
+
+LONG = "x" * 5000  # a path no file system takes: stat() itself fails (File name too long)
+
+
+@pytest.mark.parametrize(("name", "argv", "says"), [
+    ("cdc_env", ["rules-table", "--ruleset", LONG], "error: no ruleset '" + "x" * 60 + "… "
+                                                    "(5000 characters)': File name too long; give one of basic,"),
+    ("cdc_env", ["rules-table", "--ruleset", ""], "error: no ruleset given (an empty name): give one of basic,"),
+    ("evaluate", ["--agents", LONG, "--field", "bold", "--games", "1"],
+     "error: " + "x" * 60 + "… (5000 characters): File name too long; give a shorter path"),
+    ("train", ["--config", "configs/train/classic_2p.yaml", "--out", LONG], "error: --out: xxxxxxxxxx"),
+])
+def test_a_path_too_long_or_empty_is_one_line(name: str, argv: list[str], says: str,
+                                              capsys: pytest.CaptureFixture[str],
+                                              monkeypatch: pytest.MonkeyPatch) -> None:
+    """Each was an OSError traceback quoting the 5,000 characters (the empty ruleset: "'' is a directory")."""
+    monkeypatch.chdir(ROOT)
+    if name == "cdc_env":
+        from cdc_env.__main__ import main as command
+    else:
+        command = script(name).main
+    assert command(argv) == 2
+    line = one_error_line(capsys.readouterr().err)
+    assert line.startswith(says) and len(line) < 300
+
+
+def test_an_argparse_path_too_long_is_a_usage_error(capsys: pytest.CaptureFixture[str]) -> None:
+    with pytest.raises(SystemExit) as stop:
+        script("evaluate").main(["--agents", "bold", "simple", "--out", LONG])
+    assert stop.value.code == 2
+    err = capsys.readouterr().err
+    assert "Traceback" not in err and "argument --out: " + "x" * 60 + "… (5000 characters): " \
+        "File name too long; give a shorter path" in err
+
+
 # ---------------------------------------------------------------------- training configs
 
 
@@ -117,6 +231,17 @@ def test_nonsense_in_a_training_config_is_refused_before_any_work(
     assert says in str(error.value)
     assert script("train").main(["--config", str(config)]) == 2
     assert says in one_error_line(capsys.readouterr().err)
+
+
+def test_a_ray_address_for_a_run_that_does_not_use_ray_is_refused(
+        tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    """--address was ignored by trainer: sb3: the run trained on this machine, the cluster unused, unsaid."""
+    config = tiny_config(tmp_path)
+    assert script("train").main(["--config", str(config), "--address", "10.0.0.2:6379"]) == 2
+    line = one_error_line(capsys.readouterr().err)
+    assert line == (f"error: --address 10.0.0.2:6379: a Ray cluster trains with trainer: rllib, and {config} trains "
+                    "with sb3 on this machine; drop --address, or give an rllib config")
+    assert not (tmp_path / "tiny").exists()
 
 
 # ---------------------------------------------------------------------- numbers out of range
@@ -157,6 +282,58 @@ def test_numbers_out_of_range_are_usage_errors(name: str, argv: list[str], says:
     assert stop.value.code == 2
     err = capsys.readouterr().err
     assert says in err and "Traceback" not in err
+
+
+@pytest.mark.parametrize(("name", "argv", "says"), [
+    ("evaluate", ["--agents", "bold", "simple", "--workers", "100000"], "argument --workers: 100000: give at most"),
+    ("train", ["--config", "configs/train/classic_2p.yaml", "--workers", "100000"], "argument --workers: 100000"),
+    ("evaluate_champions", ["--workers", "100000"], "argument --workers: 100000: give at most"),
+    ("fit_value", ["--tables", "v004_2p", "--workers", "100000"], "argument --workers: 100000: give at most"),
+    ("train_tables", ["configs/train/classic_2p.yaml", "--workers", "100000"], "argument --workers: 100000"),
+    ("mutate", ["cdc_env/dice.py", "--jobs", "100000"], "argument --jobs: 100000: give at most"),
+    ("bench_train", ["--n-envs", "100000"], "argument --n-envs: 100000: give at most 4096 (tables stepped at once)"),
+    # A tournament's schedule was made whole first: 10**13 games filled the memory.
+    ("evaluate", ["--agents", "bold", "simple", "--games", "10000000000000"],
+     "argument --games: 10000000000000: give at most 1000000 (each game's result is kept in memory)"),
+    ("compare_decisions", ["bold", "--games", "10000000000000"], "argument --games: 10000000000000: give at most"),
+    ("train", ["--config", "configs/train/classic_2p.yaml", "--eval-games", "10000000000000"],
+     "argument --eval-games: 10000000000000: give at most 1000000"),
+])
+def test_a_count_of_processes_or_tables_has_an_upper_bound(
+        name: str, argv: list[str], says: str, capsys: pytest.CaptureFixture[str],
+        monkeypatch: pytest.MonkeyPatch) -> None:
+    """100000 workers, jobs or tables started that many (a MemoryError, or a machine hung)."""
+    from cdc_env.cli import MAX_PROCESSES
+
+    monkeypatch.chdir(ROOT)
+    with pytest.raises(SystemExit) as stop:
+        script(name).main(argv)
+    assert stop.value.code == 2
+    err = capsys.readouterr().err
+    assert says in err and "Traceback" not in err
+    if "--workers" in argv or "--jobs" in argv:
+        assert f"give at most {MAX_PROCESSES} (4 per core of this machine)" in err
+
+
+def test_bench_rllib_refuses_a_count_of_runners_no_cluster_has(capsys: pytest.CaptureFixture[str]) -> None:
+    # A local Ray was started with 100000 CPUs, which then held the 100000 runners asked for.
+    assert script("bench_rllib").main(["--runners", "1", "100000"]) == 2
+    assert "--runners 100000: give at most 1024 env runners" in one_error_line(capsys.readouterr().err)
+
+
+@pytest.mark.parametrize(("changes", "says"), [
+    ({"n_envs": 100000}, "n_envs: Input should be less than or equal to 4096 (got 100000)"),
+    ({"rllib": {"env_runners": 100000}}, "rllib.env_runners: Input should be less than or equal to 1024"),
+    ({"rllib": {"envs_per_env_runner": 100000}}, "rllib.envs_per_env_runner: Input should be less than or equal"),
+    ({"rllib": {"cpus": 100000}}, "rllib.cpus: Input should be less than or equal to 1024"),
+    ({"n_envs": 4096, "vec_env": "subproc"}, "n_envs: 4096 tables each in a process of its own (vec_env: subproc)"),
+    ({"evaluation": {"games": 10**13}}, "evaluation.games: Input should be less than or equal to 1000000"),
+])
+def test_a_training_configs_counts_have_the_same_upper_bounds(
+        tmp_path: Path, changes: dict[str, Any], says: str) -> None:
+    with pytest.raises(ConfigError) as error:
+        load_config(tiny_config(tmp_path, **changes))
+    assert says in str(error.value)
 
 
 @pytest.mark.parametrize(("name", "argv"), [

@@ -12,6 +12,7 @@ by the listener (from the audio stream's own sample count and timestamps).
 
 from __future__ import annotations
 
+import errno
 import json
 import select
 import sys
@@ -22,6 +23,7 @@ from pathlib import Path
 from typing import IO, Any, Protocol
 
 from cdc_env.actions import Action, IllegalActionError, KeepDice, Pass, Shout
+from cdc_env.cli import path_error
 from cdc_env.dice import DiceSource, SeededDice
 from cdc_env.game import RACE_PHRASES, RACE_SHOUTS, Decision, GameLoadError, GameState, JoinRefused
 from cdc_env.rules import Ruleset
@@ -124,6 +126,26 @@ class SeatPlayer:
         return {"name": self.name, "bot": None if self.human else (self.bot_name or "bot")}
 
 
+NAME_LIMIT = 30  # characters: the table's players column and a phone's seat list show a name whole
+
+
+def name_refusal(name: str, taken: Sequence[str]) -> str | None:
+    """Why `name` cannot be a player's at a table whose other players are `taken` (None: it can):
+    an empty name, one too long to show, one with a line break, or one already there (the phones
+    and the log tell players apart by name)."""
+    if not name.strip():
+        return "a name is empty: give each player a name"
+    if len(name) > NAME_LIMIT:
+        return f"the name {name[:12]!r}… has {len(name)} characters: give at most {NAME_LIMIT}"
+    if not name.isprintable():
+        return f"the name {name!r} holds a line break or a control character: give a plain name"
+    same = next((other for other in taken if other.casefold() == name.strip().casefold()), None)
+    if same is not None:
+        known = "" if same == name.strip() else f" as {same}"
+        return f"{name.strip()} is already at the table{known}: give each player a name of their own"
+    return None
+
+
 def describe_lineup(lineup: Sequence[dict[str, Any]]) -> str:
     """`Ana (human), bold-1 (bot bold)`: a saved line-up in words."""
     return ", ".join(f"{p.get('name')} ({'human' if p.get('bot') is None else 'bot ' + str(p['bot'])})"
@@ -181,9 +203,14 @@ class PlaySession:
     def read_save(path: Path) -> dict[str, Any]:
         """A save file's content, checked enough to resume it; GameLoadError says what is wrong."""
         try:
+            if path.exists() and not path.is_file() and not path.is_dir():  # a pipe was waited on forever
+                kind = "pipe" if path.is_fifo() else "device"
+                raise GameLoadError(f"{path} is not a saved game (not a file but a {kind}); "
+                                    "give a file written by --save")
             saved = json.loads(path.read_text(encoding="utf-8"))
-        except OSError as error:
-            raise GameLoadError(f"{path}: {error.strerror}; give a file written by --save") from None
+        except OSError as error:  # no such file, a folder, a name too long (cut short: it was quoted whole)
+            advice = "" if error.errno == errno.ENAMETOOLONG else "; give a file written by --save"
+            raise GameLoadError(f"{path_error(error)}{advice}") from None
         except UnicodeDecodeError:
             raise GameLoadError(f"{path} is not a saved game (not UTF-8 text); give a file written by --save") \
                 from None
@@ -201,6 +228,10 @@ class PlaySession:
             # Each player as SeatPlayer.to_json writes it: a name, and a bot's name or null for a human.
             raise GameLoadError(f"{path} is damaged: its 'lineup' must be a list of players, each "
                                 '{"name": ..., "bot": a bot\'s name or null}; resume from another save')
+        if lineup == []:
+            # Never the default line-up in its place: that would be another game, said nowhere.
+            raise GameLoadError(f"{path} is damaged: its line-up is empty (no players); resume from another save, "
+                                "or start a new game without --resume")
         return saved
 
     @classmethod
@@ -349,7 +380,8 @@ class PlaySession:
         name = name.strip()
         refusal = self._join_refusal(name)
         if refusal is not None:
-            self.view.say(f"{name or 'a newcomer'} cannot join: {refusal}")
+            shown = name if len(name) <= NAME_LIMIT else f"{name[:NAME_LIMIT]}…"
+            self.view.say(f"{shown or 'a newcomer'} cannot join: {refusal}")
             return
         self.joining.append((name, sung))
         if not self._seat_joining():
@@ -358,6 +390,8 @@ class PlaySession:
     def _join_refusal(self, name: str) -> str | None:
         """What the engine would refuse, and what only the table knows: its seats' names, the
         friends already waiting, and bots that cannot play a larger table."""
+        if name and (shape := name_refusal(name, [])) is not None:  # too long to show, a control character
+            return shape
         taken = [p.name for p in self.players] + [waiting for waiting, _ in self.joining]
         same = next((t for t in taken if name and t.casefold() == name.casefold()), None)
         if same is not None:

@@ -103,7 +103,7 @@ def test_bad_value_names_the_key(tmp_path: Path) -> None:
 def test_malformed_yaml_and_non_mapping(tmp_path: Path) -> None:
     with pytest.raises(RulesetError, match="not valid YAML"):
         load_ruleset(write(tmp_path, "name: [unclosed"))
-    with pytest.raises(RulesetError, match="must be a YAML mapping"):
+    with pytest.raises(RulesetError, match="is not a ruleset: it holds a list"):
         load_ruleset(write(tmp_path, "- a\n- b\n"))
     with pytest.raises(RulesetError, match="no ruleset 'missing'"):
         load_ruleset("missing")

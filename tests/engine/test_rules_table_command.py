@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 import json
+import subprocess
+import sys
 from pathlib import Path
 
 import pytest
@@ -66,3 +68,13 @@ def test_the_old_play_command_says_where_it_went(capsys: pytest.CaptureFixture[s
     # Only as the first word: a ruleset called play is a ruleset.
     assert main(["rules-table", "--ruleset", "play"]) == 2
     assert "no ruleset 'play'" in capsys.readouterr().err
+
+
+def test_a_full_disk_is_one_line() -> None:
+    # /dev/full: an OSError traceback (No space left on device) from print.
+    with open("/dev/full", "w") as full:
+        result = subprocess.run([sys.executable, "-m", "cdc_env", "rules-table"], stdout=full, stderr=subprocess.PIPE,
+                                text=True, cwd=Path(__file__).resolve().parents[2])
+    assert result.returncode == 2
+    assert result.stderr == ("error: the table cannot be written to the standard output (No space left on device); "
+                             "write it where there is room\n")

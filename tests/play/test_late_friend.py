@@ -65,12 +65,14 @@ def test_a_join_refused_is_one_line_and_the_game_goes_on() -> None:
     keyboard = TypedLater()
     keyboard.type("+ ana", 0.0)   # a name at the table
     keyboard.type("+", 0.1)       # no name
+    keyboard.type("+ " + "Z" * 10_000, 0.15)  # seated, and shown whole in every line of the table
     keyboard.type("1", 0.2)
     session = session_of(keyboard, [1, 3, 6, 6, 6, 6])
     state = session.run()
     said = session.view.said  # type: ignore[attr-defined]
     assert "ana cannot join: Ana is already at the table: give the newcomer another name" in said
     assert any(line.startswith("a late friend joins with « + Name »") for line in said)
+    assert f"{'Z' * 30}… cannot join: the name 'ZZZZZZZZZZZZ'… has 10000 characters: give at most 30" in said
     assert state.players == 2 and state.winner == 1
 
 

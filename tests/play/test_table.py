@@ -226,6 +226,8 @@ def test_resume_of_a_save_whose_history_is_not_a_list(tmp_path: Path, history: A
     ([{"player": "Ana"}, {"player": "bold-1"}], "its 'lineup' must be a list of players, each {\"name\""),
     ([{"name": "Ana", "bot": None}, {"name": "bold-1", "bot": 5}], "its 'lineup' must be a list of players"),
     ([{"name": "Ana", "bot": None}], "its 'lineup' names 1 players, its game has 2"),
+    # It resumed with the default line-up (You and the champion): another game, without a word.
+    ([], "its line-up is empty (no players); resume from another save, or start a new game"),
 ])
 def test_resume_of_a_save_whose_line_up_is_damaged(tmp_path: Path, lineup: Any, says: str) -> None:
     path = saved_game(tmp_path, lineup=lineup)
@@ -243,6 +245,61 @@ def test_resume_of_a_save_that_is_not_text(tmp_path: Path) -> None:
     assert status == 2
     assert f"cannot resume {path}: {path} is not a saved game (not UTF-8 text); give a file written by --save" in said
     assert path.read_bytes() == b"\x00\xff\xfe"
+
+
+def test_resume_of_a_pipe_is_refused_on_one_line_not_waited_on(tmp_path: Path) -> None:
+    # A named pipe was read until someone wrote to it (the table hung); an error was wrapped at
+    # the console's 80 columns, two lines.
+    import os
+
+    pipe = tmp_path / "game.json"
+    os.mkfifo(pipe)
+    console = Console(width=80, record=True, file=io.StringIO())
+    assert load_play().prepare(["--keyboard", "--resume", str(pipe)], console) == 2
+    said = console.export_text().strip()
+    assert said == (f"cannot resume {pipe}: {pipe} is not a saved game (not a file but a pipe); "
+                    "give a file written by --save")
+
+
+@pytest.mark.parametrize("humans, says", [
+    ([""], "--humans: a name is empty: give each player a name"),
+    (["  "], "--humans: a name is empty: give each player a name"),
+    (["Ana", "ana"], "--humans: ana is already at the table as Ana: give each player a name of their own"),
+    (["bold-1"], "--humans: bold-1 is already at the table: give each player a name of their own"),  # a bot's
+    (["A" * 10_000], "--humans: the name 'AAAAAAAAAAAA'… has 10000 characters: give at most 30"),
+    (["Ana\nBob"], "--humans: the name 'Ana\\nBob' holds a line break or a control character: give a plain name"),
+])
+def test_a_humans_name_that_no_table_can_tell_apart_is_refused(humans: list[str], says: str) -> None:
+    # Each one opened the table: two players of one name, one without any, one of 10,000 characters.
+    status, said = prepare(["--keyboard", "--humans", *humans, "--bots", "bold"])
+    assert status == 2
+    assert said.strip() == f"error: {says}"
+
+
+@pytest.mark.parametrize("argv", [["--resume", "x" * 5000], ["--humans", "A", "--bots", "x" * 5000],
+                                  ["--humans", "A", "--bots", "bold", "--save", "x" * 5000]])
+def test_a_path_too_long_is_one_line(argv: list[str]) -> None:
+    # Each was an OSError traceback (File name too long), the 5,000 characters quoted whole.
+    status, said = prepare(["--keyboard", *argv])
+    assert status == 2 and "Traceback" not in said and len(said.strip().splitlines()) == 1
+    assert "x" * 60 + "… (5000 characters): File name too long" in said
+    assert len(said) < 300
+
+
+@pytest.mark.parametrize("value", ["1e300", "31"])
+def test_a_pace_no_one_would_wait_is_refused(value: str, capsys: pytest.CaptureFixture[str]) -> None:
+    # --pace 1e300 opened the table, which then stood still after the bot's first move.
+    with pytest.raises(SystemExit) as stop:
+        prepare(["--keyboard", "--humans", "Ana", "--bots", "bold", "--pace", value])
+    assert stop.value.code == 2
+    assert f"argument --pace: {float(value):g}: give at most 30 seconds" in capsys.readouterr().err
+
+
+def test_a_house_rule_unknown_is_one_line() -> None:
+    # The ruleset's problems were printed on three lines, a list under the error.
+    status, said = prepare(["--keyboard", "--humans", "Ana", "--bots", "bold", "--house", "nope"])
+    assert status == 2 and len(said.strip().splitlines()) == 1
+    assert said.startswith("error: ruleset classic with --house nope is not valid: house_rules.nope: no such house")
 
 
 @pytest.mark.parametrize("argv, given", [

@@ -368,7 +368,7 @@ def settle(table: Table, crosstalk: Crosstalk | None) -> Table:
             table.round_onsets_raw.setdefault(i, []).append(min(onsets) if onsets else None)
         if crosstalk is not None:
             judged = [(replace(d, onset_s=own), when) for d, when in found
-                      if (own := crosstalk.own_voice(i, d.onset_s, d.end_s)) is not None]
+                      if (own := crosstalk.placed(i, d.onset_s, d.end_s, d.rise_s)) is not None]
             table.crosstalk_dropped += len(found) - len(judged)
             found = judged
         used: set[int] = set()

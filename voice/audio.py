@@ -23,6 +23,8 @@ RATE = 16000  # the rate of the Vosk models this project uses
 FULL_SCALE = 32768.0
 QUIET_DB = 10.0  # a 10 ms frame this far above the recent noise floor is sound, below is quiet
 ONSET_DB = 4.0  # ...and the soft start of a sound is traced back while it stays this far above
+SOFT_START_S = 0.12  # ...then a soft start up to this much further, a sound this far over the
+SOFT_EXCESS_DB = 1.5  # noise in sum (`soft_start`)
 
 
 class AudioError(ValueError):
@@ -384,6 +386,32 @@ def speech_onset(samples: np.ndarray, start: int, end: int, rate: int = RATE,
     if (first == 0 and lo > 0 and level[0] > threshold) or onset < start - before_s * rate:
         onset = start  # one sound from before the window: running speech, no rise of its own
     return onset, threshold - ONSET_DB
+
+
+def soft_start(samples: np.ndarray, onset: int, noise_db: float = 0.0, rate: int = RATE,
+               back_s: float = SOFT_START_S, excess_db: float = SOFT_EXCESS_DB) -> int:
+    """Where a soft start (an "h", an "f") leaves the noise, back from `onset` (`speech_onset`'s,
+    the first frame ONSET_DB over the floor, `noise_db` the level of a noise it rose from): a
+    change point. Going back frame by frame, the sum of each frame's level over the noise's own
+    (the median of the frames before the search, or `noise_db` if higher) less `excess_db` grows
+    while the frames are a sound `excess_db` or more over the noise, and falls in the noise: the
+    soft start is where it peaks, within `back_s`. An "h" 2-8 dB over the floor never stands
+    ONSET_DB over it for long, yet 50-90 ms of frames each a few dB over the noise are plain in
+    their sum. A word rising from the noise at once gives a sum that only falls: `onset` itself.
+    Any faint sound just before the word counts, another player's voice too (voice/crosstalk.py
+    checks that where phones hear each other)."""
+    lo = max(0, onset - int((back_s + 0.4) * rate))
+    centres, level = loudness(samples, lo, onset + rate // 100, rate)
+    first = int(np.searchsorted(centres, onset))
+    before = level[centres < onset - int((back_s + 0.05) * rate)]
+    if first == 0 or len(before) < 40:  # under 0.1 s of noise to measure: leave the onset as it is
+        return onset
+    noise = max(float(np.median(before)), noise_db)
+    stop = max(0, first - int(back_s * 400))  # frames every 2.5 ms
+    excess = np.cumsum(level[stop:first][::-1] - noise - excess_db)  # back from the onset
+    if len(excess) == 0 or float(excess.max()) <= 0.0:
+        return onset
+    return int(centres[first - 1 - int(np.argmax(excess))])
 
 
 def _ends_after(samples: np.ndarray, rise: int, peak: int, plateau: float, rate: int,

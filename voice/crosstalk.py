@@ -220,6 +220,25 @@ class Crosstalk:
         with np.errstate(divide="ignore"):
             return 10 * np.log10(carried)  # -inf: no other voice
 
+    def placed(self, seat: int, onset_s: float, end_s: float, rise_s: float | None = None) -> float | None:
+        """The onset of an utterance the seat's phone heard, given to its own player
+        (`own_voice`), or None: another player's voice. `rise_s`: where its sound first stood
+        ONSET_DB over the floor, when the recogniser traced its onset further back to a soft
+        start (an "h", a few dB over the floor: `voice.audio.soft_start`). Another player's
+        voice, just before, is as faint at this phone, so the check runs from the rise, and
+        the soft start stands only where no other player, as this phone hears them, could make
+        that sound (within 3 dB of it, half of it or more)."""
+        if rise_s is None:
+            return self.own_voice(seat, onset_s, end_s)
+        own = self.own_voice(seat, rise_s, end_s)
+        if own != rise_s:
+            return own
+        mine = self.tracks.get(seat)
+        times, level = mine.window(onset_s - self.slack_s, rise_s) if mine else (np.zeros(0), np.zeros(0))
+        if len(times) and np.any(self.others_at(seat, times) > level - 3.0):
+            return rise_s
+        return onset_s
+
     def own_voice(self, seat: int, onset_s: float, end_s: float) -> float | None:
         """When the seat's own player's voice begins in an utterance its phone heard from
         onset_s to end_s (host seconds): onset_s itself when the others' voices do not explain
@@ -338,7 +357,8 @@ class Attribution(Generic[U]):
                     waiting.append((seat, utterance, since))
                     blocked.add(seat)
                     continue
-                onset = self.crosstalk.own_voice(seat, utterance.onset_s, utterance.end_s)
+                onset = self.crosstalk.placed(seat, utterance.onset_s, utterance.end_s,
+                                              getattr(utterance, "rise_s", None))
                 if onset is None:
                     self.dropped += 1
                 else:

@@ -27,6 +27,7 @@ from voice.audio import (
     loudness,
     peak_db,
     quiet_before,
+    soft_start,
     speech_band,
     speech_onset,
     to_pcm16,
@@ -57,6 +58,10 @@ class Detection:
     end_s: float
     confidence: float
     detected_at_s: float
+    # Where the sound first stood ONSET_DB over the floor, when onset_s is a soft start before
+    # it (an "h": `voice.audio.soft_start`); None when they are one. Where phones hear each
+    # other, the faint sound before the rise may be another player's (voice/crosstalk.py).
+    rise_s: float | None = None
 
     def as_json(self) -> dict[str, object]:
         return {"intent": self.intent, "phrase": self.phrase, "onset_s": round(self.onset_s, 3),
@@ -918,7 +923,8 @@ class Recogniser:
         if self.pause_s and not self._after_pause(*found, match.words[0]):
             log.debug("ignored %s: said inside running speech", intent)
             return []
-        onset = found[0]
+        rise = found[0]
+        onset = self._soft_start(*found) if self.refine else rise
         self._recent = [r for r in self._recent if r[2] > self._vosk_pos - 30 * self.rate]
         self._recent.append((intent, start, end))
         detection = Detection(
@@ -927,6 +933,7 @@ class Recogniser:
             end_s=self.clock(self._origin + end + self.onset_bias),
             confidence=confidence,
             detected_at_s=self.clock(self._next or 0),
+            rise_s=None if onset == rise else self.clock(self._origin + rise),
         )
         if self._masked(detection.onset_s):
             log.info("ignored %s: its onset falls in our own playback", intent)
@@ -945,6 +952,13 @@ class Recogniser:
         found = speech_onset(self._history, i, first.end + self.onset_bias - self._history_start,
                              self.rate)
         return None if found is None else (self._history_start + found[0], found[1])
+
+    def _soft_start(self, rise: int, noise_db: float) -> int:
+        """A soft start before the rise `_onset` found (`voice.audio.soft_start`)."""
+        i = rise - self._history_start
+        if not 0 < i <= len(self._history):
+            return rise
+        return self._history_start + soft_start(self._history, i, noise_db, self.rate)
 
     def _after_pause(self, onset: int, noise_db: float, first: Word) -> bool:
         i = onset - self._history_start

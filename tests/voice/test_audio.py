@@ -21,6 +21,7 @@ from voice.audio import (
     quiet_before,
     read_wav,
     rms,
+    soft_start,
     sound_span,
     speech_band,
     speech_onset,
@@ -154,6 +155,30 @@ def test_a_soft_start_that_ends_with_the_word_is_the_speech_s_own() -> None:
     # With nothing heard after the word yet, the plateau rule reads it as before.
     found = speech_onset(x, start - 800, start + soft + RATE // 4, after_s=0.0)
     assert found is not None and found[0] == pytest.approx(start + soft, abs=RATE * 0.015)
+
+
+def test_an_h_a_few_db_over_the_noise_starts_the_word() -> None:
+    # "회사": an "h" (a hiss 80 ms long, a few dB over the room's noise above 250 Hz, never
+    # ONSET_DB over it for long) before the vowel. Its onset was read at the vowel, 77 ms late.
+    start, soft = int(1.2 * RATE), int(0.08 * RATE)
+    for seed in range(6):
+        rng = np.random.default_rng(seed)
+        x = pink_noise(3 * RATE, rng) * 40.0
+        x[start:start + soft] += rng.normal(0.0, 20.0, soft)
+        x[start + soft:start + soft + RATE // 2] += buzz(0.5)
+        found = speech_onset(x, start - 800, start + soft + RATE // 4)
+        assert found is not None and found[0] > start + soft * 0.9  # the rise: the vowel
+        assert soft_start(x, *found) == pytest.approx(start, abs=RATE * 0.01)
+
+
+def test_a_word_rising_from_the_noise_at_once_keeps_its_onset() -> None:
+    # The sum that finds an "h" finds nothing in the noise before a plain start: never early.
+    start = int(1.2 * RATE)
+    for seed in range(10):
+        x = pink_noise(3 * RATE, np.random.default_rng(seed)) * 40.0
+        x[start:start + RATE // 2] += buzz(0.5)
+        found = speech_onset(x, start - 800, start + RATE // 4)
+        assert found is not None and start - RATE * 0.005 <= soft_start(x, *found) <= start + RATE * 0.005
 
 
 def test_noise_alone_has_no_speech_onset() -> None:

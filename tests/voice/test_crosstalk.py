@@ -309,3 +309,22 @@ def test_players_a_phone_does_not_hear_do_not_add_up_to_a_voice() -> None:
     listen(heard, streams)
     assert all(heard.margin_db(0, other, 104.6) >= 22.0 for other in range(1, 8))
     assert heard.own_voice(0, 104.0, 104.6) == 104.0
+
+
+def shout_at(onset_s: float, end_s: float, rise_s: float | None) -> Detection:
+    return Detection("pas_mou_le_caillou", "pas mou le caillou", onset_s, end_s, 0.9, end_s + 0.2, rise_s)
+
+
+def test_a_soft_start_stands_only_where_no_other_voice_could_make_it() -> None:
+    """The recogniser traces a shout's onset back from its rise (4 dB over the floor) to a soft
+    start a few dB over it (an "h"). At Ana's phone, Bob began 50 ms before her: the faint sound
+    before her rise is his voice, and her shout keeps its rise. Alone, the soft start stands."""
+    attribution: Attribution[Detection] = Attribution(table(ana_at=1.05, bob_at=1.0))
+    attribution.hold(0, shout_at(101.0, 101.65, rise_s=101.05), now=102.0)
+    attribution.hold(1, shout_at(100.96, 101.6, rise_s=101.0), now=102.0)  # nobody before Bob
+    (ana, ana_shout), (bob, bob_shout) = attribution.settled(now=103.0, streaming=[0, 1])
+    assert (ana, bob) == (0, 1)
+    assert ana_shout.onset_s == 101.05 and bob_shout.onset_s == 100.96
+    alone = table(ana_at=1.0, bob_at=None)
+    assert alone.placed(0, 100.95, 101.6, rise_s=101.0) == 100.95
+    assert alone.placed(0, 100.95, 101.6) == alone.own_voice(0, 100.95, 101.6)

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import subprocess
+import sys
 from pathlib import Path
 from typing import Any
 
@@ -339,6 +341,17 @@ def test_bench_web_refuses_bad_arguments(argv: list[str], message: str,
         _bench_web().parse_args(argv)
     assert exit_.value.code == 2
     assert message in capsys.readouterr().err
+
+
+@pytest.mark.parametrize("argv, message", [
+    (["--draws", "0"], "give 1 or more"),
+    (["--excess-db", "x"], "'x' is not a number"),
+    (["--back-s", "9"], "9 is out of range: give 0 to 0.5"),
+])
+def test_probe_onsets_refuses_bad_arguments(argv: list[str], message: str) -> None:
+    script = Path(__file__).resolve().parents[2] / "scripts" / "probe_onsets.py"
+    done = subprocess.run([sys.executable, str(script), *argv], capture_output=True, text=True, timeout=60)
+    assert done.returncode == 2 and message in done.stderr and "Traceback" not in done.stderr
 
 
 def test_bench_web_says_ctrl_c_in_one_line(capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch) -> None:

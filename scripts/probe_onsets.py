@@ -1,0 +1,113 @@
+"""Where the onset rule puts a shout's start against the truth, phrase by phrase, without Vosk.
+
+    python scripts/probe_onsets.py --set tune --draws 30
+
+Each of the set's two-word shouts (scripts/bench_web.py's clips, cut at their known onset) is
+mixed `--draws` times as the web bench mixes a phone's own shout (pink room noise, a room's echo,
+15-30 dB SNR), and the onset is read from a start Vosk would give (30-70 ms early): the rise
+(`voice.audio.speech_onset`, 4 dB over the floor) and the onset (`voice.audio.soft_start` from
+it). Prints each phrase's error in ms (median, 5th and 95th percentile, the latest), and how many
+are more than 15 ms off. Seconds, not the bench's minutes: for tuning the soft start
+(`--excess-db`, `--back-s`) on the tuning set (docs/web.md, "A soft start under the floor").
+"""
+
+from __future__ import annotations
+
+import argparse
+import sys
+from collections.abc import Callable
+from pathlib import Path
+
+import numpy as np
+from rich.console import Console
+from rich.table import Table
+from scipy.signal import fftconvolve
+
+ROOT = Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(ROOT))
+sys.path.insert(0, str(ROOT / "scripts"))
+
+import bench_web  # noqa: E402  (the web bench's shouts, room and levels)
+
+from cdc_env.cli import count_at_most, run_command  # noqa: E402
+from voice.audio import RATE, SOFT_EXCESS_DB, SOFT_START_S, pink_noise, rms, soft_start, speech_onset  # noqa: E402
+
+
+def bounded(low: float, high: float) -> Callable[[str], float]:
+    """An argparse type: a number from `low` to `high`."""
+    def parse(text: str) -> float:
+        try:
+            value = float(text)
+        except ValueError:
+            raise argparse.ArgumentTypeError(f"{text!r} is not a number") from None
+        if not low <= value <= high:
+            raise argparse.ArgumentTypeError(f"{value:g} is out of range: give {low:g} to {high:g}")
+        return value
+    return parse
+
+
+def mixed(speech: np.ndarray, rng: np.random.Generator) -> tuple[np.ndarray, int]:
+    """A phone's recording of its own player's shout (bench_web's room), and the shout's start."""
+    noise_rms = rng.uniform(60, 300)
+    lead = int(rng.uniform(1.5, 2.5) * RATE)
+    audio = pink_noise(lead + len(speech) + 2 * RATE, rng) * noise_rms
+    heard = fftconvolve(speech, bench_web.room_response(rng, rng.uniform(8, 20)))
+    level = noise_rms * 10 ** (rng.uniform(*bench_web.SHOUT_SNR_DB) / 20) / rms(speech)
+    level = min(level, 0.9 * 32768 / np.abs(speech).max())
+    audio[lead:lead + len(heard)] += heard * level
+    return np.clip(np.rint(audio), -32768, 32767), lead
+
+
+def probe(args: argparse.Namespace) -> int:
+    rng = np.random.default_rng(args.seed)
+    errors: dict[str, dict[str, list[float]]] = {}
+    for intent, speech in bench_web.load_shouts(args.set):
+        for _ in range(args.draws):
+            audio, truth = mixed(speech, rng)
+            vosk_start = truth - int(rng.uniform(0.03, 0.07) * RATE)
+            found = speech_onset(audio, vosk_start, truth + int(0.3 * RATE))
+            if found is None:
+                continue
+            onset = soft_start(audio, *found, back_s=args.back_s, excess_db=args.excess_db)
+            each = errors.setdefault(intent, {"rise": [], "onset": []})
+            each["rise"].append((found[0] - truth) / RATE * 1000)
+            each["onset"].append((onset - truth) / RATE * 1000)
+    table = Table(title=f"onset error (ms), {args.set} set, {args.draws} draws per shout, "
+                        f"soft start {args.excess_db:g} dB, {args.back_s:g} s back")
+    for column in ("phrase", "rise: median / p5 / p95 / latest", "onset: median / p5 / p95 / latest"):
+        table.add_column(column)
+    every: dict[str, list[float]] = {"rise": [], "onset": []}
+
+    def cell(values: list[float]) -> str:
+        v = np.array(values)
+        return " / ".join(f"{x:.1f}" for x in (np.median(v), np.percentile(v, 5), np.percentile(v, 95), v.max()))
+
+    for intent, each in sorted(errors.items()):
+        table.add_row(intent, cell(each["rise"]), cell(each["onset"]))
+        for kind in every:
+            every[kind] += each[kind]
+    table.add_row("all", cell(every["rise"]), cell(every["onset"]))
+    Console().print(table)
+    for kind, values in every.items():
+        off = int(np.sum(np.abs(values) > 15))
+        print(f"{kind}: {off} of {len(values)} more than 15 ms off")
+    return 0
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--set", choices=sorted(bench_web.SEEDS), default="tune",
+                        help="the clips: tune (default) or report")
+    parser.add_argument("--draws", type=count_at_most(1000, "mixes per shout"), default=30,
+                        help="mixes per shout (1-1000)")
+    parser.add_argument("--seed", type=int, default=7, help="the mixes' seed")
+    parser.add_argument("--excess-db", type=bounded(0.1, 10.0), default=SOFT_EXCESS_DB,
+                        help=f"soft start: dB over the noise, in sum (default {SOFT_EXCESS_DB:g})")
+    parser.add_argument("--back-s", type=bounded(0.0, 0.5), default=SOFT_START_S,
+                        help=f"soft start: how far back from the rise, seconds (default {SOFT_START_S:g})")
+    args = parser.parse_args(argv)
+    return run_command(lambda: probe(args), ())
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -276,12 +276,19 @@ def test_a_ray_address_for_a_run_that_does_not_use_ray_is_refused(
 def test_numbers_out_of_range_are_usage_errors(name: str, argv: list[str], says: str,
                                                capsys: pytest.CaptureFixture[str],
                                                monkeypatch: pytest.MonkeyPatch) -> None:
+    assert says in usage_error(name, argv, capsys, monkeypatch)
+
+
+def usage_error(name: str, argv: list[str], capsys: pytest.CaptureFixture[str],
+                monkeypatch: pytest.MonkeyPatch) -> str:
+    """What script `name` says on stderr, given `argv`, as it exits 2 with no traceback."""
     monkeypatch.chdir(ROOT)
     with pytest.raises(SystemExit) as stop:
         script(name).main(argv)
     assert stop.value.code == 2
     err = capsys.readouterr().err
-    assert says in err and "Traceback" not in err
+    assert "Traceback" not in err
+    return err
 
 
 @pytest.mark.parametrize(("name", "argv", "says"), [
@@ -305,12 +312,8 @@ def test_a_count_of_processes_or_tables_has_an_upper_bound(
     """100000 workers, jobs or tables started that many (a MemoryError, or a machine hung)."""
     from cdc_env.cli import MAX_PROCESSES
 
-    monkeypatch.chdir(ROOT)
-    with pytest.raises(SystemExit) as stop:
-        script(name).main(argv)
-    assert stop.value.code == 2
-    err = capsys.readouterr().err
-    assert says in err and "Traceback" not in err
+    err = usage_error(name, argv, capsys, monkeypatch)
+    assert says in err
     if "--workers" in argv or "--jobs" in argv:
         assert f"give at most {MAX_PROCESSES} (4 per core of this machine)" in err
 

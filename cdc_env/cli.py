@@ -112,6 +112,16 @@ def fraction(text: str) -> float:
     return value
 
 
+def number_between(low: float, high: float) -> Callable[[str], float]:
+    """An argparse type: a number from `low` to `high`."""
+    def number(text: str) -> float:
+        value = float(_number(text, float))
+        if not low <= value <= high:
+            raise argparse.ArgumentTypeError(f"{value:g} is out of range: give {low:g} to {high:g}")
+        return value
+    return number
+
+
 def short_path(path: object) -> str:
     """A path as an error quotes it: whole up to 200 characters, else its start and its length."""
     name = str(path)

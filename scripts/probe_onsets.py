@@ -15,7 +15,6 @@ from __future__ import annotations
 
 import argparse
 import sys
-from collections.abc import Callable
 from pathlib import Path
 
 import numpy as np
@@ -29,7 +28,7 @@ sys.path.insert(0, str(ROOT / "scripts"))
 
 import bench_web  # noqa: E402  (the web bench's shouts, room and levels)
 
-from cdc_env.cli import count_at_most, run_command  # noqa: E402
+from cdc_env.cli import count_at_most, number_between, run_command  # noqa: E402
 from voice.audio import (  # noqa: E402
     RATE,
     SOFT_EXCESS_DB,
@@ -41,19 +40,6 @@ from voice.audio import (  # noqa: E402
     speech_onset,
     synthesise,
 )
-
-
-def bounded(low: float, high: float) -> Callable[[str], float]:
-    """An argparse type: a number from `low` to `high`."""
-    def parse(text: str) -> float:
-        try:
-            value = float(text)
-        except ValueError:
-            raise argparse.ArgumentTypeError(f"{text!r} is not a number") from None
-        if not low <= value <= high:
-            raise argparse.ArgumentTypeError(f"{value:g} is out of range: give {low:g} to {high:g}")
-        return value
-    return parse
 
 
 def mixed(speech: np.ndarray, rng: np.random.Generator) -> tuple[np.ndarray, int]:
@@ -131,9 +117,9 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--draws", type=count_at_most(1000, "mixes per shout"), default=30,
                         help="mixes per shout (1-1000)")
     parser.add_argument("--seed", type=int, default=7, help="the mixes' seed")
-    parser.add_argument("--excess-db", type=bounded(0.1, 10.0), default=SOFT_EXCESS_DB,
+    parser.add_argument("--excess-db", type=number_between(0.1, 10.0), default=SOFT_EXCESS_DB,
                         help=f"soft start: dB over the noise, in sum (default {SOFT_EXCESS_DB:g})")
-    parser.add_argument("--back-s", type=bounded(0.0, 0.5), default=SOFT_START_S,
+    parser.add_argument("--back-s", type=number_between(0.0, 0.5), default=SOFT_START_S,
                         help=f"soft start: how far back from the rise, seconds (default {SOFT_START_S:g})")
     args = parser.parse_args(argv)
     return run_command(lambda: probe(args), ())

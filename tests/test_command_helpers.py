@@ -41,6 +41,8 @@ def test_a_number_in_range_is_taken(check: Callable[[str], Any], text: str, valu
     (cli.non_negative_float, "-0.5", "-0.5: give 0 or more"),
     (cli.fraction, "1.5", "1.5: give a share between 0 and 1"),
     (cli.fraction, "-0.1", "-0.1: give a share between 0 and 1"),
+    (cli.number_between(0.1, 10.0), "0", "0 is out of range: give 0.1 to 10"),
+    (cli.number_between(0.1, 10.0), "inf", "'inf' is not a finite number"),
 ])
 def test_a_number_out_of_range_says_what_to_give(check: Callable[[str], Any], text: str, says: str) -> None:
     with pytest.raises(argparse.ArgumentTypeError) as error:

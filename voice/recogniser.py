@@ -880,10 +880,11 @@ class Recogniser:
         looked = [r for r in self._decode_afresh(pcm, self._race_grammar, self._race_phrases, alternatives)
                   if r.words]
         top = looked[0] if looked else None
-        phrase = next((p for p in self._race_phrases if top and said_in_race(top.words, p, self.garbage)), None)
-        placed = said_in_race(top.words, phrase, self.garbage) if top and phrase else None
-        if top is None or phrase is None or placed is None:
+        said_top = next(((p, placed) for p in self._race_phrases
+                         if top and (placed := said_in_race(top.words, p, self.garbage))), None)
+        if top is None or said_top is None:
             return []
+        phrase, placed = said_top
         rival = next((r for r in looked[1:] if said_in_race(r.words, phrase, self.garbage) is None
                       and not stumbles_into(r.words, phrase)), None)
         gap = math.inf if rival is None else top.score - rival.score

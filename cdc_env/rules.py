@@ -420,9 +420,10 @@ def load_ruleset(name_or_path: str | Path) -> Ruleset:
     try:
         return _load_ruleset(name_or_path)
     except OSError as error:  # a name too long for the file system: its stat fails
+        # cdc_env.cli.short_path's cut, written here: the engine does not import the commands' helpers.
         name = str(name_or_path)
-        shown = name if len(name) <= 200 else f"{name[:60]}… ({len(name)} characters)"
-        raise RulesetError(f"no ruleset {shown!r}: {error.strerror}; give one of {', '.join(RULESET_NAMES)} "
+        given = name if len(name) <= 200 else f"{name[:60]}… ({len(name)} characters)"
+        raise RulesetError(f"no ruleset {given!r}: {error.strerror}; give one of {', '.join(RULESET_NAMES)} "
                            "or the path of a YAML file") from None
 
 

@@ -40,7 +40,16 @@ from voice.session import PlaySession, SeatPlayer
 from voice.web.certs import Certificates, ca_profile, ensure_certificates
 from voice.web.protocol import audio_frame
 from voice.web.room import Room
-from voice.web.server import WebServer, serving
+from voice.web.server import (
+    MAX_OPEN,
+    WANTED_FDS,
+    WebServer,
+    _Places,
+    open_cap,
+    raise_open_files,
+    raised_soft_limit,
+    serving,
+)
 
 ROOT = Path(__file__).resolve().parents[2]
 
@@ -468,6 +477,92 @@ def test_connections_over_the_cap_of_one_address_are_closed_at_once_and_the_tabl
             sock.close()
         assert until(lambda: joins(server, tls), 5) is not None
         assert httpx.get(f"http://127.0.0.1:{server.trust_port}/trust").status_code == 200
+
+
+def test_connections_over_the_cap_of_all_addresses_are_closed_at_once_and_seated_phones_keep_a_share(
+        certificates: Certificates, tls: ssl.SSLContext) -> None:
+    """At most 12 connections open to both servers together, 3 of them kept for the seated
+    phones' addresses. A phone not yet seated holds one; of 20 raw TCP connections to the table 8
+    are kept and the others closed within a second, and one to /trust is closed too: the 3 kept
+    places are not for an address without a seat. Once the phone is seated its address has them:
+    a page request is answered and 2 more connections kept, the 3rd closed; the phone plays on,
+    and once the flood lets go a new phone joins and /trust answers. (The flood and the phone
+    share 127.0.0.1 here; test_the_places_kept_for_seated_phones tells addresses apart.)"""
+    with serving(new_room(), certificates, per_ip=64, max_open=12) as server:
+        phone = Phone(server, tls)
+        phone.wait("seats")
+        flood = [SOCKETS.enter_context(socket.create_connection(("127.0.0.1", server.port), timeout=10))
+                 for _ in range(20)]
+        assert closed_within(flood, 1.0) == list(range(8, 20))
+        trust = SOCKETS.enter_context(socket.create_connection(("127.0.0.1", server.trust_port), timeout=10))
+        assert closed_within([trust], 0.5) == [0]
+        phone.send({"type": "claim", "seat": 0})
+        phone.wait("welcome")
+        with httpx.Client(verify=tls) as client:  # keeps its connection open: one place
+            assert client.get(f"https://127.0.0.1:{server.port}/?room={server.room.secret}").status_code == 200
+            more = [SOCKETS.enter_context(socket.create_connection(("127.0.0.1", server.port), timeout=10))
+                    for _ in range(3)]
+            assert closed_within(more, 0.5) == [2]
+            assert server.places.open == 12
+        for i in range(3):
+            phone.send({"type": "ping", "id": i, "t1": 1.0})
+            assert phone.wait("pong")["id"] == i
+        for sock in flood[:8] + more[:2]:
+            sock.close()
+        assert until(lambda: joins(server, tls), 5) is not None
+        assert httpx.get(f"http://127.0.0.1:{server.trust_port}/trust").status_code == 200
+        phone.ws.close()
+        # every place given back but the joiners' (their WebSockets still open)
+        assert until(lambda: server.places.open == len(server.room.connections) >= 1, 5) is not None
+
+
+def test_the_places_kept_for_seated_phones() -> None:
+    """A flood from other addresses takes at most 3/4 of the places; a seated phone's address
+    (the last one each seat was played from) takes the rest; places given back are taken again."""
+    places = _Places(8)
+    assert [places.take(f"10.0.0.{i}") for i in range(8)] == [True] * 6 + [False] * 2
+    places.seated[0] = "192.168.1.30"
+    assert [places.take("192.168.1.30") for _ in range(3)] == [True, True, False]
+    assert not places.take("10.0.0.1") and places.open == 8
+    places.seated[0] = "192.168.1.31"  # the seat's phone on another address: the old one is no longer kept for
+    places.give_back()
+    assert not places.take("192.168.1.30") and places.take("192.168.1.31")
+    for _ in range(3):
+        places.give_back()
+    assert places.take("10.0.0.9") and places.open == 6
+
+
+def test_the_open_files_limit_is_raised_within_the_hard_one_and_the_cap_keeps_a_reserve() -> None:
+    """The soft limit goes to 1024 where the hard one allows, never down; the connections'
+    cap is the soft limit less 128 for the game, between 16 and 480."""
+    infinite = pytest.importorskip("resource").RLIM_INFINITY  # Windows has no such limit
+    assert raised_soft_limit(256, infinite) == WANTED_FDS == 1024  # macOS's default
+    assert raised_soft_limit(256, 10240) == 1024
+    assert raised_soft_limit(256, 512) == 512
+    assert raised_soft_limit(1024, 4096) == 1024  # Linux's default: kept
+    assert raised_soft_limit(20000, 20000) == 20000
+    assert raised_soft_limit(infinite, infinite) == infinite
+    assert raised_soft_limit(300, 1 << 20, wanted=600) == 600
+    assert (open_cap(256), open_cap(1024), open_cap(1 << 20), open_cap(infinite)) == (128, MAX_OPEN, MAX_OPEN, MAX_OPEN)
+    assert open_cap(100) == 16 and open_cap(None) == MAX_OPEN == 480
+
+
+def test_raising_the_open_files_limit_leaves_a_valid_one() -> None:
+    """From a soft limit lowered to 300 (as on a small system), one call raises it to 1024, or
+    the hard limit if lower, and leaves the hard one as it was; the test's own limit is then
+    put back."""
+    resource = pytest.importorskip("resource")  # Windows has no such limit
+    soft, hard = resource.getrlimit(resource.RLIMIT_NOFILE)
+    lowered = 300 if hard == resource.RLIM_INFINITY or hard >= 300 else hard
+    try:
+        resource.setrlimit(resource.RLIMIT_NOFILE, (lowered, hard))
+        raised = raise_open_files()
+        assert raised == resource.getrlimit(resource.RLIMIT_NOFILE)[0] == raised_soft_limit(lowered, hard)
+        assert raised == (1024 if hard == resource.RLIM_INFINITY else min(hard, 1024))
+        assert resource.getrlimit(resource.RLIMIT_NOFILE)[1] == hard
+        assert open_cap(raised) == (MAX_OPEN if raised >= 1024 else max(16, min(MAX_OPEN, raised - 128)))
+    finally:
+        resource.setrlimit(resource.RLIMIT_NOFILE, (soft, hard))
 
 
 def test_a_websocket_over_the_rooms_cap_is_refused_and_changes_nothing(certificates: Certificates,

@@ -53,6 +53,16 @@ PER_IP = 32  # connections open at once from one address, to each server (the ta
 # a client that knows the secret) would slow the host and the phones' game.
 MAX_SOCKETS = 64  # WebSockets in the room at once; the next one is refused (CLOSE_FULL)
 CLOSE_FULL = 1013  # "try again later"
+# Many addresses together could still use up the host's file descriptors, and then neither the
+# phones nor the game's save get one. Both servers (the table and /trust) share one count of the
+# connections open at once, all addresses together: min(MAX_OPEN, the soft limit - FD_RESERVE).
+# A table of 16 phones (1-3 connections each) and a few boards needs about 100.
+MAX_OPEN = 480  # under 512, the most sockets select() watches on Windows (no `resource` there)
+FD_RESERVE = 128  # descriptors kept for the game: saves, recognisers' models, logs, audio, the
+# listeners, the event loop, the voices' subprocesses
+MIN_OPEN = 16  # the count where the soft limit leaves less: a few phones still get in
+WANTED_FDS = 1024  # the soft limit raised to at start (MAX_OPEN + FD_RESERVE, and every
+# descriptor under 1024, where select() stops: macOS's 256 is raised, Linux's 1024 kept)
 
 
 def _page(name: str, title: str) -> Response:
@@ -67,7 +77,7 @@ FORBIDDEN = ("<!doctype html><meta charset=utf-8><title>403</title><h1>403</h1>"
              "<p>Adresse incomplète : scannez le QR code de la table. / Wrong address: scan the table's QR code.</p>")
 
 
-def make_app(room: Room, max_sockets: int = MAX_SOCKETS) -> Starlette:
+def make_app(room: Room, max_sockets: int = MAX_SOCKETS, places: _Places | None = None) -> Starlette:
     def allowed(params: Any) -> bool:
         given = params.get("room") or ""
         return secrets.compare_digest(given.encode(), room.secret.encode())
@@ -95,7 +105,7 @@ def make_app(room: Room, max_sockets: int = MAX_SOCKETS) -> Starlette:
                 await websocket.send_json({"type": "error", "message": full})
                 await websocket.close(code=CLOSE_FULL, reason="the table is full")
             return
-        await serve_socket(room, websocket)
+        await serve_socket(room, websocket, places)
 
     async def favicon(request: Request) -> Response:
         return Response(status_code=204)  # browsers ask; nothing to show
@@ -105,9 +115,11 @@ def make_app(room: Room, max_sockets: int = MAX_SOCKETS) -> Starlette:
                              Mount("/static", StaticFiles(directory=STATIC, check_dir=False), name="static")])
 
 
-async def serve_socket(room: Room, websocket: WebSocket) -> None:
-    """One phone or board: messages in, the outbox out, until either side closes."""
+async def serve_socket(room: Room, websocket: WebSocket, places: _Places | None = None) -> None:
+    """One phone or board: messages in, the outbox out, until either side closes. A phone
+    welcomed to a seat gives `places` its address (the places kept for seated phones)."""
     connection = Connection(asyncio.Queue())
+    address = websocket.client.host if websocket.client is not None else ""
     room.connections.add(connection)
 
     async def send() -> None:
@@ -149,6 +161,8 @@ async def serve_socket(room: Room, websocket: WebSocket) -> None:
                 continue
             if answer is not None:
                 connection.put(answer)
+            if places is not None and connection.seat is not None:
+                places.seated[connection.seat] = address
     except (WebSocketDisconnect, RuntimeError):
         pass
     finally:
@@ -239,14 +253,86 @@ class _Accepted(socket.socket):
             release()
 
 
+class _Places:
+    """The connections open at once to one WebServer, its two listeners and all addresses
+    together, at most `total`. A quarter of them are kept for the addresses of the seated phones
+    (the last address each seat was played from): a flood from other addresses, which the
+    listener cannot tell from a phone before TLS, takes the rest, and a seated phone whose
+    WebSocket dropped (a screen locked, the Wi-Fi lost a moment) still gets back in to
+    play on. A phone not yet seated, or a board, waits for the flood to end: the friends who
+    play come first, and one seat's address at a time is remembered, so at most 16 addresses."""
+
+    def __init__(self, total: int) -> None:
+        self.total = total
+        self.kept = total // 4  # for the seated phones' addresses
+        self.open = 0  # the loop's thread alone, as the listeners' counts
+        self.seated: dict[int, str] = {}  # seat -> the address its phone last played from
+
+    def take(self, ip: str) -> bool:
+        """A place for a connection from `ip`, if one is left to it."""
+        limit = self.total if ip in self.seated.values() else self.total - self.kept
+        if self.open >= limit:
+            return False
+        self.open += 1
+        return True
+
+    def give_back(self) -> None:
+        self.open = max(0, self.open - 1)
+
+
+def raised_soft_limit(soft: int, hard: int, wanted: int = WANTED_FDS) -> int:
+    """The soft limit of open files to ask for, from the current (soft, hard): `wanted`, or as
+    near as the hard limit allows; never lower than now (a negative limit, or
+    resource.RLIM_INFINITY, is none)."""
+    infinite = _infinite()
+    if soft < 0 or soft == infinite or soft >= wanted:
+        return soft
+    if hard < 0 or hard == infinite:
+        return wanted
+    return max(soft, min(hard, wanted))
+
+
+def _infinite() -> int:
+    try:
+        import resource
+    except ImportError:  # Windows
+        return -1
+    return resource.RLIM_INFINITY
+
+
+def raise_open_files(wanted: int = WANTED_FDS) -> int | None:
+    """Raise this process's soft limit of open files towards `wanted` where the OS allows
+    (Linux, macOS), so that a real table has room; the soft limit in effect after, or None
+    where the OS has none to read (Windows). A refusal keeps the old limit."""
+    try:
+        import resource
+    except ImportError:
+        return None
+    soft, hard = resource.getrlimit(resource.RLIMIT_NOFILE)
+    if (new := raised_soft_limit(soft, hard, wanted)) != soft:
+        with contextlib.suppress(ValueError, OSError):  # some systems cap it below the hard limit
+            resource.setrlimit(resource.RLIMIT_NOFILE, (new, hard))
+    return resource.getrlimit(resource.RLIMIT_NOFILE)[0]
+
+
+def open_cap(soft: int | None) -> int:
+    """The connections a WebServer keeps open at once, for a soft limit of open files (None:
+    unknown)."""
+    if soft is None or soft < 0 or soft == _infinite():
+        return MAX_OPEN
+    return max(MIN_OPEN, min(MAX_OPEN, soft - FD_RESERVE))
+
+
 class _Listener(socket.socket):
-    """A listening socket that keeps at most `per_ip` connections open at once from one address:
-    one over it is closed as soon as it is accepted, before any TLS work or request. Done here,
+    """A listening socket that keeps at most `per_ip` connections open at once from one address,
+    and takes a place in `places` for each (None: no count of all addresses together): one over
+    either is closed as soon as it is accepted, before any TLS work or request. Done here,
     at the socket, because asyncio's selector loop (uvicorn hands it this socket) accepts with
     `sock.accept()` and its transports close the accepted socket with `close()`, TLS or not;
     asyncio's protocols learn the client's address only after the TLS handshake."""
 
     per_ip = PER_IP
+    places: _Places | None = None
 
     def __init__(self) -> None:
         super().__init__(socket.AF_INET, socket.SOCK_STREAM)
@@ -260,6 +346,9 @@ class _Listener(socket.socket):
             # "None waiting" to asyncio: it comes back on the loop's next turn while more wait,
             # so a flood is refused one connection a turn, the table's other work in between.
             raise BlockingIOError(errno.EAGAIN, f"over {self.per_ip} connections from {ip}")
+        if self.places is not None and not self.places.take(ip):
+            os.close(fd)  # refused the same way: the places of all addresses are taken
+            raise BlockingIOError(errno.EAGAIN, f"over {self.places.total} connections open")
         self.open[ip] = self.open.get(ip, 0) + 1
         conn = _Accepted(self.family, self.type, self.proto, fileno=fd)
         conn.release = lambda: self._release(ip)
@@ -268,17 +357,19 @@ class _Listener(socket.socket):
         return conn, address
 
     def _release(self, ip: str) -> None:
+        if self.places is not None:
+            self.places.give_back()
         if (left := self.open.get(ip, 1) - 1) > 0:
             self.open[ip] = left
         else:
             self.open.pop(ip, None)
 
 
-def bind(host: str, port: int, per_ip: int = PER_IP) -> socket.socket:
+def bind(host: str, port: int, per_ip: int = PER_IP, places: _Places | None = None) -> socket.socket:
     """A listening socket (port 0: a free one), at most `per_ip` connections open from one
-    address; OSError names the port when it is taken."""
+    address, each taking a place in `places`; OSError names the port when it is taken."""
     sock = _Listener()
-    sock.per_ip = per_ip
+    sock.per_ip, sock.places = per_ip, places
     sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
     try:
         sock.bind((host, port))
@@ -350,12 +441,15 @@ class WebServer:
     """The HTTPS table and the HTTP /trust page, served on a background thread."""
 
     def __init__(self, room: Room, certificates: Certificates, host: str = "0.0.0.0", port: int = 8443, *,
-                 per_ip: int = PER_IP, max_sockets: int = MAX_SOCKETS) -> None:
+                 per_ip: int = PER_IP, max_sockets: int = MAX_SOCKETS, max_open: int | None = None) -> None:
+        """`max_open`: the connections open at once to both servers (None: from the soft limit
+        of open files, raised first, see open_cap)."""
         self.room, self.certificates, self.host = room, certificates, host
+        self.places = _Places(max_open if max_open is not None else open_cap(raise_open_files()))
         common: dict[str, Any] = dict(log_level="warning", access_log=False, lifespan="off",
                                       timeout_graceful_shutdown=1, http=_H11)
         self._https = uvicorn.Server(uvicorn.Config(
-            make_app(room, max_sockets), ssl_certfile=str(certificates.server_cert),
+            make_app(room, max_sockets, self.places), ssl_certfile=str(certificates.server_cert),
             ssl_keyfile=str(certificates.server_key),
             ws_max_size=WS_MAX_SIZE, ws_ping_interval=PING_S, ws_ping_timeout=PONG_S, **common))
         # No TLS 1.3 session tickets: they go out just after the handshake, while the client may
@@ -365,9 +459,9 @@ class WebServer:
         self._https.config.load()  # builds its SSLContext (serve() loads only a config not loaded)
         if self._https.config.ssl is not None:
             self._https.config.ssl.num_tickets = 0
-        self._https_socket = bind(host, port, per_ip)
+        self._https_socket = bind(host, port, per_ip, self.places)
         self.port = self._https_socket.getsockname()[1]
-        self._http_socket = bind(host, self.port + 1 if port else 0, per_ip)
+        self._http_socket = bind(host, self.port + 1 if port else 0, per_ip, self.places)
         self.trust_port = self._http_socket.getsockname()[1]
         self._http = uvicorn.Server(uvicorn.Config(make_trust_app(certificates, self.port), **common))
         self._thread = threading.Thread(target=self._run, daemon=True, name="web")
@@ -427,8 +521,9 @@ class WebServer:
 
 @contextlib.contextmanager
 def serving(room: Room, certificates: Certificates, host: str = "127.0.0.1", port: int = 0, *,
-            per_ip: int = PER_IP, max_sockets: int = MAX_SOCKETS) -> Iterator[WebServer]:
-    server = WebServer(room, certificates, host, port, per_ip=per_ip, max_sockets=max_sockets).start()
+            per_ip: int = PER_IP, max_sockets: int = MAX_SOCKETS, max_open: int | None = None) -> Iterator[WebServer]:
+    server = WebServer(room, certificates, host, port, per_ip=per_ip, max_sockets=max_sockets,
+                       max_open=max_open).start()
     try:
         yield server
     finally:

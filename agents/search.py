@@ -27,6 +27,8 @@ import random
 import time
 from collections.abc import Callable
 from dataclasses import dataclass
+from statistics import NormalDist
+from typing import Any
 
 from agents import heuristic
 from agents.simple import Bot
@@ -45,6 +47,11 @@ BATCH = 8
 SETTLED = 3.0
 # A sample played to the end of the game stops here (a game of bold lasts under 100 turns).
 MAX_TURNS = 1000
+# The first dice a sample draws are stratified over the rounds: in each block of six rounds,
+# every face comes once at each of the first LATIN_DICE places (a Latin hypercube). Most
+# decisions hinge on the next die or three (a bought cul, a sirop, a roll).
+LATIN_DICE = 3
+FACES = 6
 
 
 def candidates(decision: Decision, chosen: Action) -> list[Action]:
@@ -100,8 +107,8 @@ class SearchBot:
 
     def __init__(self, seed: int | str = 0, reaction: str = DEFAULT_REACTION,
                  budget_ms: float = DEFAULT_BUDGET_MS, rounds: int = DEFAULT_ROUNDS,
-                 base: str | None = None, horizon: str = "turn", margin: float = 1.0,
-                 opponents: str = "bold") -> None:
+                 base: str | None = None, horizon: str = "turn", margin: float | None = 1.0,
+                 opponents: str = "bold", latin: bool = True) -> None:
         if budget_ms <= 0 or rounds < 2:
             raise ValueError(f"a searcher needs a budget above 0 ms and 2 rounds or more "
                              f"(got {budget_ms} ms, {rounds} rounds)")
@@ -115,6 +122,7 @@ class SearchBot:
         self.rng = random.Random(seed)
         self.budget_ms, self.rounds, self.horizon, self.margin = budget_ms, rounds, horizon, margin
         self.base_name, self.opponents = base, opponents
+        self.latin = latin  # the first dice of the samples stratified over rounds (False: all drawn)
         self.reaction = reaction_model(reaction)
         self.stats = SearchStats()
         # Built when the table is known: the base bot (its own choices, and its seat in the
@@ -163,16 +171,25 @@ class SearchBot:
         return best
 
     def search(self, state: GameState, seat: int, options: list[Action], chosen: Action) -> Action:
+        base = options.index(chosen)
+        return _pick(options, self.outcomes(state, seat, options, base), base, self.margin)
+
+    def outcomes(self, state: GameState, seat: int, options: list[Action], base: int) -> list[list[float]]:
+        """Each candidate's samples, round by round (a round: one sample of each, on the same
+        luck), until the rounds are done, the budget spent or the decision settled."""
         started = time.perf_counter()
         deadline = started + self.budget_ms / 1000
         value = load_value(state.rules.name, state.players) if self.horizon == "turn" else None
         outcomes: list[list[float]] = [[] for _ in options]
-        base = options.index(chosen)
         rounds = 0
+        faces: list[list[int]] = []
         while rounds < self.rounds and time.perf_counter() < deadline:
             key = self.rng.getrandbits(48)
+            if self.latin and rounds % FACES == 0:
+                faces = [self.rng.sample(range(1, FACES + 1), FACES) for _ in range(LATIN_DICE)]
+            first = [order[rounds % FACES] for order in faces]
             for index, action in enumerate(options):
-                outcomes[index].append(self._sample(state, seat, action, key, value))
+                outcomes[index].append(self._sample(state, seat, action, key, value, first))
             rounds += 1
             # Most decisions are settled early: stop once every alternative is clearly behind
             # the base choice, or one clearly ahead of it.
@@ -181,12 +198,14 @@ class SearchBot:
         self.stats.searched += 1
         self.stats.samples += rounds * len(options)
         self.stats.seconds += time.perf_counter() - started
-        return _pick(options, outcomes, base, self.margin)
+        return outcomes
 
-    def _sample(self, state: GameState, seat: int, action: Action, key: int, value: ValueModel | None) -> float:
-        """Seat's result after `action` with the luck fixed by `key`: a win (1/0) at the end of
-        the game, or the fitted chance to win at the start of the next turn."""
-        game = state.clone(dice=SeededDice(key))
+    def _sample(self, state: GameState, seat: int, action: Action, key: int, value: ValueModel | None,
+                first: list[int]) -> float:
+        """Seat's result after `action` with the luck fixed by `key` and the `first` dice: a
+        win (1/0) at the end of the game, or the fitted chance to win at the start of the next
+        turn."""
+        game = state.clone(dice=LatinDice(first, key))
         game.apply_action(action, seat=seat)
         base = self.base_for(state)
         players = [self._bot(base if s == seat else self.opponents, s, state) for s in range(state.players)]
@@ -201,6 +220,23 @@ class SearchBot:
         if game.pending is None or value is None:
             return float(decided_winner(game) == seat)
         return value.win_chances(game)[seat]
+
+
+class LatinDice:
+    """A sample's dice: the `first` faces given (the round's stratum), then seeded dice. A face
+    given for a die of other than six sides is taken modulo its sides."""
+
+    def __init__(self, first: list[int], key: int) -> None:
+        self._first = list(first)
+        self._rest = SeededDice(key)
+
+    def roll(self, count: int, sides: int = 6) -> tuple[int, ...]:
+        given = [(face - 1) % sides + 1 for face in self._first[:count]]
+        del self._first[:count]
+        return (*given, *self._rest.roll(count - len(given), sides))
+
+    def to_json(self) -> dict[str, Any]:
+        return {"kind": "latin", "first": list(self._first), "rest": self._rest.to_json()}
 
 
 BASE_BOTS: dict[str, Callable[..., heuristic.HeuristicBot]] = {
@@ -237,9 +273,20 @@ def _settled(outcomes: list[list[float]], base: int) -> bool:
     return behind
 
 
-def _pick(options: list[Action], outcomes: list[list[float]], chosen: int, margin: float) -> Action:
+def chance_lead(candidates: int) -> float:
+    """The lead, in standard errors, that the best of `candidates - 1` alternatives exactly as
+    good as the base choice shows on average by chance: the expected maximum of that many
+    standard normals (Blom's approximation; 0 for one alternative, 0.59 for two, 1.5 for nine)."""
+    alternatives = candidates - 1
+    return max(0.0, NormalDist().inv_cdf((alternatives - 0.375) / (alternatives + 0.25)))
+
+
+def _pick(options: list[Action], outcomes: list[list[float]], chosen: int, margin: float | None) -> Action:
     """The best candidate by mean, where its paired lead over the base choice is `margin`
-    standard errors above zero; else the base choice."""
+    standard errors above zero (None: `chance_lead` of the candidates, what picking the best of
+    several noisy equals would show); else the base choice."""
+    if margin is None:
+        margin = chance_lead(len(options))
     n = len(outcomes[chosen])
     best, best_mean = chosen, sum(outcomes[chosen]) / n
     for index, results in enumerate(outcomes):

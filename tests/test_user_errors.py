@@ -262,6 +262,9 @@ def test_a_ray_address_for_a_run_that_does_not_use_ray_is_refused(
     ("bench_train", ["--rounds", "-2"], "argument --rounds: -2: give 1 or more"),
     ("probe_rollouts", ["--rollouts", "3"], "argument --rollouts: 3: give an even number"),
     ("probe_rollouts", ["--share", "1.5"], "argument --share: 1.5: give a share between 0 and 1"),
+    ("probe_search", ["--rounds", "1"], "argument --rounds: 1: a searcher needs 2 rounds or more"),
+    ("probe_search", ["--truth", "5000"], "argument --truth: 5000: give at most 4096"),
+    ("probe_search", ["--base", "champion"], "argument --base: invalid choice: 'champion'"),
     ("bench_voice", ["--option", "margin"], "argument --option: 'margin': give NAME=VALUE"),
     # A value of the wrong kind was a traceback from inside the recogniser, the bench begun.
     ("bench_voice", ["--option", 'margin="x"'], "argument --option: 'margin=\"x\"': margin takes a number"),
@@ -337,6 +340,24 @@ def test_a_training_configs_counts_have_the_same_upper_bounds(
     with pytest.raises(ConfigError) as error:
         load_config(tiny_config(tmp_path, **changes))
     assert says in str(error.value)
+
+
+@pytest.mark.parametrize(("argv", "says"), [
+    (["--seats", "9"], "error: ruleset 'classic' is played by 2 to 8 players, not 9"),
+    (["--ruleset", "classic", "--seats", "5", "--base", "network"], "error: no champion for classic at 5 seats"),
+])
+def test_probe_search_says_a_table_it_cannot_probe_in_one_line(
+        argv: list[str], says: str, capsys: pytest.CaptureFixture[str]) -> None:
+    assert script("probe_search").main([*argv, "--games", "1"]) == 2
+    assert one_error_line(capsys.readouterr().err).startswith(says)
+
+
+def test_probe_search_reports_the_regret_of_each_variant(capsys: pytest.CaptureFixture[str]) -> None:
+    argv = ["--ruleset", "v004", "--games", "1", "--truth", "8", "--rounds", "4", "--repeats", "1"]
+    assert script("probe_search").main(argv) == 0
+    out = capsys.readouterr().out
+    for row in ("base bot (no search)", "plain 4", "latin 4", "latin, chance lead 4"):
+        assert row in out
 
 
 @pytest.mark.parametrize(("name", "argv"), [

@@ -2,11 +2,13 @@
 
 from __future__ import annotations
 
+import random
+
 import pytest
 
 from agents.bots import make_bot
 from agents.champion import SEARCH_CHAMPIONS, ChampionBot
-from agents.search import SearchBot, _pick, candidates
+from agents.search import FACES, LatinDice, SearchBot, _pick, candidates, chance_lead
 from agents.value import FEATURES, ValueModel, features, load_value
 from cdc_env.actions import BirdBet, Pass, Sirop
 from cdc_env.dice import SeededDice
@@ -50,12 +52,55 @@ def test_a_table_without_a_fitted_value_plays_its_samples_to_the_end() -> None:
     assert game_long.stats.searched > 0
 
 
+def test_a_samples_first_dice_are_the_rounds_stratum_then_seeded_dice() -> None:
+    dice = LatinDice([6, 2, 5], key=9)
+    assert dice.roll(2) == (6, 2)
+    rest = SeededDice(9)
+    assert dice.roll(2) == (5, *rest.roll(1))  # the last given face, then the seeded dice
+    assert dice.roll(3) == rest.roll(3)
+    assert LatinDice([6, 5], key=1).roll(2, sides=4) == (2, 1)  # a four-sided die: modulo its sides
+
+
+def test_every_face_comes_once_a_block_at_each_of_a_samples_first_dice() -> None:
+    """The Latin hypercube over rounds: in each block of six rounds, the first three dice of
+    the samples take every face once, so a decision that hinges on the next die (a bought cul)
+    sees each of its outcomes equally often."""
+    bot = SearchBot(seed=3, rounds=12, budget_ms=60_000)
+    seen: list[list[int]] = []
+    noise = random.Random(0)  # samples that never settle the decision: all twelve rounds run
+
+    def record(state: GameState, seat: int, action: object, key: int, value: object, first: list[int]) -> float:
+        seen.append(list(first))
+        return noise.random()
+
+    bot._sample = record  # type: ignore[method-assign]
+    state = GameState(load_ruleset("classic"), 2, dice=SeededDice(1))
+    bot.search(state, 0, [Pass(), Sirop()], Pass())
+    rounds = seen[::2]  # both candidates of a round meet the same dice
+    assert seen[1::2] == rounds and len(rounds) == 12
+    for block in (rounds[:FACES], rounds[FACES:]):
+        for place in range(3):
+            assert sorted(first[place] for first in block) == list(range(1, FACES + 1))
+    assert rounds[:FACES] != rounds[FACES:]  # each block draws its own order
+
+
 def test_the_base_choice_stays_unless_another_leads_by_the_margin() -> None:
     options = [Pass(), Sirop()]
     noisy = [[0.5, 0.5, 0.5, 0.5], [1.0, 0.0, 1.0, 0.2]]  # ahead on average, by less than its noise
     assert _pick(options, noisy, 0, margin=1.0) == Pass()
     clear = [[0.5, 0.5, 0.5, 0.5], [0.7, 0.8, 0.75, 0.7]]
     assert _pick(options, clear, 0, margin=1.0) == Sirop()
+
+
+def test_with_more_candidates_a_lead_must_be_larger_than_chance_gives_the_best_of_them() -> None:
+    assert chance_lead(2) == 0  # one alternative: its lead is as likely negative as positive
+    assert chance_lead(3) == pytest.approx(0.56, abs=0.04)  # the expected best of 2 normals: 0.564
+    assert chance_lead(5) == pytest.approx(1.03, abs=0.04)  # of 4: 1.029
+    options = [Pass(), Sirop(), BirdBet(2), BirdBet(3)]
+    lead = [[0.5] * 4, [0.6, 0.45, 0.6, 0.45], [0.5] * 4, [0.5] * 4]  # 0.58 standard errors ahead
+    assert _pick(options[:2], lead[:2], 0, margin=None) == Sirop()  # one alternative: the better mean
+    assert _pick(options, lead, 0, margin=None) == Pass()  # the best of three must lead by 0.87
+    assert _pick(options[:2], lead[:2], 0, margin=1.0) == Pass()
 
 
 def test_bird_bets_are_sampled_as_pass_the_base_bird_and_one_other() -> None:

@@ -1,0 +1,129 @@
+"""How well the searcher picks, decision by decision: its picks against a long search's.
+
+    python scripts/probe_search.py --ruleset classic --seats 2 --base network --games 4
+
+The searcher's base bot plays seat 0 against bold for `--games` games (dice seeds from
+`--seed`: keep them apart from the seeds a figure is reported on). At every decision it would
+search, a long search (`--truth` rounds, stratified) estimates each candidate's value; then
+each variant of the searcher decides that same position `--repeats` times with its own luck.
+A variant's regret is what its pick is worth less than the best candidate, by the long search,
+in win-chance points per decision (the searcher's own measure: the fitted chance to win at
+the next turn's start). The base bot's regret is what searching can win at most.
+
+Variants, for each of `--rounds` R: `plain` (every die of a sample drawn at random, the
+searcher before session 36), `latin` (the first dice stratified over the rounds, the
+searcher's default), each leaving the base choice only for a lead of one standard error, and
+`latin, chance lead` (leaving it for a lead above what the best of several equal candidates
+shows by chance). Decisions of a game are not independent, so say a regret's noise from two
+runs with other `--seed`s, not from one.
+"""
+
+from __future__ import annotations
+
+import argparse
+import sys
+from collections import defaultdict
+from pathlib import Path
+
+from rich.console import Console
+from rich.table import Table
+
+sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
+
+from agents.bots import make_bot
+from agents.model_bot import ModelLoadError
+from agents.search import BASES, SearchBot, _pick, candidates
+from cdc_env.cli import count_at_most, game_count, non_negative_int, positive_int, run_command
+from cdc_env.dice import SeededDice
+from cdc_env.game import GameError, GameState
+from cdc_env.rules import RulesetError, load_ruleset
+
+rounds_count = count_at_most(4096, "samples per candidate at one decision", least=1)
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--ruleset", default="classic")
+    parser.add_argument("--seats", type=positive_int, default=2)
+    parser.add_argument("--base", choices=BASES, help="the searcher's base bot (default: the table's)")
+    parser.add_argument("--games", type=game_count, default=4, help="games whose decisions are probed")
+    parser.add_argument("--seed", type=non_negative_int, default=95_600_000, help="the games' first dice seed")
+    parser.add_argument("--truth", type=rounds_count, default=400, help="rounds of the long search")
+    parser.add_argument("--rounds", type=rounds_count, nargs="+", default=[32, 64], help="the variants' rounds")
+    parser.add_argument("--repeats", type=count_at_most(100, "searches of each position"), default=3)
+    args = parser.parse_args(argv)
+    for rounds in args.rounds:
+        if rounds < 2:
+            parser.error(f"argument --rounds: {rounds}: a searcher needs 2 rounds or more")
+    return run_command(lambda: probe(args), (RulesetError, GameError, ModelLoadError, ValueError),
+                       stopped="stopped: nothing was written (the probe reports at its end); run it again "
+                               "with fewer --games")
+
+
+def probe(args: argparse.Namespace) -> int:
+    console = Console(markup=False, emoji=False)
+    rules = load_ruleset(args.ruleset)
+    GameState(rules, args.seats)  # the engine's own check of the seat count
+    # Unbounded time: the rounds alone end a search, so the probe does not depend on the machine.
+    long_search = SearchBot(seed=1, rounds=args.truth, budget_ms=1e9, base=args.base)
+    long_search.check_seats(rules, args.seats)
+    variants = [(f"{kind} {rounds}", SearchBot(seed=2, rounds=rounds, budget_ms=1e9, base=args.base,
+                                               latin=latin, margin=margin))
+                for rounds in args.rounds
+                for kind, latin, margin in (("plain", False, 1.0), ("latin", True, 1.0),
+                                            ("latin, chance lead", True, None))]
+    regrets: dict[str, list[float]] = defaultdict(list)
+    changed: dict[str, int] = defaultdict(int)
+    by_kind: dict[tuple[str, str], list[float]] = defaultdict(list)
+    others = [make_bot("bold", seed=f"probe:{seat}") for seat in range(args.seats)]
+    positions = 0
+    with console.status(f"probing the searcher's decisions in {args.games} games …"):
+        for game in range(args.games):
+            state = GameState(rules, args.seats, dice=SeededDice(args.seed + game))
+            while (decision := state.pending) is not None:
+                assert decision.seat is not None
+                if decision.seat != 0:
+                    state.apply_action(others[decision.seat].act(state, decision))
+                    continue
+                base_bot = long_search._bot(long_search.base_for(state), -1, state)
+                chosen = base_bot.act(state, decision)
+                options = candidates(decision, chosen) if decision.kind not in ("race", "claim") else [chosen]
+                if len(options) > 1:
+                    positions += 1
+                    base = options.index(chosen)
+                    truth = long_search.outcomes(state, 0, options, base)
+                    means = [sum(samples) / len(samples) for samples in truth]
+                    best = max(means)
+                    regrets["base bot (no search)"].append(best - means[base])
+                    for name, bot in variants:
+                        for _ in range(args.repeats):
+                            pick = options.index(_pick(options, bot.outcomes(state, 0, options, base), base,
+                                                       bot.margin))
+                            regrets[name].append(best - means[pick])
+                            by_kind[(name, decision.kind)].append(best - means[pick])
+                            changed[name] += pick != base
+                state.apply_action(chosen)
+    per_game = positions / args.games
+    table = Table(title=f"{args.ruleset}, {args.seats} seats, base {long_search.base_for(state)}: {positions} "
+                        f"positions in {args.games} games (dice seeds from {args.seed}), regret against "
+                        f"{args.truth} stratified rounds, win-chance points")
+    for column in ("searcher", "regret per decision", "per game", "base choice left"):
+        table.add_column(column)
+    for name, values in regrets.items():
+        mean = sum(values) / len(values)
+        left = f"{100 * changed[name] / len(values):.1f} %" if name in changed else ""
+        table.add_row(name, f"{100 * mean:.3f}", f"{100 * mean * per_game:.2f}", left)
+    console.print(table)
+    kinds = sorted({kind for _, kind in by_kind})
+    detail = Table(title="regret per decision by kind (win-chance points; positions)")
+    detail.add_column("searcher")
+    for kind in kinds:
+        detail.add_column(f"{kind} ({len(by_kind[(variants[0][0], kind)]) // args.repeats})")
+    for name, _ in variants:
+        detail.add_row(name, *(f"{100 * sum(v) / len(v):.3f}" for kind in kinds for v in [by_kind[(name, kind)]]))
+    console.print(detail)
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())

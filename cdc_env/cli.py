@@ -18,7 +18,8 @@ import os
 import signal
 import sys
 import tempfile
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
 
@@ -232,6 +233,20 @@ def write_atomic(path: Path, data: str | bytes) -> None:
     except BaseException:
         Path(temporary).unlink(missing_ok=True)
         raise
+
+
+@contextmanager
+def standard_output(what: str) -> Iterator[None]:
+    """Printing `what` (a command's result) within: a full disk or a closed pipe on the standard
+    output is the user's place to write, not a bug: OutputError, one line, not an OSError traceback."""
+    try:
+        yield
+        sys.stdout.flush()
+    except OSError as error:
+        # What stays buffered would be written again as Python exits, with its own traceback.
+        os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
+        raise OutputError(f"{what} cannot be written to the standard output ({error.strerror}); "
+                          "write it where there is room") from None
 
 
 def ignore_sigint() -> None:

@@ -23,7 +23,7 @@ from pathlib import Path
 from typing import IO, Any, Protocol
 
 from cdc_env.actions import Action, IllegalActionError, KeepDice, Pass, Shout
-from cdc_env.cli import path_error
+from cdc_env.cli import path_error, write_atomic
 from cdc_env.dice import DiceSource, SeededDice
 from cdc_env.game import RACE_PHRASES, RACE_SHOUTS, Decision, GameLoadError, GameState, JoinRefused
 from cdc_env.rules import Ruleset
@@ -256,10 +256,10 @@ class PlaySession:
 
     def save(self) -> None:
         if self.save_path is not None:
-            tmp = self.save_path.with_suffix(".tmp")
+            # Whole or not at all, through a temporary file of its own (a fixed `game.tmp` beside
+            # it was a file of the user's, overwritten then renamed away).
             saved = {**self.state.to_json(), "lineup": [p.to_json() for p in self.players]}
-            tmp.write_text(json.dumps(saved), encoding="utf-8")
-            tmp.replace(self.save_path)
+            write_atomic(self.save_path, json.dumps(saved))
 
     # ------------------------------------------------------------------ the loop
 

@@ -163,6 +163,18 @@ def test_game_is_saved_after_every_move_and_resumes(tmp_path: Path) -> None:
     assert GameState.from_json(saved).winner == 1
 
 
+def test_a_save_leaves_the_files_beside_it_alone(tmp_path: Path) -> None:
+    # The save was written to a fixed game.tmp beside game.json, then renamed: a user's
+    # game.tmp was overwritten and gone.
+    (tmp_path / "game.tmp").write_text("my notes")
+    session = PlaySession(load_ruleset("basic"), [SeatPlayer("Ana"), SeatPlayer("Bob")], view=Recorder(),
+                          keyboard=Keyboard(TypedLater().reader), seed=1, save_path=tmp_path / "game.json")
+    session.save()
+    assert (tmp_path / "game.tmp").read_text() == "my notes"
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["game.json", "game.tmp"]
+    assert GameState.from_json(json.loads((tmp_path / "game.json").read_text())).players == 2
+
+
 def test_lost_microphone_falls_back_to_the_keyboard() -> None:
     from voice.session import InputLost
 

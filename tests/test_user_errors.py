@@ -797,3 +797,14 @@ def test_evaluate_never_replaces_an_earlier_report(tmp_path: Path, capsys: pytes
     assert (tmp_path / "tournament.json").read_text(encoding="utf-8") == "an earlier report"
     assert json.loads((tmp_path / "tournament-2.json").read_text(encoding="utf-8"))["games"] == 2
     assert "tournament-2.json" in capsys.readouterr().out
+
+
+@pytest.mark.slow
+def test_ctrl_c_in_fit_value_says_which_tables_were_written(tmp_path: Path) -> None:
+    # It was a KeyboardInterrupt traceback (and one per worker), with no word of what was kept.
+    result = interrupted([str(ROOT / "scripts" / "fit_value.py"), "--tables", "basic_2p", "classic_2p",
+                          "--games", "3000", "--workers", "2", "--out", str(tmp_path)],
+                         ready=lambda: (tmp_path / "basic_2p.json").exists())
+    assert result.returncode == 130 and "Traceback" not in result.stderr
+    assert result.stderr == ("stopped: the values of basic_2p were written; fit the rest with --tables classic_2p\n")
+    assert json.loads((tmp_path / "basic_2p.json").read_text())["games"] == 3000

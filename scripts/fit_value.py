@@ -22,7 +22,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
 from agents.bots import make_bot
 from agents.value import FEATURES, VALUES_DIR, ValueModel, decided_winner, features, fit_logistic, value_path
-from cdc_env.cli import Stopped, output_dir, processes, run_command, worker_pool
+from cdc_env.cli import Stopped, count_at_most, output_dir, processes, run_command, worker_pool
 from cdc_env.dice import SeededDice
 from cdc_env.game import GameState
 from cdc_env.rules import RulesetError, load_ruleset
@@ -68,7 +68,8 @@ def log_loss(model: ValueModel | None, rows: list[list[float]], outcomes: list[i
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--tables", nargs="+", required=True, help="RULESET_Np, e.g. v004_2p")
-    parser.add_argument("--games", type=int, default=4000)
+    # Every turn's rows are kept for the fit: 400,000 games held 7 GB (--games 10**14 filled the memory).
+    parser.add_argument("--games", type=count_at_most(100_000, "every game's rows are kept in memory"), default=4000)
     parser.add_argument("--seed", type=int, default=90_000_000)
     parser.add_argument("--workers", type=processes, default=1)
     # Checked (and made) before any game: a file there, or a folder that cannot be written, is a usage error.

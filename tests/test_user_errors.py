@@ -305,6 +305,9 @@ def usage_error(name: str, argv: list[str], capsys: pytest.CaptureFixture[str],
     ("compare_decisions", ["bold", "--games", "10000000000000"], "argument --games: 10000000000000: give at most"),
     ("train", ["--config", "configs/train/classic_2p.yaml", "--eval-games", "10000000000000"],
      "argument --eval-games: 10000000000000: give at most 1000000"),
+    # Every turn's rows are kept: 10**14 games filled the memory, with no word.
+    ("fit_value", ["--tables", "v004_2p", "--games", "100000000000000"],
+     "argument --games: 100000000000000: give at most 100000 (every game's rows are kept in memory)"),
 ])
 def test_a_count_of_processes_or_tables_has_an_upper_bound(
         name: str, argv: list[str], says: str, capsys: pytest.CaptureFixture[str],

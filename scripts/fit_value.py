@@ -22,7 +22,16 @@ sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
 from agents.bots import make_bot
 from agents.value import FEATURES, VALUES_DIR, ValueModel, decided_winner, features, fit_logistic, value_path
-from cdc_env.cli import Stopped, count_at_most, output_dir, processes, run_command, worker_pool
+from cdc_env.cli import (
+    OutputError,
+    Stopped,
+    count_at_most,
+    output_dir,
+    processes,
+    run_command,
+    worker_pool,
+    write_atomic,
+)
 from cdc_env.dice import SeededDice
 from cdc_env.game import GameState
 from cdc_env.rules import RulesetError, load_ruleset
@@ -129,7 +138,11 @@ def fit_table(args: argparse.Namespace, ruleset: str, players: int) -> None:
     meta["held_out_log_loss"] = round(fitted, 4)
     meta["held_out_log_loss_base_rate"] = round(plain, 4)
     path = value_path(ruleset, players, args.out)
-    path.write_text(json.dumps(model.to_json(), indent=1) + "\n", encoding="utf-8")
+    try:  # whole or not at all: a value file cut short stops the searcher that reads it
+        write_atomic(path, json.dumps(model.to_json(), indent=1) + "\n")
+    except OSError as error:
+        raise OutputError(f"{path} cannot be written ({error.strerror or error}); the file there is as it was: "
+                          "make room and fit again") from None
     print(f"{ruleset} at {players} seats: {len(train)} rows, held-out log loss {fitted:.4f} "
           f"(base rate alone {plain:.4f}); {len(FEATURES)} features → {path}")
 

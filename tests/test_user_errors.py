@@ -757,6 +757,29 @@ def test_files_are_written_whole_or_not_at_all(tmp_path: Path, monkeypatch: pyte
     assert [p.name for p in tmp_path.iterdir()] == ["report.json"], "no temporary file is left behind"
 
 
+def test_fit_value_on_a_full_disk_keeps_the_value_file_it_had(tmp_path: Path) -> None:
+    # A file size limit stands for a full disk: the value file was cut to nothing (the searcher
+    # then stopped on it) and an OSError traceback said so.
+    import resource
+
+    old = (ROOT / "agents" / "values" / "v004_2p.json").read_text(encoding="utf-8")
+    (tmp_path / "v004_2p.json").write_text(old, encoding="utf-8")
+
+    def small_files() -> None:
+        signal.signal(signal.SIGXFSZ, signal.SIG_IGN)  # a write past the limit fails (EFBIG), not the process
+        resource.setrlimit(resource.RLIMIT_FSIZE, (200, 200))
+
+    result = subprocess.run([sys.executable, str(ROOT / "scripts" / "fit_value.py"), "--tables", "v004_2p",
+                             "--games", "10", "--out", str(tmp_path)], cwd=ROOT, capture_output=True, text=True,
+                            preexec_fn=small_files)
+    assert result.returncode == 2
+    line = one_error_line(result.stderr)
+    assert line.endswith("v004_2p.json cannot be written (File too large); the file there is as it was: "
+                         "make room and fit again")
+    assert (tmp_path / "v004_2p.json").read_text(encoding="utf-8") == old
+    assert [p.name for p in tmp_path.iterdir()] == ["v004_2p.json"]
+
+
 # ---------------------------------------------------------------------- Ctrl+C
 
 

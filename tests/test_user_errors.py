@@ -222,6 +222,9 @@ def test_an_argparse_path_too_long_is_a_usage_error(capsys: pytest.CaptureFixtur
     ({"ppo": {"n_steps": 64, "batch_size": 512, "net_arch": [16]}},
      "ppo.batch_size: 512 is more than a rollout (ppo.n_steps × n_envs = 64 × 2 = 128)"),
     ({"ppo": {"n_steps": 64, "batch_size": 64, "net_arch": [0, -5]}}, "ppo.net_arch.0: Input should be greater"),
+    # NumPy's seeding refused them once the run had begun: a ValueError traceback.
+    ({"seed": -1}, "seed: Input should be greater than or equal to 0 (got -1)"),
+    ({"seed": 10**20}, "seed: Input should be less than or equal to 2147483647"),
 ])
 def test_nonsense_in_a_training_config_is_refused_before_any_work(
         tmp_path: Path, changes: dict[str, Any], says: str, capsys: pytest.CaptureFixture[str]) -> None:

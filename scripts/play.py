@@ -49,6 +49,7 @@ from cdc_env.reaction import REACTION_LEVELS  # noqa: E402
 from cdc_env.rules import RulesetError, load_ruleset  # noqa: E402
 from voice.intents import check_game_lexicon  # noqa: E402
 from voice.lexicon import LexiconError, load_lexicon  # noqa: E402
+from voice.model import ModelNotFoundError, find_model  # noqa: E402
 from voice.session import KeyLines, Listener, PlaySession, SeatPlayer, View, name_refusal  # noqa: E402
 from voice.table import TableApp, summary  # noqa: E402
 
@@ -175,6 +176,13 @@ def prepare(argv: list[str] | None, console: Console) -> TableApp | WebTable | i
         if not args.keyboard:
             # A bad lexicon is the user's to fix, not a reason to play without voice.
             check_game_lexicon(load_lexicon(args.lexicon))
+        if args.model and (args.web or not args.keyboard):
+            # Nor a --model that is no model folder (a typo): it was a game without voices, the
+            # reason said once and soon gone (the table takes the screen; the phones just tap).
+            find_model(args.model)
+    except ModelNotFoundError as error:
+        say_error(console, error, "error: --model:")
+        return 2
     except GameLoadError as error:
         say_error(console, error, f"cannot resume {short_path(args.resume)}:")
         return 2
@@ -312,7 +320,7 @@ def web_table(args: argparse.Namespace, players: list[SeatPlayer], build: Build,
               console: Console) -> WebTable | int:
     """The room, its certificates, the phones' recognisers (when the French model is there) and
     the server (bound, not yet started); or the exit status after one clear error."""
-    from voice.model import ModelNotFoundError, find_model, load_model
+    from voice.model import load_model
     from voice.web.certs import ensure_certificates
     from voice.web.room import Listeners, Room
     from voice.web.server import WebServer
@@ -331,6 +339,9 @@ def web_table(args: argparse.Namespace, players: list[SeatPlayer], build: Build,
         say_error(console, error)
         return 2
     except (ModelNotFoundError, ImportError) as error:
+        if args.model and isinstance(error, ModelNotFoundError):  # --model given: Vosk could not load it
+            say_error(console, error, "error: --model:")
+            return 2
         why = "no French Vosk model found" if isinstance(error, ModelNotFoundError) else f"no voice ({error})"
         console.print(f"[yellow]the phones play by tapping only: {escape(why)}; give --model or CDC_VOSK_MODEL "
                       f"for their voices[/yellow]", highlight=False)

@@ -357,6 +357,31 @@ def test_a_lexicon_key_with_a_typo_stops_play_with_its_name(tmp_path: Path) -> N
     assert status == 2 and "key 'je_lanse' is not an intent of the game; did you mean 'je_lance'?" in said
 
 
+@pytest.mark.parametrize("web", [False, True])
+def test_a_model_given_that_is_no_model_stops_play_with_its_path(tmp_path: Path, web: bool,
+                                                                  monkeypatch: pytest.MonkeyPatch) -> None:
+    # A typo in --model was a game without voices: the reason said once, then the table took the
+    # screen (terminal), or "no French Vosk model found; give --model" as if none were given (--web).
+    monkeypatch.setenv("CDC_WEB_DIR", str(tmp_path / "certs"))
+    status, said = prepare(["--humans", "Ana", "--bots", "bold", "--model", str(tmp_path / "vosk-modle-fr"),
+                            *(["--web", "--keyboard", "--port", "0"] if web else [])])
+    assert status == 2
+    assert said.startswith(f"error: --model: No Vosk model found. Tried: --model: {tmp_path / 'vosk-modle-fr'} "
+                           "(no such folder); Download ") and said.count("\n") == 1
+    assert not (tmp_path / "certs").exists()  # refused before anything was made
+
+
+def test_a_model_vosk_cannot_load_stops_the_web_table(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    # It opened with "the phones play by tapping only: no French Vosk model found; give --model".
+    monkeypatch.setenv("CDC_WEB_DIR", str(tmp_path / "certs"))
+    (tmp_path / "model" / "am").mkdir(parents=True)
+    (tmp_path / "model" / "am" / "final.mdl").write_text("not a model")
+    status, said = prepare(["--humans", "Ana", "--bots", "bold", "--model", str(tmp_path / "model"), "--web",
+                            "--port", "0"])
+    assert status == 2
+    assert said == f"error: --model: Vosk could not load the model at {tmp_path / 'model'}: Failed to create a model\n"
+
+
 def test_a_false_shout_at_the_keyboard_ends_that_moment_with_a_bevue_on_the_table(tmp_path: Path) -> None:
     # scripts/play.py, two humans at one keyboard, the classic rules (with Bévues). Seed 1: Ana
     # starts and throws 1 and 3; Bob is asked whether he buys the third die. Those dice start

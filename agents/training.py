@@ -353,6 +353,8 @@ def read_state(path: Path, checkpoint_format: str = CHECKPOINT_FORMAT) -> dict[s
     """A checkpoint's state.json, checked to be of `checkpoint_format` (each back end its own)."""
     try:
         state = json.loads((path / "state.json").read_text(encoding="utf-8"))
+    except UnicodeDecodeError:  # a damaged disk's bytes: a ValueError, not a JSONDecodeError
+        raise CorruptCheckpoint(f"{path}: state.json unreadable (not UTF-8 text)") from None
     except (OSError, json.JSONDecodeError) as error:
         raise CorruptCheckpoint(f"{path}: state.json unreadable ({error})") from None
     if not isinstance(state, dict) or state.get("format") != checkpoint_format:

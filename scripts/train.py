@@ -17,6 +17,7 @@ line that says whether the agent beats the strongest bot.
 from __future__ import annotations
 
 import argparse
+import errno
 import io
 import json
 import os
@@ -403,6 +404,9 @@ def kept(out: Path, evaluating: bool) -> str:
     return f"stopped: the checkpoint at {state['steps']} steps is kept in {path}; go on with --resume"
 
 
+NO_ROOM = (errno.ENOSPC, errno.EFBIG, errno.EDQUOT)  # a full disk, a file size limit, a quota
+
+
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--config", default="configs/train/classic_2p.yaml")
@@ -472,6 +476,12 @@ def run(args: argparse.Namespace) -> int:
         train_sb3(config, rules, args, found, started)
     except KeyboardInterrupt:
         raise Stopped(kept(out, evaluating=False)) from None
+    except OSError as error:
+        if error.errno not in NO_ROOM:
+            raise
+        # A checkpoint, a snapshot or the report could not be written: the user's disk, not a bug.
+        raise OutputError(f"no room to write in {out} ({error.strerror}): the run {kept(out, evaluating=False)}; "
+                          "make room first") from None
     return 0
 
 

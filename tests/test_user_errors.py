@@ -760,21 +760,37 @@ def test_files_are_written_whole_or_not_at_all(tmp_path: Path, monkeypatch: pyte
     assert [p.name for p in tmp_path.iterdir()] == ["report.json"], "no temporary file is left behind"
 
 
+def files_at_most(size: int) -> Any:
+    """A child process's preexec_fn: files of at most `size` bytes, a full disk in miniature (a
+    write past it fails with EFBIG instead of killing the process)."""
+    import resource
+
+    def limit() -> None:
+        signal.signal(signal.SIGXFSZ, signal.SIG_IGN)
+        resource.setrlimit(resource.RLIMIT_FSIZE, (size, size))
+    return limit
+
+
+def test_training_on_a_full_disk_says_what_was_kept_in_one_line(tmp_path: Path) -> None:
+    # The first snapshot's model.zip (a few dozen kB) was an OSError traceback from zipfile.
+    config = tiny_config(tmp_path)
+    result = subprocess.run([sys.executable, str(ROOT / "scripts" / "train.py"), "--config", str(config),
+                             "--workers", "1"], cwd=ROOT, capture_output=True, text=True,
+                            preexec_fn=files_at_most(20_000))
+    assert result.returncode == 2
+    assert one_error_line(result.stderr) == (
+        f"error: no room to write in {tmp_path / 'tiny'} (File too large): the run stopped before the first "
+        f"checkpoint: nothing learnt is kept in {tmp_path / 'tiny'}; start again with --overwrite; make room first")
+
+
 def test_fit_value_on_a_full_disk_keeps_the_value_file_it_had(tmp_path: Path) -> None:
     # A file size limit stands for a full disk: the value file was cut to nothing (the searcher
     # then stopped on it) and an OSError traceback said so.
-    import resource
-
     old = (ROOT / "agents" / "values" / "v004_2p.json").read_text(encoding="utf-8")
     (tmp_path / "v004_2p.json").write_text(old, encoding="utf-8")
-
-    def small_files() -> None:
-        signal.signal(signal.SIGXFSZ, signal.SIG_IGN)  # a write past the limit fails (EFBIG), not the process
-        resource.setrlimit(resource.RLIMIT_FSIZE, (200, 200))
-
     result = subprocess.run([sys.executable, str(ROOT / "scripts" / "fit_value.py"), "--tables", "v004_2p",
                              "--games", "10", "--out", str(tmp_path)], cwd=ROOT, capture_output=True, text=True,
-                            preexec_fn=small_files)
+                            preexec_fn=files_at_most(200))
     assert result.returncode == 2
     line = one_error_line(result.stderr)
     assert line.endswith("v004_2p.json cannot be written (File too large); the file there is as it was: "

@@ -274,6 +274,9 @@ def worker_pool(context: Any, processes: int, initializer: Callable[..., object]
         signal.signal(signal.SIGINT, previous)
 
 
+NO_ROOM = (errno.ENOSPC, errno.EFBIG, errno.EDQUOT)  # a full disk, a file size limit, a quota
+
+
 def run_command(body: Callable[[], int], user_errors: tuple[type[BaseException], ...],
                 stopped: str = "stopped: nothing was written") -> int:
     """Runs a command's body: a user's error (`user_errors`, UsageError and OutputError) is one
@@ -292,6 +295,13 @@ def run_command(body: Callable[[], int], user_errors: tuple[type[BaseException],
         print(f"error: {one_line(str(error))}", file=sys.stderr)
         return 2
     except OSError as error:
+        if error.errno in NO_ROOM:
+            # A full disk (or a file size limit, a quota) under a file the command writes: the
+            # user's to fix, said in one line (it was a traceback after all the work).
+            what = "its results" if error.filename is None else short_path(error.filename)
+            print(f"error: no room left to write {what} ({error.strerror}); make room and run it again",
+                  file=sys.stderr)
+            return 2
         if error.errno != errno.ENAMETOOLONG:
             raise
         # A path the user typed that no file system takes, wherever it was first looked at.

@@ -17,7 +17,6 @@ line that says whether the agent beats the strongest bot.
 from __future__ import annotations
 
 import argparse
-import errno
 import io
 import json
 import os
@@ -54,6 +53,7 @@ from agents.training import (
     teacher_samples,
 )
 from cdc_env.cli import (
+    NO_ROOM,
     OutputError,
     Stopped,
     UsageError,
@@ -402,9 +402,6 @@ def kept(out: Path, evaluating: bool) -> str:
         return f"stopped before the first checkpoint: nothing learnt is kept in {out}; start again with --overwrite"
     path, state = found
     return f"stopped: the checkpoint at {state['steps']} steps is kept in {path}; go on with --resume"
-
-
-NO_ROOM = (errno.ENOSPC, errno.EFBIG, errno.EDQUOT)  # a full disk, a file size limit, a quota
 
 
 def main(argv: list[str] | None = None) -> int:

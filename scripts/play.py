@@ -50,7 +50,15 @@ from cdc_env.rules import RulesetError, load_ruleset  # noqa: E402
 from voice.intents import check_game_lexicon  # noqa: E402
 from voice.lexicon import LexiconError, load_lexicon  # noqa: E402
 from voice.model import ModelNotFoundError, find_model  # noqa: E402
-from voice.session import KeyLines, Listener, PlaySession, SeatPlayer, View, name_refusal  # noqa: E402
+from voice.session import (  # noqa: E402
+    KeyLines,
+    Listener,
+    PlaySession,
+    SaveError,
+    SeatPlayer,
+    View,
+    name_refusal,
+)
 from voice.table import TableApp, summary  # noqa: E402
 
 Build = Callable[..., PlaySession]
@@ -276,13 +284,15 @@ class WebTable:
                 input("Scan the QR code with each phone, then press Enter to open the table… ")
             self.app.run()
             if self.app.error is not None:
-                say_error(console, repr(self.app.error), "the game stopped on an error:")
-                return 1
+                return stopped_on(self.app.error, console)
             if self.app.final is None:
                 return stopped(session, console)
             return finished(session, console)
         except KeyboardInterrupt:
             return stopped(session, console)
+        except SaveError as error:
+            say_error(console, error)
+            return 2
         finally:
             self.server.stop()
             if self.listener is not None:
@@ -303,6 +313,16 @@ class WebTable:
                 time.sleep(3600)
         except (KeyboardInterrupt, EOFError):
             return 0
+
+
+def stopped_on(error: BaseException, console: Console) -> int:
+    """The game's end on an exception: a save that cannot be written is the user's disk (one
+    line, what the file keeps, exit 2); anything else a bug of ours, shown as it is."""
+    if isinstance(error, SaveError):
+        say_error(console, error)
+        return 2
+    say_error(console, repr(error), "the game stopped on an error:")
+    return 1
 
 
 def finished(session: PlaySession, console: Console) -> int:
@@ -380,8 +400,7 @@ def main(argv: list[str] | None = None) -> int:
         if app.session.listener is not None:
             app.session.listener.close()
     if app.error is not None:
-        say_error(console, repr(app.error), "the game stopped on an error:")
-        return 1
+        return stopped_on(app.error, console)
     if app.final is None:
         return stopped(app.session, console)
     return finished(app.session, console)

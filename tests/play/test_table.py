@@ -371,6 +371,23 @@ def test_a_model_given_that_is_no_model_stops_play_with_its_path(tmp_path: Path,
     assert not (tmp_path / "certs").exists()  # refused before anything was made
 
 
+def test_a_web_table_whose_save_cannot_be_written_stops_in_one_line(tmp_path: Path,
+                                                                     monkeypatch: pytest.MonkeyPatch) -> None:
+    # --web --no-screen: the first save's OSError was a traceback (and mid-game, the terminal's
+    # table said "the game stopped on an error: OSError(28, ...)" with no word of the save).
+    monkeypatch.setenv("CDC_WEB_DIR", str(tmp_path / "certs"))
+    save = tmp_path / "games" / "game.json"
+    table, _ = prepare(["--humans", "Ana", "--bots", "bold", "--keyboard", "--web", "--no-screen", "--port", "0",
+                        "--host", "127.0.0.1", "--save", str(save)])
+    (tmp_path / "games").rmdir()  # the folder checked, then gone (a disk unplugged)
+    console = Console(width=2000, record=True, file=io.StringIO())
+    assert table.run(console) == 2
+    said = console.export_text()
+    assert said.endswith(f"error: the game cannot be saved in {save} (No such file or directory); nothing was saved: "
+                         "make room and start again\n")
+    assert "Traceback" not in said
+
+
 def test_a_model_vosk_cannot_load_stops_the_web_table(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     # It opened with "the phones play by tapping only: no French Vosk model found; give --model".
     monkeypatch.setenv("CDC_WEB_DIR", str(tmp_path / "certs"))

@@ -9,7 +9,6 @@ import time
 from pathlib import Path
 
 import pytest
-
 from doubles import FixedBot
 
 from cdc_env.actions import Action, Shout
@@ -167,8 +166,6 @@ def test_game_is_saved_after_every_move_and_resumes(tmp_path: Path) -> None:
 
 def test_a_save_that_cannot_be_written_says_what_the_file_keeps(tmp_path: Path,
                                                                  monkeypatch: pytest.MonkeyPatch) -> None:
-    import os
-
     from voice.session import SaveError
 
     session = PlaySession(load_ruleset("basic"), [SeatPlayer("Ana"), SeatPlayer("Bob")], view=Recorder(),

@@ -861,9 +861,17 @@ def test_evaluate_never_replaces_an_earlier_report(tmp_path: Path, capsys: pytes
 @pytest.mark.slow
 def test_ctrl_c_in_fit_value_says_which_tables_were_written(tmp_path: Path) -> None:
     # It was a KeyboardInterrupt traceback (and one per worker), with no word of what was kept.
+    seen: list[float] = []
+
+    def second_table_begun() -> bool:
+        # A second after the first table's file: the second's pool is started (while a pool starts,
+        # Ctrl+C is held off, so that no worker takes it).
+        if not seen and (tmp_path / "basic_2p.json").exists():
+            seen.append(time.monotonic())
+        return bool(seen) and time.monotonic() - seen[0] > 1.0
+
     result = interrupted([str(ROOT / "scripts" / "fit_value.py"), "--tables", "basic_2p", "classic_2p",
-                          "--games", "3000", "--workers", "2", "--out", str(tmp_path)],
-                         ready=lambda: (tmp_path / "basic_2p.json").exists())
+                          "--games", "3000", "--workers", "2", "--out", str(tmp_path)], ready=second_table_begun)
     assert result.returncode == 130 and "Traceback" not in result.stderr
     assert result.stderr == ("stopped: the values of basic_2p were written; fit the rest with --tables classic_2p\n")
     assert json.loads((tmp_path / "basic_2p.json").read_text())["games"] == 3000

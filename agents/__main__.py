@@ -9,13 +9,18 @@ from __future__ import annotations
 import argparse
 import json
 import sys
+from typing import TYPE_CHECKING
 
 from agents.bots import make_bot
-from cdc_env.cli import run_command
+from cdc_env.cli import run_command, standard_output
 from cdc_env.game import GameError
 from cdc_env.play import describe_event, play_game
 from cdc_env.reaction import REACTION_LEVELS
 from cdc_env.rules import Ruleset, RulesetError, load_ruleset
+
+if TYPE_CHECKING:
+    from cdc_env.game import GameState
+    from cdc_env.solo_optimum import SoloResult
 
 
 class UsageError(ValueError):
@@ -46,10 +51,17 @@ def play(args: argparse.Namespace) -> int:
             raise  # one of our bots: a bug of ours, with its traceback
         # A brought agent's failure is its author's to fix: named, in one line.
         raise UsageError(f"--bot {args.bot}: the agent failed ({type(error).__name__}: {error})") from None
-    solo = None
+    solo: SoloResult | None = None
     if players == 1 and state.is_over:
         from cdc_env.solo_optimum import solo_result  # the optimum is computed only for solo
         solo = solo_result(state)
+    with standard_output("the game"):
+        show_game(args, rules, players, state, solo)
+    return 0
+
+
+def show_game(args: argparse.Namespace, rules: Ruleset, players: int, state: GameState,
+              solo: SoloResult | None) -> None:
     if args.json:
         print(json.dumps({
             "ruleset": rules.name, "players": players, "seed": args.seed,
@@ -57,7 +69,7 @@ def play(args: argparse.Namespace) -> int:
             "log": state.log, "decisions": state.decisions(),
             **({"solo": solo.__dict__} if solo else {}),
         }, ensure_ascii=False))
-        return 0
+        return
     who = "1 player" if players == 1 else f"{players} players"
     print(f"Cul de Chouette — ruleset {rules.name}, {who} ({args.bot} bots), seed {args.seed}")
     for event in state.log:
@@ -68,7 +80,6 @@ def play(args: argparse.Namespace) -> int:
         print(f"Final scores: {state.scores} after {state.turn_number} turns; winner: seat {state.winner}")
     if solo:
         print(f"Solo: {solo.describe()}")
-    return 0
 
 
 def main(argv: list[str] | None = None) -> int:

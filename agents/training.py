@@ -93,7 +93,9 @@ class TrainConfig(_Strict):
     trainer: Literal["sb3", "rllib"] = "sb3"
     ruleset: str = "classic"
     players: int = Field(default=2, ge=1, le=8)
-    seed: int = 0
+    # NumPy's legacy seeding (stable-baselines3 seeds through it, each table at seed + its index)
+    # takes 0 to 2**32 - 1: -1 or 10**20 was a ValueError traceback once the run had begun.
+    seed: int = Field(default=0, ge=0, le=2**31 - 1)
     total_timesteps: int = Field(default=500_000, ge=1)
     n_envs: int = Field(default=4, ge=1, le=MAX_ENVS)  # tables stepped at once (cdc_env.cli's bound)
     # dummy: every table steps in the learner's process; subproc: one process per table.
@@ -351,6 +353,8 @@ def read_state(path: Path, checkpoint_format: str = CHECKPOINT_FORMAT) -> dict[s
     """A checkpoint's state.json, checked to be of `checkpoint_format` (each back end its own)."""
     try:
         state = json.loads((path / "state.json").read_text(encoding="utf-8"))
+    except UnicodeDecodeError:  # a damaged disk's bytes: a ValueError, not a JSONDecodeError
+        raise CorruptCheckpoint(f"{path}: state.json unreadable (not UTF-8 text)") from None
     except (OSError, json.JSONDecodeError) as error:
         raise CorruptCheckpoint(f"{path}: state.json unreadable ({error})") from None
     if not isinstance(state, dict) or state.get("format") != checkpoint_format:

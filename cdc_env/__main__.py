@@ -8,10 +8,9 @@ from __future__ import annotations
 import argparse
 import itertools
 import json
-import os
 import sys
 
-from cdc_env.cli import OutputError, run_command
+from cdc_env.cli import run_command, standard_output
 from cdc_env.combinations import classify
 from cdc_env.rules import RulesetError, load_ruleset
 
@@ -22,13 +21,8 @@ def rules_table(args: argparse.Namespace) -> int:
         {"dice": list(dice), **classify(dice, rules).to_json()}
         for dice in itertools.product(range(1, 7), repeat=3)
     ]
-    try:
-        print(json.dumps(table, ensure_ascii=False), flush=True)
-    except OSError as error:  # a full disk, a closed pipe: the user's place to write, not a bug
-        # What stays buffered would be written again as Python exits, with its own traceback.
-        os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
-        raise OutputError(f"the table cannot be written to the standard output ({error.strerror}); "
-                          "write it where there is room") from None
+    with standard_output("the table"):
+        print(json.dumps(table, ensure_ascii=False))
     return 0
 
 

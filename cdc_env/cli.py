@@ -18,7 +18,8 @@ import os
 import signal
 import sys
 import tempfile
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
 
@@ -234,6 +235,20 @@ def write_atomic(path: Path, data: str | bytes) -> None:
         raise
 
 
+@contextmanager
+def standard_output(what: str) -> Iterator[None]:
+    """Printing `what` (a command's result) within: a full disk or a closed pipe on the standard
+    output is the user's place to write, not a bug: OutputError, one line, not an OSError traceback."""
+    try:
+        yield
+        sys.stdout.flush()
+    except OSError as error:
+        # What stays buffered would be written again as Python exits, with its own traceback.
+        os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
+        raise OutputError(f"{what} cannot be written to the standard output ({error.strerror}); "
+                          "write it where there is room") from None
+
+
 def ignore_sigint() -> None:
     """A worker process's initializer: Ctrl+C reaches the whole process group, but only the
     parent is to answer it (it terminates the pool), so a worker prints no traceback."""
@@ -259,6 +274,9 @@ def worker_pool(context: Any, processes: int, initializer: Callable[..., object]
         signal.signal(signal.SIGINT, previous)
 
 
+NO_ROOM = (errno.ENOSPC, errno.EFBIG, errno.EDQUOT)  # a full disk, a file size limit, a quota
+
+
 def run_command(body: Callable[[], int], user_errors: tuple[type[BaseException], ...],
                 stopped: str = "stopped: nothing was written") -> int:
     """Runs a command's body: a user's error (`user_errors`, UsageError and OutputError) is one
@@ -277,6 +295,13 @@ def run_command(body: Callable[[], int], user_errors: tuple[type[BaseException],
         print(f"error: {one_line(str(error))}", file=sys.stderr)
         return 2
     except OSError as error:
+        if error.errno in NO_ROOM:
+            # A full disk (or a file size limit, a quota) under a file the command writes: the
+            # user's to fix, said in one line (it was a traceback after all the work).
+            what = "its results" if error.filename is None else short_path(error.filename)
+            print(f"error: no room left to write {what} ({error.strerror}); make room and run it again",
+                  file=sys.stderr)
+            return 2
         if error.errno != errno.ENAMETOOLONG:
             raise
         # A path the user typed that no file system takes, wherever it was first looked at.

@@ -351,7 +351,7 @@ class GameState:
             )
         try:
             state.dice_source = dice_from_json(data.get("dice"))
-        except (ValueError, KeyError, TypeError) as error:
+        except (ValueError, KeyError, TypeError, OverflowError) as error:  # Overflow: a word past 32 bits
             raise GameLoadError(f"saved game has a bad dice source: {error}") from None
         state._roll_pending_dice()
         return state

@@ -24,6 +24,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 from agents.champion import champion_tables
 from agents.evaluation import run_tournament
 from cdc_env.cli import (
+    OutputError,
     Stopped,
     UsageError,
     output_file,
@@ -128,7 +129,12 @@ def play_tables(tables: list[tuple[str, int]], args: argparse.Namespace, results
                   f"over {games} games", flush=True)
         results[f"{ruleset}_{players}p"] = {"ruleset": ruleset, "players": players, "fair_share": 1 / players,
                                             "field": rows}
-        write_atomic(args.out, json.dumps(results, indent=1))
+        try:
+            write_atomic(args.out, json.dumps(results, indent=1))
+        except OSError as error:  # a full disk is the user's to fix; the file keeps the tables before
+            raise OutputError(f"--out {args.out} cannot be written ({error.strerror}); it keeps the tables written "
+                              f"before, and {ruleset}_{players}p's figures are printed above: make room and go on "
+                              "with --tables for the others") from None
 
 
 if __name__ == "__main__":

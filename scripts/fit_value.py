@@ -22,7 +22,16 @@ sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
 from agents.bots import make_bot
 from agents.value import FEATURES, VALUES_DIR, ValueModel, decided_winner, features, fit_logistic, value_path
-from cdc_env.cli import output_dir, processes
+from cdc_env.cli import (
+    OutputError,
+    Stopped,
+    count_at_most,
+    output_dir,
+    processes,
+    run_command,
+    worker_pool,
+    write_atomic,
+)
 from cdc_env.dice import SeededDice
 from cdc_env.game import GameState
 from cdc_env.rules import RulesetError, load_ruleset
@@ -68,7 +77,8 @@ def log_loss(model: ValueModel | None, rows: list[list[float]], outcomes: list[i
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--tables", nargs="+", required=True, help="RULESET_Np, e.g. v004_2p")
-    parser.add_argument("--games", type=int, default=4000)
+    # Every turn's rows are kept for the fit: 400,000 games held 7 GB (--games 10**14 filled the memory).
+    parser.add_argument("--games", type=count_at_most(100_000, "every game's rows are kept in memory"), default=4000)
     parser.add_argument("--seed", type=int, default=90_000_000)
     parser.add_argument("--workers", type=processes, default=1)
     # Checked (and made) before any game: a file there, or a folder that cannot be written, is a usage error.
@@ -89,32 +99,52 @@ def main(argv: list[str] | None = None) -> int:
         print("error: --games must be 10 or more", file=sys.stderr)
         return 2
     args.out.mkdir(parents=True, exist_ok=True)
-    for ruleset, players in tables:
-        cut = max(1, args.games // (args.workers * 4))
-        jobs = [(ruleset, players, args.seed + start, args.seed + min(args.games, start + cut))
-                for start in range(0, args.games, cut)]
-        if args.workers > 1:
-            with multiprocessing.get_context("spawn").Pool(args.workers) as pool:
-                games = [game for part in pool.map(_job, jobs) for game in part]
-        else:
-            games = [game for job in jobs for game in _job(job)]
-        split = len(games) * 4 // 5
-        train = [(r, o) for rows, outs in games[:split] for r, o in zip(rows, outs, strict=True)]
-        test = [(r, o) for rows, outs in games[split:] for r, o in zip(rows, outs, strict=True)]
-        weights = fit_logistic([r for r, _ in train], [o for _, o in train])
-        meta = {"ruleset": ruleset, "players": players, "games": args.games, "seed": args.seed,
-                "fitted_on": "self-play of bold, every turn's start"}
-        model = ValueModel(weights, meta)
-        base = sum(o for _, o in train) / len(train)
-        test_rows, test_out = [r for r, _ in test], [o for _, o in test]
-        fitted, plain = log_loss(model, test_rows, test_out, base), log_loss(None, test_rows, test_out, base)
-        meta["held_out_log_loss"] = round(fitted, 4)
-        meta["held_out_log_loss_base_rate"] = round(plain, 4)
-        path = value_path(ruleset, players, args.out)
-        path.write_text(json.dumps(model.to_json(), indent=1) + "\n", encoding="utf-8")
-        print(f"{ruleset} at {players} seats: {len(train)} rows, held-out log loss {fitted:.4f} "
-              f"(base rate alone {plain:.4f}); {len(FEATURES)} features → {path}")
+    return run_command(lambda: fit(args, tables), ())
+
+
+def fit(args: argparse.Namespace, tables: list[tuple[str, int]]) -> int:
+    """Each table's value file in turn; Ctrl+C says which were written and how to fit the rest."""
+    written: list[str] = []
+    for table, (ruleset, players) in zip(args.tables, tables, strict=True):
+        try:
+            fit_table(args, ruleset, players)
+        except KeyboardInterrupt:
+            kept = f"the values of {', '.join(written)} were written" if written else "nothing was written"
+            rest = " ".join(args.tables[len(written):])
+            raise Stopped(f"stopped: {kept}; fit the rest with --tables {rest}") from None
+        written.append(table)
     return 0
+
+
+def fit_table(args: argparse.Namespace, ruleset: str, players: int) -> None:
+    cut = max(1, args.games // (args.workers * 4))
+    jobs = [(ruleset, players, args.seed + start, args.seed + min(args.games, start + cut))
+            for start in range(0, args.games, cut)]
+    if args.workers > 1:
+        with worker_pool(multiprocessing.get_context("spawn"), args.workers) as pool:
+            games = [game for part in pool.map(_job, jobs) for game in part]
+    else:
+        games = [game for job in jobs for game in _job(job)]
+    split = len(games) * 4 // 5
+    train = [(r, o) for rows, outs in games[:split] for r, o in zip(rows, outs, strict=True)]
+    test = [(r, o) for rows, outs in games[split:] for r, o in zip(rows, outs, strict=True)]
+    weights = fit_logistic([r for r, _ in train], [o for _, o in train])
+    meta = {"ruleset": ruleset, "players": players, "games": args.games, "seed": args.seed,
+            "fitted_on": "self-play of bold, every turn's start"}
+    model = ValueModel(weights, meta)
+    base = sum(o for _, o in train) / len(train)
+    test_rows, test_out = [r for r, _ in test], [o for _, o in test]
+    fitted, plain = log_loss(model, test_rows, test_out, base), log_loss(None, test_rows, test_out, base)
+    meta["held_out_log_loss"] = round(fitted, 4)
+    meta["held_out_log_loss_base_rate"] = round(plain, 4)
+    path = value_path(ruleset, players, args.out)
+    try:  # whole or not at all: a value file cut short stops the searcher that reads it
+        write_atomic(path, json.dumps(model.to_json(), indent=1) + "\n")
+    except OSError as error:
+        raise OutputError(f"{path} cannot be written ({error.strerror or error}); the file there is as it was: "
+                          "make room and fit again") from None
+    print(f"{ruleset} at {players} seats: {len(train)} rows, held-out log loss {fitted:.4f} "
+          f"(base rate alone {plain:.4f}); {len(FEATURES)} features → {path}")
 
 
 if __name__ == "__main__":

@@ -49,7 +49,16 @@ from cdc_env.reaction import REACTION_LEVELS  # noqa: E402
 from cdc_env.rules import RulesetError, load_ruleset  # noqa: E402
 from voice.intents import check_game_lexicon  # noqa: E402
 from voice.lexicon import LexiconError, load_lexicon  # noqa: E402
-from voice.session import KeyLines, Listener, PlaySession, SeatPlayer, View, name_refusal  # noqa: E402
+from voice.model import ModelNotFoundError, find_model  # noqa: E402
+from voice.session import (  # noqa: E402
+    KeyLines,
+    Listener,
+    PlaySession,
+    SaveError,
+    SeatPlayer,
+    View,
+    name_refusal,
+)
 from voice.table import TableApp, summary  # noqa: E402
 
 Build = Callable[..., PlaySession]
@@ -175,6 +184,13 @@ def prepare(argv: list[str] | None, console: Console) -> TableApp | WebTable | i
         if not args.keyboard:
             # A bad lexicon is the user's to fix, not a reason to play without voice.
             check_game_lexicon(load_lexicon(args.lexicon))
+        if args.model and (args.web or not args.keyboard):
+            # Nor a --model that is no model folder (a typo): it was a game without voices, the
+            # reason said once and soon gone (the table takes the screen; the phones just tap).
+            find_model(args.model)
+    except ModelNotFoundError as error:
+        say_error(console, error, "error: --model:")
+        return 2
     except GameLoadError as error:
         say_error(console, error, f"cannot resume {short_path(args.resume)}:")
         return 2
@@ -268,13 +284,15 @@ class WebTable:
                 input("Scan the QR code with each phone, then press Enter to open the table… ")
             self.app.run()
             if self.app.error is not None:
-                say_error(console, repr(self.app.error), "the game stopped on an error:")
-                return 1
+                return stopped_on(self.app.error, console)
             if self.app.final is None:
                 return stopped(session, console)
             return finished(session, console)
         except KeyboardInterrupt:
             return stopped(session, console)
+        except SaveError as error:
+            say_error(console, error)
+            return 2
         finally:
             self.server.stop()
             if self.listener is not None:
@@ -297,6 +315,16 @@ class WebTable:
             return 0
 
 
+def stopped_on(error: BaseException, console: Console) -> int:
+    """The game's end on an exception: a save that cannot be written is the user's disk (one
+    line, what the file keeps, exit 2); anything else a bug of ours, shown as it is."""
+    if isinstance(error, SaveError):
+        say_error(console, error)
+        return 2
+    say_error(console, repr(error), "the game stopped on an error:")
+    return 1
+
+
 def finished(session: PlaySession, console: Console) -> int:
     console.print(f"[bold green]{escape(summary(session))}[/bold green]", emoji=False)
     return 0
@@ -312,7 +340,7 @@ def web_table(args: argparse.Namespace, players: list[SeatPlayer], build: Build,
               console: Console) -> WebTable | int:
     """The room, its certificates, the phones' recognisers (when the French model is there) and
     the server (bound, not yet started); or the exit status after one clear error."""
-    from voice.model import ModelNotFoundError, find_model, load_model
+    from voice.model import load_model
     from voice.web.certs import ensure_certificates
     from voice.web.room import Listeners, Room
     from voice.web.server import WebServer
@@ -331,6 +359,9 @@ def web_table(args: argparse.Namespace, players: list[SeatPlayer], build: Build,
         say_error(console, error)
         return 2
     except (ModelNotFoundError, ImportError) as error:
+        if args.model and isinstance(error, ModelNotFoundError):  # --model given: Vosk could not load it
+            say_error(console, error, "error: --model:")
+            return 2
         why = "no French Vosk model found" if isinstance(error, ModelNotFoundError) else f"no voice ({error})"
         console.print(f"[yellow]the phones play by tapping only: {escape(why)}; give --model or CDC_VOSK_MODEL "
                       f"for their voices[/yellow]", highlight=False)
@@ -369,8 +400,7 @@ def main(argv: list[str] | None = None) -> int:
         if app.session.listener is not None:
             app.session.listener.close()
     if app.error is not None:
-        say_error(console, repr(app.error), "the game stopped on an error:")
-        return 1
+        return stopped_on(app.error, console)
     if app.final is None:
         return stopped(app.session, console)
     return finished(app.session, console)

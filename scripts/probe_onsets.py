@@ -28,7 +28,7 @@ sys.path.insert(0, str(ROOT / "scripts"))
 
 import bench_web  # noqa: E402  (the web bench's shouts, room and levels)
 
-from cdc_env.cli import count_at_most, number_between, run_command  # noqa: E402
+from cdc_env.cli import count_at_most, non_negative_int, number_between, run_command  # noqa: E402
 from voice.audio import (  # noqa: E402
     RATE,
     SOFT_EXCESS_DB,
@@ -116,7 +116,8 @@ def main(argv: list[str] | None = None) -> int:
                              "saying the game's words)")
     parser.add_argument("--draws", type=count_at_most(1000, "mixes per shout"), default=30,
                         help="mixes per shout (1-1000)")
-    parser.add_argument("--seed", type=int, default=7, help="the mixes' seed")
+    # NumPy's generator takes no negative seed (-1 was its ValueError traceback after the clips were made).
+    parser.add_argument("--seed", type=non_negative_int, default=7, help="the mixes' seed (0 or more)")
     parser.add_argument("--excess-db", type=number_between(0.1, 10.0), default=SOFT_EXCESS_DB,
                         help=f"soft start: dB over the noise, in sum (default {SOFT_EXCESS_DB:g})")
     parser.add_argument("--back-s", type=number_between(0.0, 0.5), default=SOFT_START_S,

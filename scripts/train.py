@@ -53,6 +53,7 @@ from agents.training import (
     teacher_samples,
 )
 from cdc_env.cli import (
+    NO_ROOM,
     OutputError,
     Stopped,
     UsageError,
@@ -472,6 +473,12 @@ def run(args: argparse.Namespace) -> int:
         train_sb3(config, rules, args, found, started)
     except KeyboardInterrupt:
         raise Stopped(kept(out, evaluating=False)) from None
+    except OSError as error:
+        if error.errno not in NO_ROOM:
+            raise
+        # A checkpoint, a snapshot or the report could not be written: the user's disk, not a bug.
+        raise OutputError(f"no room to write in {out} ({error.strerror}): the run {kept(out, evaluating=False)}; "
+                          "make room first") from None
     return 0
 
 

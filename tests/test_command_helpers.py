@@ -169,6 +169,15 @@ def test_run_command_answers_each_end_with_its_line_and_status(capsys: pytest.Ca
     with pytest.raises(RuntimeError, match="a bug"):  # not a user's error: its traceback stays
         cli.run_command(raising(RuntimeError("a bug")), (KeyError,))
     assert capsys.readouterr().err == ""
+    # A full disk under a file written at the end (probe_rollouts --json): a traceback after the work.
+    assert cli.run_command(raising(OSError(28, "No space left on device", "out/r.json")), ()) == 2
+    assert capsys.readouterr().err == "error: no room left to write out/r.json (No space left on device); make room " \
+                                      "and run it again\n"
+    assert cli.run_command(raising(OSError(27, "File too large")), ()) == 2
+    assert capsys.readouterr().err == "error: no room left to write its results (File too large); make room and run " \
+                                      "it again\n"
+    with pytest.raises(PermissionError):  # any other OSError is not said to be the disk's
+        cli.run_command(raising(PermissionError(13, "Permission denied", "x")), ())
 
 
 def test_one_line_joins_a_files_problems() -> None:

@@ -222,6 +222,9 @@ def test_an_argparse_path_too_long_is_a_usage_error(capsys: pytest.CaptureFixtur
     ({"ppo": {"n_steps": 64, "batch_size": 512, "net_arch": [16]}},
      "ppo.batch_size: 512 is more than a rollout (ppo.n_steps × n_envs = 64 × 2 = 128)"),
     ({"ppo": {"n_steps": 64, "batch_size": 64, "net_arch": [0, -5]}}, "ppo.net_arch.0: Input should be greater"),
+    # NumPy's seeding refused them once the run had begun: a ValueError traceback.
+    ({"seed": -1}, "seed: Input should be greater than or equal to 0 (got -1)"),
+    ({"seed": 10**20}, "seed: Input should be less than or equal to 2147483647"),
 ])
 def test_nonsense_in_a_training_config_is_refused_before_any_work(
         tmp_path: Path, changes: dict[str, Any], says: str, capsys: pytest.CaptureFixture[str]) -> None:
@@ -308,6 +311,9 @@ def usage_error(name: str, argv: list[str], capsys: pytest.CaptureFixture[str],
     ("compare_decisions", ["bold", "--games", "10000000000000"], "argument --games: 10000000000000: give at most"),
     ("train", ["--config", "configs/train/classic_2p.yaml", "--eval-games", "10000000000000"],
      "argument --eval-games: 10000000000000: give at most 1000000"),
+    # Every turn's rows are kept: 10**14 games filled the memory, with no word.
+    ("fit_value", ["--tables", "v004_2p", "--games", "100000000000000"],
+     "argument --games: 100000000000000: give at most 100000 (every game's rows are kept in memory)"),
 ])
 def test_a_count_of_processes_or_tables_has_an_upper_bound(
         name: str, argv: list[str], says: str, capsys: pytest.CaptureFixture[str],
@@ -775,6 +781,59 @@ def test_files_are_written_whole_or_not_at_all(tmp_path: Path, monkeypatch: pyte
     assert [p.name for p in tmp_path.iterdir()] == ["report.json"], "no temporary file is left behind"
 
 
+def files_at_most(size: int) -> Any:
+    """A child process's preexec_fn: files of at most `size` bytes, a full disk in miniature (a
+    write past it fails with EFBIG instead of killing the process)."""
+    import resource
+
+    def limit() -> None:
+        signal.signal(signal.SIGXFSZ, signal.SIG_IGN)
+        resource.setrlimit(resource.RLIMIT_FSIZE, (size, size))
+    return limit
+
+
+def test_training_on_a_full_disk_says_what_was_kept_in_one_line(tmp_path: Path) -> None:
+    # The first snapshot's model.zip (a few dozen kB) was an OSError traceback from zipfile.
+    config = tiny_config(tmp_path)
+    result = subprocess.run([sys.executable, str(ROOT / "scripts" / "train.py"), "--config", str(config),
+                             "--workers", "1"], cwd=ROOT, capture_output=True, text=True,
+                            preexec_fn=files_at_most(20_000))
+    assert result.returncode == 2
+    assert one_error_line(result.stderr) == (
+        f"error: no room to write in {tmp_path / 'tiny'} (File too large): the run stopped before the first "
+        f"checkpoint: nothing learnt is kept in {tmp_path / 'tiny'}; start again with --overwrite; make room first")
+
+
+def test_evaluate_champions_on_a_full_disk_keeps_its_report_and_says_so(tmp_path: Path) -> None:
+    # The report, rewritten after each table: an OSError traceback once the table was played.
+    report = tmp_path / "champions.json"
+    result = subprocess.run([sys.executable, str(ROOT / "scripts" / "evaluate_champions.py"), "--tables", "classic_2p",
+                             "--bold-games", "2", "--bold-games-more", "2", "--others", "2", "--workers", "1",
+                             "--out", str(report)], cwd=ROOT, capture_output=True, text=True,
+                            preexec_fn=files_at_most(100))
+    assert result.returncode == 2
+    assert one_error_line(result.stderr) == (
+        f"error: --out {report} cannot be written (File too large); it keeps the tables written before, and "
+        "classic_2p's figures are printed above: make room and go on with --tables for the others")
+    assert "classic 2p vs bold: " in result.stdout and not report.exists()
+
+
+def test_fit_value_on_a_full_disk_keeps_the_value_file_it_had(tmp_path: Path) -> None:
+    # A file size limit stands for a full disk: the value file was cut to nothing (the searcher
+    # then stopped on it) and an OSError traceback said so.
+    old = (ROOT / "agents" / "values" / "v004_2p.json").read_text(encoding="utf-8")
+    (tmp_path / "v004_2p.json").write_text(old, encoding="utf-8")
+    result = subprocess.run([sys.executable, str(ROOT / "scripts" / "fit_value.py"), "--tables", "v004_2p",
+                             "--games", "10", "--out", str(tmp_path)], cwd=ROOT, capture_output=True, text=True,
+                            preexec_fn=files_at_most(200))
+    assert result.returncode == 2
+    line = one_error_line(result.stderr)
+    assert line.endswith("v004_2p.json cannot be written (File too large); the file there is as it was: "
+                         "make room and fit again")
+    assert (tmp_path / "v004_2p.json").read_text(encoding="utf-8") == old
+    assert [p.name for p in tmp_path.iterdir()] == ["v004_2p.json"]
+
+
 # ---------------------------------------------------------------------- Ctrl+C
 
 
@@ -818,3 +877,22 @@ def test_evaluate_never_replaces_an_earlier_report(tmp_path: Path, capsys: pytes
     assert (tmp_path / "tournament.json").read_text(encoding="utf-8") == "an earlier report"
     assert json.loads((tmp_path / "tournament-2.json").read_text(encoding="utf-8"))["games"] == 2
     assert "tournament-2.json" in capsys.readouterr().out
+
+
+@pytest.mark.slow
+def test_ctrl_c_in_fit_value_says_which_tables_were_written(tmp_path: Path) -> None:
+    # It was a KeyboardInterrupt traceback (and one per worker), with no word of what was kept.
+    seen: list[float] = []
+
+    def second_table_begun() -> bool:
+        # A second after the first table's file: the second's pool is started (while a pool starts,
+        # Ctrl+C is held off, so that no worker takes it).
+        if not seen and (tmp_path / "basic_2p.json").exists():
+            seen.append(time.monotonic())
+        return bool(seen) and time.monotonic() - seen[0] > 1.0
+
+    result = interrupted([str(ROOT / "scripts" / "fit_value.py"), "--tables", "basic_2p", "classic_2p",
+                          "--games", "3000", "--workers", "2", "--out", str(tmp_path)], ready=second_table_begun)
+    assert result.returncode == 130 and "Traceback" not in result.stderr
+    assert result.stderr == ("stopped: the values of basic_2p were written; fit the rest with --tables classic_2p\n")
+    assert json.loads((tmp_path / "basic_2p.json").read_text())["games"] == 3000

@@ -23,7 +23,7 @@ from pathlib import Path
 from typing import IO, Any, Protocol
 
 from cdc_env.actions import Action, IllegalActionError, KeepDice, Pass, Shout
-from cdc_env.cli import path_error
+from cdc_env.cli import path_error, short_path, write_atomic
 from cdc_env.dice import DiceSource, SeededDice
 from cdc_env.game import RACE_PHRASES, RACE_SHOUTS, Decision, GameLoadError, GameState, JoinRefused
 from cdc_env.rules import Ruleset
@@ -80,6 +80,11 @@ class KeyLines(Protocol):
 
 class UnknownPhrase(ValueError):
     """Words typed for a shout that start none of the phrases that can be shouted."""
+
+
+class SaveError(OSError):
+    """The save cannot be written (a full disk, its folder gone): the game stops there, and the
+    message says what the file keeps and how to go on."""
 
 
 class InputLost(RuntimeError):
@@ -256,10 +261,16 @@ class PlaySession:
 
     def save(self) -> None:
         if self.save_path is not None:
-            tmp = self.save_path.with_suffix(".tmp")
+            # Whole or not at all, through a temporary file of its own (a fixed `game.tmp` beside
+            # it was a file of the user's, overwritten then renamed away).
             saved = {**self.state.to_json(), "lineup": [p.to_json() for p in self.players]}
-            tmp.write_text(json.dumps(saved), encoding="utf-8")
-            tmp.replace(self.save_path)
+            try:
+                write_atomic(self.save_path, json.dumps(saved))
+            except OSError as error:
+                where = short_path(self.save_path)
+                kept = (f"the file keeps the game as it was before: make room, then go on with --resume {where}"
+                        if self.save_path.exists() else "nothing was saved: make room and start again")
+                raise SaveError(f"the game cannot be saved in {where} ({error.strerror or error}); {kept}") from None
 
     # ------------------------------------------------------------------ the loop
 

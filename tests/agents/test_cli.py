@@ -56,3 +56,15 @@ def test_the_engines_old_play_command_points_to_the_new_one(capsys: pytest.Captu
 
     assert engine_main(["play", "--players", "4"]) == 2
     assert "error: a whole game between bots is now `python -m agents play --players 4`" in capsys.readouterr().err
+
+
+@pytest.mark.parametrize("as_json", [True, False])
+def test_a_full_disk_is_one_line(as_json: bool) -> None:
+    # /dev/full: an OSError traceback (No space left on device) from print, as for rules-table.
+    with open("/dev/full", "w") as full:
+        result = subprocess.run([sys.executable, "-m", "agents", "play", "--players", "2", "--max-turns", "3",
+                                 *(["--json"] if as_json else [])],
+                                stdout=full, stderr=subprocess.PIPE, text=True, cwd=ROOT)
+    assert result.returncode == 2
+    assert result.stderr == ("error: the game cannot be written to the standard output (No space left on device); "
+                             "write it where there is room\n")

@@ -277,3 +277,13 @@ def test_a_checkpoint_state_that_is_not_an_object_is_reported_as_corrupt(tmp_pat
     (tmp_path / "state.json").write_text("[1, 2]", encoding="utf-8")
     with pytest.raises(CorruptCheckpoint, match="not a"):
         read_state(tmp_path)
+
+
+def test_a_checkpoint_state_that_is_not_text_is_passed_over_as_corrupt(tmp_path: Path) -> None:
+    # Bytes that are not UTF-8 (a damaged disk) were a UnicodeDecodeError traceback at --resume.
+    checkpoint = tmp_path / "step_0000000128"
+    checkpoint.mkdir()
+    (checkpoint / "state.json").write_bytes(b"\xff\xfe\x00\x00garbage")
+    reports: list[str] = []
+    assert latest_checkpoint(tmp_path, report=reports.append) is None
+    assert reports == [f"skipping a corrupt checkpoint: {checkpoint}: state.json unreadable (not UTF-8 text)"]

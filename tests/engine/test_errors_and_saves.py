@@ -187,3 +187,12 @@ def test_corrupt_saved_games_are_reported() -> None:
     bad_rules["ruleset"]["races"]["tie_window_ms"] = -1
     with pytest.raises(GameLoadError, match="tie_window_ms"):
         GameState.from_json(bad_rules)
+
+
+def test_a_dice_state_with_numbers_out_of_range_is_a_corrupt_save() -> None:
+    # The generator's words are 32-bit: a larger one was an OverflowError traceback at --resume.
+    saved = play_game(load_ruleset("classic"), bots(2), seed=3).to_json()
+    version, words, gauss = saved["dice"]["state"]
+    saved["dice"]["state"] = [version, [10**30, *words[1:]], gauss]
+    with pytest.raises(GameLoadError, match="saved game has a bad dice source"):
+        GameState.from_json(saved)

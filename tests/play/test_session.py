@@ -8,6 +8,7 @@ import threading
 import time
 from pathlib import Path
 
+import pytest
 from doubles import FixedBot
 
 from cdc_env.actions import Action, Shout
@@ -161,6 +162,42 @@ def test_game_is_saved_after_every_move_and_resumes(tmp_path: Path) -> None:
     session.run()
     saved = json.loads(session.save_path.read_text())
     assert GameState.from_json(saved).winner == 1
+
+
+def test_a_save_that_cannot_be_written_says_what_the_file_keeps(tmp_path: Path,
+                                                                 monkeypatch: pytest.MonkeyPatch) -> None:
+    from voice.session import SaveError
+
+    session = PlaySession(load_ruleset("basic"), [SeatPlayer("Ana"), SeatPlayer("Bob")], view=Recorder(),
+                          keyboard=Keyboard(TypedLater().reader), seed=1, save_path=tmp_path / "gone" / "game.json")
+    with pytest.raises(SaveError, match=r"^the game cannot be saved in .*gone/game.json \(No such file or directory\); "
+                                        "nothing was saved: make room and start again$"):
+        session.save()
+    session.save_path = tmp_path / "game.json"
+    session.save_path.write_text("the game before")
+
+    def full_disk(_: int) -> None:
+        raise OSError(28, "No space left on device")
+
+    monkeypatch.setattr(os, "fsync", full_disk)
+    with pytest.raises(SaveError) as error:
+        session.save()
+    assert str(error.value) == (f"the game cannot be saved in {session.save_path} (No space left on device); the file "
+                                f"keeps the game as it was before: make room, then go on with --resume "
+                                f"{session.save_path}")
+    assert session.save_path.read_text() == "the game before" and len(list(tmp_path.iterdir())) == 1
+
+
+def test_a_save_leaves_the_files_beside_it_alone(tmp_path: Path) -> None:
+    # The save was written to a fixed game.tmp beside game.json, then renamed: a user's
+    # game.tmp was overwritten and gone.
+    (tmp_path / "game.tmp").write_text("my notes")
+    session = PlaySession(load_ruleset("basic"), [SeatPlayer("Ana"), SeatPlayer("Bob")], view=Recorder(),
+                          keyboard=Keyboard(TypedLater().reader), seed=1, save_path=tmp_path / "game.json")
+    session.save()
+    assert (tmp_path / "game.tmp").read_text() == "my notes"
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["game.json", "game.tmp"]
+    assert GameState.from_json(json.loads((tmp_path / "game.json").read_text())).players == 2
 
 
 def test_lost_microphone_falls_back_to_the_keyboard() -> None:

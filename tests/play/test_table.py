@@ -357,6 +357,48 @@ def test_a_lexicon_key_with_a_typo_stops_play_with_its_name(tmp_path: Path) -> N
     assert status == 2 and "key 'je_lanse' is not an intent of the game; did you mean 'je_lance'?" in said
 
 
+@pytest.mark.parametrize("web", [False, True])
+def test_a_model_given_that_is_no_model_stops_play_with_its_path(tmp_path: Path, web: bool,
+                                                                  monkeypatch: pytest.MonkeyPatch) -> None:
+    # A typo in --model was a game without voices: the reason said once, then the table took the
+    # screen (terminal), or "no French Vosk model found; give --model" as if none were given (--web).
+    monkeypatch.setenv("CDC_WEB_DIR", str(tmp_path / "certs"))
+    status, said = prepare(["--humans", "Ana", "--bots", "bold", "--model", str(tmp_path / "vosk-modle-fr"),
+                            *(["--web", "--keyboard", "--port", "0"] if web else [])])
+    assert status == 2
+    assert said.startswith(f"error: --model: No Vosk model found. Tried: --model: {tmp_path / 'vosk-modle-fr'} "
+                           "(no such folder); Download ") and said.count("\n") == 1
+    assert not (tmp_path / "certs").exists()  # refused before anything was made
+
+
+def test_a_web_table_whose_save_cannot_be_written_stops_in_one_line(tmp_path: Path,
+                                                                     monkeypatch: pytest.MonkeyPatch) -> None:
+    # --web --no-screen: the first save's OSError was a traceback (and mid-game, the terminal's
+    # table said "the game stopped on an error: OSError(28, ...)" with no word of the save).
+    monkeypatch.setenv("CDC_WEB_DIR", str(tmp_path / "certs"))
+    save = tmp_path / "games" / "game.json"
+    table, _ = prepare(["--humans", "Ana", "--bots", "bold", "--keyboard", "--web", "--no-screen", "--port", "0",
+                        "--host", "127.0.0.1", "--save", str(save)])
+    (tmp_path / "games").rmdir()  # the folder checked, then gone (a disk unplugged)
+    console = Console(width=2000, record=True, file=io.StringIO())
+    assert table.run(console) == 2
+    said = console.export_text()
+    assert said.endswith(f"error: the game cannot be saved in {save} (No such file or directory); nothing was saved: "
+                         "make room and start again\n")
+    assert "Traceback" not in said
+
+
+def test_a_model_vosk_cannot_load_stops_the_web_table(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    # It opened with "the phones play by tapping only: no French Vosk model found; give --model".
+    monkeypatch.setenv("CDC_WEB_DIR", str(tmp_path / "certs"))
+    (tmp_path / "model" / "am").mkdir(parents=True)
+    (tmp_path / "model" / "am" / "final.mdl").write_text("not a model")
+    status, said = prepare(["--humans", "Ana", "--bots", "bold", "--model", str(tmp_path / "model"), "--web",
+                            "--port", "0"])
+    assert status == 2
+    assert said == f"error: --model: Vosk could not load the model at {tmp_path / 'model'}: Failed to create a model\n"
+
+
 def test_a_false_shout_at_the_keyboard_ends_that_moment_with_a_bevue_on_the_table(tmp_path: Path) -> None:
     # scripts/play.py, two humans at one keyboard, the classic rules (with Bévues). Seed 1: Ana
     # starts and throws 1 and 3; Bob is asked whether he buys the third die. Those dice start

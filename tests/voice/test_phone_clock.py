@@ -347,6 +347,7 @@ def test_bench_web_refuses_bad_arguments(argv: list[str], message: str,
     (["--draws", "0"], "give 1 or more"),
     (["--excess-db", "x"], "'x' is not a number"),
     (["--back-s", "9"], "9 is out of range: give 0 to 0.5"),
+    (["--seed", "-1"], "argument --seed: -1: give 0 or more"),
 ])
 def test_probe_onsets_refuses_bad_arguments(argv: list[str], message: str) -> None:
     script = Path(__file__).resolve().parents[2] / "scripts" / "probe_onsets.py"

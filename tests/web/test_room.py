@@ -25,6 +25,7 @@ from voice.web.protocol import (
     AudioChunk,
     AudioState,
     Choose,
+    Claim,
     ClockSample,
     Hello,
     ProtocolError,
@@ -130,6 +131,26 @@ def test_claims_that_are_refused_change_nothing(seat: int, why: str) -> None:
     with pytest.raises(ProtocolError, match=why):
         room.handle(other, parse_message(f'{{"type":"claim","seat":{seat}}}'))
     assert [(s.taken, s.token) for s in room.seats] == before and other.seat is None
+
+
+@pytest.mark.parametrize("name, why", [
+    ("bob", "bob is already at the table as Bob"), ("bold-1", "bold-1 is already at the table"),
+    ("   ", "a name is empty"), ("x" * 31, "has 31 characters: give at most 30"),
+    ("Ana\u2028Bob", "line break or a control character"), ("Zoé\x85", "control character"),
+    ("\x07", "control character"), ("[/bold]", "holds \\[ \\] < or >"), ("<b>", "holds"), ("", "empty"),
+])
+def test_a_phone_claims_a_seat_only_with_a_name_play_py_would_take(name: str, why: str) -> None:
+    # The same checks as play.py's --humans: one name per player (bots' and other seats'
+    # included, whatever the case), shown whole, printable; refused, the seat stays free.
+    room = make_room([FakeClock(), FakeClock()])
+    phone = Connection(asyncio.Queue())
+    room.handle(phone, Hello(type="hello", role="phone"))
+    with pytest.raises(ProtocolError, match=f"seat 1: .*{why}"):
+        room.handle(phone, Claim(type="claim", seat=0, name=name))
+    assert [s.player.name for s in room.seats] == ["Ana", "Bob", "bold-1"]
+    assert not room.seats[0].taken and phone.seat is None
+    room.handle(phone, parse_message('{"type":"claim","seat":0,"name":" Zoé  Martin "}'))
+    assert room.seats[0].player.name == "Zoé  Martin" and phone.seat == 0
 
 
 def test_a_board_never_acts_and_a_phone_must_say_hello_and_claim_first() -> None:
@@ -313,7 +334,7 @@ def test_binary_frames_are_checked() -> None:
     ('{"type":"claim","seat":0,"extra":1}', "extra"), ('{"type":"claim","seat":-1}', "seat"),
     ('{"type":"claim","seat":true}', "seat"), ('{"type":"shout","t":"soon"}', "t"),
     ('{"type":"choose","option":0,"stake":1e9}', "stake"), ('{"type":"ping","id":1,"t1":NaN}', "t1"),
-    ('{"type":"hello","role":"admin"}', "role"), ('{"type":"claim","seat":0,"name":"[/bold]"}', "name"),
+    ('{"type":"hello","role":"admin"}', "role"), ('{"type":"claim","seat":0,"name":7}', "name"),
     ('{"type":"hello","role":"phone","token":"x y z!!!!!"}', "token"),
     ('{"type":"claim","seat":0,"name":"' + "x" * 5000 + '"}', "too long"),
 ])

@@ -899,3 +899,18 @@ def test_a_damaged_certificate_authority_gets_one_clear_error_and_is_not_replace
         (tmp_path / "ca.crt").write_bytes(cert)
         (tmp_path / "ca.key").write_bytes(key)
     assert ensure_certificates(tmp_path, addresses=["192.168.1.20"]).ca_cert.read_bytes() == cert
+
+
+@pytest.mark.parametrize("where", ["file", "inside a file"])
+def test_a_certificate_folder_that_cannot_be_made_is_one_clear_error(tmp_path: Path, where: str,
+                                                                      monkeypatch: pytest.MonkeyPatch) -> None:
+    # XDG_CONFIG_HOME naming a file: a NotADirectoryError with no word of what to do.
+    (tmp_path / "config").write_text("mine")
+    monkeypatch.delenv("CDC_WEB_DIR", raising=False)
+    monkeypatch.setenv("XDG_CONFIG_HOME", str(tmp_path / "config") if where == "inside a file" else str(tmp_path))
+    if where == "file":
+        (tmp_path / "cdc").write_text("mine too")
+    with pytest.raises(OSError, match="^the web table's certificates cannot be kept in .*cdc/web "
+                                      r"\(Not a directory\); set CDC_WEB_DIR to a folder of your own$"):
+        ensure_certificates(addresses=["192.168.1.20"])
+    assert (tmp_path / "config").read_text() == "mine"

@@ -25,6 +25,8 @@ from cryptography.hazmat.primitives import hashes, serialization
 from cryptography.hazmat.primitives.asymmetric import ec
 from cryptography.x509.oid import ExtendedKeyUsageOID, NameOID
 
+from cdc_env.cli import short_path
+
 CA_DAYS = 3650
 # iOS refuses TLS server certificates valid for more than 825 days.
 SERVER_DAYS = 800
@@ -209,17 +211,28 @@ def _check_ca(folder: Path) -> None:
         raise CertificateError(f"{folder / 'ca.crt'} and {folder / 'ca.key'} do not belong together; {ANOTHER_CA}")
 
 
+def _unwritable(folder: Path, error: OSError) -> CertificateError:
+    return CertificateError(f"the web table's certificates cannot be kept in {short_path(folder)} "
+                            f"({error.strerror or error}); set CDC_WEB_DIR to a folder of your own")
+
+
 def ensure_certificates(directory: str | Path | None = None, addresses: list[str] | None = None) -> Certificates:
     """The CA (made once) and a server certificate for 127.0.0.1, localhost, the host name and
     the LAN addresses (re-issued when they change)."""
     folder = web_dir(directory)
-    folder.mkdir(parents=True, exist_ok=True, mode=0o700)  # the CA's key is in it
     lan = lan_addresses() if addresses is None else addresses
     names = tuple(dict.fromkeys([*lan, "127.0.0.1", "localhost", socket.gethostname()]))
-    if not ((folder / "ca.crt").is_file() and (folder / "ca.key").is_file()):
-        _make_ca(folder)
+    try:
+        folder.mkdir(parents=True, exist_ok=True, mode=0o700)  # the CA's key is in it
+        if not ((folder / "ca.crt").is_file() and (folder / "ca.key").is_file()):
+            _make_ca(folder)
+    except OSError as error:  # a file where the folder goes (XDG_CONFIG_HOME a file), a read-only home
+        raise _unwritable(folder, error) from None
     _check_ca(folder)
     issued = not _server_current(folder, names)
     if issued:
-        _make_server(folder, names)
+        try:
+            _make_server(folder, names)
+        except OSError as error:
+            raise _unwritable(folder, error) from None
     return Certificates(folder, folder / "ca.crt", folder / "server.crt", folder / "server.key", names, issued)

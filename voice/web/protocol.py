@@ -42,8 +42,9 @@ class Hello(_Message):
 class Claim(_Message):
     type: Literal["claim"]
     seat: Annotated[int, Field(ge=0, lt=MAX_SEATS)]
-    # No brackets or control characters: the terminal's table prints names with rich markup.
-    name: Annotated[str, Field(min_length=1, max_length=24, pattern=r"^[^\[\]<>\x00-\x1f\x7f]+$")] | None = None
+    # Checked by the room as play.py's --humans are (voice.session.name_refusal), with a reason a
+    # player can act on; the message's own cap bounds its length.
+    name: str | None = None
 
 
 class Ping(_Message):

@@ -29,7 +29,7 @@ from cdc_env.actions import Action
 from cdc_env.game import Decision
 from voice.crosstalk import Attribution
 from voice.phone_clock import PhoneClockError
-from voice.session import Heard, InputLost, PlaySession, SeatPlayer
+from voice.session import Heard, InputLost, PlaySession, SeatPlayer, name_refusal
 from voice.table import TypedLines
 from voice.web.protocol import (
     RATE,
@@ -338,9 +338,14 @@ class Room:
             raise ProtocolError(f"seat {index + 1} is a bot's")
         if seat.taken:
             raise ProtocolError(f"seat {index + 1} is taken")
-        seat.taken = True
-        if name is not None and name.strip():
+        if name is not None:
+            refusal = name_refusal(name, [s.player.name for s in self.seats if s is not seat])
+            if refusal is None and any(c in name for c in "[]<>"):
+                refusal = f"the name {name!r} holds [ ] < or >: give a plain name"
+            if refusal is not None:
+                raise ProtocolError(f"seat {index + 1}: {refusal}")
             seat.player.name = name.strip()
+        seat.taken = True
         self._welcome(connection, seat)
         return None
 

@@ -6,7 +6,10 @@ either to the end of the turn, where the position is scored by the table's fitte
 (agents/value.py: each seat's chance to win from scores, items and who plays next), or to the
 end of the game where no value was fitted. All candidates meet the same samples of luck (the
 same dice and the same bots' seeds: common random numbers), so their difference is measured
-on paired samples. It leaves the base bot's own choice only for a candidate whose paired lead
+on paired samples. The first three dice of the samples are stratified over the rounds (in each
+block of six rounds, every face once at each: `LatinDice`): most decisions hinge on the next
+die or three (a bought cul, a sirop), and a few rounds then measure their expectation nearly
+exactly. It leaves the base bot's own choice only for a candidate whose paired lead
 is `margin` standard errors above zero: a noisy pick costs more than it wins.
 
 Samples go in rounds (one per candidate each) until the rounds are done, the decision is
@@ -27,7 +30,6 @@ import random
 import time
 from collections.abc import Callable
 from dataclasses import dataclass
-from statistics import NormalDist
 from typing import Any
 
 from agents import heuristic
@@ -107,7 +109,7 @@ class SearchBot:
 
     def __init__(self, seed: int | str = 0, reaction: str = DEFAULT_REACTION,
                  budget_ms: float = DEFAULT_BUDGET_MS, rounds: int = DEFAULT_ROUNDS,
-                 base: str | None = None, horizon: str = "turn", margin: float | None = 1.0,
+                 base: str | None = None, horizon: str = "turn", margin: float = 1.0,
                  opponents: str = "bold", latin: bool = True) -> None:
         if budget_ms <= 0 or rounds < 2:
             raise ValueError(f"a searcher needs a budget above 0 ms and 2 rounds or more "
@@ -273,20 +275,9 @@ def _settled(outcomes: list[list[float]], base: int) -> bool:
     return behind
 
 
-def chance_lead(candidates: int) -> float:
-    """The lead, in standard errors, that the best of `candidates - 1` alternatives exactly as
-    good as the base choice shows on average by chance: the expected maximum of that many
-    standard normals (Blom's approximation; 0 for one alternative, 0.59 for two, 1.5 for nine)."""
-    alternatives = candidates - 1
-    return max(0.0, NormalDist().inv_cdf((alternatives - 0.375) / (alternatives + 0.25)))
-
-
-def _pick(options: list[Action], outcomes: list[list[float]], chosen: int, margin: float | None) -> Action:
+def _pick(options: list[Action], outcomes: list[list[float]], chosen: int, margin: float) -> Action:
     """The best candidate by mean, where its paired lead over the base choice is `margin`
-    standard errors above zero (None: `chance_lead` of the candidates, what picking the best of
-    several noisy equals would show); else the base choice."""
-    if margin is None:
-        margin = chance_lead(len(options))
+    standard errors above zero; else the base choice."""
     n = len(outcomes[chosen])
     best, best_mean = chosen, sum(outcomes[chosen]) / n
     for index, results in enumerate(outcomes):

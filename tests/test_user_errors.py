@@ -362,7 +362,7 @@ def test_probe_search_reports_the_regret_of_each_variant(capsys: pytest.CaptureF
     argv = ["--ruleset", "v004", "--games", "1", "--truth", "8", "--rounds", "4", "--repeats", "1"]
     assert script("probe_search").main(argv) == 0
     out = capsys.readouterr().out
-    for row in ("base bot (no search)", "plain 4", "latin 4", "latin, chance lead 4"):
+    for row in ("base bot (no search)", "plain 4", "latin 4", "latin, no margin 4"):
         assert row in out
 
 

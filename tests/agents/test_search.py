@@ -8,7 +8,7 @@ import pytest
 
 from agents.bots import make_bot
 from agents.champion import SEARCH_CHAMPIONS, ChampionBot
-from agents.search import FACES, LatinDice, SearchBot, _pick, candidates, chance_lead
+from agents.search import FACES, LatinDice, SearchBot, _pick, candidates
 from agents.value import FEATURES, ValueModel, features, load_value
 from cdc_env.actions import BirdBet, Pass, Sirop
 from cdc_env.dice import SeededDice
@@ -90,17 +90,6 @@ def test_the_base_choice_stays_unless_another_leads_by_the_margin() -> None:
     assert _pick(options, noisy, 0, margin=1.0) == Pass()
     clear = [[0.5, 0.5, 0.5, 0.5], [0.7, 0.8, 0.75, 0.7]]
     assert _pick(options, clear, 0, margin=1.0) == Sirop()
-
-
-def test_with_more_candidates_a_lead_must_be_larger_than_chance_gives_the_best_of_them() -> None:
-    assert chance_lead(2) == 0  # one alternative: its lead is as likely negative as positive
-    assert chance_lead(3) == pytest.approx(0.56, abs=0.04)  # the expected best of 2 normals: 0.564
-    assert chance_lead(5) == pytest.approx(1.03, abs=0.04)  # of 4: 1.029
-    options = [Pass(), Sirop(), BirdBet(2), BirdBet(3)]
-    lead = [[0.5] * 4, [0.6, 0.45, 0.6, 0.45], [0.5] * 4, [0.5] * 4]  # 0.58 standard errors ahead
-    assert _pick(options[:2], lead[:2], 0, margin=None) == Sirop()  # one alternative: the better mean
-    assert _pick(options, lead, 0, margin=None) == Pass()  # the best of three must lead by 0.87
-    assert _pick(options[:2], lead[:2], 0, margin=1.0) == Pass()
 
 
 def test_bird_bets_are_sampled_as_pass_the_base_bird_and_one_other() -> None:

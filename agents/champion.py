@@ -23,7 +23,10 @@ CHAMPIONS_DIR = Path(__file__).resolve().parent / "champions"
 # Tables whose network champion does not clear the bar on both seed ranges, where the searcher
 # does: there the bot name `champion` plays the searcher (agents/search.py; docs/agents.md,
 # "The searcher"). The network stays shipped beside it.
-SEARCH_CHAMPIONS: dict[tuple[str, int], str] = {("v004", 2): "searcher:300:64"}
+# v004 at 2 seats: the searcher as it was measured over 4000 games on both seed ranges (patient
+# as its base; `plain`: before session 36's stratified dice and clipped value, not yet measured
+# there over as many games).
+SEARCH_CHAMPIONS: dict[tuple[str, int], str] = {("v004", 2): "searcher:300:64:turn:patient:plain"}
 
 
 def champion_file(ruleset: str, players: int, directory: Path = CHAMPIONS_DIR) -> Path:

@@ -17,7 +17,9 @@ settled (checked every 8 rounds: every alternative 3 standard errors behind the 
 or one 3 ahead), or the time budget is spent, whichever is first. `searcher` is 300 ms and
 64 rounds; `searcher:MS`, `searcher:MS:ROUNDS`, `searcher:MS:ROUNDS:HORIZON` (turn, or game:
 every sample to the end of the game) and `searcher:MS:ROUNDS:HORIZON:BASE` change them (BASE
-`network`: the table's shipped network, agents/champions/, searched over).
+`network`: the table's shipped network, agents/champions/, searched over);
+`searcher:MS:ROUNDS:HORIZON:BASE:plain` is the searcher before session 36 (no stratified dice,
+the value's scores unclipped).
 Races are not searched: the bot shouts with its reaction model like every bot. Decisions with
 one legal action are not searched either. The base bot is bold, or where a heuristic bot beats
 bold at the table, that one (`DEFAULT_BASE`); the other seats of a sample play bold, the field
@@ -110,7 +112,7 @@ class SearchBot:
     def __init__(self, seed: int | str = 0, reaction: str = DEFAULT_REACTION,
                  budget_ms: float = DEFAULT_BUDGET_MS, rounds: int = DEFAULT_ROUNDS,
                  base: str | None = None, horizon: str = "turn", margin: float = 1.0,
-                 opponents: str = "bold", latin: bool = True) -> None:
+                 opponents: str = "bold", latin: bool = True, clip: bool = True) -> None:
         if budget_ms <= 0 or rounds < 2:
             raise ValueError(f"a searcher needs a budget above 0 ms and 2 rounds or more "
                              f"(got {budget_ms} ms, {rounds} rounds)")
@@ -125,6 +127,7 @@ class SearchBot:
         self.budget_ms, self.rounds, self.horizon, self.margin = budget_ms, rounds, horizon, margin
         self.base_name, self.opponents = base, opponents
         self.latin = latin  # the first dice of the samples stratified over rounds (False: all drawn)
+        self.clip = clip  # the fitted value reads scores within ± the target (agents/value.py)
         self.reaction = reaction_model(reaction)
         self.stats = SearchStats()
         # Built when the table is known: the base bot (its own choices, and its seat in the
@@ -221,7 +224,7 @@ class SearchBot:
             game.apply_action(players[decision.seat].act(game, decision))
         if game.pending is None or value is None:
             return float(decided_winner(game) == seat)
-        return value.win_chances(game)[seat]
+        return value.win_chances(game, self.clip)[seat]
 
 
 class LatinDice:
@@ -298,11 +301,19 @@ def searcher(seed: int | str = 0, reaction: str = DEFAULT_REACTION, spec: str = 
         rounds = int(parts[1]) if len(parts) > 1 else DEFAULT_ROUNDS
         horizon = parts[2] if len(parts) > 2 else "turn"
         base = parts[3] if len(parts) > 3 else None
-        if len(parts) > 4 or horizon not in ("turn", "game") or base not in (None, *BASES):
+        plain = len(parts) > 4 and parts[4] == PLAIN
+        if len(parts) > 5 or (len(parts) > 4 and not plain) or horizon not in ("turn", "game") or \
+                base not in (None, *BASES):
             raise ValueError
     except ValueError:
         raise ValueError(f"searcher{spec}: give searcher, searcher:MS, searcher:MS:ROUNDS or "
-                         "searcher:MS:ROUNDS:HORIZON:BASE (a time budget in ms per decision, the most samples per "
-                         "candidate, turn or game: how far a sample goes, and the base bot: "
-                         f"{', '.join(BASES)})") from None
-    return SearchBot(seed=seed, reaction=reaction, budget_ms=budget, rounds=rounds, horizon=horizon, base=base)
+                         "searcher:MS:ROUNDS:HORIZON:BASE[:plain] (a time budget in ms per decision, the most "
+                         "samples per candidate, turn or game: how far a sample goes, the base bot: "
+                         f"{', '.join(BASES)}; plain: the searcher before session 36)") from None
+    return SearchBot(seed=seed, reaction=reaction, budget_ms=budget, rounds=rounds, horizon=horizon, base=base,
+                     latin=not plain, clip=not plain)
+
+
+# `…:plain`: every die of a sample drawn at random and the scores read unclipped by the fitted
+# value, as the searcher was before session 36 (the `v004` 2-seat champion was measured so).
+PLAIN = "plain"

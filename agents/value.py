@@ -27,13 +27,19 @@ FEATURES = (
 )
 
 
-def features(state: GameState, seat: int) -> list[float]:
+def features(state: GameState, seat: int, clip: bool = True) -> list[float]:
     """The position from `seat`'s side, at the start of a turn (or any moment: the next to play
-    is the pending decision's seat, else the thrower's next)."""
+    is the pending decision's seat, else the thrower's next). `clip` False: the scores as they
+    are (before session 36; the shipped `v004` 2-seat champion was measured so)."""
     players, target = state.players, float(state.rules.target_score)
-    scores = state.scores
-    me = scores[seat] / target
-    others = [scores[s] / target for s in range(players) if s != seat] or [0.0]
+    # Scores as shares of the target, within ±1. The fitted curve is a quadratic in them, which
+    # turns back beyond about −1 (scores that games of bold hardly reach): unclipped, a score
+    # of −2000 was worth more than one of −343, and the searcher dug for it (games ended at
+    # −2600). Below −target a seat's chances are as good as gone: clipped, deeper is no better.
+    bound = 1.0 if clip else math.inf
+    scores = [max(-bound, min(bound, score / target)) for score in state.scores]
+    me = scores[seat]
+    others = [scores[s] for s in range(players) if s != seat] or [0.0]
     best = max(others)
     next_seat = state.pending.seat if state.pending is not None and state.pending.seat is not None else (
         0 if state.turn_seat is None else (state.turn_seat + 1) % players)
@@ -68,13 +74,14 @@ class ValueModel:
         self.weights = weights
         self.meta = meta or {}
 
-    def win_chances(self, state: GameState) -> list[float]:
-        """Every seat's chance to win (summing to one); a finished game gives its result."""
+    def win_chances(self, state: GameState, clip: bool = True) -> list[float]:
+        """Every seat's chance to win (summing to one); a finished game gives its result.
+        `clip`: see `features`."""
         if state.winner is not None:
             return [float(s == state.winner) for s in range(state.players)]
         raw = []
         for seat in range(state.players):
-            z = sum(w * x for w, x in zip(self.weights, features(state, seat), strict=True))
+            z = sum(w * x for w, x in zip(self.weights, features(state, seat, clip), strict=True))
             raw.append(1.0 / (1.0 + math.exp(-max(-30.0, min(30.0, z)))))
         total = sum(raw)
         return [r / total for r in raw]

@@ -3,18 +3,18 @@
     python scripts/probe_search.py --ruleset classic --seats 2 --base network --games 4
 
 The searcher's base bot plays seat 0 against bold for `--games` games (dice seeds from
-`--seed`: keep them apart from the seeds a figure is reported on). At every decision it would
+`--seed`; the default is a tuning range: tune there, report on another). At every decision it would
 search, a long search (`--truth` rounds, stratified) estimates each candidate's value; then
 each variant of the searcher decides that same position `--repeats` times with its own luck.
 A variant's regret is what its pick is worth less than the best candidate, by the long search,
 in win-chance points per decision (the searcher's own measure: the fitted chance to win at
 the next turn's start). The base bot's regret is what searching can win at most.
 
-Variants, for each of `--rounds` R: `plain` (every die of a sample drawn at random, the
-searcher before session 36) and `latin` (the first dice stratified over the rounds, the
-searcher's default), each leaving the base choice only for a lead of one standard error, and
-`latin, no margin` (the best mean, whatever its lead). Decisions of a game are not
-independent, so say a regret's noise from two runs with other `--seed`s, not from one.
+Variants, for each of `--rounds` R: `plain` (every die of a sample drawn at random) and
+`latin` (the first dice stratified over the rounds, the searcher's default), each leaving the
+base choice only for a lead of one standard error, and `latin, no margin` (the best mean,
+whatever its lead). Decisions of a game are not independent, so say a regret's noise from two
+runs with other `--seed`s, not from one.
 
 A regret here is measured by the searcher's own yardstick, the fitted value: a variant that
 follows it more closely is not always stronger. `latin, no margin` had the lowest regret at

@@ -118,6 +118,34 @@ def test_fitted_values_sum_to_one_and_favour_the_leader() -> None:
         ValueModel([0.0])
 
 
+@pytest.mark.parametrize("table", ["classic_2p", "v004_2p", "classic_4p", "v004_4p"])
+def test_a_seat_deeper_under_zero_is_never_worth_more(table: str) -> None:
+    """The fitted value is a quadratic in the scores, which turns back under about −target:
+    unclipped, −2000 was worth more than −343 and the searcher dug for it (classic, 2 seats:
+    games ended at −2600)."""
+    ruleset, players = table.split("_")[0], int(table.split("_")[1][0])
+    model = load_value(ruleset, players)
+    assert model is not None
+
+    def chance(score: int, clip: bool = True) -> float:
+        state = GameState(load_ruleset(ruleset), players, dice=SeededDice(0),
+                          setup={"scores": [score, *[100] * (players - 1)]})
+        return model.win_chances(state, clip)[0]
+
+    chances = [chance(score) for score in range(-3000, 301, 50)]
+    assert all(deeper <= higher + 1e-12 for deeper, higher in zip(chances, chances[1:], strict=False))
+    if table == "classic_2p":
+        assert chance(-2000, clip=False) > chance(-343, clip=False)  # what the clip mends
+
+
+def test_a_plain_searcher_is_the_one_before_stratified_dice_and_clipped_values() -> None:
+    plain = make_bot("searcher:300:64:turn:patient:plain")
+    assert isinstance(plain, SearchBot) and not plain.latin and not plain.clip
+    assert make_bot("searcher:300:64").latin and make_bot("searcher:300:64").clip  # type: ignore[attr-defined]
+    with pytest.raises(ValueError, match="plain"):
+        make_bot("searcher:300:64:turn:patient:fancy")
+
+
 def test_the_champion_of_a_search_table_is_the_searcher() -> None:
     table = next(iter(SEARCH_CHAMPIONS))
     champion = ChampionBot(seed=0)

@@ -15,7 +15,7 @@ import numpy as np
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
 from cdc_env.actions import Action
-from cdc_env.cli import MAX_ENVS, MAX_GAMES, MAX_PROCESSES, MAX_RUNNERS, ignore_sigint
+from cdc_env.cli import MAX_ENVS, MAX_GAMES, MAX_PROCESSES, MAX_RUNNERS, ignore_sigint, parse_json
 from cdc_env.game import Decision, GameState
 from cdc_env.yamlfile import YamlFileError, read_yaml, shown, wrong_kind
 
@@ -352,7 +352,7 @@ class CorruptCheckpoint(ValueError):
 def read_state(path: Path, checkpoint_format: str = CHECKPOINT_FORMAT) -> dict[str, Any]:
     """A checkpoint's state.json, checked to be of `checkpoint_format` (each back end its own)."""
     try:
-        state = json.loads((path / "state.json").read_text(encoding="utf-8"))
+        state = parse_json((path / "state.json").read_text(encoding="utf-8"))
     except UnicodeDecodeError:  # a damaged disk's bytes: a ValueError, not a JSONDecodeError
         raise CorruptCheckpoint(f"{path}: state.json unreadable (not UTF-8 text)") from None
     except (OSError, json.JSONDecodeError) as error:

@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import argparse
 import errno
+import json
 import os
 import signal
 import sys
@@ -233,6 +234,28 @@ def write_atomic(path: Path, data: str | bytes) -> None:
     except BaseException:
         Path(temporary).unlink(missing_ok=True)
         raise
+
+
+class _NotJson(json.JSONDecodeError):
+    def __str__(self) -> str:
+        return self.msg  # no "line 1 column 1 (char 0)": the fault is nowhere in particular
+
+
+def parse_json(text: str) -> Any:
+    """`json.loads`, where JSON nested deeper than Python's recursion limit (a damaged or
+    hand-made file: `[[[[...`) or holding a number of more than 4,300 digits is a
+    JSONDecodeError like any other text that is not JSON: it was a RecursionError traceback,
+    or a ValueError telling to call sys.set_int_max_str_digits(). Every reader of a file the
+    user keeps goes through it."""
+    try:
+        return json.loads(text)
+    except RecursionError:
+        raise _NotJson("nested too deeply (a damaged file)", text, 0) from None
+    except json.JSONDecodeError:
+        raise
+    except ValueError:  # Python's limit on the digits of an integer read from text
+        raise _NotJson(f"a number of more than {sys.get_int_max_str_digits()} digits (a damaged file)",
+                       text, 0) from None
 
 
 @contextmanager

@@ -622,6 +622,37 @@ def test_evaluate_champions_refuses_an_out_file_that_is_no_champions_report_befo
     assert len(script("evaluate_champions").read_results(ROOT / "docs" / "results" / "champions.json")) >= 11
 
 
+def test_json_nested_too_deeply_is_a_damaged_file_in_one_line(tmp_path: Path,
+                                                              capsys: pytest.CaptureFixture[str]) -> None:
+    """Every JSON (and YAML) file a command reads: `[[[[...` past Python's recursion limit was a
+    RecursionError traceback (evaluate_champions --out, a checkpoint, a value file, a model's
+    metadata, a ruleset or a config)."""
+    from agents.model_bot import ModelLoadError, read_metadata
+    from agents.training import CorruptCheckpoint, read_state
+    from agents.value import read_value_file
+    from cdc_env.yamlfile import YamlFileError, read_yaml
+
+    deep = "[" * 100_000 + "]" * 100_000
+    out = tmp_path / "tournament.json"
+    out.write_text(deep, encoding="utf-8")
+    argv = ["--tables", "classic_2p", "--bold-games", "2", "--others", "2", "--workers", "1", "--out", str(out)]
+    assert script("evaluate_champions").main(argv) == 2
+    line = one_error_line(capsys.readouterr().err)
+    assert f"--out {out}: not a champions report that can be added to (nested too deeply (a damaged file))" in line
+    assert out.read_text(encoding="utf-8") == deep
+    (tmp_path / "state.json").write_text(deep, encoding="utf-8")
+    with pytest.raises(CorruptCheckpoint, match=r"state.json unreadable \(nested too deeply"):
+        read_state(tmp_path)
+    with pytest.raises(ValueError, match=r"cannot be read as a fitted value \(nested too deeply"):
+        read_value_file(out)
+    (tmp_path / "mine.json").write_text(deep, encoding="utf-8")
+    with pytest.raises(ModelLoadError, match=r"mine.json is not valid JSON \(nested too deeply"):
+        read_metadata(tmp_path / "mine.npz", "cdc-weights/1", "")
+    (tmp_path / "mine.yaml").write_text("a: " + "[" * 5000 + "]" * 5000, encoding="utf-8")
+    with pytest.raises(YamlFileError, match=r"mine.yaml: not valid YAML: nested too deeply \(a damaged file\)"):
+        read_yaml(tmp_path / "mine.yaml")
+
+
 def test_a_wav_file_cut_short_is_one_error(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
     from voice.audio import write_wav
     from voice.detect import main as detect

@@ -125,6 +125,22 @@ def test_a_yaml_file_of_another_kind_is_named_never_dumped(
     assert f"{wrong} is not a ruleset: " in line and holds in line and "nginx" not in line
 
 
+@pytest.mark.parametrize("name", ["", "  "])
+def test_an_empty_lexicon_name_says_none_was_given(name: str) -> None:
+    import io
+
+    from rich.console import Console
+
+    # Path("") is the folder ".": it was ".: the lexicon cannot be read (Is a directory)".
+    says = "no lexicon given (an empty name): pass --lexicon with a YAML file, such as configs/voice/fr.yaml"
+    with pytest.raises(LexiconError) as error:
+        load_lexicon(name)
+    assert str(error.value) == says
+    console = Console(width=2000, record=True, file=io.StringIO())
+    assert script("play").prepare(["--lexicon", name], console) == 2
+    assert console.export_text().strip() == f"error: {says}"
+
+
 def test_a_ruleset_and_a_training_config_given_for_each_other_are_named(tmp_path: Path) -> None:
     with pytest.raises(ConfigError) as error:
         load_config(ROOT / "configs" / "rules" / "classic.yaml")

@@ -67,7 +67,7 @@ ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 sys.path.insert(0, str(ROOT / "scripts"))
 
-from cdc_env.cli import output_file, refuse_existing, run_command  # noqa: E402
+from cdc_env.cli import output_file, refuse_existing, run_command, write_atomic  # noqa: E402
 from voice.audio import RATE, load_clip, pink_noise, rms  # noqa: E402
 from voice.crosstalk import Crosstalk  # noqa: E402
 from voice.phone_clock import CHIRP_S, PhoneClock, make_chirp  # noqa: E402
@@ -560,8 +560,9 @@ def bench(args: argparse.Namespace) -> int:
           f"{len(shouts)} shout clips{crosstalk} ({time.time() - started:.0f} s)")
     _print(results)
     if args.json:
-        Path(args.json).write_text(json.dumps({"set": args.set, "seed": args.seed, "rounds": args.rounds,
-                                               "tables": results}, indent=2))
+        # Whole or not at all: a full disk left a file cut short, which the next run refused as existing.
+        write_atomic(args.json, json.dumps({"set": args.set, "seed": args.seed, "rounds": args.rounds,
+                                            "tables": results}, indent=2))
     return 0
 
 

@@ -865,6 +865,39 @@ def test_evaluate_champions_on_a_full_disk_keeps_its_report_and_says_so(tmp_path
     assert "classic 2p vs bold: " in result.stdout and not report.exists()
 
 
+def test_bench_web_on_a_full_disk_leaves_no_json_cut_short(tmp_path: Path) -> None:
+    # --json was written in place: a full disk left a file cut short (then refused as existing).
+    figures = tmp_path / "web.json"
+    bench = (f"import importlib.util, sys; spec = importlib.util.spec_from_file_location('bench_web', "
+             f"{str(ROOT / 'scripts' / 'bench_web.py')!r}); web = importlib.util.module_from_spec(spec); "
+             "sys.modules['bench_web'] = web; spec.loader.exec_module(web); import voice.model as model; "
+             "model.load_model = lambda path: None; model.packaged_model_path = lambda: None; "
+             "web.load_shouts = lambda name: []; web.run_table = lambda *a, **k: None; "
+             "web.figures = lambda table: {'phones': 'x' * 5000}; web._print = lambda results: None; "
+             f"sys.exit(web.main(['--phones', '2', '--json', {str(figures)!r}]))")
+    result = subprocess.run([sys.executable, "-c", bench], cwd=ROOT, capture_output=True, text=True,
+                            preexec_fn=files_at_most(1000))
+    assert result.returncode == 2
+    assert one_error_line(result.stderr).startswith("error: no room left to write ")
+    assert list(tmp_path.iterdir()) == []
+
+
+def test_bench_voice_writes_its_clip_index_whole_and_makes_a_cut_one_again(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    # The index was written in place: one cut short (Ctrl+C, a full disk) was a JSONDecodeError
+    # traceback at every later run, until the cache was found and removed by hand.
+    bench = script("bench_voice")
+    monkeypatch.setattr(bench, "CACHE", tmp_path)
+    monkeypatch.setattr(bench, "_speech", lambda *_, **__: np.full(160, 0.1))
+    monkeypatch.setattr(bench, "_non_speech", lambda kind, n, rng: np.zeros(160))
+    clips = bench._make_set("tune", bench.SETS["tune"], with_shouts=False)
+    (index,) = tmp_path.glob("*/clips.json")
+    assert not list(tmp_path.glob("*/.*.tmp")) and len(json.loads(index.read_text(encoding="utf-8"))) == len(clips)
+    index.write_text(index.read_text(encoding="utf-8")[:100], encoding="utf-8")
+    assert bench._make_set("tune", bench.SETS["tune"], with_shouts=False) == clips
+    assert len(json.loads(index.read_text(encoding="utf-8"))) == len(clips)
+
+
 def test_fit_value_on_a_full_disk_keeps_the_value_file_it_had(tmp_path: Path) -> None:
     # A file size limit stands for a full disk: the value file was cut to nothing (the searcher
     # then stopped on it) and an OSError traceback said so.

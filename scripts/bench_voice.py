@@ -442,15 +442,16 @@ def recogniser_option(text: str) -> tuple[str, object]:
 
     from voice.recogniser import Recogniser
 
+    given = repr(text) if len(text) <= 60 else f"{text[:40]!r}… ({len(text)} characters)"  # never a page of it
     name, equals, value = text.partition("=")
     defaults = {p.name: p.default for p in inspect.signature(Recogniser).parameters.values()
                 if p.kind is p.KEYWORD_ONLY}
     if not equals or name not in defaults:
-        raise argparse.ArgumentTypeError(f"{text!r}: give NAME=VALUE, NAME one of {', '.join(defaults)}")
+        raise argparse.ArgumentTypeError(f"{given}: give NAME=VALUE, NAME one of {', '.join(defaults)}")
     try:
         parsed = parse_json(value)  # [[[[... nested too deeply is no number either
     except ValueError:
-        raise argparse.ArgumentTypeError(f"{text!r}: the value is not a JSON number or true/false") from None
+        raise argparse.ArgumentTypeError(f"{given}: the value is not a JSON number or true/false") from None
     # The value's kind is the default's: a string or a list where a number goes failed deep in the
     # recogniser, as a traceback once the bench had started.
     default = defaults[name]
@@ -463,7 +464,7 @@ def recogniser_option(text: str) -> tuple[str, object]:
     else:
         kind, fits = "a JSON list, like its default", isinstance(parsed, list)
     if not fits:
-        raise argparse.ArgumentTypeError(f"{text!r}: {name} takes {kind}")
+        raise argparse.ArgumentTypeError(f"{given}: {name} takes {kind}")
     return name, parsed
 
 

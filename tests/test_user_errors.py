@@ -289,6 +289,9 @@ def test_a_ray_address_for_a_run_that_does_not_use_ray_is_refused(
     ("bench_voice", ["--option", 'margin="x"'], "argument --option: 'margin=\"x\"': margin takes a number"),
     ("bench_voice", ["--option", "chunk=[800]"], "chunk takes a whole number"),
     ("bench_voice", ["--option", "refine=null"], "refine takes true or false"),
+    # A RecursionError traceback, then a page of brackets quoted whole.
+    ("bench_voice", ["--option", "margin=" + "[" * 50_000],
+     "argument --option: 'margin=[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[['… (50007 characters): the value is not a JSON"),
     ("mutate", ["cdc_env/dice.py", "--report", "--fresh"], "argument --fresh: not allowed with argument --report"),
     ("bench_voice", ["--cpu-ratio", "--json", "new.json"], "--json: --cpu-ratio prints its ratio and writes no file"),
     ("bench_voice", ["--cpu-ratio", "--races"], "argument --races: not allowed with argument --cpu-ratio"),  # ran one

@@ -67,6 +67,11 @@ MAX_ENVS = 4096
 # A tournament keeps each game's record in memory (and its schedule was made whole first:
 # --games 10000000000000 filled the memory): a million games is hours of play already.
 MAX_GAMES = 1_000_000
+# A PPO rollout (n_steps per table × the tables) is held whole in memory, each step's observation
+# and action mask: a million steps is a few GB (--n-steps 10**14 was NumPy's _ArrayMemoryError).
+MAX_ROLLOUT = 1_000_000
+# Steps a bench times in all: minutes of play per environment already.
+MAX_BENCH_STEPS = 10_000_000
 
 
 def count_at_most(limit: int, what: str, least: int = 1) -> Callable[[str], int]:
@@ -84,6 +89,8 @@ runners = count_at_most(MAX_RUNNERS, "env runners, over a whole cluster")
 environments = count_at_most(MAX_ENVS, "tables stepped at once")
 game_count = count_at_most(MAX_GAMES, "each game's result is kept in memory")
 game_count_or_zero = count_at_most(MAX_GAMES, "each game's result is kept in memory", least=0)
+bench_steps = count_at_most(MAX_BENCH_STEPS, "steps timed in all: minutes per environment already")
+rollout_steps = count_at_most(MAX_ROLLOUT, "a rollout is held whole in memory")
 
 
 def non_negative_int(text: str) -> int:

@@ -522,6 +522,8 @@ def parse_args(argv: list[str] | None) -> argparse.Namespace:
         args.phones = [int(p) for p in args.phones.split(",")]
     except ValueError:
         parser.error(f"--phones {args.phones!r}: give table sizes as whole numbers, e.g. 2,4,8")
+    if len(args.phones) > 8:  # each a table of its own, played in turn: 2,2,2,... ran for hours
+        parser.error(f"--phones: {len(args.phones)} table sizes; give at most 8")
     if not args.phones or any(not 2 <= p <= 16 for p in args.phones):
         parser.error(f"--phones {args.phones}: each table size must be 2 to 16")
     if not 5 <= args.rounds <= 200:

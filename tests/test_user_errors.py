@@ -333,6 +333,21 @@ def usage_error(name: str, argv: list[str], capsys: pytest.CaptureFixture[str],
     # Every turn's rows are kept: 10**14 games filled the memory, with no word.
     ("fit_value", ["--tables", "v004_2p", "--games", "100000000000000"],
      "argument --games: 100000000000000: give at most 100000 (every game's rows are kept in memory)"),
+    # The benches and probes took any count: 10**14 ran forever, or filled the memory.
+    ("bench_env", ["--steps", "100000000000000"], "argument --steps: 100000000000000: give at most 10000000"),
+    ("bench_env", ["--rounds", "100000000000000"], "argument --rounds: 100000000000000: give at most 1000"),
+    ("bench_train", ["--env-steps", "100000000000000"], "argument --env-steps: 100000000000000: give at most"),
+    ("bench_train", ["--rounds", "100000"], "argument --rounds: 100000: give at most 100"),
+    # NumPy's _ArrayMemoryError traceback (739 PiB), the model built.
+    ("bench_train", ["--n-steps", "100000000000000"],
+     "argument --n-steps: 100000000000000: give at most 1000000 (a rollout is held whole in memory)"),
+    ("bench_clone", ["--repeat", "100000000000000"], "argument --repeat: 100000000000000: give at most 100000"),
+    ("bench_clone", ["--repeat", "0"], "argument --repeat: 0: give 1 or more"),  # an error of its own, no usage
+    ("bench_web", ["--phones", ",".join(["2"] * 9)], "--phones: 9 table sizes; give at most 8"),
+    ("probe_rollouts", ["--games", "100000000000000"], "argument --games: 100000000000000: give at most 100000"),
+    ("probe_rollouts", ["--rollouts", "100000000000000"], "argument --rollouts: 100000000000000: give at most 10000"),
+    ("probe_search", ["--games", "1000000"], "argument --games: 1000000: give at most 10000"),
+    ("probe_search", ["--rounds", *map(str, range(2, 11))], "argument --rounds: 9 counts; give at most 8"),
 ])
 def test_a_count_of_processes_or_tables_has_an_upper_bound(
         name: str, argv: list[str], says: str, capsys: pytest.CaptureFixture[str],
@@ -350,6 +365,8 @@ def test_bench_rllib_refuses_a_count_of_runners_no_cluster_has(capsys: pytest.Ca
     # A local Ray was started with 100000 CPUs, which then held the 100000 runners asked for.
     assert script("bench_rllib").main(["--runners", "1", "100000"]) == 2
     assert "--runners 100000: give at most 1024 env runners" in one_error_line(capsys.readouterr().err)
+    assert script("bench_rllib").main(["--rounds", "100000000000000"]) == 2  # sampled forever
+    assert "--rounds 100000000000000: give at most 100" in one_error_line(capsys.readouterr().err)
 
 
 @pytest.mark.parametrize(("changes", "says"), [
@@ -359,6 +376,9 @@ def test_bench_rllib_refuses_a_count_of_runners_no_cluster_has(capsys: pytest.Ca
     ({"rllib": {"cpus": 100000}}, "rllib.cpus: Input should be less than or equal to 1024"),
     ({"n_envs": 4096, "vec_env": "subproc"}, "n_envs: 4096 tables each in a process of its own (vec_env: subproc)"),
     ({"evaluation": {"games": 10**13}}, "evaluation.games: Input should be less than or equal to 1000000"),
+    # An _ArrayMemoryError traceback as the model was built, config.json written.
+    ({"ppo": {"n_steps": 10**14, "batch_size": 64}},
+     "ppo.n_steps: a rollout of 100000000000000 × 2 tables = 200000000000000 steps is more than 1000000"),
 ])
 def test_a_training_configs_counts_have_the_same_upper_bounds(
         tmp_path: Path, changes: dict[str, Any], says: str) -> None:
@@ -375,6 +395,14 @@ def test_probe_search_says_a_table_it_cannot_probe_in_one_line(
         argv: list[str], says: str, capsys: pytest.CaptureFixture[str]) -> None:
     assert script("probe_search").main([*argv, "--games", "1"]) == 2
     assert one_error_line(capsys.readouterr().err).startswith(says)
+
+
+def test_probe_search_refuses_a_long_search_no_longer_than_a_variant(capsys: pytest.CaptureFixture[str],
+                                                                      monkeypatch: pytest.MonkeyPatch) -> None:
+    # --truth 2 --rounds 64: each variant's regret measured against a yardstick shorter than itself.
+    err = usage_error("probe_search", ["--truth", "64", "--rounds", "64", "32"], capsys, monkeypatch)
+    assert ("argument --truth: 64: the long search needs more rounds than the variants' (--rounds 64); give more "
+            "--truth or fewer --rounds") in err
 
 
 def test_probe_search_reports_the_regret_of_each_variant(capsys: pytest.CaptureFixture[str]) -> None:

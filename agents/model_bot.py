@@ -21,7 +21,7 @@ from typing import Any
 import numpy as np
 
 from cdc_env.actions import Action, Shout
-from cdc_env.cli import write_atomic
+from cdc_env.cli import parse_json, write_atomic
 from cdc_env.game import Decision, GameState
 from cdc_env.reaction import DEFAULT_REACTION, reaction_model
 from cdc_env.rules import Ruleset
@@ -51,7 +51,7 @@ def read_metadata(path: Path, expected_format: str, writer: str) -> dict[str, An
     """The JSON beside a model or weights file, or a ModelLoadError saying what is wrong."""
     meta_path = metadata_path(path)
     try:
-        meta = json.loads(meta_path.read_text(encoding="utf-8"))
+        meta = parse_json(meta_path.read_text(encoding="utf-8"))
     except FileNotFoundError:
         raise ModelLoadError(f"{meta_path} is missing: it says which ruleset and table {path.name} "
                              f"was trained for ({writer})") from None

@@ -15,7 +15,7 @@ import numpy as np
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
 from cdc_env.actions import Action
-from cdc_env.cli import MAX_ENVS, MAX_GAMES, MAX_PROCESSES, MAX_RUNNERS, ignore_sigint
+from cdc_env.cli import MAX_ENVS, MAX_GAMES, MAX_PROCESSES, MAX_ROLLOUT, MAX_RUNNERS, ignore_sigint, parse_json
 from cdc_env.game import Decision, GameState
 from cdc_env.yamlfile import YamlFileError, read_yaml, shown, wrong_kind
 
@@ -174,7 +174,10 @@ def config_name_problems(config: TrainConfig) -> list[str]:
         problems.append(f"n_envs: {config.n_envs} tables each in a process of its own (vec_env: subproc) is more than "
                         f"{MAX_PROCESSES} (4 per core of this machine); give at most that, or vec_env: dummy")
     rollout = config.ppo.n_steps * config.n_envs
-    if config.trainer == "sb3" and config.ppo.batch_size > rollout:
+    if config.trainer == "sb3" and rollout > MAX_ROLLOUT:  # held whole: 10**14 was an _ArrayMemoryError
+        problems.append(f"ppo.n_steps: a rollout of {config.ppo.n_steps} × {config.n_envs} tables = {rollout} steps is "
+                        f"more than {MAX_ROLLOUT} (it is held whole in memory); give fewer ppo.n_steps")
+    elif config.trainer == "sb3" and config.ppo.batch_size > rollout:
         problems.append(f"ppo.batch_size: {config.ppo.batch_size} is more than a rollout (ppo.n_steps × n_envs = "
                         f"{config.ppo.n_steps} × {config.n_envs} = {rollout}); give at most {rollout}")
     if config.trainer == "rllib" and config.ppo.batch_size > config.rllib.train_batch_size:
@@ -352,7 +355,7 @@ class CorruptCheckpoint(ValueError):
 def read_state(path: Path, checkpoint_format: str = CHECKPOINT_FORMAT) -> dict[str, Any]:
     """A checkpoint's state.json, checked to be of `checkpoint_format` (each back end its own)."""
     try:
-        state = json.loads((path / "state.json").read_text(encoding="utf-8"))
+        state = parse_json((path / "state.json").read_text(encoding="utf-8"))
     except UnicodeDecodeError:  # a damaged disk's bytes: a ValueError, not a JSONDecodeError
         raise CorruptCheckpoint(f"{path}: state.json unreadable (not UTF-8 text)") from None
     except (OSError, json.JSONDecodeError) as error:

@@ -15,6 +15,7 @@ import math
 from pathlib import Path
 from typing import Any
 
+from cdc_env.cli import parse_json
 from cdc_env.flow import ITEMS
 from cdc_env.game import GameState
 
@@ -102,7 +103,7 @@ def read_value_file(path: Path) -> dict[str, Any]:
     damaged file used to be a JSONDecodeError or a KeyError at the searcher's first move)."""
     fix = "restore it (git checkout it) or fit it again with scripts/fit_value.py"
     try:
-        data = json.loads(path.read_text(encoding="utf-8"))
+        data = parse_json(path.read_text(encoding="utf-8"))
     except (OSError, UnicodeDecodeError, json.JSONDecodeError) as error:
         raise ValueError(f"{path} cannot be read as a fitted value ({error}); {fix}") from None
     weights = data.get("weights") if isinstance(data, dict) else None

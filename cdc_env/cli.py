@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import argparse
 import errno
+import json
 import os
 import signal
 import sys
@@ -66,6 +67,11 @@ MAX_ENVS = 4096
 # A tournament keeps each game's record in memory (and its schedule was made whole first:
 # --games 10000000000000 filled the memory): a million games is hours of play already.
 MAX_GAMES = 1_000_000
+# A PPO rollout (n_steps per table × the tables) is held whole in memory, each step's observation
+# and action mask: a million steps is a few GB (--n-steps 10**14 was NumPy's _ArrayMemoryError).
+MAX_ROLLOUT = 1_000_000
+# Steps a bench times in all: minutes of play per environment already.
+MAX_BENCH_STEPS = 10_000_000
 
 
 def count_at_most(limit: int, what: str, least: int = 1) -> Callable[[str], int]:
@@ -83,6 +89,8 @@ runners = count_at_most(MAX_RUNNERS, "env runners, over a whole cluster")
 environments = count_at_most(MAX_ENVS, "tables stepped at once")
 game_count = count_at_most(MAX_GAMES, "each game's result is kept in memory")
 game_count_or_zero = count_at_most(MAX_GAMES, "each game's result is kept in memory", least=0)
+bench_steps = count_at_most(MAX_BENCH_STEPS, "steps timed in all: minutes per environment already")
+rollout_steps = count_at_most(MAX_ROLLOUT, "a rollout is held whole in memory")
 
 
 def non_negative_int(text: str) -> int:
@@ -233,6 +241,28 @@ def write_atomic(path: Path, data: str | bytes) -> None:
     except BaseException:
         Path(temporary).unlink(missing_ok=True)
         raise
+
+
+class _NotJson(json.JSONDecodeError):
+    def __str__(self) -> str:
+        return self.msg  # no "line 1 column 1 (char 0)": the fault is nowhere in particular
+
+
+def parse_json(text: str) -> Any:
+    """`json.loads`, where JSON nested deeper than Python's recursion limit (a damaged or
+    hand-made file: `[[[[...`) or holding a number of more than 4,300 digits is a
+    JSONDecodeError like any other text that is not JSON: it was a RecursionError traceback,
+    or a ValueError telling to call sys.set_int_max_str_digits(). Every reader of a file the
+    user keeps goes through it."""
+    try:
+        return json.loads(text)
+    except RecursionError:
+        raise _NotJson("nested too deeply (a damaged file)", text, 0) from None
+    except json.JSONDecodeError:
+        raise
+    except ValueError:  # Python's limit on the digits of an integer read from text
+        raise _NotJson(f"a number of more than {sys.get_int_max_str_digits()} digits (a damaged file)",
+                       text, 0) from None
 
 
 @contextmanager

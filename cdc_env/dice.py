@@ -17,6 +17,11 @@ class DiceExhaustedError(RuntimeError):
     pass
 
 
+# Dice given in advance, at most: far more than any game rolls (a long one, a few thousand). Each
+# copy of a state copies them (a searcher copies thousands), each save writes them all.
+MAX_INJECTED = 100_000
+
+
 class DiceSource(Protocol):
     def roll(self, count: int, sides: int) -> tuple[int, ...]: ...
 
@@ -91,8 +96,40 @@ class InjectedDice:
         return {"kind": "injected", "values": list(self._values)}
 
     @classmethod
-    def from_json(cls, data: dict[str, Any]) -> InjectedDice:
-        return cls(data["values"])
+    def from_json(cls, data: dict[str, Any], faces: int = 6) -> InjectedDice:
+        """Dice a save gives in advance, each a whole number from 1 to `faces` (the most faces a
+        die of its game may have): a hand-edited 0, 7 or "x" is refused here, as the save is
+        loaded, not at the roll it would fall on, in the middle of the game."""
+        values = data["values"]
+        if not isinstance(values, list):
+            raise ValueError(f"injected dice: 'values' must be a list of dice, got {_kind(values)}")
+        if len(values) > MAX_INJECTED:
+            raise ValueError(f"injected dice: {len(values)} given, at most {MAX_INJECTED} (more than a game rolls)")
+        for index, value in enumerate(values):
+            if isinstance(value, bool) or not isinstance(value, int) or not 1 <= value <= faces:
+                raise ValueError(f"injected die {index + 1} is {_kind(value)}: each must be a whole number "
+                                 f"from 1 to {faces}")
+        return cls(values)
+
+
+def _shown(data: object) -> str:
+    try:
+        text = repr(data)
+    except RecursionError:  # nested deeper than repr goes
+        return f"(a {type(data).__name__} nested too deeply)"
+    return text if len(text) <= 60 else text[:59] + "…"
+
+
+def _kind(value: object) -> str:
+    """A value read from a file, as an error quotes it: short, whatever it holds."""
+    if isinstance(value, bool) or value is None:
+        return repr(value)
+    if isinstance(value, int):
+        return str(value) if abs(value) < 10**12 else "a number past 10**12"
+    if isinstance(value, float | str):
+        text = repr(value)
+        return text if len(text) <= 30 else text[:29] + "…"
+    return f"a {type(value).__name__}"  # a list or an object nested who knows how deep: not shown
 
 
 def copy_dice(source: DiceSource | None) -> DiceSource | None:
@@ -104,10 +141,12 @@ def copy_dice(source: DiceSource | None) -> DiceSource | None:
     return duplicate() if callable(duplicate) else dice_from_json(source.to_json())
 
 
-def dice_from_json(data: dict[str, Any] | None) -> DiceSource | None:
+def dice_from_json(data: dict[str, Any] | None, faces: int = 6) -> DiceSource | None:
+    """A dice source from its JSON; `faces`: the most faces a die of its game may have."""
     if data is None:
         return None
-    kinds: dict[str, type[SeededDice] | type[InjectedDice]] = {"seeded": SeededDice, "injected": InjectedDice}
-    if not isinstance(data, dict) or data.get("kind") not in kinds:
-        raise ValueError(f"unknown dice source {data!r}")
-    return kinds[data["kind"]].from_json(data)
+    if not isinstance(data, dict) or data.get("kind") not in ("seeded", "injected"):
+        raise ValueError(f"unknown dice source {_shown(data)}")
+    if data["kind"] == "injected":
+        return InjectedDice.from_json(data, faces)
+    return SeededDice.from_json(data)

@@ -349,11 +349,13 @@ class GameState:
                 "saved game is corrupt: replaying its history does not give the saved scores "
                 "and items (the file was edited or damaged)"
             )
+        # The most faces a die may have: six, the seats' count (who starts), a Grelottine's draw.
+        faces = max(6, state.players, len(rules.grelottine.stake_limits))
         try:
-            state.dice_source = dice_from_json(data.get("dice"))
+            state.dice_source = dice_from_json(data.get("dice"), faces)
+            state._roll_pending_dice()  # injected dice of too many faces for this very roll
         except (ValueError, KeyError, TypeError, OverflowError) as error:  # Overflow: a word past 32 bits
             raise GameLoadError(f"saved game has a bad dice source: {error}") from None
-        state._roll_pending_dice()
         return state
 
     def __eq__(self, other: object) -> bool:

@@ -67,6 +67,8 @@ def read_yaml(path: str | Path) -> Any:
         line = text.count("\n", 0, error.position) + 1
         raise YamlFileError(f"{path}, line {line}: not valid YAML: unacceptable character "
                             f"#x{error.character:04x} ({error.reason}); remove it") from None
+    except RecursionError:  # `[[[[...` nested past Python's limit: PyYAML's reader is recursive
+        raise YamlFileError(f"{path}: not valid YAML: nested too deeply (a damaged file)") from None
     except yaml.YAMLError as error:  # no other kind is raised while loading; one line all the same
         raise YamlFileError(f"{path}: not valid YAML ({' '.join(str(error).split())})") from None
 

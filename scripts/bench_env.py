@@ -30,7 +30,7 @@ import numpy as np
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
 from agents.single import CulDeChouetteEnv
-from cdc_env.cli import positive_int, run_command
+from cdc_env.cli import bench_steps, count_at_most, positive_int, run_command
 from cdc_env.env import env as cdc_env
 from cdc_env.env import raw_env
 from cdc_env.game import GameError
@@ -87,11 +87,11 @@ class SingleRun:
 
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
-    parser.add_argument("--steps", type=positive_int, default=30000)
+    parser.add_argument("--steps", type=bench_steps, default=30000, help="steps of each environment, in all")
     parser.add_argument("--ruleset", default="classic")
     parser.add_argument("--players", type=positive_int, default=4)
     parser.add_argument("--max-turns", type=positive_int, default=300)
-    parser.add_argument("--rounds", type=positive_int, default=30)
+    parser.add_argument("--rounds", type=count_at_most(1000, "slices of the steps"), default=30)
     args = parser.parse_args(argv)
     return run_command(lambda: bench(args), (RulesetError, GameError, ValueError))  # ValueError: the seat count
 

@@ -31,6 +31,9 @@ from agents.training import ConfigError, load_config
 from cdc_env.cli import MAX_RUNNERS, UsageError, run_command
 from cdc_env.rules import RulesetError, load_ruleset
 
+MAX_ROUNDS = 100  # a round is seconds of sampling per runner count: 10**14 ran forever
+MAX_COUNTS = 16
+
 
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
@@ -52,7 +55,11 @@ def bench(args: argparse.Namespace) -> int:
     wrong = (f"--runners {min(args.runners)}: each count of env runners must be 1 or more" if min(args.runners) < 1
              else f"--runners {max(args.runners)}: give at most {MAX_RUNNERS} env runners (over a whole cluster)"
              if max(args.runners) > MAX_RUNNERS  # a local Ray was started with that many CPUs, then the runners
-             else f"--rounds {args.rounds}: it must be 1 or more" if args.rounds < 1 else None)
+             else f"--rounds {args.rounds}: it must be 1 or more" if args.rounds < 1
+             else f"--runners: {len(args.runners)} counts; give at most {MAX_COUNTS} (each is sampled --rounds times)"
+             if len(args.runners) > MAX_COUNTS
+             else f"--rounds {args.rounds}: give at most {MAX_ROUNDS} (each samples every runner count)"
+             if args.rounds > MAX_ROUNDS else None)
     if wrong:
         raise UsageError(wrong)
     config = load_config(args.config)

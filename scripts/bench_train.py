@@ -25,7 +25,7 @@ import numpy as np
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
 from agents.training import ConfigError, League, load_config, make_envs, new_model
-from cdc_env.cli import UsageError, environments, positive_int, run_command
+from cdc_env.cli import UsageError, bench_steps, count_at_most, environments, rollout_steps, run_command
 from cdc_env.rules import RulesetError, load_ruleset
 
 
@@ -43,13 +43,13 @@ def environment_rate(envs: list, steps: int, rng: np.random.Generator) -> float:
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--config", default="configs/train/classic_2p.yaml")
-    parser.add_argument("--steps", type=positive_int, default=60_000, help="learner steps to time, in all")
-    parser.add_argument("--env-steps", type=positive_int, default=60_000, help="environment steps to time, in all")
-    parser.add_argument("--rounds", type=positive_int, default=3)
+    parser.add_argument("--steps", type=bench_steps, default=60_000, help="learner steps to time, in all")
+    parser.add_argument("--env-steps", type=bench_steps, default=60_000, help="environment steps to time, in all")
+    parser.add_argument("--rounds", type=count_at_most(100, "each round builds its model again"), default=3)
     parser.add_argument("--vec-env", choices=["dummy", "subproc"], default=None)
     parser.add_argument("--n-envs", type=environments, default=None)
-    parser.add_argument("--n-steps", type=positive_int, default=None, help="PPO rollout length per environment")
-    parser.add_argument("--batch-size", type=positive_int, default=None)
+    parser.add_argument("--n-steps", type=rollout_steps, default=None, help="PPO rollout length per environment")
+    parser.add_argument("--batch-size", type=rollout_steps, default=None)
     args = parser.parse_args(argv)
     return run_command(lambda: bench(args), (ConfigError, RulesetError))
 

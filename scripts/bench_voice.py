@@ -47,7 +47,14 @@ import numpy as np
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
-from cdc_env.cli import output_file, refuse_existing, run_command, worker_pool, write_atomic  # noqa: E402
+from cdc_env.cli import (  # noqa: E402
+    output_file,
+    parse_json,
+    refuse_existing,
+    run_command,
+    worker_pool,
+    write_atomic,
+)
 from voice.audio import RATE, load_clip, pink_noise, rms, sound_span, synthesise, to_pcm16, write_wav  # noqa: E402
 from voice.lexicon import load_lexicon  # noqa: E402
 from voice.model import ModelNotFoundError  # noqa: E402
@@ -153,7 +160,10 @@ def _make_set(name: str, spec: dict, with_shouts: bool) -> list[Clip]:
     folder = CACHE / f"{name}-{key}"
     index = folder / "clips.json"
     if index.is_file():
-        return [Clip(**c) for c in json.loads(index.read_text())]
+        try:
+            return [Clip(**c) for c in parse_json(index.read_text(encoding="utf-8"))]
+        except (OSError, ValueError, TypeError):
+            pass  # an index cut short (a run stopped while writing it, before it was atomic): made again
     folder.mkdir(parents=True, exist_ok=True)
     rng = random.Random(spec["seed"])
     noise_rng = np.random.default_rng(spec["seed"])
@@ -188,7 +198,8 @@ def _make_set(name: str, spec: dict, with_shouts: bool) -> list[Clip]:
         samples = _non_speech(NOISES[i % len(NOISES)], 4 * RATE, noise_rng)
         save(f"noise-{i:03d}", samples, kind="noise", noisy=True, lexicon=str(spec["words"]),
              intent=None, onset_s=None, end_s=None)
-    index.write_text(json.dumps([asdict(c) for c in clips], ensure_ascii=False, indent=1))
+    # Whole or not at all: an index cut short (Ctrl+C, a full disk) was a traceback at every later run.
+    write_atomic(index, json.dumps([asdict(c) for c in clips], ensure_ascii=False, indent=1))
     return clips
 
 
@@ -431,15 +442,16 @@ def recogniser_option(text: str) -> tuple[str, object]:
 
     from voice.recogniser import Recogniser
 
+    given = repr(text) if len(text) <= 60 else f"{text[:40]!r}… ({len(text)} characters)"  # never a page of it
     name, equals, value = text.partition("=")
     defaults = {p.name: p.default for p in inspect.signature(Recogniser).parameters.values()
                 if p.kind is p.KEYWORD_ONLY}
     if not equals or name not in defaults:
-        raise argparse.ArgumentTypeError(f"{text!r}: give NAME=VALUE, NAME one of {', '.join(defaults)}")
+        raise argparse.ArgumentTypeError(f"{given}: give NAME=VALUE, NAME one of {', '.join(defaults)}")
     try:
-        parsed = json.loads(value)
+        parsed = parse_json(value)  # [[[[... nested too deeply is no number either
     except ValueError:
-        raise argparse.ArgumentTypeError(f"{text!r}: the value is not a JSON number or true/false") from None
+        raise argparse.ArgumentTypeError(f"{given}: the value is not a JSON number or true/false") from None
     # The value's kind is the default's: a string or a list where a number goes failed deep in the
     # recogniser, as a traceback once the bench had started.
     default = defaults[name]
@@ -452,7 +464,7 @@ def recogniser_option(text: str) -> tuple[str, object]:
     else:
         kind, fits = "a JSON list, like its default", isinstance(parsed, list)
     if not fits:
-        raise argparse.ArgumentTypeError(f"{text!r}: {name} takes {kind}")
+        raise argparse.ArgumentTypeError(f"{given}: {name} takes {kind}")
     return name, parsed
 
 

@@ -67,7 +67,7 @@ ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 sys.path.insert(0, str(ROOT / "scripts"))
 
-from cdc_env.cli import output_file, refuse_existing, run_command  # noqa: E402
+from cdc_env.cli import output_file, refuse_existing, run_command, write_atomic  # noqa: E402
 from voice.audio import RATE, load_clip, pink_noise, rms  # noqa: E402
 from voice.crosstalk import Crosstalk  # noqa: E402
 from voice.phone_clock import CHIRP_S, PhoneClock, make_chirp  # noqa: E402
@@ -522,6 +522,8 @@ def parse_args(argv: list[str] | None) -> argparse.Namespace:
         args.phones = [int(p) for p in args.phones.split(",")]
     except ValueError:
         parser.error(f"--phones {args.phones!r}: give table sizes as whole numbers, e.g. 2,4,8")
+    if len(args.phones) > 8:  # each a table of its own, played in turn: 2,2,2,... ran for hours
+        parser.error(f"--phones: {len(args.phones)} table sizes; give at most 8")
     if not args.phones or any(not 2 <= p <= 16 for p in args.phones):
         parser.error(f"--phones {args.phones}: each table size must be 2 to 16")
     if not 5 <= args.rounds <= 200:
@@ -560,8 +562,9 @@ def bench(args: argparse.Namespace) -> int:
           f"{len(shouts)} shout clips{crosstalk} ({time.time() - started:.0f} s)")
     _print(results)
     if args.json:
-        Path(args.json).write_text(json.dumps({"set": args.set, "seed": args.seed, "rounds": args.rounds,
-                                               "tables": results}, indent=2))
+        # Whole or not at all: a full disk left a file cut short, which the next run refused as existing.
+        write_atomic(args.json, json.dumps({"set": args.set, "seed": args.seed, "rounds": args.rounds,
+                                            "tables": results}, indent=2))
     return 0
 
 

@@ -28,6 +28,7 @@ from cdc_env.cli import (
     Stopped,
     UsageError,
     output_file,
+    parse_json,
     positive_int,
     processes,
     run_command,
@@ -69,7 +70,7 @@ def read_results(path: Path) -> dict[str, Any]:
     if not path.exists():
         return {}
     try:
-        results = json.loads(path.read_text(encoding="utf-8"))
+        results = parse_json(path.read_text(encoding="utf-8"))
     except (OSError, ValueError) as error:
         raise UsageError(f"--out {path}: not a champions report that can be added to ({error}); "
                          "give another --out, or move the file away") from None

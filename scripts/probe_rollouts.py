@@ -40,6 +40,7 @@ from agents.model_bot import ModelLoadError
 from agents.search import staked_candidates
 from cdc_env.actions import Action
 from cdc_env.cli import (
+    count_at_most,
     fraction,
     output_file,
     positive_int,
@@ -166,7 +167,7 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--ruleset", default="v004")
     parser.add_argument("--seats", type=positive_int, default=3)
     parser.add_argument("--bot", default="bold", help="the bot at every seat (default: bold)")
-    parser.add_argument("--games", type=positive_int, default=400)
+    parser.add_argument("--games", type=count_at_most(100_000, "every probed decision is kept in memory"), default=400)
     parser.add_argument("--rollouts", type=even_count, default=64, help="per candidate action (even)")
     parser.add_argument("--share", type=probed_share, default=0.5, help="share of decisions probed")
     parser.add_argument("--switch", type=fraction, default=0.1,
@@ -183,7 +184,7 @@ def main(argv: list[str] | None = None) -> int:
 
 
 def even_count(text: str) -> int:
-    value = positive_int(text)
+    value = count_at_most(10_000, "per candidate action, at every probed decision")(text)
     if value < 2 or value % 2:
         raise argparse.ArgumentTypeError(f"{value}: give an even number, 2 or more (one half picks, the other "
                                          "measures)")

@@ -37,7 +37,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 from agents.bots import make_bot
 from agents.model_bot import ModelLoadError
 from agents.search import BASES, SearchBot, _pick, candidates
-from cdc_env.cli import count_at_most, game_count, non_negative_int, positive_int, run_command
+from cdc_env.cli import count_at_most, non_negative_int, positive_int, run_command
 from cdc_env.dice import SeededDice
 from cdc_env.game import GameError, GameState
 from cdc_env.rules import RulesetError, load_ruleset
@@ -50,7 +50,8 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--ruleset", default="classic")
     parser.add_argument("--seats", type=positive_int, default=2)
     parser.add_argument("--base", choices=BASES, help="the searcher's base bot (default: the table's)")
-    parser.add_argument("--games", type=game_count, default=4, help="games whose decisions are probed")
+    parser.add_argument("--games", type=count_at_most(10_000, "every decision of a game is searched at length"),
+                        default=4, help="games whose decisions are probed")
     parser.add_argument("--seed", type=non_negative_int, default=95_600_000, help="the games' first dice seed")
     parser.add_argument("--truth", type=rounds_count, default=400, help="rounds of the long search")
     parser.add_argument("--rounds", type=rounds_count, nargs="+", default=[32, 64], help="the variants' rounds")
@@ -59,6 +60,13 @@ def main(argv: list[str] | None = None) -> int:
     for rounds in args.rounds:
         if rounds < 2:
             parser.error(f"argument --rounds: {rounds}: a searcher needs 2 rounds or more")
+    args.rounds = list(dict.fromkeys(args.rounds))  # a count given twice is one variant, searched once
+    if len(args.rounds) > 8:  # three variants each, searched --repeats times at every decision
+        parser.error(f"argument --rounds: {len(args.rounds)} counts; give at most 8")
+    if args.truth <= max(args.rounds):
+        # The long search is the yardstick: one no longer than a variant's measures nothing.
+        parser.error(f"argument --truth: {args.truth}: the long search needs more rounds than the variants' "
+                     f"(--rounds {max(args.rounds)}); give more --truth or fewer --rounds")
     return run_command(lambda: probe(args), (RulesetError, GameError, ModelLoadError, ValueError),
                        stopped="stopped: nothing was written (the probe reports at its end); run it again "
                                "with fewer --games")

@@ -59,6 +59,7 @@ from cdc_env.cli import (
     UsageError,
     check_output_dir,
     game_count_or_zero,
+    parse_json,
     positive_float,
     positive_int,
     processes,
@@ -245,7 +246,7 @@ def publish_run(target: Path, directory: Path) -> int:
     extra: dict[str, Any] = {"source": str(model)}
     if report_path.exists():
         try:
-            report = json.loads(report_path.read_text(encoding="utf-8"))
+            report = parse_json(report_path.read_text(encoding="utf-8"))
             if not isinstance(report, dict):
                 raise ValueError("not a JSON object")
         except (OSError, ValueError) as error:
@@ -371,7 +372,7 @@ def check_run_folder(config: TrainConfig, resume: bool, overwrite: bool) -> None
     if not resume or not saved_path.exists():
         return
     try:
-        saved = json.loads(saved_path.read_text(encoding="utf-8"))
+        saved = parse_json(saved_path.read_text(encoding="utf-8"))
     except (OSError, ValueError):
         return  # a damaged config.json: the checkpoint's own load says whether it fits
     mine = json.loads(config.model_dump_json())

@@ -125,6 +125,22 @@ def test_a_yaml_file_of_another_kind_is_named_never_dumped(
     assert f"{wrong} is not a ruleset: " in line and holds in line and "nginx" not in line
 
 
+@pytest.mark.parametrize("name", ["", "  "])
+def test_an_empty_lexicon_name_says_none_was_given(name: str) -> None:
+    import io
+
+    from rich.console import Console
+
+    # Path("") is the folder ".": it was ".: the lexicon cannot be read (Is a directory)".
+    says = "no lexicon given (an empty name): pass --lexicon with a YAML file, such as configs/voice/fr.yaml"
+    with pytest.raises(LexiconError) as error:
+        load_lexicon(name)
+    assert str(error.value) == says
+    console = Console(width=2000, record=True, file=io.StringIO())
+    assert script("play").prepare(["--lexicon", name], console) == 2
+    assert console.export_text().strip() == f"error: {says}"
+
+
 def test_a_ruleset_and_a_training_config_given_for_each_other_are_named(tmp_path: Path) -> None:
     with pytest.raises(ConfigError) as error:
         load_config(ROOT / "configs" / "rules" / "classic.yaml")
@@ -273,6 +289,9 @@ def test_a_ray_address_for_a_run_that_does_not_use_ray_is_refused(
     ("bench_voice", ["--option", 'margin="x"'], "argument --option: 'margin=\"x\"': margin takes a number"),
     ("bench_voice", ["--option", "chunk=[800]"], "chunk takes a whole number"),
     ("bench_voice", ["--option", "refine=null"], "refine takes true or false"),
+    # A RecursionError traceback, then a page of brackets quoted whole.
+    ("bench_voice", ["--option", "margin=" + "[" * 50_000],
+     "argument --option: 'margin=[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[['… (50007 characters): the value is not a JSON"),
     ("mutate", ["cdc_env/dice.py", "--report", "--fresh"], "argument --fresh: not allowed with argument --report"),
     ("bench_voice", ["--cpu-ratio", "--json", "new.json"], "--json: --cpu-ratio prints its ratio and writes no file"),
     ("bench_voice", ["--cpu-ratio", "--races"], "argument --races: not allowed with argument --cpu-ratio"),  # ran one
@@ -314,6 +333,21 @@ def usage_error(name: str, argv: list[str], capsys: pytest.CaptureFixture[str],
     # Every turn's rows are kept: 10**14 games filled the memory, with no word.
     ("fit_value", ["--tables", "v004_2p", "--games", "100000000000000"],
      "argument --games: 100000000000000: give at most 100000 (every game's rows are kept in memory)"),
+    # The benches and probes took any count: 10**14 ran forever, or filled the memory.
+    ("bench_env", ["--steps", "100000000000000"], "argument --steps: 100000000000000: give at most 10000000"),
+    ("bench_env", ["--rounds", "100000000000000"], "argument --rounds: 100000000000000: give at most 1000"),
+    ("bench_train", ["--env-steps", "100000000000000"], "argument --env-steps: 100000000000000: give at most"),
+    ("bench_train", ["--rounds", "100000"], "argument --rounds: 100000: give at most 100"),
+    # NumPy's _ArrayMemoryError traceback (739 PiB), the model built.
+    ("bench_train", ["--n-steps", "100000000000000"],
+     "argument --n-steps: 100000000000000: give at most 1000000 (a rollout is held whole in memory)"),
+    ("bench_clone", ["--repeat", "100000000000000"], "argument --repeat: 100000000000000: give at most 100000"),
+    ("bench_clone", ["--repeat", "0"], "argument --repeat: 0: give 1 or more"),  # an error of its own, no usage
+    ("bench_web", ["--phones", ",".join(["2"] * 9)], "--phones: 9 table sizes; give at most 8"),
+    ("probe_rollouts", ["--games", "100000000000000"], "argument --games: 100000000000000: give at most 100000"),
+    ("probe_rollouts", ["--rollouts", "100000000000000"], "argument --rollouts: 100000000000000: give at most 10000"),
+    ("probe_search", ["--games", "1000000"], "argument --games: 1000000: give at most 10000"),
+    ("probe_search", ["--rounds", *map(str, range(2, 11))], "argument --rounds: 9 counts; give at most 8"),
 ])
 def test_a_count_of_processes_or_tables_has_an_upper_bound(
         name: str, argv: list[str], says: str, capsys: pytest.CaptureFixture[str],
@@ -331,6 +365,8 @@ def test_bench_rllib_refuses_a_count_of_runners_no_cluster_has(capsys: pytest.Ca
     # A local Ray was started with 100000 CPUs, which then held the 100000 runners asked for.
     assert script("bench_rllib").main(["--runners", "1", "100000"]) == 2
     assert "--runners 100000: give at most 1024 env runners" in one_error_line(capsys.readouterr().err)
+    assert script("bench_rllib").main(["--rounds", "100000000000000"]) == 2  # sampled forever
+    assert "--rounds 100000000000000: give at most 100" in one_error_line(capsys.readouterr().err)
 
 
 @pytest.mark.parametrize(("changes", "says"), [
@@ -340,6 +376,9 @@ def test_bench_rllib_refuses_a_count_of_runners_no_cluster_has(capsys: pytest.Ca
     ({"rllib": {"cpus": 100000}}, "rllib.cpus: Input should be less than or equal to 1024"),
     ({"n_envs": 4096, "vec_env": "subproc"}, "n_envs: 4096 tables each in a process of its own (vec_env: subproc)"),
     ({"evaluation": {"games": 10**13}}, "evaluation.games: Input should be less than or equal to 1000000"),
+    # An _ArrayMemoryError traceback as the model was built, config.json written.
+    ({"ppo": {"n_steps": 10**14, "batch_size": 64}},
+     "ppo.n_steps: a rollout of 100000000000000 × 2 tables = 200000000000000 steps is more than 1000000"),
 ])
 def test_a_training_configs_counts_have_the_same_upper_bounds(
         tmp_path: Path, changes: dict[str, Any], says: str) -> None:
@@ -356,6 +395,14 @@ def test_probe_search_says_a_table_it_cannot_probe_in_one_line(
         argv: list[str], says: str, capsys: pytest.CaptureFixture[str]) -> None:
     assert script("probe_search").main([*argv, "--games", "1"]) == 2
     assert one_error_line(capsys.readouterr().err).startswith(says)
+
+
+def test_probe_search_refuses_a_long_search_no_longer_than_a_variant(capsys: pytest.CaptureFixture[str],
+                                                                      monkeypatch: pytest.MonkeyPatch) -> None:
+    # --truth 2 --rounds 64: each variant's regret measured against a yardstick shorter than itself.
+    err = usage_error("probe_search", ["--truth", "64", "--rounds", "64", "32"], capsys, monkeypatch)
+    assert ("argument --truth: 64: the long search needs more rounds than the variants' (--rounds 64); give more "
+            "--truth or fewer --rounds") in err
 
 
 def test_probe_search_reports_the_regret_of_each_variant(capsys: pytest.CaptureFixture[str]) -> None:
@@ -622,6 +669,37 @@ def test_evaluate_champions_refuses_an_out_file_that_is_no_champions_report_befo
     assert len(script("evaluate_champions").read_results(ROOT / "docs" / "results" / "champions.json")) >= 11
 
 
+def test_json_nested_too_deeply_is_a_damaged_file_in_one_line(tmp_path: Path,
+                                                              capsys: pytest.CaptureFixture[str]) -> None:
+    """Every JSON (and YAML) file a command reads: `[[[[...` past Python's recursion limit was a
+    RecursionError traceback (evaluate_champions --out, a checkpoint, a value file, a model's
+    metadata, a ruleset or a config)."""
+    from agents.model_bot import ModelLoadError, read_metadata
+    from agents.training import CorruptCheckpoint, read_state
+    from agents.value import read_value_file
+    from cdc_env.yamlfile import YamlFileError, read_yaml
+
+    deep = "[" * 100_000 + "]" * 100_000
+    out = tmp_path / "tournament.json"
+    out.write_text(deep, encoding="utf-8")
+    argv = ["--tables", "classic_2p", "--bold-games", "2", "--others", "2", "--workers", "1", "--out", str(out)]
+    assert script("evaluate_champions").main(argv) == 2
+    line = one_error_line(capsys.readouterr().err)
+    assert f"--out {out}: not a champions report that can be added to (nested too deeply (a damaged file))" in line
+    assert out.read_text(encoding="utf-8") == deep
+    (tmp_path / "state.json").write_text(deep, encoding="utf-8")
+    with pytest.raises(CorruptCheckpoint, match=r"state.json unreadable \(nested too deeply"):
+        read_state(tmp_path)
+    with pytest.raises(ValueError, match=r"cannot be read as a fitted value \(nested too deeply"):
+        read_value_file(out)
+    (tmp_path / "mine.json").write_text(deep, encoding="utf-8")
+    with pytest.raises(ModelLoadError, match=r"mine.json is not valid JSON \(nested too deeply"):
+        read_metadata(tmp_path / "mine.npz", "cdc-weights/1", "")
+    (tmp_path / "mine.yaml").write_text("a: " + "[" * 5000 + "]" * 5000, encoding="utf-8")
+    with pytest.raises(YamlFileError, match=r"mine.yaml: not valid YAML: nested too deeply \(a damaged file\)"):
+        read_yaml(tmp_path / "mine.yaml")
+
+
 def test_a_wav_file_cut_short_is_one_error(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
     from voice.audio import write_wav
     from voice.detect import main as detect
@@ -816,6 +894,39 @@ def test_evaluate_champions_on_a_full_disk_keeps_its_report_and_says_so(tmp_path
         f"error: --out {report} cannot be written (File too large); it keeps the tables written before, and "
         "classic_2p's figures are printed above: make room and go on with --tables for the others")
     assert "classic 2p vs bold: " in result.stdout and not report.exists()
+
+
+def test_bench_web_on_a_full_disk_leaves_no_json_cut_short(tmp_path: Path) -> None:
+    # --json was written in place: a full disk left a file cut short (then refused as existing).
+    figures = tmp_path / "web.json"
+    bench = (f"import importlib.util, sys; spec = importlib.util.spec_from_file_location('bench_web', "
+             f"{str(ROOT / 'scripts' / 'bench_web.py')!r}); web = importlib.util.module_from_spec(spec); "
+             "sys.modules['bench_web'] = web; spec.loader.exec_module(web); import voice.model as model; "
+             "model.load_model = lambda path: None; model.packaged_model_path = lambda: None; "
+             "web.load_shouts = lambda name: []; web.run_table = lambda *a, **k: None; "
+             "web.figures = lambda table: {'phones': 'x' * 5000}; web._print = lambda results: None; "
+             f"sys.exit(web.main(['--phones', '2', '--json', {str(figures)!r}]))")
+    result = subprocess.run([sys.executable, "-c", bench], cwd=ROOT, capture_output=True, text=True,
+                            preexec_fn=files_at_most(1000))
+    assert result.returncode == 2
+    assert one_error_line(result.stderr).startswith("error: no room left to write ")
+    assert list(tmp_path.iterdir()) == []
+
+
+def test_bench_voice_writes_its_clip_index_whole_and_makes_a_cut_one_again(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    # The index was written in place: one cut short (Ctrl+C, a full disk) was a JSONDecodeError
+    # traceback at every later run, until the cache was found and removed by hand.
+    bench = script("bench_voice")
+    monkeypatch.setattr(bench, "CACHE", tmp_path)
+    monkeypatch.setattr(bench, "_speech", lambda *_, **__: np.full(160, 0.1))
+    monkeypatch.setattr(bench, "_non_speech", lambda kind, n, rng: np.zeros(160))
+    clips = bench._make_set("tune", bench.SETS["tune"], with_shouts=False)
+    (index,) = tmp_path.glob("*/clips.json")
+    assert not list(tmp_path.glob("*/.*.tmp")) and len(json.loads(index.read_text(encoding="utf-8"))) == len(clips)
+    index.write_text(index.read_text(encoding="utf-8")[:100], encoding="utf-8")
+    assert bench._make_set("tune", bench.SETS["tune"], with_shouts=False) == clips
+    assert len(json.loads(index.read_text(encoding="utf-8"))) == len(clips)
 
 
 def test_fit_value_on_a_full_disk_keeps_the_value_file_it_had(tmp_path: Path) -> None:

@@ -114,6 +114,9 @@ def normalise(phrase: str) -> str:
 
 def load_lexicon(path: str | Path) -> Lexicon:
     """Read and check a lexicon file; every problem names the file and the key."""
+    if not str(path).strip():  # Path("") is the folder ".": it was ".: ... (Is a directory)"
+        raise LexiconError("no lexicon given (an empty name): pass --lexicon with a YAML file, "
+                           "such as configs/voice/fr.yaml")
     path = Path(path)
     try:
         data = read_yaml(path)

@@ -23,7 +23,7 @@ from pathlib import Path
 from typing import IO, Any, Protocol
 
 from cdc_env.actions import Action, IllegalActionError, KeepDice, Pass, Shout
-from cdc_env.cli import path_error, short_path, write_atomic
+from cdc_env.cli import parse_json, path_error, short_path, write_atomic
 from cdc_env.dice import DiceSource, SeededDice
 from cdc_env.game import RACE_PHRASES, RACE_SHOUTS, Decision, GameLoadError, GameState, JoinRefused
 from cdc_env.rules import Ruleset
@@ -212,7 +212,7 @@ class PlaySession:
                 kind = "pipe" if path.is_fifo() else "device"
                 raise GameLoadError(f"{path} is not a saved game (not a file but a {kind}); "
                                     "give a file written by --save")
-            saved = json.loads(path.read_text(encoding="utf-8"))
+            saved = parse_json(path.read_text(encoding="utf-8"))
         except OSError as error:  # no such file, a folder, a name too long (cut short: it was quoted whole)
             advice = "" if error.errno == errno.ENAMETOOLONG else "; give a file written by --save"
             raise GameLoadError(f"{path_error(error)}{advice}") from None

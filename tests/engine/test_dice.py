@@ -82,3 +82,14 @@ def test_a_saved_source_of_no_known_kind_is_refused(data: Any) -> None:
         dice_from_json(data)
     assert str(error.value) == f"unknown dice source {data!r}"
     assert dice_from_json(None) is None
+
+
+def test_injected_dice_are_checked_as_they_are_loaded_against_the_games_faces() -> None:
+    # A save's dice were taken whatever they held, and failed at the roll they fell on.
+    with pytest.raises(ValueError, match=r"injected die 2 is 7: each must be a whole number from 1 to 6"):
+        dice_from_json({"kind": "injected", "values": [6, 7]})
+    eight = dice_from_json({"kind": "injected", "values": [8]}, faces=8)  # eight seats: who starts
+    assert isinstance(eight, InjectedDice) and eight.roll(1, 8) == (8,)
+    with pytest.raises(ValueError) as long:  # a whole hand-edited section was quoted
+        dice_from_json({"kind": "x" * 10_000})
+    assert str(long.value) == "unknown dice source {'kind': '" + "x" * 49 + "…"

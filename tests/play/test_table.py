@@ -238,6 +238,42 @@ def test_resume_of_a_save_whose_line_up_is_damaged(tmp_path: Path, lineup: Any, 
     assert path.read_text() == before
 
 
+@pytest.mark.parametrize(("text", "says"), [
+    ("[" * 100_000 + "]" * 100_000, "nested too deeply (a damaged file)"),  # a RecursionError traceback
+    ('{"history": [' + "1" * 5000 + "]}", "a number of more than 4300 digits (a damaged file)"),  # "use sys.set_..."
+])
+def test_resume_of_a_save_nested_too_deeply_or_with_a_number_too_long(tmp_path: Path, text: str, says: str) -> None:
+    path = tmp_path / "game.json"
+    path.write_text(text, encoding="utf-8")
+    status, said = prepare(["--keyboard", "--resume", str(path)])
+    assert status == 2 and "Traceback" not in said
+    assert f"cannot resume {path}: {path} is not a saved game (not JSON: {says})" in said
+    assert path.read_text(encoding="utf-8") == text
+
+
+@pytest.mark.parametrize(("values", "says"), [
+    ([2, 0], "injected die 2 is 0: each must be a whole number from 1 to 6"),
+    ([7], "injected die 1 is 7: each must be a whole number from 1 to 6"),
+    (["x"], "injected die 1 is 'x': each must be"),
+    ([2.5], "injected die 1 is 2.5: each must be"),
+    ([True], "injected die 1 is True: each must be"),
+    ([[3]], "injected die 1 is a list: each must be"),
+    ([10**40], "injected die 1 is a number past 10**12: each must be"),
+    ([3] * 100_001, "injected dice: 100001 given, at most 100000 (more than a game rolls)"),
+    ("3 4", "injected dice: 'values' must be a list of dice, got '3 4'"),
+])
+def test_resume_of_a_save_whose_injected_dice_are_bad_is_refused_at_load(
+        tmp_path: Path, values: Any, says: str) -> None:
+    # A hand-edited save: the game stopped mid-way, at the roll the bad die fell on
+    # ('the game stopped on an error: ValueError(...)', a TypeError for "x").
+    path = saved_game(tmp_path, dice={"kind": "injected", "values": values})
+    before = path.read_text()
+    status, said = prepare(["--keyboard", "--resume", str(path)])
+    assert status == 2 and "Traceback" not in said
+    assert f"cannot resume {path}: saved game has a bad dice source: {says}" in said
+    assert path.read_text() == before
+
+
 def test_resume_of_a_save_that_is_not_text(tmp_path: Path) -> None:
     path = tmp_path / "game.json"
     path.write_bytes(b"\x00\xff\xfe")

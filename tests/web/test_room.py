@@ -6,12 +6,16 @@ from __future__ import annotations
 
 import asyncio
 import ctypes
+import itertools
+import json
 import queue
 import time
 from typing import Any
 
 import numpy as np
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from cdc_env.actions import DeclareCivet, Pass, Roll
 from cdc_env.game import Decision
@@ -21,6 +25,7 @@ from voice.lexicon import load_lexicon
 from voice.model import load_model, packaged_model_path
 from voice.recogniser import Recogniser
 from voice.session import Heard, PlaySession, SeatPlayer
+from voice.table import TypedLines
 from voice.web.protocol import (
     AudioChunk,
     AudioState,
@@ -711,3 +716,147 @@ def test_house_rules_have_their_own_french_in_the_log_and_the_questions() -> Non
                 shown = len(log)
     assert HOUSE_LINES <= seen, HOUSE_LINES - seen
     assert {f"question:{kind}" for kind in house_kinds} <= seen
+
+
+# ---------------------------------------------------------------------- fuzzing the message handler
+
+class FuzzSocket:
+    """A WebSocket for `serve_socket`: the setup frames, then the frames under test (the room's
+    state taken just before and just after each), then the close. What is sent back is kept with
+    the frame it answers (-1: the setup's)."""
+
+    def __init__(self, room: Room, setup: list[str], frames: list[str]) -> None:
+        self.room, self.setup, self.frames = room, list(setup), list(frames)
+        self.client = None
+        self.at = -1  # the frame being answered
+        self.sent: list[tuple[int, dict[str, Any]]] = []
+        self.states: list[Any] = []  # the room before each frame, and after the last
+
+    async def settle(self) -> None:
+        """Until what was queued is sent: a reply is never taken for the next frame's."""
+        for _ in range(50):
+            if all(c.outbox.empty() for c in self.room.connections):
+                break
+            await asyncio.sleep(0)
+        for _ in range(5):
+            await asyncio.sleep(0)
+
+    async def receive(self) -> dict[str, Any]:
+        if self.setup:
+            return {"type": "websocket.receive", "text": self.setup.pop(0)}
+        await self.settle()
+        self.states.append(room_state(self.room))
+        self.at += 1
+        if self.at < len(self.frames):
+            return {"type": "websocket.receive", "text": self.frames[self.at]}
+        return {"type": "websocket.disconnect"}
+
+    async def send_json(self, data: dict[str, Any]) -> None:
+        self.sent.append((self.at, data))
+
+    async def close(self, code: int = 1000, reason: str = "") -> None:
+        pass
+
+
+class KeptLines(TypedLines):
+    """The lines a room types for the game, kept to be counted."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.typed: list[str] = []
+
+    def put(self, text: str, at: float) -> None:
+        self.typed.append(text)
+        super().put(text, at)
+
+
+def room_state(room: Room) -> Any:
+    """What a refused message must leave as it was: the seats (players' names, tokens, who took
+    them, microphones), the question asked, the table shown, and the lines typed for the game."""
+    assert isinstance(room.keys, KeptLines)
+    return ([(s.index, s.player.name, s.player.human, s.token, s.taken, s.mic, s.stream is None)
+             for s in room.seats], room._question, room._table, list(room.keys.typed))
+
+
+# JSON values of every kind, nested a little; numbers huge, negative, NaN and infinite.
+scalars = (st.none() | st.booleans() | st.integers(min_value=-2**70, max_value=2**70)
+           | st.floats(allow_nan=True, allow_infinity=True) | st.text(max_size=40)
+           | st.sampled_from(["", "x" * 600, "hello", "phone", "board", "on", "off", "fr", "\u2028", "Ana"]))
+json_values = st.recursive(scalars, lambda inner: st.lists(inner, max_size=3)
+                           | st.dictionaries(st.text(max_size=6), inner, max_size=3), max_leaves=8)
+FIELDS = ("role", "token", "lang", "seat", "name", "id", "t1", "t2", "t3", "t4", "t", "stream", "rate", "state",
+          "option", "stake")
+TYPES = ("hello", "claim", "ping", "clock", "audio", "choose", "shout", "pong", "welcome", "seats", "table",
+         "error", "HELLO", "")
+# Near-valid values of each field: in range, at its bounds, and just past them.
+near = (st.integers(min_value=-2, max_value=10) | st.sampled_from([2**31, 2**31 + 1, 199, 200, 10_000, 10_001, 16000])
+        | st.sampled_from([0.0, -0.0, 3.2e10, 3.3e10, 1e15, 1e16, float("nan"), float("inf")]))
+messages = st.fixed_dictionaries({"type": st.sampled_from(TYPES) | json_values},
+                                 optional={name: near | json_values for name in FIELDS})
+numbers = near | st.floats(min_value=-1e3, max_value=4e10) | st.integers(min_value=-10, max_value=300)
+tokens = st.text(alphabet="abcdefghijklmnopqrstuvwxyzABC0123456789_-", min_size=8, max_size=64)
+# Messages of the right shape, their values near and past their bounds: the room's own checks.
+shaped = st.one_of(
+    st.fixed_dictionaries({"type": st.just("hello"), "role": st.sampled_from(["phone", "board"])},
+                          optional={"token": tokens, "lang": st.sampled_from(["fr", "en", "de"])}),
+    st.fixed_dictionaries({"type": st.just("claim"), "seat": numbers},
+                          optional={"name": st.none() | st.text(max_size=40)
+                                    | st.sampled_from(["Bob", "bob", "bold-1", " ", "A[b]", "x" * 31])}),
+    st.fixed_dictionaries({"type": st.just("ping"), "id": numbers, "t1": numbers}),
+    st.fixed_dictionaries({"type": st.just("clock"), "t1": numbers, "t2": numbers, "t3": numbers, "t4": numbers}),
+    st.fixed_dictionaries({"type": st.just("audio"), "stream": numbers, "state": st.sampled_from(["on", "off", "x"])},
+                          optional={"rate": numbers}),
+    st.fixed_dictionaries({"type": st.just("choose"), "option": numbers}, optional={"stake": st.none() | numbers}),
+    st.fixed_dictionaries({"type": st.just("shout"), "t": numbers}),
+)
+frames = (messages.map(lambda m: json.dumps(m))  # NaN and Infinity as Python writes them
+          | shaped.map(lambda m: json.dumps(m)) | shaped.map(lambda m: json.dumps(m))
+          | json_values.map(lambda v: json.dumps(v))
+          | st.integers(min_value=1, max_value=3000).map(lambda n: "[" * n + "]" * n)
+          | st.integers(min_value=1, max_value=3000).map(lambda n: '{"type":' * n + '"hello"' + "}" * n)
+          | st.text(max_size=60)
+          | st.text(alphabet="0123456789", min_size=300, max_size=4000)
+          .map(lambda digits: f'{{"type":"ping","id":{digits},"t1":1}}'))
+# Who sends it: a socket that said nothing yet, a board, a phone choosing its seat, a seated phone.
+SETUPS = {
+    "new": [],
+    "board": ['{"type":"hello","role":"board"}'],
+    "phone": ['{"type":"hello","role":"phone"}'],
+    "seated": ['{"type":"hello","role":"phone"}', '{"type":"claim","seat":0}'],
+}
+
+
+@settings(max_examples=150, deadline=None)
+@given(who=st.sampled_from(["new", "board", "phone", "seated", "seated", "seated"]),
+       sent=st.lists(frames, min_size=1, max_size=4))  # 5 refused close the socket
+def test_any_message_from_a_phone_or_a_board_is_refused_in_an_error_changing_nothing(
+        who: str, sent: list[str]) -> None:
+    """A hostile or broken client: wrong types for every field, fields missing or unknown,
+    unknown types, numbers huge, negative or NaN, nesting deep, strings long, seat tokens
+    wrong. No exception leaves the socket's loop; a refused message is answered with an error
+    (and nothing else) and changes nothing."""
+    from voice.web.server import serve_socket
+
+    ticks = itertools.count(1000.0, 2.0)  # the host clock: 2 s a call, never a flood
+    players = [SeatPlayer("Ana"), SeatPlayer("Bob"), SeatPlayer("bold-1", bot=object(), bot_name="bold")]
+    # The phones' real clocks (voice/phone_clock.py): their checks of a clock sample are fuzzed too.
+    room = Room(players, clock=lambda: next(ticks), chirp=lambda: np.zeros(800, np.float32),
+                play=lambda samples, rate: None, keys=KeptLines())
+    ask(room, 0)
+    socket = FuzzSocket(room, SETUPS[who], sent)
+    try:
+        asyncio.run(serve_socket(room, socket))  # type: ignore[arg-type]  # nothing may escape it
+    finally:
+        room.close()
+    assert len(socket.states) == len(sent) + 1, "the socket's loop ended before every message was answered"
+    assert not [m for at, m in socket.sent if at == -1 and m["type"] == "error"], socket.sent
+    for index, frame in enumerate(sent):
+        replies = [message for at, message in socket.sent if at == index]
+        try:
+            parse_message(frame)
+        except ProtocolError:
+            assert [m["type"] for m in replies] == ["error"] and replies[0]["message"], (frame, replies)
+        if any(m["type"] == "error" for m in replies):
+            assert socket.states[index + 1] == socket.states[index], frame
+            # A hello with a token no seat has: the error, and the seats to choose from (and the table).
+            assert all(m["type"] in ("error", "seats", "table") for m in replies), (frame, replies)

@@ -880,6 +880,9 @@ def test_a_port_taken_and_an_address_not_this_machines_get_each_their_own_fix() 
             bind("127.0.0.1", taken.getsockname()[1])
     with pytest.raises(OSError, match="give --host one of this machine's addresses"):
         bind("999.1.1.1", 0)
+    with pytest.raises(OSError) as long:
+        bind("a" * 5000, 0)
+    assert str(long.value).startswith(f"cannot listen on {'a' * 60}… (5000 characters):0: ")
 
 
 def test_a_damaged_certificate_authority_gets_one_clear_error_and_is_not_replaced(tmp_path: Path) -> None:

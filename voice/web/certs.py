@@ -25,7 +25,7 @@ from cryptography.hazmat.primitives import hashes, serialization
 from cryptography.hazmat.primitives.asymmetric import ec
 from cryptography.x509.oid import ExtendedKeyUsageOID, NameOID
 
-from cdc_env.cli import short_path
+from cdc_env.cli import parse_json, short_path
 
 CA_DAYS = 3650
 # iOS refuses TLS server certificates valid for more than 825 days.
@@ -140,7 +140,7 @@ def _server_current(directory: Path, names: tuple[str, ...]) -> bool:
     """The kept server certificate names these addresses, is signed by the kept CA and has a
     month left."""
     try:
-        kept = json.loads((directory / "server.json").read_text(encoding="utf-8"))
+        kept = parse_json((directory / "server.json").read_text(encoding="utf-8"))
         cert = x509.load_pem_x509_certificate((directory / "server.crt").read_bytes())
         ca_cert = x509.load_pem_x509_certificate((directory / "ca.crt").read_bytes())
         (directory / "server.key").read_bytes()

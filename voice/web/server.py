@@ -27,6 +27,7 @@ from starlette.staticfiles import StaticFiles
 from starlette.websockets import WebSocket, WebSocketDisconnect
 from uvicorn.protocols.http.h11_impl import H11Protocol
 
+from cdc_env.cli import short_path
 from voice.web.certs import Certificates, ca_profile
 from voice.web.protocol import MAX_BINARY, MAX_TEXT, ProtocolError, parse_audio, parse_message
 from voice.web.room import Connection, Room
@@ -381,7 +382,8 @@ def bind(host: str, port: int, per_ip: int = PER_IP, places: _Places | None = No
             fix = "ports below 1024 need root: choose another --port"
         else:
             fix = "give --host one of this machine's addresses (0.0.0.0: all of them)"
-        raise OSError(f"cannot listen on {host}:{port}: {error.strerror or error}; {fix}") from None
+        # The host cut short: a page of a mistyped --host was quoted whole.
+        raise OSError(f"cannot listen on {short_path(host)}:{port}: {error.strerror or error}; {fix}") from None
     sock.listen(64)
     sock.set_inheritable(True)
     return sock

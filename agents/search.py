@@ -77,6 +77,15 @@ def candidates(decision: Decision, chosen: Action) -> list[Action]:
     return staked_candidates(decision, chosen)
 
 
+def searched_options(decision: Decision, chosen: Action) -> list[Action]:
+    """The candidates a searcher samples at `decision`, the base bot having chosen `chosen`;
+    one option (`chosen`) where nothing is searched: races and claims are answered with a timed
+    shout, and claiming a gain is always right."""
+    if decision.kind in ("race", "claim") or decision.seat is None:
+        return [chosen]
+    return candidates(decision, chosen)
+
+
 def staked_candidates(decision: Decision, chosen: Action) -> list[Action]:
     """A decision's legal actions, but for a Grelottine or a Civet, which offer hundreds (every
     stake): the base choice, passing (or rolling), and the smallest, middle and largest stake
@@ -164,13 +173,10 @@ class SearchBot:
         base = self._bot(self.base_for(state), -1, state)
         base.rng = self.rng  # the caller reseeds this bot's generator between games
         chosen = base.act(state, decision)
-        # Races and claims are answered with a timed shout, and claiming a gain is always right:
-        # nothing to search.
-        if decision.kind in ("race", "claim") or decision.seat is None:
-            return chosen
-        options = candidates(decision, chosen)
+        options = searched_options(decision, chosen)
         if len(options) < 2:
             return chosen
+        assert decision.seat is not None  # searched_options keeps seatless decisions to one option
         best = self.search(state, decision.seat, options, chosen)
         self.stats.changed += best != chosen
         return best

@@ -36,7 +36,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
 from agents.bots import make_bot
 from agents.model_bot import ModelLoadError
-from agents.search import BASES, SearchBot, _pick, candidates
+from agents.search import BASES, SearchBot, searched_options
 from cdc_env.cli import count_at_most, non_negative_int, positive_int, run_command
 from cdc_env.dice import SeededDice
 from cdc_env.game import GameError, GameState
@@ -99,7 +99,7 @@ def probe(args: argparse.Namespace) -> int:
                     continue
                 base_bot = long_search._bot(long_search.base_for(state), -1, state)
                 chosen = base_bot.act(state, decision)
-                options = candidates(decision, chosen) if decision.kind not in ("race", "claim") else [chosen]
+                options = searched_options(decision, chosen)
                 if len(options) > 1:
                     positions += 1
                     base = options.index(chosen)
@@ -109,8 +109,7 @@ def probe(args: argparse.Namespace) -> int:
                     regrets["base bot (no search)"].append(best - means[base])
                     for name, bot in variants:
                         for _ in range(args.repeats):
-                            pick = options.index(_pick(options, bot.outcomes(state, 0, options, base), base,
-                                                       bot.margin))
+                            pick = options.index(bot.search(state, 0, options, chosen))
                             regrets[name].append(best - means[pick])
                             by_kind[(name, decision.kind)].append(best - means[pick])
                             changed[name] += pick != base

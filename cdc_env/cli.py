@@ -298,6 +298,8 @@ def _take(lock: Path, what: Path, command: str) -> int | None:
         try:
             handle = os.open(lock, os.O_RDWR | os.O_CREAT | getattr(os, "O_NOFOLLOW", 0), 0o644)
         except OSError as error:
+            if error.errno == errno.ENAMETOOLONG:  # the user's path, a few characters short of too long
+                raise OSError(error.errno, error.strerror, str(what)) from None
             advice = f"move {short_path(lock)} away" if os.path.lexists(lock) else "give a folder you can write in"
             raise OutputError(f"{short_path(what)} cannot be locked for this {command} ({path_error(error)}); "
                               f"{advice}") from None

@@ -298,3 +298,11 @@ def test_without_flock_a_command_runs_unlocked(tmp_path: Path, monkeypatch: pyte
     with cli.in_use_by_one(tmp_path / ".lock", tmp_path, "train.py"), \
             cli.in_use_by_one(tmp_path / ".lock", tmp_path, "train.py"):
         assert not (tmp_path / ".lock").exists()
+
+
+def test_a_path_too_long_for_its_lock_is_said_as_the_users_path(tmp_path: Path) -> None:
+    save = tmp_path / ("x" * 252)  # a name the file system takes, and its lock's (+ ".lock") not
+    with pytest.raises(OSError) as refused, cli.in_use_by_one(cli.lock_path(save), save, "play.py"):
+        pass
+    assert refused.value.filename == str(save) and cli.path_error(refused.value).endswith(
+        "File name too long; give a shorter path")

@@ -257,7 +257,9 @@ _HOLDER = re.compile(rf"{re.escape(LOCK_MARK)} pid (\d+), (.+)")
 
 
 def lock_path(path: Path) -> Path:
-    """The lock file of a file the command writes: beside it, never the file itself."""
+    """The lock file of a file the command writes: beside it, never the file itself; beside
+    the file a link leads to, so that two names of one file have one lock."""
+    path = Path(os.path.realpath(path))
     return path.with_name(f"{path.name}.lock")
 
 

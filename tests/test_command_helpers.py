@@ -279,6 +279,8 @@ def test_a_second_holder_is_refused_naming_the_first_and_the_lock_goes_with_its_
 def test_a_lock_is_never_the_users_file_nor_written_over(tmp_path: Path) -> None:
     save = tmp_path / "game.json"
     assert cli.lock_path(save) == tmp_path / "game.json.lock" != save
+    (tmp_path / "link.json").symlink_to(save)  # another name of the save: its one lock
+    assert cli.lock_path(tmp_path / "link.json") == cli.lock_path(save)
     mine = cli.lock_path(save)
     mine.write_text("my notes", encoding="utf-8")  # a file of the user's where the lock would be
     with pytest.raises(cli.OutputError) as refused, cli.in_use_by_one(mine, save, "play.py"):

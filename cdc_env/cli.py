@@ -5,7 +5,8 @@
 - `run_command`, the one place per command that turns a user's error into `error: ...` and
   exit status 2, and Ctrl+C into one line that says what was kept and exit status 130; any
   other exception is a bug of ours and keeps its traceback;
-- `write_atomic`, so that a file the user keeps is written whole or not at all.
+- `write_atomic`, so that a file the user keeps is written whole or not at all;
+- `in_use_by_one`, so that two commands never write the same run folder or file at once.
 
 Standard library only, and no part of the engine imports it: the engine does no I/O.
 """
@@ -16,6 +17,7 @@ import argparse
 import errno
 import json
 import os
+import re
 import signal
 import sys
 import tempfile
@@ -23,6 +25,11 @@ from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
+
+try:
+    import fcntl
+except ImportError:  # Windows: no advisory locks; a command runs without one (`in_use_by_one`)
+    fcntl = None  # type: ignore[assignment]
 
 
 class UsageError(ValueError):
@@ -241,6 +248,81 @@ def write_atomic(path: Path, data: str | bytes) -> None:
     except BaseException:
         Path(temporary).unlink(missing_ok=True)
         raise
+
+
+# The first words of every lock file: a file at a lock's path without them is someone's own,
+# never written over nor deleted.
+LOCK_MARK = "cdc lock:"
+_HOLDER = re.compile(rf"{re.escape(LOCK_MARK)} pid (\d+), (.+)")
+
+
+def lock_path(path: Path) -> Path:
+    """The lock file of a file the command writes: beside it, never the file itself; beside
+    the file a link leads to, so that two names of one file have one lock."""
+    path = Path(os.path.realpath(path))
+    return path.with_name(f"{path.name}.lock")
+
+
+@contextmanager
+def in_use_by_one(lock: Path, what: Path, command: str) -> Iterator[None]:
+    """Holds `lock` (a file: RUN/.lock, SAVE.lock) for the life of the `with`, so that a second
+    command writing `what` (the run folder, the save) is refused at once: OutputError, one
+    line naming the holder's pid, nothing touched. Take it before anything is written or
+    deleted. The lock is the kernel's (flock): a holder that died holds nothing, so a lock file
+    it left never blocks; a lock file is deleted as its holder ends. Where flock is not
+    (Windows, some network file systems) the command runs without a lock."""
+    handle = _take(lock, what, command) if fcntl is not None else None
+    if handle is None:
+        yield
+        return
+    try:
+        held = os.read(handle, 200).decode("utf-8", "replace")
+        if held.strip() and not held.startswith(LOCK_MARK):
+            raise OutputError(f"{short_path(lock)} is not a lock file of this project (it holds something else), "
+                              "and this command locks it; move it away")
+        os.ftruncate(handle, 0)
+        os.pwrite(handle, f"{LOCK_MARK} pid {os.getpid()}, {command}\n".encode(), 0)
+        try:
+            yield
+        finally:
+            try:
+                if os.path.samestat(os.stat(lock, follow_symlinks=False), os.fstat(handle)):
+                    os.unlink(lock)  # still locked: no one else can be holding this file
+            except OSError:
+                pass  # gone or moved: nothing of ours to delete
+    finally:
+        os.close(handle)
+
+
+def _take(lock: Path, what: Path, command: str) -> int | None:
+    """`lock` opened and flocked (its descriptor), None where the file system has no flock."""
+    for _ in range(10):  # a holder deletes its file as it ends: lock the file at the path, not one gone
+        try:
+            handle = os.open(lock, os.O_RDWR | os.O_CREAT | getattr(os, "O_NOFOLLOW", 0), 0o644)
+        except OSError as error:
+            if error.errno == errno.ENAMETOOLONG:  # the user's path, a few characters short of too long
+                raise OSError(error.errno, error.strerror, str(what)) from None
+            advice = f"move {short_path(lock)} away" if os.path.lexists(lock) else "give a folder you can write in"
+            raise OutputError(f"{short_path(what)} cannot be locked for this {command} ({path_error(error)}); "
+                              f"{advice}") from None
+        try:
+            fcntl.flock(handle, fcntl.LOCK_EX | fcntl.LOCK_NB)
+        except OSError as error:
+            held = os.read(handle, 200).decode("utf-8", "replace")
+            os.close(handle)
+            if error.errno != errno.EWOULDBLOCK:
+                return None  # no flock here (ENOLCK, EOPNOTSUPP): the command runs without a lock
+            holder = _HOLDER.match(held)
+            by = f"another {holder[2]} (pid {holder[1]})" if holder else "another command"
+            raise OutputError(f"{short_path(what)} is in use by {by}; wait for it or stop it") from None
+        try:
+            there: os.stat_result | None = os.stat(lock, follow_symlinks=False)
+        except FileNotFoundError:
+            there = None
+        if there is not None and os.path.samestat(there, os.fstat(handle)):
+            return handle
+        os.close(handle)  # locked a file its holder had just deleted: again, with the one at the path
+    raise OutputError(f"{short_path(what)} is in use by other commands starting and ending; try again")
 
 
 class _NotJson(json.JSONDecodeError):

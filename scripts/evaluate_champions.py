@@ -27,6 +27,8 @@ from cdc_env.cli import (
     OutputError,
     Stopped,
     UsageError,
+    in_use_by_one,
+    lock_path,
     output_file,
     parse_json,
     positive_int,
@@ -97,6 +99,13 @@ def is_table_result(result: Any) -> bool:
 
 def evaluate(args: argparse.Namespace) -> int:
     tables = chosen_tables(args.tables)
+    # The report is read, then rewritten after each table: a second run on it would drop the
+    # first one's tables. One at a time, from before its reading.
+    with in_use_by_one(lock_path(args.out), args.out, "evaluate_champions.py"):
+        return evaluate_into(args, tables)
+
+
+def evaluate_into(args: argparse.Namespace, tables: list[tuple[str, int]]) -> int:
     results = read_results(args.out)
     try:
         play_tables(tables, args, results)

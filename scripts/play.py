@@ -33,6 +33,7 @@ import subprocess
 import sys
 import time
 from collections.abc import Callable
+from contextlib import ExitStack
 from pathlib import Path
 from typing import Any
 
@@ -43,7 +44,16 @@ ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
 from agents.bots import check_table, make_bot  # noqa: E402
-from cdc_env.cli import OutputError, check_output_file, non_negative_float, one_line, path_error, short_path  # noqa: E402
+from cdc_env.cli import (  # noqa: E402
+    OutputError,
+    check_output_file,
+    in_use_by_one,
+    lock_path,
+    non_negative_float,
+    one_line,
+    path_error,
+    short_path,
+)
 from cdc_env.game import GameError, GameLoadError  # noqa: E402
 from cdc_env.reaction import REACTION_LEVELS  # noqa: E402
 from cdc_env.rules import RulesetError, load_ruleset  # noqa: E402
@@ -115,19 +125,31 @@ def pace(text: str) -> float:
     return value
 
 
-def check_save(save: Path | None, resume: Path | None, overwrite: bool) -> None:
+def check_save(save: Path | None, resume: Path | None, overwrite: bool, locks: ExitStack) -> None:
     """--save never replaces another game's save unless --overwrite: only the game it holds
-    (--resume FILE) goes on in it."""
+    (--resume FILE) goes on in it. The file the game writes (--save, else --resume) is locked
+    in `locks` first: a game live in it refuses a second one (the two wrote over each other's
+    moves). A save only read (--resume A --save B) is not: B starts as a copy of A."""
+    target = save or resume
+    if target is None:
+        return
+    if save is not None:
+        check_output_file(save, "--save")
+    if target.parent.is_dir():  # a --resume not there is said by its reading, in its own words
+        locks.enter_context(in_use_by_one(lock_path(target), target, "play.py"))
     if save is None:
         return
-    check_output_file(save, "--save")
     if save.exists() and not overwrite and (resume is None or save.resolve() != resume.resolve()):
         raise OutputError(f"--save {save}: the file exists and holds another game; go on with it (--resume {save}), "
                           "save elsewhere, or give --overwrite to replace it")
 
 
-def prepare(argv: list[str] | None, console: Console) -> TableApp | WebTable | int:
-    """The table, ready to run; or the exit status after one clear error."""
+def prepare(argv: list[str] | None, console: Console, locks: ExitStack | None = None) -> TableApp | WebTable | int:
+    """The table, ready to run; or the exit status after one clear error. The save's lock is
+    held in `locks` (the game's life: main's); without it, it is checked and let go."""
+    if locks is None:
+        with ExitStack() as checked:
+            return prepare(argv, console, checked)
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--ruleset", default="classic")
     parser.add_argument("--house", nargs="*", default=[], metavar="RULE",
@@ -165,7 +187,7 @@ def prepare(argv: list[str] | None, console: Console) -> TableApp | WebTable | i
         parser.error(f"--port {args.port}: give a port from 1 to 65534 (or 0 for any free port)")
     seed = args.seed if args.seed is not None else int.from_bytes(os.urandom(4), "little")
     try:
-        check_save(args.save, args.resume, args.overwrite)
+        check_save(args.save, args.resume, args.overwrite, locks)
         saved = PlaySession.read_save(args.resume) if args.resume else None
         rules = load_ruleset(args.ruleset).with_house_rules(args.house)
         players = lineup(args, seed, saved)
@@ -389,7 +411,12 @@ def main(argv: list[str] | None = None) -> int:
     console = Console()
     if argv is None:
         argv = sys.argv[1:]
-    app = prepare(argv, console)
+    with ExitStack() as locks:  # the save's lock, for the whole game
+        return play(argv, console, locks)
+
+
+def play(argv: list[str], console: Console, locks: ExitStack) -> int:
+    app = prepare(argv, console, locks)
     if isinstance(app, int):
         return app
     if isinstance(app, WebTable):

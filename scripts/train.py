@@ -59,6 +59,7 @@ from cdc_env.cli import (
     UsageError,
     check_output_dir,
     game_count_or_zero,
+    in_use_by_one,
     parse_json,
     positive_float,
     positive_int,
@@ -451,6 +452,15 @@ def run(args: argparse.Namespace) -> int:
     rules = load_ruleset(config.ruleset)
     out = config.output
     check_output_dir(out, "--out" if args.out is not None else f"out_dir of {args.config}")
+    # One run at a time in a folder, checked before anything of it is read, written or deleted:
+    # two runs (the same config twice, a --resume beside the live run) mixed their checkpoints.
+    with in_use_by_one(out / ".lock", out, "train.py"):
+        return train_in(config, rules, args)
+
+
+def train_in(config: TrainConfig, rules: Ruleset, args: argparse.Namespace) -> int:
+    """The run, its folder locked: the folder's checks, then training and the report."""
+    out = config.output
     check_run_folder(config, args.resume, args.overwrite)
     found = None
     if args.resume and config.trainer == "sb3":

@@ -1,12 +1,15 @@
 """What every command shares (cdc_env/cli.py) by hand: the argparse checks of numbers and
 files, word for word; run_command's exit statuses and lines; one_line; write_atomic; the
-worker pool's quiet Ctrl+C. (tests/test_user_errors.py runs the commands themselves.)"""
+worker pool's quiet Ctrl+C; the lock that keeps a second command off a run folder or a save.
+(tests/test_user_errors.py runs the commands themselves.)"""
 
 from __future__ import annotations
 
 import argparse
 import os
 import signal
+import subprocess
+import sys
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any
@@ -228,3 +231,80 @@ def test_a_count_at_most_a_bound_says_the_bound_and_why() -> None:
     with pytest.raises(argparse.ArgumentTypeError, match="is not a whole number"):
         parse("many")
     assert cli.MAX_PROCESSES == 4 * (os.cpu_count() or 1) and cli.environments("4096") == 4096
+
+
+# ---------------------------------------------------------------------- one command at a time
+
+HOLD = """
+import sys, time
+from pathlib import Path
+from cdc_env.cli import in_use_by_one
+with in_use_by_one(Path(sys.argv[1]), Path(sys.argv[2]), "train.py"):
+    print("held", flush=True)
+    time.sleep(60)
+"""
+
+
+def holder(lock: Path, what: Path) -> subprocess.Popen[str]:
+    """Another process holding `lock` (for a minute), once it said so."""
+    process = subprocess.Popen([sys.executable, "-c", HOLD, str(lock), str(what)], stdout=subprocess.PIPE, text=True,
+                               cwd=Path(__file__).resolve().parents[1])
+    assert process.stdout is not None and process.stdout.readline() == "held\n"
+    return process
+
+
+def test_a_second_holder_is_refused_naming_the_first_and_the_lock_goes_with_its_holder(tmp_path: Path) -> None:
+    run, lock = tmp_path / "run", tmp_path / "run" / ".lock"
+    run.mkdir()
+    first = holder(lock, run)
+    try:
+        assert lock.read_text(encoding="utf-8") == f"cdc lock: pid {first.pid}, train.py\n"
+        with pytest.raises(cli.OutputError) as refused, cli.in_use_by_one(lock, run, "train.py"):
+            pass
+        assert str(refused.value) == f"{run} is in use by another train.py (pid {first.pid}); wait for it or stop it"
+        assert lock.read_text(encoding="utf-8") == f"cdc lock: pid {first.pid}, train.py\n", "the holder's, as it was"
+    finally:
+        first.kill()  # SIGKILL: no `finally` of its own runs, its lock file stays behind
+        first.wait()
+    assert lock.exists()  # left by a dead holder: it blocks nothing (the kernel let go of its lock)
+    with cli.in_use_by_one(lock, run, "play.py"):
+        assert lock.read_text(encoding="utf-8") == f"cdc lock: pid {os.getpid()}, play.py\n"
+        with pytest.raises(cli.OutputError, match=r"in use by another play\.py \(pid \d+\)"), \
+                cli.in_use_by_one(lock, run, "play.py"):
+            pass  # the same process, another open of the file: refused too (tests call main twice)
+    assert not lock.exists(), "its holder ending deletes the lock file"
+    assert list(run.iterdir()) == []
+
+
+def test_a_lock_is_never_the_users_file_nor_written_over(tmp_path: Path) -> None:
+    save = tmp_path / "game.json"
+    assert cli.lock_path(save) == tmp_path / "game.json.lock" != save
+    (tmp_path / "link.json").symlink_to(save)  # another name of the save: its one lock
+    assert cli.lock_path(tmp_path / "link.json") == cli.lock_path(save)
+    mine = cli.lock_path(save)
+    mine.write_text("my notes", encoding="utf-8")  # a file of the user's where the lock would be
+    with pytest.raises(cli.OutputError) as refused, cli.in_use_by_one(mine, save, "play.py"):
+        pass
+    assert str(refused.value) == (f"{mine} is not a lock file of this project (it holds something else), and this "
+                                  "command locks it; move it away")
+    assert mine.read_text(encoding="utf-8") == "my notes"
+    mine.unlink()
+    mine.mkdir()  # a folder there: one line, not an IsADirectoryError
+    with pytest.raises(cli.OutputError) as refused, cli.in_use_by_one(mine, save, "play.py"):
+        pass
+    assert str(refused.value) == f"{save} cannot be locked for this play.py ({mine}: Is a directory); move {mine} away"
+
+
+def test_without_flock_a_command_runs_unlocked(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(cli, "fcntl", None)  # Windows
+    with cli.in_use_by_one(tmp_path / ".lock", tmp_path, "train.py"), \
+            cli.in_use_by_one(tmp_path / ".lock", tmp_path, "train.py"):
+        assert not (tmp_path / ".lock").exists()
+
+
+def test_a_path_too_long_for_its_lock_is_said_as_the_users_path(tmp_path: Path) -> None:
+    save = tmp_path / ("x" * 252)  # a name the file system takes, and its lock's (+ ".lock") not
+    with pytest.raises(OSError) as refused, cli.in_use_by_one(cli.lock_path(save), save, "play.py"):
+        pass
+    assert refused.value.filename == str(save) and cli.path_error(refused.value).endswith(
+        "File name too long; give a shorter path")

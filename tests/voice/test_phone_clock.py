@@ -473,3 +473,37 @@ def test_samples_lost_after_a_calibration_are_set_right_by_the_recheck() -> None
     assert states[9] == "ok" and states[15] == "rechecking" and states[30] == "ok", states
     assert abs(errors[9]) < 3.5 and abs(errors[15] + 30) < 3.5 and abs(errors[30]) < 3.5, errors
     assert clock.input_delay_s == pytest.approx(phone.delay_s + 0.0015, abs=0.002)
+
+
+def test_bench_web_says_who_a_round_of_crosstalk_makes_winner_and_suite_loser() -> None:
+    bench = _bench_web()
+    table = bench.Table(n=4)
+    # Three rounds; players 0, 1, 2 shout in that order, player 3 stays quiet.
+    table.rounds = [("oui", 0.0, 0.05, [0, 1, 2])] * 3
+    table.round_onsets = {0: [1.00, 1.00, None], 1: [1.05, 0.98, 1.05], 2: [1.10, None, 1.10],
+                          3: [None, None, 0.90]}
+    # Round 1: all found in order. Round 2: player 1 found first (wrong winner), player 2 not
+    # heard, the only one: the Suite's loser is still right. Round 3: player 3's phone reports
+    # the phrase first (wrong winner), player 0 not heard: the wrong loser.
+    table.round_onsets_raw = table.round_onsets
+    first, last = bench.round_ends(table)
+    assert first == pytest.approx(1 / 3) and last == pytest.approx(2 / 3)
+
+
+def test_bench_web_takes_a_crowded_reading_only_where_another_phone_heard_its_phrase() -> None:
+    bench = _bench_web()
+    from voice.recogniser import Detection
+
+    def heard(onset: float, crowded: bool, intent: str = "oui") -> tuple[Detection, float]:
+        return Detection(intent, intent, onset, onset + 0.5, 0.9, onset + 0.8, crowded=crowded), onset + 0.8
+
+    table = bench.Table(n=3)
+    table.rounds = [("oui", 1.0, 0.05, [0, 1]), ("non", 5.0, 0.05, [0, 1])]
+    table.heard_by = [(None, [], [heard(1.0, False), heard(5.0, True, "non")], []),
+                      (None, [], [heard(1.05, True)], []),
+                      (None, [], [heard(5.5, True, "non")], [])]
+    bench.settle(table, None)
+    # Phone 1's crowded « oui » is borne out by phone 0's plain one; phone 0's crowded « non »
+    # only by another crowded one: not taken, nor is that one.
+    assert table.round_onsets[1] == [1.05, None] and table.round_onsets[0] == [1.0, None]
+    assert table.round_onsets[2] == [None, None] and table.unconfirmed == 2

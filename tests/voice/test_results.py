@@ -28,6 +28,7 @@ from voice.recogniser import (
     pooled_choice,
     rate_clock,
     read_result,
+    said_among_others,
     said_in_race,
     stumbles_into,
 )
@@ -887,3 +888,63 @@ def test_a_race_is_of_active_intents_and_ends_with_the_moment(lexicon, script) -
     assert recogniser.race == ("non", "oui")
     recogniser.set_intents(["oui"])
     assert recogniser.race == ()
+
+
+def test_how_a_reading_says_the_race_phrase_among_other_voices_saying_it() -> None:
+    caillou = Phrase("pas_mou_le_caillou", "pas mou le caillou", ("pas", "mou", "le", "caillou"))
+
+    def among(*texts: str):
+        return said_among_others(words(*texts), caillou, "[unk]")
+
+    # Several players shouting it tens of ms apart, as one phone hears them: the phrase whole,
+    # with more of its words around it (the garbage word left out).
+    for crowd in (("pas", "pas", "mou", "le", "caillou"), ("pas", "mou", "le", "caillou") * 2,
+                  ("caillou", "pas", "mou", "le", "caillou"), ("pas", "mou", "le", "caillou", "caillou"),
+                  ("pas", "[unk]", "pas", "mou", "le", "caillou")):
+        placed = among(*crowd)
+        assert placed is not None and [w.text for w in placed] == [t for t in crowd if t != "[unk]"], crowd
+    # Not among others: the phrase alone (said_in_race's), the phrase not whole, other words.
+    for other in (("pas", "mou", "le", "caillou"), ("pas", "mou", "le"), ("pas", "pas", "mou", "le"),
+                  ("pas", "mou", "le", "caillou", "oui"), ("caillou", "le", "mou", "pas", "pas"), ("[unk]",)):
+        assert among(*other) is None, other
+
+
+def test_a_crowded_race_reading_is_taken_only_by_a_recogniser_told_phones_hear_each_other(
+        lexicon, monkeypatch) -> None:
+    stumble = [word("pas", 0.42, 0.5), word("pas", 0.5, 0.6)] + CAILLOU_IN_CUT[1:]
+    recogniser, opened, answers = in_a_race(lexicon, monkeypatch, intent="pas_mou_le_caillou", crowded=True)
+    answers += [nbest((90.0, stumble), (88.0, CAILLOU_IN_CUT)), nbest((89.0, CAILLOU_IN_CUT))]
+    [found] = feed(recogniser, tone(2.5, [(1.0, 1.6)]))
+    assert isinstance(found, Detection) and found.intent == "pas_mou_le_caillou" and found.crowded
+    assert found.onset_s == pytest.approx(1.0, abs=0.01)
+    # A reading of the phrase alone stays a plain detection.
+    recogniser, opened, answers = in_a_race(lexicon, monkeypatch, intent="pas_mou_le_caillou", crowded=True)
+    answers += [nbest((90.0, CAILLOU_IN_CUT)), nbest((89.0, CAILLOU_IN_CUT))]
+    [found] = feed(recogniser, tone(2.5, [(1.0, 1.6)]))
+    assert isinstance(found, Detection) and not found.crowded
+    # The whole grammar hearing other words far better still refuses it.
+    recogniser, opened, answers = in_a_race(lexicon, monkeypatch, intent="pas_mou_le_caillou", crowded=True)
+    answers += [nbest((90.0, stumble)), nbest((95.0, [word("oui", 0.42, 1.04)]))]
+    assert feed(recogniser, tone(2.5, [(1.0, 1.6)])) == []
+
+
+def test_a_crowded_race_look_reads_again_from_where_the_players_own_voice_rises(lexicon, monkeypatch) -> None:
+    # Other players' voices, faint at this phone, from 1.0 s; its own player's, 20 dB louder,
+    # from 1.3 s. The race look's reading of the whole utterance finds nothing; read again
+    # from 50 ms before the rise, the phrase: a crowded detection at the own voice's onset.
+    t = np.arange(int(2.5 * RATE)) / RATE
+    audio = np.where((t >= 1.0) & (t < 1.9), 800 * np.sin(2 * np.pi * 300 * t), 0.0)
+    audio = audio + np.where((t >= 1.3) & (t < 1.9), 8000 * np.sin(2 * np.pi * 400 * t), 0.0)
+    pcm = np.rint(audio).astype(np.int16)
+    recogniser, opened, answers = in_a_race(lexicon, monkeypatch, intent="pas_mou_le_caillou", crowded=True)
+    # The cut from the rise: 0.1 s of padding, then 50 ms before the own voice.
+    own = [word("pas", 0.15, 0.3), word("mou", 0.3, 0.4), word("le", 0.4, 0.5), word("caillou", 0.5, 0.7)]
+    answers += [nbest((90.0, [word("[unk]", 0.4, 1.2)])), nbest((90.0, own)), nbest((89.0, own))]
+    [found] = feed(recogniser, pcm)
+    assert isinstance(found, Detection) and found.crowded and found.intent == "pas_mou_le_caillou"
+    assert found.onset_s == pytest.approx(1.3, abs=0.02)
+    assert len(opened) == 3  # the utterance, the cut, the whole grammar on the cut
+    # Told nothing of other phones, the recogniser does not look again: nothing.
+    recogniser, opened, answers = in_a_race(lexicon, monkeypatch, intent="pas_mou_le_caillou")
+    answers += [nbest((90.0, [word("[unk]", 0.4, 1.2)])), nbest((90.0, own)), nbest((89.0, own))]
+    assert feed(recogniser, pcm) == [] and len(opened) == 1

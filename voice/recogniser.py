@@ -887,7 +887,9 @@ class Recogniser:
         Not looked at: an utterance whose best reading said another phrase whole (a decoy or
         another intent: someone said something else). The onset and pause checks are those of
         every detection (`_emit`). Costs two decodes of the utterance's audio, on such
-        utterances during races only.
+        utterances during races only. With `crowded`, a reading of the phrase among other voices
+        saying it counts too, and where nothing does, the audio from the player's own voice's
+        rise is read again (up to two more decodes): a crowded detection (see the class).
         """
         if not (self.race_look and self._race_grammar):
             return []
@@ -907,8 +909,8 @@ class Recogniser:
     def _own_rise(self, start: int, stop: int) -> int | None:
         """Where, between two Vosk-stream indices, a sound already there (other players' voices,
         QUIET_DB over the floor for the 100 ms before) jumps most over those 100 ms (the mean
-        level of the next 50 ms against theirs), when it is `crowd_rise_db` or more: the player's own voice
-        rising over the others' faint ones. None where no such jump is."""
+        level of the next 50 ms against theirs), when it is `crowd_rise_db` or more: the
+        player's own voice rising over the others' faint ones. None where no such jump is."""
         lo, hi = max(0, start - self._history_start), max(0, stop - self._history_start)
         centres, level = loudness(self._history, lo, hi, self.rate)  # 10 ms frames every 2.5 ms
         before, after = 40, 20  # frames: 100 ms, 50 ms

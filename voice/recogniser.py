@@ -366,12 +366,15 @@ def said_in_race(words: Sequence[Word], phrase: Phrase, garbage: str | None) -> 
 def said_among_others(words: Sequence[Word], phrase: Phrase, garbage: str | None) -> tuple[Word, ...] | None:
     """The words of a race grammar's reading made only of `phrase`'s words, holding the phrase
     whole and more of its words around it ("내일 내일 점심", "음악 기차 음악 기차", "기차 음악
-    기차"): what several players shouting the phrase a few tens of ms apart sound like to one
-    phone, which hears its own player and the others 8-20 dB under. Else None. Taken alone such
+    기차") or the garbage word ("[unk] 음악 기차"): what several players shouting the phrase a
+    few tens of ms apart sound like to one phone, which hears its own player and the others
+    8-20 dB under. Else None. Taken alone such
     a reading is no shout (talk forced into the race's grammar stumbles too: `stumbles_into`);
     the host takes it only where another phone heard the phrase at the same time."""
     kept = [w for w in words if w.text != garbage]
     texts, spoken = [w.text for w in kept], list(phrase.words)
+    if texts == spoken and len(kept) < len(words):
+        return tuple(kept)  # with something unclear before or after it: another's voice
     if len(texts) <= len(spoken) or not set(texts) <= set(spoken):
         return None
     if not any(texts[i:i + len(spoken)] == spoken for i in range(len(texts) - len(spoken) + 1)):
@@ -954,10 +957,19 @@ class Recogniser:
         if top is None or said_top is None:
             return []
         phrase, placed = said_top
-        rival = next((r for r in looked[1:] if said_in_race(r.words, phrase, self.garbage) is None
-                      and not stumbles_into(r.words, phrase)
-                      and not (crowded and said_among_others(r.words, phrase, self.garbage))), None)
-        gap = math.inf if rival is None else top.score - rival.score
+
+        def gap_to_rival(among_others: bool) -> float:
+            """How far the top reading is over the best one not saying the phrase (among
+            others' voices saying it too: `among_others`)."""
+            rival = next((r for r in looked[1:] if said_in_race(r.words, phrase, self.garbage) is None
+                          and not stumbles_into(r.words, phrase)
+                          and not (among_others and said_among_others(r.words, phrase, self.garbage))), None)
+            return math.inf if rival is None else top.score - rival.score
+
+        gap = gap_to_rival(crowded)
+        if gap < self.race_margin and self.crowded and not crowded:
+            # Said plainly, but just over the phrase among others' voices: crowded.
+            gap, crowded = gap_to_rival(True), True
         if gap < self.race_margin:
             return []
         # The same audio with the whole grammar: how much better than the race's phrase the

@@ -900,7 +900,8 @@ def test_how_a_reading_says_the_race_phrase_among_other_voices_saying_it() -> No
     # with more of its words around it (the garbage word left out).
     for crowd in (("pas", "pas", "mou", "le", "caillou"), ("pas", "mou", "le", "caillou") * 2,
                   ("caillou", "pas", "mou", "le", "caillou"), ("pas", "mou", "le", "caillou", "caillou"),
-                  ("pas", "[unk]", "pas", "mou", "le", "caillou")):
+                  ("pas", "[unk]", "pas", "mou", "le", "caillou"), ("[unk]", "pas", "mou", "le", "caillou"),
+                  ("pas", "mou", "le", "caillou", "[unk]")):
         placed = among(*crowd)
         assert placed is not None and [w.text for w in placed] == [t for t in crowd if t != "[unk]"], crowd
     # Not among others: the phrase alone (said_in_race's), the phrase not whole, other words.
@@ -922,6 +923,14 @@ def test_a_crowded_race_reading_is_taken_only_by_a_recogniser_told_phones_hear_e
     answers += [nbest((90.0, CAILLOU_IN_CUT)), nbest((89.0, CAILLOU_IN_CUT))]
     [found] = feed(recogniser, tone(2.5, [(1.0, 1.6)]))
     assert isinstance(found, Detection) and not found.crowded
+    # Said plainly, with the phrase after something unclear just under it (another's voice before
+    # it): plainly, no; among others, yes.
+    unclear_before = [word("[unk]", 0.3, 0.42)] + CAILLOU_IN_CUT
+    for crowded, taken in ((False, False), (True, True)):
+        recogniser, opened, answers = in_a_race(lexicon, monkeypatch, intent="pas_mou_le_caillou", crowded=crowded)
+        answers += [nbest((90.0, CAILLOU_IN_CUT), (89.5, unclear_before)), nbest((89.0, CAILLOU_IN_CUT))]
+        found = [d for d in feed(recogniser, tone(2.5, [(1.0, 1.6)])) if isinstance(d, Detection)]
+        assert [d.crowded for d in found] == ([True] if taken else []), crowded
     # The whole grammar hearing other words far better still refuses it.
     recogniser, opened, answers = in_a_race(lexicon, monkeypatch, intent="pas_mou_le_caillou", crowded=True)
     answers += [nbest((90.0, stumble)), nbest((95.0, [word("oui", 0.42, 1.04)]))]

@@ -1,12 +1,15 @@
 """Fit the value of a position between turns (agents/value.py) to self-play games of bold.
 
     python scripts/fit_value.py --tables v004_2p classic_4p --games 4000
+    python scripts/fit_value.py --tables classic_2p --bots champion bold   # the positions the searcher meets
 
 At every turn's start of every game, each seat's features and whether that seat went on to win
 make one row; a logistic model per table is fitted on four fifths of the games and its log loss
 printed on the other fifth, next to a model that knows only the bias (the seat's base rate).
 Seeds from 90,000,000: apart from the evaluations (0 and 30,000,000) and the probes (60,000,000).
-Writes agents/values/RULESET_Np.json (or --out).
+--bots: the games' players instead (seat s of game g plays the ((s + g) mod k)-th of the k
+names, so each sits in every seat): the searcher over a network meets the network's positions
+against the field, not bold's. Writes agents/values/RULESET_Np.json (or --out).
 """
 
 from __future__ import annotations
@@ -20,12 +23,13 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
-from agents.bots import make_bot
+from agents.bots import check_table, make_bot
 from agents.value import FEATURES, VALUES_DIR, ValueModel, decided_winner, features, fit_logistic, value_path
 from cdc_env.cli import (
     OutputError,
     Stopped,
     count_at_most,
+    one_line,
     output_dir,
     processes,
     run_command,
@@ -39,9 +43,10 @@ from cdc_env.rules import RulesetError, load_ruleset
 MAX_TURNS = 1000
 
 
-def game_rows(ruleset: str, players: int, seed: int) -> tuple[list[list[float]], list[int]]:
+def game_rows(ruleset: str, players: int, seed: int,
+              names: tuple[str, ...] = ("bold",)) -> tuple[list[list[float]], list[int]]:
     rules = load_ruleset(ruleset)
-    bots = [make_bot("bold", seed=f"{seed}:{s}") for s in range(players)]
+    bots = [make_bot(names[(s + seed) % len(names)], seed=f"{seed}:{s}") for s in range(players)]
     state = GameState(rules, players, dice=SeededDice(seed))
     rows: list[list[float]] = []
     seats: list[int] = []
@@ -56,9 +61,9 @@ def game_rows(ruleset: str, players: int, seed: int) -> tuple[list[list[float]],
     return rows, [int(seat == winner) for seat in seats]
 
 
-def _job(args: tuple[str, int, int, int]) -> list[tuple[list[list[float]], list[int]]]:
-    ruleset, players, start, stop = args
-    return [game_rows(ruleset, players, seed) for seed in range(start, stop)]
+def _job(args: tuple[str, int, int, int, tuple[str, ...]]) -> list[tuple[list[list[float]], list[int]]]:
+    ruleset, players, start, stop, names = args
+    return [game_rows(ruleset, players, seed, names) for seed in range(start, stop)]
 
 
 def log_loss(model: ValueModel | None, rows: list[list[float]], outcomes: list[int], base: float) -> float:
@@ -81,6 +86,8 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--games", type=count_at_most(100_000, "every game's rows are kept in memory"), default=4000)
     parser.add_argument("--seed", type=int, default=90_000_000)
     parser.add_argument("--workers", type=processes, default=1)
+    parser.add_argument("--bots", nargs="+", default=["bold"], metavar="BOT",
+                        help="the games' players, taking the seats in turn (default: bold against itself)")
     # Checked (and made) before any game: a file there, or a folder that cannot be written, is a usage error.
     parser.add_argument("--out", type=output_dir, default=str(VALUES_DIR))
     args = parser.parse_args(argv)
@@ -98,6 +105,13 @@ def main(argv: list[str] | None = None) -> int:
     if args.games < 10:
         print("error: --games must be 10 or more", file=sys.stderr)
         return 2
+    for name in args.bots:
+        try:
+            for ruleset, players in tables:  # a bot that cannot sit there (a champion missing) is said now
+                check_table(make_bot(name), load_ruleset(ruleset), players)
+        except (ValueError, RulesetError) as error:
+            print(f"error: --bots {name}: {one_line(str(error))}", file=sys.stderr)
+            return 2
     args.out.mkdir(parents=True, exist_ok=True)
     return run_command(lambda: fit(args, tables), ())
 
@@ -118,7 +132,8 @@ def fit(args: argparse.Namespace, tables: list[tuple[str, int]]) -> int:
 
 def fit_table(args: argparse.Namespace, ruleset: str, players: int) -> None:
     cut = max(1, args.games // (args.workers * 4))
-    jobs = [(ruleset, players, args.seed + start, args.seed + min(args.games, start + cut))
+    names = tuple(args.bots)
+    jobs = [(ruleset, players, args.seed + start, args.seed + min(args.games, start + cut), names)
             for start in range(0, args.games, cut)]
     if args.workers > 1:
         with worker_pool(multiprocessing.get_context("spawn"), args.workers) as pool:
@@ -130,7 +145,8 @@ def fit_table(args: argparse.Namespace, ruleset: str, players: int) -> None:
     test = [(r, o) for rows, outs in games[split:] for r, o in zip(rows, outs, strict=True)]
     weights = fit_logistic([r for r, _ in train], [o for _, o in train])
     meta = {"ruleset": ruleset, "players": players, "games": args.games, "seed": args.seed,
-            "fitted_on": "self-play of bold, every turn's start"}
+            "fitted_on": ("self-play of bold" if names == ("bold",) else f"games of {' and '.join(names)}")
+            + ", every turn's start"}
     model = ValueModel(weights, meta)
     base = sum(o for _, o in train) / len(train)
     test_rows, test_out = [r for r, _ in test], [o for _, o in test]

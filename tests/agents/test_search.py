@@ -186,3 +186,20 @@ def test_a_network_base_at_a_table_without_a_network_is_refused() -> None:
     with pytest.raises(ValueError, match="no champion for classic at 5 seats.*classic at 4 seats"):
         bot.check_seats(load_ruleset("classic"), 5)
     SearchBot().check_seats(load_ruleset("classic"), 5)  # bold as base plays any table
+
+
+def test_a_value_is_fitted_to_the_games_of_the_bots_given(tmp_path) -> None:
+    import json
+    import subprocess
+    import sys
+    from pathlib import Path
+
+    root = Path(__file__).resolve().parents[2]
+    result = subprocess.run([sys.executable, str(root / "scripts" / "fit_value.py"), "--tables", "classic_2p",
+                             "--bots", "champion", "bold", "--games", "12", "--out", str(tmp_path)],
+                            cwd=root, capture_output=True, text=True)
+    assert result.returncode == 0, result.stderr
+    fitted = json.loads((tmp_path / "classic_2p.json").read_text(encoding="utf-8"))
+    assert fitted["fitted_on"] == "games of champion and bold, every turn's start"
+    assert len(fitted["weights"]) == len(FEATURES)
+    assert load_value("classic", 2, tmp_path) is not None

@@ -7,7 +7,7 @@ At every turn's start of every game, each seat's features and whether that seat 
 make one row; a logistic model per table is fitted on four fifths of the games and its log loss
 printed on the other fifth, next to a model that knows only the bias (the seat's base rate).
 Seeds from 90,000,000: apart from the evaluations (0 and 30,000,000) and the probes (60,000,000).
---bots: the games' players instead (seat s of game g plays the ((s + g) mod k)-th of the k
+--bots: the games' players instead (seat s of the game of seed g plays the ((s + g) mod k)-th of the k
 names, so each sits in every seat): the searcher over a network meets the network's positions
 against the field, not bold's. Writes agents/values/RULESET_Np.json (or --out).
 """

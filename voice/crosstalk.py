@@ -364,6 +364,11 @@ class Attribution(Generic[U]):
             if intent is not None and not getattr(utterance, "crowded", False):
                 self._plain.append((seat, intent, utterance.onset_s))
 
+    def holding(self) -> bool:
+        """Whether an utterance is still held (not yet given to a player or dropped)."""
+        with self._lock:
+            return bool(self._held)
+
     def settled(self, now: float, streaming: Iterable[int]) -> list[tuple[int, U]]:
         """The utterances ready to go (in the order they came, each seat's own kept in order):
         those whose time every other streaming seat has been heard past, or that waited

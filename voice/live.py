@@ -88,6 +88,9 @@ class MicrophoneListener:
             raise InputLost(self._problem)
         return [heard(seat, outcome) for seat, outcome in self.attribution.settled(time.monotonic(), self.seats)]
 
+    def holding(self) -> bool:
+        return self.attribution.holding()
+
     def mark_playback(self, start: float, end: float) -> None:
         self.attribution.mask_playback(start, end)
         for ear in self.ears:

@@ -39,6 +39,9 @@ Clock = Callable[[], float]
 # How long a race waits after its window for shouts said inside it: the recogniser decides an
 # utterance once it has ended (latency p95 about 0.45 s on an idle machine, docs/voice.md).
 VOICE_GRACE_S = 1.0
+# ...and, past that, how long it waits on while the listener still holds an utterance (a crowded
+# reading waits up to 0.8 s for another phone to bear it out: voice/crosstalk.py, CROWD_WAIT_S).
+HELD_GRACE_S = 1.0
 # A shout's onset may fall this much before the race's start (the clocks' error, a few ms) and
 # still count, as 0 ms; earlier, it began before the dice were shown and does not count.
 EARLY_TOLERANCE_S = 0.05
@@ -63,6 +66,9 @@ class Listener(Protocol):
     def listen_for(self, intents: set[str], race: bool = False) -> None: ...  # race: a race is open for them
 
     def poll(self) -> list[Heard]: ...
+
+    # Optional: `holding() -> bool`, whether an utterance heard is still held back (the room
+    # attributing it to a seat); a race then waits for it a little longer (HELD_GRACE_S).
 
     def mark_playback(self, start: float, end: float) -> None: ...
 
@@ -197,6 +203,9 @@ class PlaySession:
     race_now: list[RaceShout] = field(default_factory=list)  # the shouts of the race under way
     _race_answers: dict[int, Action] = field(default_factory=dict)
     _moment: float = 0.0  # when the current decision was put (false shouts' onsets count from it)
+    # The last race run: its start, the end of its window (session clock) and its phrases. A
+    # shout said in it but heard after it was settled is late, not a false shout.
+    _last_race: tuple[float, float, frozenset[str]] | None = None
     # Late friends typed in (`+ Name`) waiting for the next turn to begin: (name, Sloubi sung).
     joining: list[tuple[str, bool]] = field(default_factory=list)
 
@@ -320,6 +329,8 @@ class PlaySession:
                 if item.intent is None:
                     continue  # another player's unclear utterance: not theirs to answer now
                 if item.intent in RACE_SHOUTS:  # outside a race, the engine judges it a false shout
+                    if self._late_race_shout(item):
+                        continue
                     self._false_shout(item.seat, item.intent, item.onset, "voice")
                     return None
                 if item.seat != decision.seat:
@@ -355,7 +366,7 @@ class PlaySession:
         end = self.clock() + seconds
         while (left := end - self.clock()) > 0:
             for item in self._poll_listener():
-                if item.intent in RACE_SHOUTS:
+                if item.intent in RACE_SHOUTS and not self._late_race_shout(item):
                     self._false_shout(item.seat, item.intent, item.onset, "voice")
             typed = self.keyboard.poll(min(0.05, left))
             if typed is None:
@@ -455,6 +466,24 @@ class PlaySession:
             self.save()
             self.view.show(self)
         return seated
+
+    def _late_race_shout(self, heard: Heard) -> bool:
+        """Whether a race phrase heard outside a race began inside the last race's window: said
+        in that race, recognised only after it was settled (the table said so), not a false
+        shout. It is not counted in the race either: the race's answers are given."""
+        if self._last_race is None:
+            return False
+        start, end, phrases = self._last_race
+        if heard.intent not in phrases or not start - EARLY_TOLERANCE_S <= heard.onset <= end:
+            return False
+        if not any(shout.seat == heard.seat for shout in self.race_log[-1]):  # else a repeat of the shout
+            self.view.say(f"{self.players[heard.seat].name}: « {heard.intent} » was heard after the race was "
+                          "settled: not counted")
+        return True
+
+    def _listener_holds(self) -> bool:
+        holding = getattr(self.listener, "holding", None)
+        return bool(holding()) if holding is not None else False
 
     def _false_shout(self, seat: int, phrase: str, at: float, by: str) -> bool:
         """A race phrase shouted outside that seat's race: the engine judges it (a Bévue in
@@ -603,12 +632,14 @@ class PlaySession:
         # recogniser waits for the utterance to end): wait for those before settling the race.
         voices = [s for s in humans if self._hears(s)]
         grace_end = self.clock() + VOICE_GRACE_S
-        while any(s not in shouts for s in voices) and self.clock() < grace_end:
+        while any(s not in shouts for s in voices) and (
+                self.clock() < grace_end or (self.clock() < grace_end + HELD_GRACE_S and self._listener_holds())):
             for heard in self._poll_listener():
                 self._heard_shout(heard, start, window, humans, phrases, shouts)
             typed = self.keyboard.poll(0.02)
             if typed is not None:  # pressed after the window: said so, not counted
                 self._typed_shout(typed, start, humans, phrases, decision, shouts, window)
+        self._last_race = (start, start + window, frozenset(phrases))
         self.race_log.append(sorted(shouts.values(), key=lambda s: s.onset_ms))
         self.race_now = self.race_log[-1]
         answered: dict[int, Action] = {seat: Pass() for seat in seats}

@@ -333,12 +333,14 @@ def test_a_soft_start_stands_only_where_no_other_voice_could_make_it() -> None:
 def test_a_crowded_reading_is_given_once_another_phone_heard_the_phrase_then() -> None:
     # No audio: the loudness check has nothing to say, only the confirmation decides.
     attribution: Attribution[Detection] = Attribution()
+    assert not attribution.holding()
     attribution.hold(0, detection(1.0, 1.6, crowded=True), now=5.0)
     assert attribution.settled(5.1, streaming=[0, 1]) == []  # waits for the other phones' recognisers
+    assert attribution.holding()  # the game's race waits on for it (voice/session.py)
     attribution.hold(1, detection(1.05, 1.7), now=5.3)  # Bob's phone heard it plainly
     settled = attribution.settled(5.3, streaming=[0, 1])
     assert [(seat, u.onset_s, u.crowded) for seat, u in settled] == [(0, 1.0, True), (1, 1.05, False)]
-    assert attribution.unconfirmed == 0
+    assert attribution.unconfirmed == 0 and not attribution.holding()
 
 
 def test_a_crowded_reading_nobody_else_bears_out_is_nobodys_after_its_wait() -> None:

@@ -656,6 +656,24 @@ def test_a_phone_hearing_another_player_does_not_shout_for_its_own(ko_model: Any
     assert both[0].onset == pytest.approx(1000.8, abs=0.06)
 
 
+def test_the_listeners_say_while_the_room_holds_an_utterance_back() -> None:
+    """The game's race waits on while the room still holds an utterance (voice/session.py,
+    HELD_GRACE_S): the phones' listener says so, and so do several listeners as one."""
+    from types import SimpleNamespace
+
+    from voice.web.room import Listeners, PhoneListener
+
+    room = make_room([FakeClock(t0=1000.0)])
+    phones = PhoneListener(room)
+    both = Listeners(phones, SimpleNamespace(seats=[2]))  # a listener that never holds anything
+    assert not phones.holding() and not both.holding()
+    room.attribution.hold(0, SimpleNamespace(intent="oui", onset_s=1000.5, end_s=1001.0), now=1001.1)
+    assert phones.holding() and both.holding()
+    assert [seat for seat, _ in room.attribution.settled(1001.1 + 1.0, streaming=[0])] == [0]
+    assert not phones.holding() and not both.holding()
+    room.close()
+
+
 # What the house rules write in the log (docs/rules.md, House rules): each kind of line the
 # games below must show, so that the check on their French is not vacuous.
 HOUSE_LINES = {"verdier_bet", "score:verdier_won", "score:verdier_lost", "score:tichette_won", "score:tichette_lost",

@@ -693,6 +693,9 @@ class PhoneListener:
         streaming = [seat.index for seat in self.room.seats if seat.stream is not None]
         return [heard(seat, outcome) for seat, outcome in self.room.attribution.settled(self.room.clock(), streaming)]
 
+    def holding(self) -> bool:
+        return self.room.attribution.holding()
+
     def mark_playback(self, start: float, end: float) -> None:
         self.room.mark_playback(start, end)
 
@@ -751,6 +754,9 @@ class Listeners:
                 listener.close()
                 self.report(f"microphone lost ({error}); its seats go on by phone or keyboard")
         return found
+
+    def holding(self) -> bool:
+        return any(getattr(listener, "holding", lambda: False)() for listener in self.listeners)
 
     def mark_playback(self, start: float, end: float) -> None:
         for listener in self.listeners:

@@ -139,26 +139,26 @@ class HeldListener(LateListener):
         return self.started is not None and not self.delivered
 
 
-def late_shout_session(keyboard: TypedLater, listener: LateListener) -> PlaySession:
+def play_late_shout(listener: LateListener) -> tuple[PlaySession, GameState]:
     # The rules with Bévues (a false shout costs 10). Seat 0 (human) rolls 1,1,2: a
     # Chouette-Velute, the bot shouting at 2.95 s. Seat 1 (bot) then rolls 1,3,6 (nothing), and
-    # seat 0, asked to roll again, throws 6,6,6 and wins.
+    # seat 0, asked to roll again (Enter at 6 s), throws 6,6,6 and wins.
+    keyboard = TypedLater()
+    keyboard.type("1", 0.0)
+    keyboard.type("1", 6.0)
     basic = load_ruleset("basic")
     rules = basic.model_copy(update={"bevue": basic.bevue.model_copy(update={"enabled": True})})
-    return PlaySession(rules, [SeatPlayer("Ana"), SeatPlayer("bot", FixedBot(2950))], view=Recorder(),
-                       keyboard=Keyboard(keyboard.reader), listener=listener,
-                       dice=InjectedDice([1, 6, 1, 1, 2, 1, 3, 6, 6, 6, 6]), setup={"scores": [300, 0]})
+    session = PlaySession(rules, [SeatPlayer("Ana"), SeatPlayer("bot", FixedBot(2950))], view=Recorder(),
+                          keyboard=Keyboard(keyboard.reader), listener=listener,
+                          dice=InjectedDice([1, 6, 1, 1, 2, 1, 3, 6, 6, 6, 6]), setup={"scores": [300, 0]})
+    return session, session.run()
 
 
 def test_a_shout_the_room_still_holds_when_the_grace_ends_is_waited_for() -> None:
     # Said at 2.8 s, inside the 3 s window, and held by the room until 4.6 s: past the 1 s grace,
     # inside the held grace. It wins the race.
-    keyboard = TypedLater()
-    keyboard.type("1", 0.0)
-    keyboard.type("1", 6.0)
     listener = HeldListener(0, "pas_mou_le_caillou", onset_after_s=2.8, heard_after_s=4.6)
-    session = late_shout_session(keyboard, listener)
-    state = session.run()
+    session, state = play_late_shout(listener)
     shouts = {s.seat: s for s in session.race_log[0]}
     assert shouts[0].by == "voice" and abs(shouts[0].onset_ms - 2800) < 60
     assert [e["tied"] for e in state.log if e["type"] == "race"] == [[0]]
@@ -169,12 +169,8 @@ def test_a_shout_of_the_race_heard_after_it_was_settled_is_late_not_a_false_shou
     # The same shout, heard at 4.6 s by a listener that did not say it held it: the race was
     # settled at 4 s without it (the bot won), and the shout, heard while Ana is asked to roll
     # again, is said to be late: no Bévue.
-    keyboard = TypedLater()
-    keyboard.type("1", 0.0)
-    keyboard.type("1", 6.0)
     listener = LateListener(0, "pas_mou_le_caillou", onset_after_s=2.8, heard_after_s=4.6)
-    session = late_shout_session(keyboard, listener)
-    state = session.run()
+    session, state = play_late_shout(listener)
     assert listener.delivered
     assert [e["tied"] for e in state.log if e["type"] == "race"] == [[1]]
     assert "false_shout" not in [e["type"] for e in state.log]
@@ -186,12 +182,8 @@ def test_a_shout_of_the_race_heard_after_it_was_settled_is_late_not_a_false_shou
 
 def test_a_race_phrase_said_after_the_race_is_still_a_false_shout() -> None:
     # Said at 4.5 s, after the window: a false shout while Ana is asked to roll (a Bévue, -10).
-    keyboard = TypedLater()
-    keyboard.type("1", 0.0)
-    keyboard.type("1", 6.0)
     listener = LateListener(0, "pas_mou_le_caillou", onset_after_s=4.5, heard_after_s=4.6)
-    session = late_shout_session(keyboard, listener)
-    state = session.run()
+    session, state = play_late_shout(listener)
     assert listener.delivered
     assert "false_shout" in [e["type"] for e in state.log]
 

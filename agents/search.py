@@ -144,7 +144,10 @@ class SearchBot:
         self._bots: dict[tuple[str, int, str, int], Bot] = {}
 
     def base_for(self, state: GameState) -> str:
-        return self.base_name or DEFAULT_BASE.get((state.rules.name, state.players), "bold")
+        return self._base(state.rules.name, state.players)
+
+    def _base(self, ruleset: str, players: int) -> str:
+        return self.base_name or DEFAULT_BASE.get((ruleset, players), "bold")
 
     def check_seats(self, rules: Ruleset, players: int) -> None:
         """Whether this searcher can play a table: a ValueError where its base is the table's
@@ -153,8 +156,8 @@ class SearchBot:
             from agents.champion import champion_path
 
             champion_path(rules.name, players)
-        if self.horizon == "turn":
-            load_value(rules.name, players)  # a damaged value file is said now, not at the first move
+        if self.horizon == "turn":  # a damaged value file is said now, not at the first move
+            load_value(rules.name, players, base=self._base(rules.name, players))
 
     def _bot(self, name: str, slot: int, state: GameState) -> Bot:
         key = (name, slot, state.rules.name, state.players)
@@ -190,7 +193,9 @@ class SearchBot:
         luck), until the rounds are done, the budget spent or the decision settled."""
         started = time.perf_counter()
         deadline = started + self.budget_ms / 1000
-        value = load_value(state.rules.name, state.players) if self.horizon == "turn" else None
+        value = None
+        if self.horizon == "turn":
+            value = load_value(state.rules.name, state.players, base=self.base_for(state))
         outcomes: list[list[float]] = [[] for _ in options]
         rounds = 0
         faces: list[list[int]] = []

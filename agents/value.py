@@ -91,11 +91,14 @@ class ValueModel:
         return {"features": list(FEATURES), "weights": self.weights, **self.meta}
 
 
-def value_path(ruleset: str, players: int, directory: Path = VALUES_DIR) -> Path:
-    return directory / f"{ruleset}_{players}p.json"
+def value_path(ruleset: str, players: int, directory: Path = VALUES_DIR, base: str | None = None) -> Path:
+    """`RULESET_Np.json` (fitted to bold's games), or `RULESET_Np_BASE.json`: fitted to the games
+    of a searcher's base bot (`network`: the table's network against bold), the positions a
+    search over that base meets."""
+    return directory / f"{ruleset}_{players}p{'_' + base if base else ''}.json"
 
 
-_LOADED: dict[tuple[str, int], ValueModel | None] = {}
+_LOADED: dict[tuple[str, int, str | None], ValueModel | None] = {}
 
 
 def read_value_file(path: Path) -> dict[str, Any]:
@@ -115,12 +118,16 @@ def read_value_file(path: Path) -> dict[str, Any]:
     return data
 
 
-def load_value(ruleset: str, players: int, directory: Path = VALUES_DIR) -> ValueModel | None:
+def load_value(ruleset: str, players: int, directory: Path = VALUES_DIR,
+               base: str | None = None) -> ValueModel | None:
     """The fitted value of a table, or None where none was fitted (the searcher then plays its
-    samples out to the end of the game)."""
-    key = (str(directory / ruleset), players)
+    samples out to the end of the game). `base`: a searcher's base bot, whose own value file
+    (`value_path`) is read where there is one, else the table's."""
+    if base and not value_path(ruleset, players, directory, base).exists():
+        base = None
+    key = (str(directory / ruleset), players, base)
     if key not in _LOADED:
-        path = value_path(ruleset, players, directory)
+        path = value_path(ruleset, players, directory, base)
         model = None
         if path.exists():
             data = read_value_file(path)

@@ -10,6 +10,10 @@ Seeds from 90,000,000: apart from the evaluations (0 and 30,000,000) and the pro
 --bots: the games' players instead (seat s of the game of seed g plays the ((s + g) mod k)-th of the k
 names, so each sits in every seat): the searcher over a network meets the network's positions
 against the field, not bold's. Writes agents/values/RULESET_Np.json (or --out).
+--base BASE: the value a searcher over that base reads (agents/search.py), RULESET_Np_BASE.json;
+`--base network` alone plays the table's network in one seat (each in turn) against bold:
+
+    python scripts/fit_value.py --tables classic_2p --base network --games 12000 --seed 91000000
 """
 
 from __future__ import annotations
@@ -24,6 +28,7 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
 from agents.bots import check_table, make_bot
+from agents.search import BASES, NETWORK
 from agents.value import FEATURES, VALUES_DIR, ValueModel, decided_winner, features, fit_logistic, value_path
 from cdc_env.cli import (
     OutputError,
@@ -86,8 +91,11 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--games", type=count_at_most(100_000, "every game's rows are kept in memory"), default=4000)
     parser.add_argument("--seed", type=int, default=90_000_000)
     parser.add_argument("--workers", type=processes, default=1)
-    parser.add_argument("--bots", nargs="+", default=["bold"], metavar="BOT",
-                        help="the games' players, taking the seats in turn (default: bold against itself)")
+    parser.add_argument("--bots", nargs="+", metavar="BOT",
+                        help="the games' players, taking the seats in turn (default: bold against itself; "
+                             "with --base network, the network against bold)")
+    parser.add_argument("--base", choices=BASES,
+                        help="fit the value a searcher over this base reads (RULESET_Np_BASE.json)")
     # Checked (and made) before any game: a file there, or a folder that cannot be written, is a usage error.
     parser.add_argument("--out", type=output_dir, default=str(VALUES_DIR))
     args = parser.parse_args(argv)
@@ -105,15 +113,25 @@ def main(argv: list[str] | None = None) -> int:
     if args.games < 10:
         print("error: --games must be 10 or more", file=sys.stderr)
         return 2
-    for name in args.bots:
-        try:
-            for ruleset, players in tables:  # a bot that cannot sit there (a champion missing) is said now
+    for ruleset, players in tables:
+        for name in dict.fromkeys(table_bots(args, players)):
+            try:  # a bot that cannot sit there (a champion missing) is said now
                 check_table(make_bot(name), load_ruleset(ruleset), players)
-        except (ValueError, RulesetError) as error:
-            print(f"error: --bots {name}: {one_line(str(error))}", file=sys.stderr)
-            return 2
+            except (ValueError, RulesetError) as error:
+                flag = "--bots" if args.bots else "--base network"
+                print(f"error: {flag}: {name}: {one_line(str(error))}", file=sys.stderr)
+                return 2
     args.out.mkdir(parents=True, exist_ok=True)
     return run_command(lambda: fit(args, tables), ())
+
+
+def table_bots(args: argparse.Namespace, players: int) -> tuple[str, ...]:
+    """The games' players at a table of `players` seats, taking the seats in turn."""
+    if args.bots:
+        return tuple(args.bots)
+    if args.base == NETWORK:
+        return ("champion", *["bold"] * (players - 1))  # one network, in every seat in turn
+    return ("bold",)
 
 
 def fit(args: argparse.Namespace, tables: list[tuple[str, int]]) -> int:
@@ -132,7 +150,7 @@ def fit(args: argparse.Namespace, tables: list[tuple[str, int]]) -> int:
 
 def fit_table(args: argparse.Namespace, ruleset: str, players: int) -> None:
     cut = max(1, args.games // (args.workers * 4))
-    names = tuple(args.bots)
+    names = table_bots(args, players)
     jobs = [(ruleset, players, args.seed + start, args.seed + min(args.games, start + cut), names)
             for start in range(0, args.games, cut)]
     if args.workers > 1:
@@ -153,7 +171,7 @@ def fit_table(args: argparse.Namespace, ruleset: str, players: int) -> None:
     fitted, plain = log_loss(model, test_rows, test_out, base), log_loss(None, test_rows, test_out, base)
     meta["held_out_log_loss"] = round(fitted, 4)
     meta["held_out_log_loss_base_rate"] = round(plain, 4)
-    path = value_path(ruleset, players, args.out)
+    path = value_path(ruleset, players, args.out, args.base)
     try:  # whole or not at all: a value file cut short stops the searcher that reads it
         write_atomic(path, json.dumps(model.to_json(), indent=1) + "\n")
     except OSError as error:

@@ -640,7 +640,8 @@ def test_a_damaged_value_file_stops_the_searcher_before_any_game(
     values = tmp_path / "values"
     values.mkdir()
     (values / "v004_2p.json").write_text(text, encoding="utf-8")
-    monkeypatch.setattr(search, "load_value", lambda ruleset, players: load_value(ruleset, players, values))
+    monkeypatch.setattr(search, "load_value",
+                        lambda ruleset, players, base=None: load_value(ruleset, players, values, base))
     argv = ["--agents", "searcher:50", "--field", "bold", "--ruleset", "v004", "--games", "2", "--workers", "1",
             "--out", str(tmp_path / "out")]
     assert script("evaluate").main(argv) == 2  # it used to fail at the searcher's first move

@@ -156,11 +156,17 @@ def test_the_champion_of_a_search_table_is_the_searcher() -> None:
     assert isinstance(champion._players[table], SearchBot)
 
 
-def test_the_network_base_plays_the_tables_network_where_the_search_finds_no_lead() -> None:
+def test_the_network_base_plays_the_tables_network_where_the_search_finds_no_lead(monkeypatch) -> None:
     # An infinite margin never leaves the base choice: every searched decision must then be
-    # the shipped network's own, so the base really is the table's network (not bold).
+    # the shipped network's own, so the base really is the table's network (not bold). Its
+    # samples are scored by the value for that base (agents/values/RULESET_Np_network.json
+    # where there is one).
+    import agents.search as search
     from agents.model_bot import ModelBot
 
+    asked: list[str | None] = []
+    monkeypatch.setattr(search, "load_value", lambda ruleset, players, base=None: asked.append(base) or load_value(
+        ruleset, players, base=base))
     searcher = SearchBot(seed=1, rounds=2, base="network", margin=float("inf"))
     rules = load_ruleset("classic")
     network = ModelBot.load("agents/champions/classic_4p.npz", rules=rules)
@@ -177,6 +183,7 @@ def test_the_network_base_plays_the_tables_network_where_the_search_finds_no_lea
             action = others[decision.seat].act(state, decision)
         state.apply_action(action)
     assert compared > 5 and searcher.stats.searched > 0
+    assert asked and set(asked) == {"network"}
 
 
 def test_a_network_base_at_a_table_without_a_network_is_refused() -> None:
@@ -203,3 +210,31 @@ def test_a_value_is_fitted_to_the_games_of_the_bots_given(tmp_path) -> None:
     assert fitted["fitted_on"] == "games of champion and bold, every turn's start"
     assert len(fitted["weights"]) == len(FEATURES)
     assert load_value("classic", 2, tmp_path) is not None
+
+
+def test_a_value_fitted_for_the_network_is_what_the_searcher_over_it_reads(tmp_path) -> None:
+    import json
+    import subprocess
+    import sys
+    from pathlib import Path
+
+    from agents.value import value_path
+
+    root = Path(__file__).resolve().parents[2]
+    result = subprocess.run([sys.executable, str(root / "scripts" / "fit_value.py"), "--tables", "classic_4p",
+                             "--base", "network", "--games", "12", "--out", str(tmp_path)],
+                            cwd=root, capture_output=True, text=True)
+    assert result.returncode == 0, result.stderr
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["classic_4p_network.json"]
+    fitted = json.loads((tmp_path / "classic_4p_network.json").read_text(encoding="utf-8"))
+    assert fitted["fitted_on"] == "games of champion and bold and bold and bold, every turn's start"
+    network = load_value("classic", 4, tmp_path, base="network")
+    assert network is not None and network.meta["fitted_on"] == fitted["fitted_on"]
+    assert load_value("classic", 4, tmp_path, base="bold") is None  # no value of the table's own here
+    # Where a base has no file of its own, the table's is read.
+    plain = tmp_path / "plain"
+    plain.mkdir()
+    value_path("classic", 4, plain).write_text(json.dumps({**fitted, "fitted_on": "self-play of bold"}),
+                                               encoding="utf-8")
+    read = load_value("classic", 4, plain, base="network")
+    assert read is not None and read.meta["fitted_on"] == "self-play of bold"

@@ -165,8 +165,12 @@ def test_the_network_base_plays_the_tables_network_where_the_search_finds_no_lea
     from agents.model_bot import ModelBot
 
     asked: list[str | None] = []
-    monkeypatch.setattr(search, "load_value", lambda ruleset, players, base=None: asked.append(base) or load_value(
-        ruleset, players, base=base))
+
+    def asking(ruleset: str, players: int, base: str | None = None) -> ValueModel | None:
+        asked.append(base)
+        return load_value(ruleset, players, base=base)
+
+    monkeypatch.setattr(search, "load_value", asking)
     searcher = SearchBot(seed=1, rounds=2, base="network", margin=float("inf"))
     rules = load_ruleset("classic")
     network = ModelBot.load("agents/champions/classic_4p.npz", rules=rules)

@@ -661,13 +661,14 @@ def test_the_listeners_say_while_the_room_holds_an_utterance_back() -> None:
     HELD_GRACE_S): the phones' listener says so, and so do several listeners as one."""
     from types import SimpleNamespace
 
+    from voice.recogniser import Detection
     from voice.web.room import Listeners, PhoneListener
 
     room = make_room([FakeClock(t0=1000.0)])
     phones = PhoneListener(room)
     both = Listeners(phones, SimpleNamespace(seats=[2]))  # a listener that never holds anything
     assert not phones.holding() and not both.holding()
-    room.attribution.hold(0, SimpleNamespace(intent="oui", onset_s=1000.5, end_s=1001.0), now=1001.1)
+    room.attribution.hold(0, Detection("oui", "oui", 1000.5, 1001.0, 0.9, 1001.1), now=1001.1)
     assert phones.holding() and both.holding()
     assert [seat for seat, _ in room.attribution.settled(1001.1 + 1.0, streaming=[0])] == [0]
     assert not phones.holding() and not both.holding()

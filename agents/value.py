@@ -123,11 +123,11 @@ def load_value(ruleset: str, players: int, directory: Path = VALUES_DIR,
     """The fitted value of a table, or None where none was fitted (the searcher then plays its
     samples out to the end of the game). `base`: a searcher's base bot, whose own value file
     (`value_path`) is read where there is one, else the table's."""
-    if base and not value_path(ruleset, players, directory, base).exists():
-        base = None
     key = (str(directory / ruleset), players, base)
-    if key not in _LOADED:
+    if key not in _LOADED:  # the searcher asks at every decision: the files are looked for once
         path = value_path(ruleset, players, directory, base)
+        if base and not path.exists():
+            path = value_path(ruleset, players, directory)
         model = None
         if path.exists():
             data = read_value_file(path)

@@ -31,14 +31,17 @@ import os
 import shutil
 import subprocess
 import sys
+import threading
 import time
 from collections.abc import Callable
 from contextlib import ExitStack
+from functools import partial
 from pathlib import Path
 from typing import Any
 
-from rich.console import Console
+from rich.console import Console, Group, RenderableType
 from rich.markup import escape
+from rich.text import Text
 
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
@@ -272,15 +275,14 @@ class WebTable:
             def build_both(view: View, keyboard: KeyLines) -> PlaySession:
                 room.keys = keyboard  # the phones' lines join the terminal's
                 return build(Views(room.view, view), keyboard, listener)
-            self.app = TableApp(build_both)
+            # `phone 2` at the terminal is the room's: a lost phone's seat given to another one.
+            self.app = TableApp(build_both, command=partial(host_line, room))
             self.session = self.app.session
 
     def announce(self, console: Console) -> None:
         import segno
 
-        from voice.web.server import addresses
-
-        where = addresses(self.server, self.shown_host)
+        where = self.server.join_at(self.shown_host)  # the board shows them too, while a seat is free
         sys.stdout.flush()
         segno.make(where["phone"], error="m").terminal(out=sys.stdout, compact=True)
         console.print(f"[bold]phones:[/bold] {where['phone']}", highlight=False, soft_wrap=True)
@@ -321,8 +323,10 @@ class WebTable:
                 self.listener.close()
 
     def _run_alone(self, session: PlaySession, console: Console) -> int:
-        console.print("the web table is open; Ctrl+C stops it", highlight=False)
+        console.print("the web table is open; Ctrl+C stops it. Type here « phone 2 » to give seat 2 to a new "
+                      "phone (theirs is lost), « + Name » to seat a late friend (chante_sloubi)", highlight=False)
         sys.stdout.flush()
+        threading.Thread(target=self._host_typing, args=(console,), daemon=True, name="host-typing").start()
         try:
             session.run()
         except (KeyboardInterrupt, EOFError):
@@ -335,6 +339,32 @@ class WebTable:
                 time.sleep(3600)
         except (KeyboardInterrupt, EOFError):
             return 0
+
+    def _host_typing(self, console: Console) -> None:
+        """--no-screen: lines typed at the host's terminal, as on the terminal's table: the room's
+        (`phone 2`) or the game's (`+ Name`; a choice, for a human playing at the laptop)."""
+        for line in sys.stdin:
+            at = time.monotonic()  # Enter's moment (the game's lines carry it)
+            answer = host_line(self.room, line.strip())
+            if answer is None:
+                self.room.keys.put(line.strip(), at)
+            else:
+                console.print(answer, highlight=False, soft_wrap=True)  # an address never cut
+                sys.stdout.flush()
+
+
+def host_line(room: Any, line: str) -> RenderableType | None:
+    """A line typed at the terminal's table that is the web room's (`phone 2`: a lost phone's
+    seat to a new one), shown with the QR code the new phone scans; None: the game's line."""
+    from voice.web.server import qr_rows
+
+    answer = room.host_command(line)
+    if answer is None:
+        return None
+    said = Text(answer.text, style="cyan")
+    if answer.link is None:
+        return said
+    return Group(said, Text("\n".join(qr_rows(answer.link)), style="black on white", no_wrap=True))
 
 
 def stopped_on(error: BaseException, console: Console) -> int:

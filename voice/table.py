@@ -332,8 +332,12 @@ class TableApp(App[GameState | None]):
     BINDINGS = [Binding("ctrl+c", "quit", "leave (the game is kept with --save)", priority=True),
                 Binding("ctrl+q", "quit", "leave", priority=True)]
 
-    def __init__(self, build: Callable[[TableView, TypedLines], PlaySession]) -> None:
+    def __init__(self, build: Callable[[TableView, TypedLines], PlaySession],
+                 command: Callable[[str], RenderableType | None] | None = None) -> None:
+        """`command`: offered each typed line first; a line it answers (the answer is shown in
+        the log) is the host's, not the game's (the web table's `phone 2`)."""
         super().__init__()
+        self.command = command
         self.keyboard = TypedLines()
         self.view = TableView(self)
         self.session = build(self.view, self.keyboard)
@@ -349,9 +353,10 @@ class TableApp(App[GameState | None]):
             yield Static(id="question")
             yield Static(id="race")
         yield RichLog(id="log", wrap=True, markup=False, highlight=False)
+        phones = " · « phone 2 »: seat 2 to a new phone (theirs is lost)" if self.command is not None else ""
         yield Input(id="entry", placeholder="a number and Enter · Enter alone: the only choice, or your shout "
                                              "in a race · « ! » shouts a race phrase at any moment · « + Name »: "
-                                             "a late friend joins (chante_sloubi)")
+                                             "a late friend joins (chante_sloubi)" + phones)
         yield Footer()
 
     def on_mount(self) -> None:
@@ -376,7 +381,12 @@ class TableApp(App[GameState | None]):
         self.call_from_thread(self.game_over, state)
 
     def on_input_submitted(self, event: Input.Submitted) -> None:
-        self.keyboard.put(event.value, time.monotonic())
+        at = time.monotonic()  # Enter's moment, before anything else: a race shout's onset
+        answer = self.command(event.value) if self.command is not None else None
+        if answer is None:
+            self.keyboard.put(event.value, at)
+        else:
+            self.query_one("#log", RichLog).write(answer)
         event.input.clear()
 
     def on_unmount(self) -> None:

@@ -12,7 +12,16 @@ from typing import Any
 
 import numpy as np
 import pytest
-from web_helpers import SCREENSHOTS, SOURCES, Browsers, Pulse, WebTable, set_viewport, wait_for
+from web_helpers import (
+    SCREENSHOTS,
+    SOURCES,
+    Browsers,
+    Pulse,
+    WebTable,
+    read_screenshot_qr_codes,
+    set_viewport,
+    wait_for,
+)
 
 from agents.bots import make_bot
 from cdc_env.dice import InjectedDice
@@ -141,6 +150,56 @@ def test_screenshots_of_the_phone_and_the_board_in_french(web_table, browsers: B
     wait_for("the question in English", lambda: css(phone, "#question-text").text == question["text_en"])
     phone.refresh()
     wait_for("English after a reload", lambda: css(phone, "#shout").text == "SHOUT!")
+
+
+def test_the_board_shows_the_way_in_and_a_lost_phones_seat_goes_to_a_new_one(web_table, browsers: Browsers) -> None:
+    """While a seat is free the board shows the trust page's and the table's addresses as QR
+    codes a phone's camera reads (checked on its screenshot); once the seat is taken they go. The
+    host gives the seat of a lost phone to a new one (`phone 1`): the board shows the way in
+    again, the old phone is back at the seat picker, and the new phone opens the link and plays
+    on as Zoé."""
+    table = bots_table(web_table, seed=5)
+    board = browsers.open(lang="fr")
+    set_viewport(board, 1280, 720, mobile=False)
+    board.get(table.board_url)
+    join = "#join:not([hidden])"
+    wait_for("the way in on the board", lambda: board.find_elements("css selector", join))
+    wait_for("its two codes drawn", lambda: board.execute_script(
+        "return [...document.querySelectorAll('#join img')].every((i) => i.complete && i.naturalWidth > 0)"))
+    assert "Places libres : Place 1 (Zoé)" in css(board, "#join-free").text
+    board.save_screenshot(str(SCREENSHOTS / "board-fr-join-1280x720.png"))
+    assert sorted(read_screenshot_qr_codes(board.get_screenshot_as_png())) == sorted(table.room.join.values())
+    assert css(board, "#join-phone-address").text == table.room.join["phone"]
+
+    lost = browsers.open(lang="fr")
+    set_viewport(lost, 360, 740, mobile=True)
+    lost.get(table.phone_url)
+    claim_by_tap(lost, 0)
+    wait_for("the way in gone once the seat is taken", lambda: not board.find_elements("css selector", join))
+    wait_for("the players back at the top", lambda: css(board, ".players-box").location["y"] < 100)
+
+    answer = table.room.host_command("phone 1")
+    assert answer is not None and answer.link == table.phone_url + "&seat=1"
+    wait_for("the way in back on the board", lambda: board.find_elements("css selector", join))
+    wait_for("the old phone at the seat picker", lambda: lost.execute_script("return window.cdcPhone.seat") is None)
+    wait_for("the old phone told why",
+             lambda: "Votre place joue maintenant sur un autre téléphone" in page_errors(lost))
+    new = browsers.open(lang="fr")
+    set_viewport(new, 360, 740, mobile=True)
+    new.get(answer.link)  # the link claims the seat at once
+    wait_for("the new phone seated", partial(seated, new, 0))
+    wait_for("the new phone is Zoé", lambda: css(new, "#me").text == "Vous êtes Zoé")
+    wait_for("the way in gone again", lambda: not board.find_elements("css selector", join))
+    wait_for("a question for the new phone", lambda: new.find_elements("css selector", "#choices button.choice"),
+             timeout=30)
+    css(new, "#choices button.choice").click()
+    wait_for("its move played", lambda: any(e["type"] == "turn_start" and e["seat"] == 0
+                                            for e in table.session.state.log))
+    # The old phone, reloaded, has no token any more: every seat is taken, and it is said how to get one back.
+    lost.refresh()
+    wait_for("the old phone's picker", lambda: css(lost, "#seats").is_displayed())
+    assert "« phone 2 »" in css(lost, "#seat-list").text
+    assert not script_errors(board) and not script_errors(new)
 
 
 # ---------------------------------------------------------------- two phones, one race, by voice

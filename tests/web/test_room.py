@@ -596,7 +596,6 @@ def test_a_late_friend_seated_by_the_host_gets_a_seat_a_phone_can_take() -> None
     session.join("Zoé")
     assert session.state.players == 4 and [p.name for p in session.players][-1] == "Zoé"
     assert len(room.seats) == 4 and room.seats[3].player.human and room.seats[3].token and not room.seats[3].taken
-    room._offer_seats()  # what the server's loop runs once the seat is added
     offered = [m for m in drain(waiting) if m is not None and m["type"] == "seats"][-1]
     assert offered["seats"][3] == {"seat": 3, "name": "Zoé", "human": True, "taken": False}
     message = room.table_message()
@@ -607,6 +606,94 @@ def test_a_late_friend_seated_by_the_host_gets_a_seat_a_phone_can_take() -> None
     from voice.web.room import PhoneListener
 
     assert PhoneListener(room).seats == [0, 1, 3]  # her phone's voice is heard like the others'
+
+
+JOIN = {"phone": "https://192.168.1.20:8443/?room=abc", "trust": "http://192.168.1.20:8444/trust"}
+
+
+def received(connection: Connection, kind: str) -> list[dict[str, Any]]:
+    return [m for m in drain(connection) if m is not None and m["type"] == kind]
+
+
+def test_the_host_gives_a_lost_phones_seat_to_a_new_phone() -> None:
+    """Ana's phone is lost (a flat battery, another browser): the host types `phone 1`. Her seat
+    gets a new token and is free again, her old phone is told and unseated, the board and the
+    phones choosing are offered it, and a new phone takes it as Ana (not as the name it keeps)."""
+    room = make_room([FakeClock(), FakeClock(), FakeClock()])
+    room.join = dict(JOIN)
+    board = Connection(asyncio.Queue())
+    room.connections.add(board)
+    room.handle(board, Hello(type="hello", role="board"))
+    assert received(board, "join") == [{"type": "join", **JOIN}]
+    lost = join(room, 0)
+    old_token = room.seats[0].token
+    assert received(board, "seats")[-1]["seats"][0]["taken"]  # a board sees a seat taken
+    waiting = Connection(asyncio.Queue())
+    room.connections.add(waiting)
+    room.handle(waiting, Hello(type="hello", role="phone"))
+    drain(waiting)
+
+    answer = room.host_command("phone 1")
+    assert answer is not None and answer.link == JOIN["phone"] + "&seat=1"
+    assert "Ana's seat (1) is free for a new phone" in answer.text and answer.link in answer.text
+    seat = room.seats[0]
+    assert not seat.taken and seat.token not in (None, old_token) and seat.mic == "none" and seat.clock is None
+    assert lost.seat is None and lost.clock is None
+    said = drain(lost)
+    assert {"type": "error", "message": "the host gave this seat to another phone"} in said
+    assert [m for m in said if m is not None and m["type"] == "seats"][-1]["seats"][0]["taken"] is False
+    for other in (board, waiting):
+        assert received(other, "seats")[-1]["seats"][0] == {"seat": 0, "name": "Ana", "human": True, "taken": False}
+    with pytest.raises(ProtocolError, match="claim a seat first"):
+        room.handle(lost, Choose(type="choose", option=0))
+    # The old token opens nothing now.
+    stale = Connection(asyncio.Queue())
+    room.connections.add(stale)
+    room.handle(stale, Hello(type="hello", role="phone", token=old_token))
+    assert stale.seat is None and received(stale, "error")[0]["message"].startswith("unknown seat token")
+    # The new phone keeps Léo's name in its storage: it plays on as Ana all the same.
+    room.handle(waiting, Claim(type="claim", seat=0, name="Léo"))
+    welcome = received(waiting, "welcome")[0]
+    assert welcome == {"type": "welcome", "seat": 0, "token": seat.token} and waiting.seat == 0
+    assert seat.taken and seat.player.name == "Ana"
+    assert received(board, "seats")[-1]["seats"][0]["taken"]
+
+
+@pytest.mark.parametrize("line, said", [
+    ("phone", "the table's address: https://192.168.1.20:8443/?room=abc (first time on a phone: "
+              "http://192.168.1.20:8444/trust); « phone 2 » or « phone Ana » gives that human's seat to a new "
+              "phone (1 Ana, 2 Bob)"),
+    ("phone 3", "seat 3 (bold-1) is a bot's; « phone 2 »"),
+    ("phone 4", "no seat « 4 » at this table; « phone 2 »"),
+    ("phone Zed", "no seat « Zed » at this table"),
+    ("phone " + "x" * 200, "no seat « " + "x" * 30 + "… » at this table"),
+    ("phone ²", "no seat « ² » at this table"),  # a digit int() cannot read
+    ("phone 0", "no seat « 0 » at this table"),
+    ("phone -1", "no seat « -1 » at this table"),
+])
+def test_a_host_command_that_frees_nothing_says_what_to_type(line: str, said: str) -> None:
+    room = make_room([FakeClock()])
+    room.join = dict(JOIN)
+    join(room, 0)
+    before = [(s.taken, s.token) for s in room.seats]
+    answer = room.host_command(line)
+    assert answer is not None and answer.text.startswith(said), answer
+    assert answer.link == (JOIN["phone"] if line == "phone" else None)
+    assert [(s.taken, s.token) for s in room.seats] == before
+
+
+@pytest.mark.parametrize("line", ["1", "", "  ", "oui", "! 2", "+ Zoé", "phones 1", "téléphone 1"])
+def test_the_games_lines_are_not_the_rooms(line: str) -> None:
+    room = make_room([FakeClock()])
+    assert room.host_command(line) is None
+
+
+def test_a_seat_is_named_by_its_number_or_its_players_name_in_any_case() -> None:
+    room = make_room([FakeClock(), FakeClock()])
+    join(room, 1)
+    answer = room.host_command("PHONE  bOB ")
+    assert answer is not None and "Bob's seat (2)" in answer.text and answer.link is None  # no address known
+    assert not room.seats[1].taken
 
 
 def crosstalk_room(ko_model: Any, both_stream: bool) -> list[Heard]:

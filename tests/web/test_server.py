@@ -189,6 +189,49 @@ def test_pages_need_the_room_secret(server: WebServer, tls: ssl.SSLContext) -> N
     assert "403" in str(refused_ws.value)
 
 
+def test_the_way_in_is_a_qr_code_behind_the_secret_and_the_board_is_told_it(server: WebServer,
+                                                                             tls: ssl.SSLContext) -> None:
+    base = f"https://127.0.0.1:{server.port}"
+    secret = server.room.secret
+    with httpx.Client(verify=tls) as client:
+        # Before the host says where it is reached, there is no address to show.
+        assert client.get(f"{base}/join.svg?to=phone&room={secret}").status_code == 404
+        where = server.join_at("192.168.1.20")
+        assert where["phone"] == f"https://192.168.1.20:{server.port}/?room={secret}"
+        assert where["trust"] == f"http://192.168.1.20:{server.trust_port}/trust"
+        for to in ("phone", "trust"):
+            code = client.get(f"{base}/join.svg?to={to}&room={secret}")
+            assert code.status_code == 200 and code.headers["content-type"] == "image/svg+xml"
+            assert code.text.startswith("<svg") and f"<title>{where[to]}</title>" in code.text.replace("&amp;", "&")
+        for wrong in (f"/join.svg?to=phone&room={secret[:-1]}", "/join.svg?to=phone", "/join.svg"):
+            refused = client.get(base + wrong)
+            assert refused.status_code == 403 and "svg" not in refused.headers["content-type"]
+        for to in ("board", "x" * 5000, ""):
+            assert client.get(f"{base}/join.svg?to={to}&room={secret}").status_code == 404
+    board = Phone(server, tls, role="board")
+    assert board.wait("join") == {"type": "join", "phone": where["phone"], "trust": where["trust"]}
+    assert [s["taken"] for s in board.wait("seats")["seats"]] == [False, False, False]
+    phone = Phone(server, tls)
+    phone.send({"type": "claim", "seat": 0})
+    phone.wait("welcome")
+    # The board follows the seats: the way in is shown while one is free.
+    assert [s["taken"] for s in board.wait("seats")["seats"]] == [True, False, False]
+
+
+def test_the_qr_codes_read_back_as_their_addresses() -> None:
+    from web_helpers import read_text_qr_codes
+
+    from voice.web.server import qr_rows
+
+    address = "https://192.168.1.20:8443/?room=Zq3_xV-9kLm0aBcDeFgHiJ&seat=2"
+    rows = qr_rows(address)
+    assert len({len(row) for row in rows}) == 1 and set("".join(rows)) <= set("█▀▄ ")
+    assert read_text_qr_codes("\n".join(rows)) == [address]
+    # Framed as a terminal shows it (a border, text beside it), it still reads.
+    framed = "\n".join(f"│ {row} │ score 12" for row in rows)
+    assert read_text_qr_codes(framed) == [address]
+
+
 def test_trust_page_and_ca_over_plain_http(server: WebServer, certificates: Certificates) -> None:
     base = f"http://127.0.0.1:{server.trust_port}"
     page = httpx.get(f"{base}/trust")
@@ -667,17 +710,22 @@ def test_play_web_serves_prints_the_qr_and_stops_on_ctrl_c_keeping_the_save(tmp_
     process = subprocess.Popen([sys.executable, str(ROOT / "scripts" / "play.py"), "--web", "--port", str(port),
                                 "--host", "127.0.0.1", "--keyboard", "--no-screen", "--humans", "Ana",
                                 "--bots", "bold", "--seed", "3", "--save", str(save)],
-                               stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, env=env)
+                               stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+                               env=env)
     out: list[str] = []
-    try:
+
+    def read_until(wanted: str) -> str:
         assert process.stdout is not None
         deadline = time.monotonic() + 40
         while time.monotonic() < deadline:
             line = process.stdout.readline()
             out.append(line)
-            if "Ctrl+C stops" in line or not line:
+            if wanted in line or not line:
                 break
-        text = "".join(out)
+        return "".join(out)
+
+    try:
+        text = read_until("Ctrl+C stops")
         assert f"https://127.0.0.1:{port}/?room=" in text, text
         assert "▀" in text or "█" in text  # the QR code, drawn in the terminal
         assert "tapping only" in text  # no model: said once
@@ -687,6 +735,14 @@ def test_play_web_serves_prints_the_qr_and_stops_on_ctrl_c_keeping_the_save(tmp_
             assert client.get(f"https://127.0.0.1:{port}/?room={secret}").status_code == 200
             assert client.get(f"https://127.0.0.1:{port}/board?room={secret}").status_code == 200
         assert httpx.get(f"http://127.0.0.1:{port + 1}/trust").status_code == 200
+        # The host's terminal takes the room's lines without the terminal's table too.
+        assert "« phone 2 »" in text
+        assert process.stdin is not None
+        process.stdin.write("phone 1\n")
+        process.stdin.flush()
+        said = read_until("&seat=1")
+        assert "Ana's seat (1) is free for a new phone; the phone that had it can no longer play it. On the new " \
+               f"phone, scan this code or open https://127.0.0.1:{port}/?room={secret}&seat=1\n" in said, said
         process.send_signal(signal.SIGINT)
         rest, errors = process.communicate(timeout=20)
     finally:
@@ -742,15 +798,12 @@ def load_play() -> Any:
     return module
 
 
-def test_the_terminal_table_and_the_web_table_play_the_same_game(tmp_path: Path, tls: ssl.SSLContext,
-                                                                  monkeypatch: pytest.MonkeyPatch) -> None:
-    """--web beside the Textual table: a phone's choice is played, and both show it."""
-    import asyncio
+def web_beside_the_terminal(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> tuple[Any, ssl.SSLContext]:
+    """play.py --web with its Textual table (not yet run), Ana's seat for a phone against bold;
+    the server started and its addresses printed, as play.py does; a TLS context trusting it."""
     import io
 
     from rich.console import Console
-
-    from voice.table import screen_text
 
     monkeypatch.setenv("CDC_WEB_DIR", str(tmp_path / "certs"))
     monkeypatch.setenv("CDC_VOSK_MODEL", "")
@@ -759,7 +812,18 @@ def test_the_terminal_table_and_the_web_table_play_the_same_game(tmp_path: Path,
                                "--bots", "bold", "--seed", "3", "--pace", "0"], console)
     assert type(web).__name__ == "WebTable" and web.app is not None, console.export_text()
     web.server.start()
-    tls = ssl.create_default_context(cafile=str(tmp_path / "certs" / "ca.crt"))
+    web.announce(console)  # the room knows the addresses from here, as in play.py
+    return web, ssl.create_default_context(cafile=str(tmp_path / "certs" / "ca.crt"))
+
+
+def test_the_terminal_table_and_the_web_table_play_the_same_game(tmp_path: Path, tls: ssl.SSLContext,
+                                                                  monkeypatch: pytest.MonkeyPatch) -> None:
+    """--web beside the Textual table: a phone's choice is played, and both show it."""
+    import asyncio
+
+    from voice.table import screen_text
+
+    web, tls = web_beside_the_terminal(tmp_path, monkeypatch)
 
     def phone_plays() -> dict[str, Any]:
         phone = Phone(web.server, tls)
@@ -782,6 +846,52 @@ def test_the_terminal_table_and_the_web_table_play_the_same_game(tmp_path: Path,
     finally:
         web.server.stop()
     assert "Ana: [" in screen  # the phone's roll, in the terminal's log
+
+
+def test_the_host_gives_a_lost_phones_seat_to_a_new_one_at_the_terminal(tmp_path: Path,
+                                                                       monkeypatch: pytest.MonkeyPatch) -> None:
+    """`phone 1` typed at the terminal's table: the room's command, not the game's. The log
+    says so with the QR code the new phone scans (it reads back as the seat's link); the lost
+    phone is told and unseated; the new phone plays on as Ana."""
+    import asyncio
+
+    from web_helpers import read_text_qr_codes
+
+    from voice.table import screen_text
+
+    web, tls = web_beside_the_terminal(tmp_path, monkeypatch)
+    lost = Phone(web.server, tls)
+    lost.send({"type": "claim", "seat": 0})
+    lost.wait("welcome")
+
+    async def run() -> tuple[str, str]:
+        async with web.app.run_test(size=(120, 60)) as pilot:
+            await pilot.pause(0.3)
+            for key in "phone 1":
+                await pilot.press("space" if key == " " else key)
+            await pilot.press("enter")
+            await pilot.pause(0.5)
+            screen = screen_text(web.app)
+            told = await asyncio.to_thread(lost.wait, "error")
+            offered = await asyncio.to_thread(lost.wait, "seats")
+            assert told["message"] == "the host gave this seat to another phone"
+            assert offered["seats"][0] == {"seat": 0, "name": "Ana", "human": True, "taken": False}
+            new = Phone(web.server, tls)
+            new.send({"type": "claim", "seat": 0, "name": "Léo"})
+            welcome = await asyncio.to_thread(new.wait, "welcome")
+            table = await asyncio.to_thread(new.wait, "table", 15, lambda t: t["question"] is not None)
+            assert welcome["seat"] == 0 and table["players"][0]["name"] == "Ana"
+            return screen, table["question"]["text_en"]
+
+    try:
+        screen, question = asyncio.run(run())
+    finally:
+        web.server.stop()
+    link = f"https://127.0.0.1:{web.server.port}/?room={web.room.secret}&seat=1"
+    assert "Ana's seat (1) is free for a new phone" in screen, screen
+    assert read_text_qr_codes(screen) == [link]
+    assert "phone 1" not in screen.replace("« phone 2 »", "")  # never the game's line (« … » ignored)
+    assert "Ana" in question
 
 
 def test_a_flood_of_audio_frames_closes_the_connection_but_a_burst_does_not(server: WebServer,

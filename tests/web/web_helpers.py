@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import contextlib
 import importlib.util
+import io
 import os
 import platform
 import subprocess
@@ -205,6 +206,37 @@ def firefox_browsers(tmp_path: Path, pulse: Pulse) -> Iterator[Browsers]:
     opened.close()
 
 
+# ---------------------------------------------------------------- QR codes, read back
+
+
+def read_qr_codes(image: np.ndarray) -> list[str]:
+    """The texts of the QR codes in a grey image (uint8), as a phone's camera reads them
+    (zxing-cpp): dark modules on light only (not every camera reads a code inverted)."""
+    import zxingcpp
+
+    return [found.text for found in zxingcpp.read_barcodes(image, try_invert=False)
+            if found.format == zxingcpp.BarcodeFormat.QRCode]
+
+
+def read_screenshot_qr_codes(png: bytes) -> list[str]:
+    """The QR codes in a browser's screenshot (PNG)."""
+    from PIL import Image
+
+    return read_qr_codes(np.asarray(Image.open(io.BytesIO(png)).convert("L")))
+
+
+def read_text_qr_codes(screen: str) -> list[str]:
+    """The QR codes a terminal shows in half blocks (▀ ▄ █: dark; anything else light)."""
+    halves = {"█": (0, 0), "▀": (0, 255), "▄": (255, 0)}
+    width = max(len(line) for line in screen.splitlines())
+    rows: list[list[int]] = []
+    for line in screen.splitlines():
+        pairs = [halves.get(c, (255, 255)) for c in line.ljust(width)]
+        rows += [[top for top, _ in pairs], [bottom for _, bottom in pairs]]
+    image = np.kron(np.array(rows, dtype=np.uint8), np.ones((4, 4), dtype=np.uint8))  # 4 pixels a module
+    return read_qr_codes(image)
+
+
 def set_viewport(driver: Any, width: int, height: int, mobile: bool) -> None:
     driver.execute_cdp_cmd("Emulation.setDeviceMetricsOverride",
                            {"width": width, "height": height, "deviceScaleFactor": 1, "mobile": mobile})
@@ -250,7 +282,7 @@ def web_table(tmp_path: Path) -> Iterator[Callable[..., WebTable]]:
     from voice.session import PlaySession, SeatPlayer
     from voice.web.certs import ensure_certificates
     from voice.web.room import Room
-    from voice.web.server import WebServer, addresses
+    from voice.web.server import WebServer
 
     started: list[tuple[Any, Any]] = []
 
@@ -266,7 +298,7 @@ def web_table(tmp_path: Path) -> Iterator[Callable[..., WebTable]]:
                               listener=room.listener,
                               seed=seed, dice=dice, setup=setup, pace=0.0,
                               save_path=tmp_path / "game.json")
-        where = addresses(server, "127.0.0.1")
+        where = server.join_at("127.0.0.1")
         table = WebTable(room, server, session, threading.Thread(daemon=True, name="session"),
                          where["phone"], where["board"])
 

@@ -142,6 +142,7 @@ class Seat:
     stream: Stream | None = None
     mic: str = "none"  # "online" | "offline" | "none"
     last_frame: float = 0.0
+    played: bool = False  # a phone has played it: its name stays (a new phone plays on as that player)
 
 
 @dataclass(eq=False)
@@ -183,6 +184,15 @@ class Connection:
 TABLE: dict[str, Any] = {"type": "table"}  # the outbox slot of a connection's newest table
 
 
+@dataclass(frozen=True)
+class HostAnswer:
+    """What the room answers a host's command: a line to show, and an address to show as a QR
+    code beside it for a phone to scan."""
+
+    text: str
+    link: str | None = None
+
+
 class Room:
     def __init__(self, players: Sequence[SeatPlayer], *, secret: str | None = None,
                  clock: Callable[[], float] = time.monotonic,
@@ -197,6 +207,9 @@ class Room:
         self.chirp, self.play = chirp, play
         self.seats = [Seat(i, p, secrets.token_urlsafe(16) if p.human else None) for i, p in enumerate(players)]
         self.keys = keys or TypedLines()
+        # Where a phone joins: {"phone": the table's address, "trust": the /trust page's}, set
+        # by whoever serves the room (play.py); the board shows them as QR codes while a seat is free.
+        self.join: dict[str, str] | None = None
         self.connections: set[Connection] = set()
         self.loop: asyncio.AbstractEventLoop | None = None
         self.french = french_phrases()
@@ -322,6 +335,8 @@ class Room:
                 self._welcome(connection, seat)  # a reconnection: the seat and the whole table back
                 return None
             connection.put({"type": "error", "message": "unknown seat token: choose a seat"})
+        if hello.role == "board" and self.join is not None:
+            connection.put({"type": "join", **self.join})
         connection.put(self.seats_message())
         table = self.table_message()
         if table is not None:
@@ -338,7 +353,7 @@ class Room:
             raise ProtocolError(f"seat {index + 1} is a bot's")
         if seat.taken:
             raise ProtocolError(f"seat {index + 1} is taken")
-        if name is not None:
+        if name is not None and not seat.played:  # a seat handed to a new phone keeps its player's name
             refusal = name_refusal(name, [s.player.name for s in self.seats if s is not seat])
             if refusal is None and any(c in name for c in "[]<>"):
                 refusal = f"the name {name!r} holds [ ] < or >: give a plain name"
@@ -356,15 +371,12 @@ class Room:
             if other is not connection and other.seat == seat.index:
                 other.seat, other.clock = None, None
                 other.put({"type": "error", "message": "this seat was taken over by another phone"})
-        seat.taken = True
+        seat.taken = seat.played = True
         self._stop_stream(seat, "offline" if seat.mic != "none" else "none")
         connection.seat, connection.clock = seat.index, self.make_clock()
         seat.clock = connection.clock
         connection.put(Welcome(seat=seat.index, token=seat.token).model_dump())
-        seats = self.seats_message()
-        for other in self.connections:
-            if other.role == "phone" and other.seat is None and other is not connection:
-                other.put(seats)  # one seat fewer to choose from
+        self._offer_seats(but=connection)  # one seat fewer to choose from
         self._send_table()  # the whole table, to the newcomer and the others
         return None
 
@@ -605,17 +617,78 @@ class Room:
         for index in range(len(self.seats), len(players)):
             player = players[index]
             self.seats.append(Seat(index, player, secrets.token_urlsafe(16) if player.human else None))
-        if self.loop is not None and not self.loop.is_closed():
-            try:
-                self.loop.call_soon_threadsafe(self._offer_seats)
-            except RuntimeError:  # the loop closed meanwhile: the server is stopping
-                pass
+        self._on_loop(self._offer_seats)
 
-    def _offer_seats(self) -> None:
+    def _offer_seats(self, but: Connection | None = None) -> None:
+        """The seats, to the phones still choosing one and to the boards (which show the way in
+        while a seat is free)."""
         seats = self.seats_message()
         for connection in self.connections:
-            if connection.role == "phone" and connection.seat is None:
+            if connection is not but and (connection.role == "board"
+                                          or connection.role == "phone" and connection.seat is None):
                 connection.put(seats)
+
+    # ------------------------------------------------------------------ the host's commands
+
+    def host_command(self, text: str) -> HostAnswer | None:
+        """A line typed at the host's table that is the room's, not the game's; the answer to
+        show, or None for a line that is the game's.
+
+        `phone SEAT` (a number, or a player's name) gives a human's seat to a new phone. A seat
+        stays taken for the whole game and only its token opens it again, so a player whose phone
+        is lost (a flat battery, the link opened in another browser, a private tab closed) could
+        not play on from another one: the host, who everybody at the table can see, frees it."""
+        words = text.split(maxsplit=1)
+        if not words or words[0].casefold() != "phone":
+            return None
+        humans = [s for s in self.seats if s.player.human]
+        usage = ("« phone 2 » or « phone Ana » gives that human's seat to a new phone ("
+                 + ", ".join(f"{s.index + 1} {s.player.name}" for s in humans) + ")")
+        if len(words) == 1:  # the way in again, for a phone that has not joined yet
+            if self.join is None:
+                return HostAnswer(usage)
+            return HostAnswer(f"the table's address: {self.join['phone']} (first time on a phone: "
+                              f"{self.join['trust']}); {usage}", self.join["phone"])
+        wanted = words[1].strip()
+        seat = next((s for s in self.seats if wanted.isdecimal() and int(wanted) == s.index + 1
+                     or s.player.name.casefold() == wanted.casefold()), None)
+        if seat is None:
+            shown = wanted if len(wanted) <= 30 else wanted[:30] + "…"
+            return HostAnswer(f"no seat « {shown} » at this table; {usage}")
+        if not seat.player.human:
+            return HostAnswer(f"seat {seat.index + 1} ({seat.player.name}) is a bot's; {usage}")
+        self._on_loop(self._hand_over, seat)
+        said = (f"{seat.player.name}'s seat ({seat.index + 1}) is free for a new phone; the phone that had it "
+                "can no longer play it")
+        if self.join is None:
+            return HostAnswer(said)
+        link = f"{self.join['phone']}&seat={seat.index + 1}"
+        return HostAnswer(f"{said}. On the new phone, scan this code or open {link}", link)
+
+    def _hand_over(self, seat: Seat) -> None:
+        """Frees a human's seat for another phone: a new token (the lost phone's no longer opens
+        it), its phone told; the seat keeps its player, name and score."""
+        assert seat.token is not None
+        seat.token = secrets.token_urlsafe(16)
+        seat.taken = False
+        for connection in list(self.connections):
+            if connection.seat == seat.index:
+                connection.seat, connection.clock = None, None
+                connection.put({"type": "error", "message": "the host gave this seat to another phone"})
+        self._stop_stream(seat, "none")
+        seat.clock = None
+        self._offer_seats()
+        self._send_table()
+
+    def _on_loop(self, act: Callable[..., None], *args: Any) -> None:
+        """Runs `act` on the server's loop, where the connections live; at once without one."""
+        if self.loop is None or self.loop.is_closed():
+            act(*args)
+            return
+        try:
+            self.loop.call_soon_threadsafe(act, *args)
+        except RuntimeError:  # the loop closed meanwhile: the server is stopping
+            pass
 
     def ask(self, session: PlaySession, decision: Decision, options: list[Action]) -> None:
         assert decision.seat is not None

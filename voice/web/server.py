@@ -8,6 +8,7 @@ import asyncio
 import contextlib
 import errno
 import html
+import io
 import logging
 import os
 import secrets
@@ -18,6 +19,7 @@ from pathlib import Path
 from typing import Any
 
 import h11
+import segno
 import uvicorn
 from starlette.applications import Starlette
 from starlette.requests import Request
@@ -78,6 +80,25 @@ FORBIDDEN = ("<!doctype html><meta charset=utf-8><title>403</title><h1>403</h1>"
              "<p>Adresse incomplète : scannez le QR code de la table. / Wrong address: scan the table's QR code.</p>")
 
 
+def qr_svg(address: str) -> bytes:
+    """The address as a QR code, an SVG a screen shows large (black on white, with the quiet
+    zone a phone's camera needs)."""
+    out = io.BytesIO()
+    segno.make(address, error="m").save(out, kind="svg", scale=8, border=4, xmldecl=False,
+                                        dark="#000", light="#fff", title=address)
+    return out.getvalue()
+
+
+def qr_rows(address: str) -> list[str]:
+    """The address as a QR code in text, two modules a character (▀ ▄ █), for a terminal to
+    show dark on light."""
+    matrix = [list(row) for row in segno.make(address, error="m").matrix_iter(scale=1, border=4)]
+    matrix.append([0] * len(matrix[0]))  # an even count of rows
+    blocks = {(1, 1): "█", (1, 0): "▀", (0, 1): "▄", (0, 0): " "}
+    return ["".join(blocks[bool(top), bool(bottom)] for top, bottom in zip(upper, lower, strict=True))
+            for upper, lower in zip(matrix[::2], matrix[1::2], strict=True)]
+
+
 def make_app(room: Room, max_sockets: int = MAX_SOCKETS, places: _Places | None = None) -> Starlette:
     def allowed(params: Any) -> bool:
         given = params.get("room") or ""
@@ -111,8 +132,18 @@ def make_app(room: Room, max_sockets: int = MAX_SOCKETS, places: _Places | None 
     async def favicon(request: Request) -> Response:
         return Response(status_code=204)  # browsers ask; nothing to show
 
+    async def join(request: Request) -> Response:
+        """The way in as a QR code, for the board: `to=phone` (the table's address) or
+        `to=trust` (the /trust page). Behind the room's secret, as the address it holds."""
+        if not allowed(request.query_params):
+            return HTMLResponse(FORBIDDEN, status_code=403)
+        to = request.query_params.get("to", "phone")
+        if room.join is None or to not in room.join:
+            return Response("no such address: to=phone or to=trust", status_code=404, media_type="text/plain")
+        return Response(qr_svg(room.join[to]), media_type="image/svg+xml", headers={"Cache-Control": "no-store"})
+
     return Starlette(routes=[Route("/", phone), Route("/board", board), WebSocketRoute("/ws", ws),
-                             Route("/favicon.ico", favicon),
+                             Route("/favicon.ico", favicon), Route("/join.svg", join),
                              Mount("/static", StaticFiles(directory=STATIC, check_dir=False), name="static")])
 
 
@@ -469,6 +500,14 @@ class WebServer:
         self._thread = threading.Thread(target=self._run, daemon=True, name="web")
         self._ready = threading.Event()
         self.error: BaseException | None = None
+
+    def join_at(self, host: str) -> dict[str, str]:
+        """The addresses at `host` (a LAN address of this machine): the phones', the board's
+        and the trust page's; the room shows the phones' and the trust page's on the board (QR
+        codes) while a seat is free."""
+        where = addresses(self, host)
+        self.room.join = {"phone": where["phone"], "trust": where["trust"]}
+        return where
 
     def start(self, timeout: float = 10.0) -> WebServer:
         self._thread.start()

@@ -208,11 +208,29 @@ window.CDC = window.CDC || {};
   };
 
   // ---- the board page -------------------------------------------------------------------
+  // The way in, while a human seat is free (the game's start, a late friend, a seat the host gave
+  // to a new phone): the /trust page's and the table's addresses as QR codes the host makes.
+  function renderJoin(join, seats) {
+    const free = (seats || []).filter((s) => s.human && !s.taken);
+    const show = !!join && free.length > 0;
+    $("#join").hidden = !show;
+    $(".board-grid").classList.toggle("joining", show);
+    if (!show) return;
+    for (const to of ["trust", "phone"]) {
+      const code = $(`#join-${to}-code`);
+      if (!code.getAttribute("src")) code.src = "/join.svg?to=" + to + "&room=" + encodeURIComponent(CDC.room);
+      $(`#join-${to}-address`).textContent = join[to];
+    }
+    $("#join-free").textContent = CDC.t("join_free") + CDC.colon()
+      + free.map((s) => CDC.t("seat_n", {n: s.seat + 1}) + (s.name ? " (" + s.name + ")" : "")).join(", ");
+  }
+
   function startBoard() {
     CDC.applyStatic();
     CDC.bindLangSwitch($("#lang"));
-    let table = null;
+    let table = null, join = null, seats = null;
     function render() {
+      renderJoin(join, seats);
       if (!table) return;
       CDC.renderDice($("#dice"), table);
       CDC.renderPlayers($("#players"), table, -1);
@@ -226,7 +244,13 @@ window.CDC = window.CDC || {};
     if (!CDC.room) { CDC.showError(CDC.escape(CDC.t("no_room")), "no_room"); return; }
     const conn = CDC.connect({
       open() { conn.send({type: "hello", role: "board", token: null, lang: CDC.lang}); },
-      message(msg) { if (msg.type === "table") { table = msg; window.cdcTable = msg; render(); } },
+      message(msg) {
+        if (msg.type === "table") { table = msg; window.cdcTable = msg; }
+        else if (msg.type === "join") join = msg;
+        else if (msg.type === "seats") seats = msg.seats;
+        else return;
+        render();
+      },
     });
     CDC.conn = conn;
   }

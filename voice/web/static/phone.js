@@ -273,17 +273,22 @@
       close() { stopPinging(); state.live = false; },
       message(msg) {
         if (msg.type === "seats") {
+          // Seated, and offered the seats: the seat went to another phone (its token opened
+          // elsewhere, or the host gave it to a new phone). Said after the quiet clean-up below.
+          const lost = state.seat !== null && state.live;
           if (state.token) {
             // The kept token is not this table's (a new game): forget it, quietly pick again.
             localStorage.removeItem(TOKEN_KEY);
             state.token = null;
             for (const e of document.querySelectorAll('#errors [data-key^="error:"]')) e.remove();
           }
+          if (lost) CDC.showError(CDC.escape(CDC.t("seat_lost")), "seat_lost");
           state.seats = msg.seats;
           state.seat = null;
           const target = wanted !== null && msg.seats.find((s) => s.seat === wanted && s.human && !s.taken);
           if (target && !state.autoClaimed) { state.autoClaimed = true; claim(target.seat); }
         } else if (msg.type === "welcome") {
+          CDC.clearError("seat_lost");
           state.seat = msg.seat;
           state.live = true;
           state.token = msg.token;

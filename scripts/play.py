@@ -27,7 +27,9 @@ without the terminal's table (Ctrl+C stops; the save is kept).
 from __future__ import annotations
 
 import argparse
+import itertools
 import os
+import re
 import shutil
 import subprocess
 import sys
@@ -75,6 +77,7 @@ from voice.session import (  # noqa: E402
 from voice.table import TableApp, summary  # noqa: E402
 
 Build = Callable[..., PlaySession]
+Again = Callable[[PlaySession], PlaySession]
 
 
 def espeak(text: str) -> float:
@@ -246,10 +249,20 @@ def prepare(argv: list[str] | None, console: Console, locks: ExitStack | None = 
             return PlaySession.resume(args.resume, players, **common)
         return PlaySession(rules, players, **common)
 
+    games = itertools.count(1)
+
+    def again(last: PlaySession) -> PlaySession:
+        """The next game at this table: the next seed (from --seed: each game replays), saved
+        beside the last one's save (`game-2.json`: the games before are kept)."""
+        save = next_save(last.save_path, locks) if last.save_path is not None else None
+        session = last.rematch((seed + next(games)) % 2**32, save)
+        session.save()  # at once, as the first game's: its first move may be a phone's
+        return session
+
     if args.web:
-        return web_table(args, players, build, listener, console)
+        return web_table(args, players, build, listener, console, again)
     try:
-        return TableApp(build)
+        return TableApp(build, again=again)
     except GameLoadError as error:
         if listener is not None:
             listener.close()
@@ -262,9 +275,11 @@ class WebTable:
     alone (--no-screen)."""
 
     def __init__(self, args: argparse.Namespace, room: Any, server: Any, build: Build, listener: Any,
-                 shown_host: str) -> None:
+                 shown_host: str, again: Again) -> None:
         self.args, self.room, self.server, self.listener = args, room, server, listener
-        self.shown_host = shown_host
+        self.shown_host, self.again = shown_host, again
+        # --no-screen: the game is over (`again` typed may start the next); the next one is made.
+        self.over, self.next_game = threading.Event(), threading.Event()
         self.session: PlaySession | None = None
         self.app: TableApp | None = None
         from voice.web.room import Views
@@ -276,7 +291,7 @@ class WebTable:
                 room.keys = keyboard  # the phones' lines join the terminal's
                 return build(Views(room.view, view), keyboard, listener)
             # `phone 2` at the terminal is the room's: a lost phone's seat given to another one.
-            self.app = TableApp(build_both, command=partial(host_line, room))
+            self.app = TableApp(build_both, command=partial(host_line, room), again=again)
             self.session = self.app.session
 
     def announce(self, console: Console) -> None:
@@ -310,10 +325,10 @@ class WebTable:
             if self.app.error is not None:
                 return stopped_on(self.app.error, console)
             if self.app.final is None:
-                return stopped(session, console)
-            return finished(session, console)
+                return stopped(self.app.session, console)
+            return finished(self.app.session, console)  # the last game's (`again` plays more)
         except KeyboardInterrupt:
-            return stopped(session, console)
+            return stopped(self.app.session if self.app is not None else self.session, console)
         except SaveError as error:
             say_error(console, error)
             return 2
@@ -324,21 +339,28 @@ class WebTable:
 
     def _run_alone(self, session: PlaySession, console: Console) -> int:
         console.print("the web table is open; Ctrl+C stops it. Type here « phone 2 » to give seat 2 to a new "
-                      "phone (theirs is lost), « + Name » to seat a late friend (chante_sloubi)", highlight=False)
+                      "phone (theirs is lost), « + Name » to seat a late friend (chante_sloubi)", highlight=False,
+                      soft_wrap=True)
         sys.stdout.flush()
         threading.Thread(target=self._host_typing, args=(console,), daemon=True, name="host-typing").start()
-        try:
-            session.run()
-        except (KeyboardInterrupt, EOFError):
-            return stopped(session, console)
-        finished(session, console)
-        console.print("the phones show the final table; Ctrl+C closes it", highlight=False)
-        sys.stdout.flush()
-        try:
-            while True:
-                time.sleep(3600)
-        except (KeyboardInterrupt, EOFError):
-            return 0
+        while True:
+            try:
+                session.run()
+            except (KeyboardInterrupt, EOFError):
+                return stopped(session, console)
+            self.next_game.clear()
+            self.over.set()  # before it is said: an `again` typed at once must find the game over
+            try:  # the game is over: Ctrl+C from here on, even as its end is said, closes the table
+                finished(session, console)
+                console.print("the phones show the final table; type « again » here for another game with the "
+                              "same players, Ctrl+C closes it", highlight=False, soft_wrap=True)
+                sys.stdout.flush()
+                while not self.next_game.wait(1.0):
+                    pass
+            except KeyboardInterrupt:
+                return 0
+            assert self.session is not None
+            session = self.session
 
     def _host_typing(self, console: Console) -> None:
         """--no-screen: lines typed at the host's terminal, as on the terminal's table: the room's
@@ -346,11 +368,44 @@ class WebTable:
         for line in sys.stdin:
             at = time.monotonic()  # Enter's moment (the game's lines carry it)
             answer = host_line(self.room, line.strip())
+            if answer is None and self.over.is_set() and line.strip().casefold() == "again":
+                answer = self._next_game()
             if answer is None:
                 self.room.keys.put(line.strip(), at)
             else:
                 console.print(answer, highlight=False, soft_wrap=True)  # an address never cut
                 sys.stdout.flush()
+
+    def _next_game(self) -> Text:
+        """--no-screen, after a game's end: the next one, the same players (run by _run_alone)."""
+        assert self.session is not None
+        try:
+            self.session = self.again(self.session)
+        except (OSError, ValueError) as error:  # its save cannot be made or locked
+            return Text(f"no new game: {one_line(str(error))}", style="red")
+        self.over.clear()
+        self.next_game.set()
+        where = f", saved in {self.session.save_path}" if self.session.save_path is not None else ""
+        return Text(f"——— a new game, the same players{where} ———", style="bold")
+
+
+def next_save(last: Path, locks: ExitStack) -> Path:
+    """The next game's save, beside the last one's: `game-2.json`, `game-3.json`… never a file
+    that exists (the games before are kept) nor one another game holds; locked for its game."""
+    stem, number = last.stem, 1
+    if (numbered := re.fullmatch(r"(.+)-(\d{1,6})", stem)) is not None:
+        stem, number = numbered[1], int(numbered[2])
+    for following in range(number + 1, number + 1000):
+        save = last.with_name(f"{stem}-{following}{last.suffix}")
+        if save.exists():
+            continue
+        try:
+            locks.enter_context(in_use_by_one(lock_path(save), save, "play.py"))
+        except OutputError:
+            continue  # another table's next game has it
+        return save
+    raise OutputError(f"no free name for the next game's save beside {short_path(last)}: move the saves of "
+                      "earlier games away")
 
 
 def host_line(room: Any, line: str) -> RenderableType | None:
@@ -389,7 +444,7 @@ def stopped(session: PlaySession, console: Console) -> int:
 
 
 def web_table(args: argparse.Namespace, players: list[SeatPlayer], build: Build, host_listener: Any,
-              console: Console) -> WebTable | int:
+              console: Console, again: Again) -> WebTable | int:
     """The room, its certificates, the phones' recognisers (when the French model is there) and
     the server (bound, not yet started); or the exit status after one clear error."""
     from voice.model import load_model
@@ -430,7 +485,7 @@ def web_table(args: argparse.Namespace, players: list[SeatPlayer], build: Build,
     lan = [n for n in certificates.names if n[0].isdigit() and n != "127.0.0.1"]
     shown = args.host if args.host not in ("0.0.0.0", "") else (lan[0] if lan else "127.0.0.1")
     try:
-        return WebTable(args, room, server, build, listener, shown)
+        return WebTable(args, room, server, build, listener, shown, again)
     except GameLoadError as error:
         server.stop()
         say_error(console, error, f"cannot resume {short_path(args.resume)}:")

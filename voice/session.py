@@ -268,6 +268,13 @@ class PlaySession:
         session.state = state
         return session
 
+    def rematch(self, seed: int, save_path: Path | None) -> PlaySession:
+        """Another game at the same table, once this one is over: the same rules, players (the
+        late friends who joined too, now from the start), screens, keyboard, microphones and
+        pace; new dice from `seed`, saved in `save_path`."""
+        return PlaySession(self.state.rules, self.players, self.view, self.keyboard, self.listener, seed=seed,
+                           speak=self.speak, clock=self.clock, save_path=save_path, pace=self.pace)
+
     def save(self) -> None:
         if self.save_path is not None:
             # Whole or not at all, through a temporary file of its own (a fixed `game.tmp` beside

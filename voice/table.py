@@ -333,11 +333,13 @@ class TableApp(App[GameState | None]):
                 Binding("ctrl+q", "quit", "leave", priority=True)]
 
     def __init__(self, build: Callable[[TableView, TypedLines], PlaySession],
-                 command: Callable[[str], RenderableType | None] | None = None) -> None:
+                 command: Callable[[str], RenderableType | None] | None = None,
+                 again: Callable[[PlaySession], PlaySession] | None = None) -> None:
         """`command`: offered each typed line first; a line it answers (the answer is shown in
-        the log) is the host's, not the game's (the web table's `phone 2`)."""
+        the log) is the host's, not the game's (the web table's `phone 2`). `again`: the next
+        game at this table from the one just over, played when `again` is typed after its end."""
         super().__init__()
-        self.command = command
+        self.command, self.again = command, again
         self.keyboard = TypedLines()
         self.view = TableView(self)
         self.session = build(self.view, self.keyboard)
@@ -353,11 +355,14 @@ class TableApp(App[GameState | None]):
             yield Static(id="question")
             yield Static(id="race")
         yield RichLog(id="log", wrap=True, markup=False, highlight=False)
-        phones = " · « phone 2 »: seat 2 to a new phone (theirs is lost)" if self.command is not None else ""
-        yield Input(id="entry", placeholder="a number and Enter · Enter alone: the only choice, or your shout "
-                                             "in a race · « ! » shouts a race phrase at any moment · « + Name »: "
-                                             "a late friend joins (chante_sloubi)" + phones)
+        yield Input(id="entry", placeholder=self.placeholder)
         yield Footer()
+
+    @property
+    def placeholder(self) -> str:
+        phones = " · « phone 2 »: seat 2 to a new phone (theirs is lost)" if self.command is not None else ""
+        return ("a number and Enter · Enter alone: the only choice, or your shout in a race · « ! » shouts a race "
+                "phrase at any moment · « + Name »: a late friend joins (chante_sloubi)" + phones)
 
     def on_mount(self) -> None:
         self.title = "Cul de Chouette"
@@ -383,11 +388,29 @@ class TableApp(App[GameState | None]):
     def on_input_submitted(self, event: Input.Submitted) -> None:
         at = time.monotonic()  # Enter's moment, before anything else: a race shout's onset
         answer = self.command(event.value) if self.command is not None else None
-        if answer is None:
-            self.keyboard.put(event.value, at)
-        else:
+        if answer is not None:
             self.query_one("#log", RichLog).write(answer)
+        elif self.final is not None and self.again is not None and event.value.strip().casefold() == "again":
+            self.play_again()
+        else:
+            self.keyboard.put(event.value, at)
         event.input.clear()
+
+    def play_again(self) -> None:
+        """The next game, the same players at the same screens; this one's log stays above it."""
+        assert self.again is not None
+        try:
+            session = self.again(self.session)
+        except (OSError, ValueError) as error:  # its save cannot be made or locked: said, this table stays
+            self.log_line(Text(f"no new game: {error}", style="red"))
+            return
+        self.session, self.final = session, None
+        self.view.logged, self.view.voices = 0, {}
+        where = f", saved in {session.save_path}" if session.save_path is not None else ""
+        self.log_line(Text(f"——— a new game, the same players{where} ———", style="bold"))
+        self.query_one("#question", Static).border_title = "your move"
+        self.query_one(Input).placeholder = self.placeholder
+        self.run_worker(self._play, thread=True, name="session")
 
     def on_unmount(self) -> None:
         self.keyboard.close()
@@ -416,9 +439,10 @@ class TableApp(App[GameState | None]):
     def game_over(self, state: GameState) -> None:
         self.query_one("#players", Static).update(players_table(self.session, self.view.voices, final=True))
         self.query_one("#question", Static).border_title = "game over"
-        self.query_one("#question", Static).update(
-            Group(Text(summary(self.session), style="bold green"), Text("Ctrl+Q leaves the table.", style="dim")))
-        self.query_one(Input).placeholder = "the game is over · Ctrl+Q leaves"
+        more = " · « again »: another game, the same players" if self.again is not None else ""
+        self.query_one("#question", Static).update(Group(Text(summary(self.session), style="bold green"),
+                                                         Text(f"Ctrl+Q leaves the table{more}.", style="dim")))
+        self.query_one(Input).placeholder = f"the game is over · Ctrl+Q leaves{more}"
         self.final = state
 
 

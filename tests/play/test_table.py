@@ -620,3 +620,78 @@ def test_the_web_table_holds_its_save_until_it_stops(tmp_path: Path) -> None:
         first.send_signal(signal.SIGINT)
         first.communicate(timeout=60)
     assert first.returncode == 1 and save.exists() and not (tmp_path / "game.json.lock").exists()
+
+
+# --- another game at the same table ----------------------------------------------------------
+
+
+def test_again_after_the_end_plays_another_game_with_the_same_players_in_a_save_of_its_own(tmp_path: Path) -> None:
+    """A bot plays out a game at the live table; `again` typed after its end starts the next one:
+    the same players, saved in game-2.json (game.json keeps the first game), then game-3.json."""
+    save = tmp_path / "game.json"
+    play = load_play()
+    with ExitStack() as locks:
+        console = Console(width=2000, record=True, file=io.StringIO())
+        # A bot alone at `solo`: each game ends within a second.
+        app = play.prepare(["--keyboard", "--ruleset", "solo", "--humans", "--bots", "bold", "--seed", "3",
+                            "--pace", "0", "--save", str(save)], console, locks)
+        assert isinstance(app, TableApp), console.export_text()
+        first = app.session
+
+        async def run() -> None:
+            async with app.run_test(size=(120, 44)) as pilot:
+                screen = await until(pilot, app, "game over", timeout=20)
+                assert "« again »: another game, the same players" in screen
+                kept = save.read_text(encoding="utf-8")
+                await type_line(pilot, app, "again")
+                await until(pilot, app, "a new game, the same players, saved in")
+                assert app.session.save_path == tmp_path / "game-2.json"
+                assert app.session is not first and app.session.players is first.players
+                await until(pilot, app, "game over", timeout=20)
+                assert save.read_text(encoding="utf-8") == kept  # the first game is kept whole
+                await type_line(pilot, app, "again")
+                await pilot.pause(0.2)
+                assert app.session.save_path == tmp_path / "game-3.json"
+                app.exit()
+
+        asyncio.run(run())
+        second = json.loads((tmp_path / "game-2.json").read_text(encoding="utf-8"))
+        assert [p["name"] for p in second["lineup"]] == ["bold-1"]
+        assert GameState.from_json(second).winner is not None
+        fresh = GameState.from_json(second)
+        assert fresh.rules.name == "solo" and fresh.players == 1
+        assert play.lock_path(tmp_path / "game-2.json").exists()  # held while this table lives
+    assert not play.lock_path(tmp_path / "game-2.json").exists()
+
+
+def test_the_next_games_save_is_never_a_file_that_exists_nor_one_in_use(tmp_path: Path) -> None:
+    play = load_play()
+    (tmp_path / "game-2.json").write_text("mine")
+    with ExitStack() as locks, ExitStack() as other:
+        assert play.next_save(tmp_path / "game.json", locks) == tmp_path / "game-3.json"
+        other.enter_context(play.in_use_by_one(play.lock_path(tmp_path / "g-8.json"), tmp_path / "g-8.json", "x"))
+        assert play.next_save(tmp_path / "g-7.json", locks) == tmp_path / "g-9.json"  # -8 is another table's
+        assert play.next_save(tmp_path / "game-3.json", locks) == tmp_path / "game-4.json"
+        assert play.next_save(tmp_path / "save", locks) == tmp_path / "save-2"
+    assert (tmp_path / "game-2.json").read_text() == "mine"
+
+
+def test_again_where_the_next_save_cannot_be_made_says_so_and_the_table_stays(tmp_path: Path) -> None:
+    def build(view: TableView, keyboard: TypedLines) -> PlaySession:
+        return PlaySession(load_ruleset("basic"), [SeatPlayer("a", FixedBot(900)), SeatPlayer("b", FixedBot(900))],
+                           view=view, keyboard=keyboard, seed=1)
+
+    def refused(last: PlaySession) -> PlaySession:
+        raise OSError(30, "Read-only file system", str(tmp_path / "game-2.json"))
+
+    async def run() -> str:
+        app = TableApp(build, again=refused)
+        async with app.run_test(size=(120, 44)) as pilot:
+            await until(pilot, app, "game over", timeout=20)
+            first = app.session
+            await type_line(pilot, app, "again")
+            screen = await until(pilot, app, "no new game: [Errno 30] Read-only file system")
+            assert app.session is first and app.final is not None
+            return screen
+
+    asyncio.run(run())

@@ -608,6 +608,27 @@ def test_a_late_friend_seated_by_the_host_gets_a_seat_a_phone_can_take() -> None
     assert PhoneListener(room).seats == [0, 1, 3]  # her phone's voice is heard like the others'
 
 
+def test_the_next_game_at_the_table_keeps_the_phones_and_calibrates_them_at_its_start() -> None:
+    """`again` at the host: a new session on the same room. The phones keep their seats and
+    tokens and get the new game's table; its start plays the chirp, as the first game's did."""
+    room = make_room([FakeClock()])
+    chirps: list[bool] = []
+    room.calibrate = lambda recheck=False: chirps.append(recheck)  # type: ignore[method-assign]
+    phone = join(room, 0)
+    token = room.seats[0].token
+    first = PlaySession(load_ruleset("classic"), [s.player for s in room.seats], view=room.view, keyboard=room.keys,
+                        seed=1, setup={"scores": [300, 200, 100]})
+    room.view.show(first)
+    room.view.show(first)
+    assert chirps == [False]  # once, at its start
+    following = first.rematch(2, None)
+    room.view.show(following)
+    assert chirps == [False, False]
+    assert phone.seat == 0 and room.seats[0].token == token and room.seats[0].taken
+    table = room.table_message()  # what the server sends every phone and board
+    assert table is not None and [p["score"] for p in table["players"]] == [0, 0, 0] and not table["over"]
+
+
 JOIN = {"phone": "https://192.168.1.20:8443/?room=abc", "trust": "http://192.168.1.20:8444/trust"}
 
 

@@ -10,6 +10,7 @@ import json
 import logging
 import os
 import plistlib
+import queue
 import select
 import signal
 import socket
@@ -703,29 +704,63 @@ def test_a_phone_plays_its_move_and_wins_a_race_by_its_tap_time(certificates: Ce
 # ---------------------------------------------------------------- scripts/play.py --web
 
 
+class PlayWeb:
+    """scripts/play.py --web --no-screen on 127.0.0.1, in a process of its own: what it prints
+    read as it comes (a wait is bounded, never forever), lines typed into its terminal."""
+
+    def __init__(self, tmp_path: Path, argv: list[str]) -> None:
+        self.port = free_port_pair()
+        env = dict(os.environ, CDC_WEB_DIR=str(tmp_path / "certs"), PYTHONPATH=str(ROOT), CDC_VOSK_MODEL="")
+        self.process = subprocess.Popen([sys.executable, str(ROOT / "scripts" / "play.py"), "--web", "--port",
+                                         str(self.port), "--host", "127.0.0.1", "--keyboard", "--no-screen", *argv],
+                                        stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+                                        text=True, env=env)
+        self.out: list[str] = []
+        self.lines: queue.Queue[str] = queue.Queue()
+        self.reader = threading.Thread(target=self._read, daemon=True)
+        self.reader.start()
+
+    def _read(self) -> None:
+        for line in self.process.stdout or ():
+            self.lines.put(line)
+
+    def read_until(self, wanted: str, timeout: float = 40.0) -> str:
+        """Everything printed so far, once a line holding `wanted` has come."""
+        deadline = time.monotonic() + timeout
+        while time.monotonic() < deadline:
+            with contextlib.suppress(queue.Empty):
+                self.out.append(self.lines.get(timeout=0.5))
+                if wanted in self.out[-1]:
+                    return "".join(self.out)
+        raise AssertionError(f"never said: {wanted!r}\n{''.join(self.out)}")
+
+    def type(self, line: str) -> None:
+        assert self.process.stdin is not None
+        self.process.stdin.write(line + "\n")
+        self.process.stdin.flush()
+
+    def interrupt(self) -> tuple[str, str]:
+        """Ctrl+C: what it printed after it, and all it wrote to stderr."""
+        self.process.send_signal(signal.SIGINT)
+        self.process.wait(timeout=20)
+        self.reader.join(timeout=5)
+        assert self.process.stderr is not None
+        before = len(self.out)
+        while not self.lines.empty():
+            self.out.append(self.lines.get())
+        return "".join(self.out[before:]), self.process.stderr.read()
+
+    def close(self) -> None:
+        if self.process.poll() is None:
+            self.process.kill()
+
+
 def test_play_web_serves_prints_the_qr_and_stops_on_ctrl_c_keeping_the_save(tmp_path: Path) -> None:
     save = tmp_path / "game.json"
-    port = free_port_pair()
-    env = dict(os.environ, CDC_WEB_DIR=str(tmp_path / "certs"), PYTHONPATH=str(ROOT), CDC_VOSK_MODEL="")
-    process = subprocess.Popen([sys.executable, str(ROOT / "scripts" / "play.py"), "--web", "--port", str(port),
-                                "--host", "127.0.0.1", "--keyboard", "--no-screen", "--humans", "Ana",
-                                "--bots", "bold", "--seed", "3", "--save", str(save)],
-                               stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
-                               env=env)
-    out: list[str] = []
-
-    def read_until(wanted: str) -> str:
-        assert process.stdout is not None
-        deadline = time.monotonic() + 40
-        while time.monotonic() < deadline:
-            line = process.stdout.readline()
-            out.append(line)
-            if wanted in line or not line:
-                break
-        return "".join(out)
-
+    web = PlayWeb(tmp_path, ["--humans", "Ana", "--bots", "bold", "--seed", "3", "--save", str(save)])
+    port = web.port
     try:
-        text = read_until("Ctrl+C stops")
+        text = web.read_until("Ctrl+C stops")
         assert f"https://127.0.0.1:{port}/?room=" in text, text
         assert "▀" in text or "█" in text  # the QR code, drawn in the terminal
         assert "tapping only" in text  # no model: said once
@@ -737,22 +772,40 @@ def test_play_web_serves_prints_the_qr_and_stops_on_ctrl_c_keeping_the_save(tmp_
         assert httpx.get(f"http://127.0.0.1:{port + 1}/trust").status_code == 200
         # The host's terminal takes the room's lines without the terminal's table too.
         assert "« phone 2 »" in text
-        assert process.stdin is not None
-        process.stdin.write("phone 1\n")
-        process.stdin.flush()
-        said = read_until("&seat=1")
+        web.type("phone 1")
+        said = web.read_until("&seat=1")
         assert "Ana's seat (1) is free for a new phone; the phone that had it can no longer play it. On the new " \
                f"phone, scan this code or open https://127.0.0.1:{port}/?room={secret}&seat=1\n" in said, said
-        process.send_signal(signal.SIGINT)
-        rest, errors = process.communicate(timeout=20)
+        rest, errors = web.interrupt()
     finally:
-        if process.poll() is None:
-            process.kill()
+        web.close()
     assert "Traceback" not in errors and "Traceback" not in rest, errors
     assert "Game stopped. It is saved in" in rest
-    assert process.returncode == 1
+    assert web.process.returncode == 1
     saved = PlaySession.read_save(save)
     assert [p["name"] for p in saved["lineup"]] == ["Ana", "bold-1"]
+
+
+def test_play_web_alone_plays_again_when_the_host_types_it(tmp_path: Path) -> None:
+    """--no-screen: after the game's end, `again` typed in the host's terminal plays the next game
+    at the same web table (a bot alone at `solo`, so that each game ends at once); saved beside."""
+    save = tmp_path / "game.json"
+    web = PlayWeb(tmp_path, ["--ruleset", "solo", "--humans", "--bots", "bold", "--seed", "3", "--pace", "0",
+                             "--save", str(save)])
+    try:
+        assert "bold-1 wins" in web.read_until("wins")
+        web.read_until("type « again » here for another game with the same players")
+        web.type("again")
+        assert f"a new game, the same players, saved in {tmp_path / 'game-2.json'}" in web.read_until("a new game")
+        web.read_until("wins")
+        web.read_until("type « again » here")
+        rest, errors = web.interrupt()
+    finally:
+        web.close()
+    assert "Traceback" not in errors and "Traceback" not in rest, errors
+    assert web.process.returncode == 0, (rest, errors)
+    for path in (save, tmp_path / "game-2.json"):
+        assert PlaySession.read_save(path)["lineup"] == [{"name": "bold-1", "bot": "bold"}]
 
 
 def free_port_pair() -> int:

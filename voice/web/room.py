@@ -711,12 +711,10 @@ class WebView:
         self.voices: dict[int, str] = {}
         self.said: list[str] = []
         self.session: PlaySession | None = None
-        self.started = False
 
     def show(self, session: PlaySession) -> None:
-        self.session = session
-        if not self.started:  # the game's start: every phone already streaming is calibrated
-            self.started = True
+        if session is not self.session:  # a game's start (the next one too): every phone streaming is calibrated
+            self.session = session
             self.room.calibrate()
         self.room.set_table(session, self.voices, self.said)
 

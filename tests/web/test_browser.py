@@ -109,6 +109,7 @@ def test_a_phone_taps_through_a_whole_game_against_bots(web_table, browsers: Bro
     assert any(e["type"] == "turn_start" and e["seat"] == 0 for e in state.log)
     winner_name = table.session.players[state.winner].name
     assert winner_name in css(phone, "#over").text
+    assert "l'hôte tape « again »" in css(phone, "#over").text  # how another game begins
     assert not page_errors(phone), page_errors(phone)
     assert not script_errors(phone)
 

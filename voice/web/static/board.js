@@ -198,6 +198,7 @@ window.CDC = window.CDC || {};
       const w = table.winner;
       const name = w === null || w === undefined ? "" : (typeof w === "number" ? CDC.playerName(table, w) : CDC.pick(w, "name"));
       root.textContent = name ? CDC.t("won_by", {name}) : CDC.t("over");
+      root.append(el("small", {class: "again"}, CDC.t("again_hint")));
     }
   };
 

@@ -121,7 +121,7 @@ class SearchBot:
     def __init__(self, seed: int | str = 0, reaction: str = DEFAULT_REACTION,
                  budget_ms: float = DEFAULT_BUDGET_MS, rounds: int = DEFAULT_ROUNDS,
                  base: str | None = None, horizon: str = "turn", margin: float = 1.0,
-                 opponents: str = "bold", latin: bool = True, clip: bool = True) -> None:
+                 opponents: str = "bold", latin: bool = True, clip: bool = True, base_value: bool = True) -> None:
         if budget_ms <= 0 or rounds < 2:
             raise ValueError(f"a searcher needs a budget above 0 ms and 2 rounds or more "
                              f"(got {budget_ms} ms, {rounds} rounds)")
@@ -137,6 +137,9 @@ class SearchBot:
         self.base_name, self.opponents = base, opponents
         self.latin = latin  # the first dice of the samples stratified over rounds (False: all drawn)
         self.clip = clip  # the fitted value reads scores within ± the target (agents/value.py)
+        # The value fitted to the base's own games where there is one (False: the table's, fitted
+        # to bold's games, as before session 38).
+        self.base_value = base_value
         self.reaction = reaction_model(reaction)
         self.stats = SearchStats()
         # Built when the table is known: the base bot (its own choices, and its seat in the
@@ -149,6 +152,10 @@ class SearchBot:
     def _base(self, ruleset: str, players: int) -> str:
         return self.base_name or DEFAULT_BASE.get((ruleset, players), "bold")
 
+    def value(self, ruleset: str, players: int) -> ValueModel | None:
+        """The fitted value its samples are scored by (agents/value.py)."""
+        return load_value(ruleset, players, base=self._base(ruleset, players) if self.base_value else None)
+
     def check_seats(self, rules: Ruleset, players: int) -> None:
         """Whether this searcher can play a table: a ValueError where its base is the table's
         network and the table has none (naming the tables that have one)."""
@@ -157,7 +164,7 @@ class SearchBot:
 
             champion_path(rules.name, players)
         if self.horizon == "turn":  # a damaged value file is said now, not at the first move
-            load_value(rules.name, players, base=self._base(rules.name, players))
+            self.value(rules.name, players)
 
     def _bot(self, name: str, slot: int, state: GameState) -> Bot:
         key = (name, slot, state.rules.name, state.players)
@@ -195,7 +202,7 @@ class SearchBot:
         deadline = started + self.budget_ms / 1000
         value = None
         if self.horizon == "turn":
-            value = load_value(state.rules.name, state.players, base=self.base_for(state))
+            value = self.value(state.rules.name, state.players)
         outcomes: list[list[float]] = [[] for _ in options]
         rounds = 0
         faces: list[list[int]] = []
@@ -322,9 +329,10 @@ def searcher(seed: int | str = 0, reaction: str = DEFAULT_REACTION, spec: str = 
                          "samples per candidate, turn or game: how far a sample goes, the base bot: "
                          f"{', '.join(BASES)}; plain: the searcher before session 36)") from None
     return SearchBot(seed=seed, reaction=reaction, budget_ms=budget, rounds=rounds, horizon=horizon, base=base,
-                     latin=not plain, clip=not plain)
+                     latin=not plain, clip=not plain, base_value=not plain)
 
 
-# `…:plain`: every die of a sample drawn at random and the scores read unclipped by the fitted
-# value, as the searcher was before session 36 (the `v004` 2-seat champion was measured so).
+# `…:plain`: every die of a sample drawn at random and the scores read unclipped by the table's
+# fitted value (never a base's own), as the searcher was before session 36 (the `v004` 2-seat
+# champion was measured so).
 PLAIN = "plain"

@@ -146,6 +146,30 @@ def test_a_plain_searcher_is_the_one_before_stratified_dice_and_clipped_values()
         make_bot("searcher:300:64:turn:patient:fancy")
 
 
+def test_a_plain_searcher_reads_the_tables_value_never_its_bases_own(monkeypatch) -> None:
+    """`:plain` is the searcher before session 36, so a value fitted later to its base's games
+    (RULESET_Np_BASE.json) must not change how the v004 2-seat champion plays."""
+    import agents.search as search
+
+    asked: list[tuple[str, int, str | None]] = []
+
+    def asking(ruleset: str, players: int, base: str | None = None) -> ValueModel | None:
+        asked.append((ruleset, players, base))
+        return load_value(ruleset, players)
+
+    monkeypatch.setattr(search, "load_value", asking)
+    rules = load_ruleset("v004")
+    for name, base in (("searcher:300:4:turn:patient:plain", None), ("searcher:300:4:turn:patient", "patient")):
+        bot = make_bot(name, seed=1)
+        assert isinstance(bot, SearchBot)
+        bot.check_seats(rules, 2)
+        state = GameState(rules, 2, dice=SeededDice(3))
+        while (decision := state.pending) is not None and state.turn_number <= 6:
+            state.apply_action(bot.act(state, decision))
+        assert asked and set(asked) == {("v004", 2, base)}, (name, set(asked))
+        asked.clear()
+
+
 def test_the_champion_of_a_search_table_is_the_searcher() -> None:
     table = next(iter(SEARCH_CHAMPIONS))
     champion = ChampionBot(seed=0)

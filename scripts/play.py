@@ -74,7 +74,7 @@ from voice.session import (  # noqa: E402
     View,
     name_refusal,
 )
-from voice.table import TableApp, summary  # noqa: E402
+from voice.table import TableApp, new_game_line, summary  # noqa: E402
 
 Build = Callable[..., PlaySession]
 Again = Callable[[PlaySession], PlaySession]
@@ -385,8 +385,7 @@ class WebTable:
             return Text(f"no new game: {one_line(str(error))}", style="red")
         self.over.clear()
         self.next_game.set()
-        where = f", saved in {self.session.save_path}" if self.session.save_path is not None else ""
-        return Text(f"——— a new game, the same players{where} ———", style="bold")
+        return new_game_line(self.session)
 
 
 def next_save(last: Path, locks: ExitStack) -> Path:

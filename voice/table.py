@@ -229,6 +229,12 @@ def summary(session: PlaySession) -> str:
     return f"{head}\nRaces won: {races}.\nBévues: {faults}."
 
 
+def new_game_line(session: PlaySession) -> Text:
+    """What the host's screen says as the next game at the table begins (`again`)."""
+    where = f", saved in {session.save_path}" if session.save_path is not None else ""
+    return Text(f"——— a new game, the same players{where} ———", style="bold")
+
+
 class TypedLines:
     """The session's keyboard: lines typed in the app, each with the moment Enter was pressed."""
 
@@ -406,8 +412,7 @@ class TableApp(App[GameState | None]):
             return
         self.session, self.final = session, None
         self.view.logged, self.view.voices = 0, {}
-        where = f", saved in {session.save_path}" if session.save_path is not None else ""
-        self.log_line(Text(f"——— a new game, the same players{where} ———", style="bold"))
+        self.log_line(new_game_line(session))
         self.query_one("#question", Static).border_title = "your move"
         self.query_one(Input).placeholder = self.placeholder
         self.run_worker(self._play, thread=True, name="session")

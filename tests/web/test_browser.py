@@ -172,10 +172,12 @@ def test_the_board_shows_the_way_in_and_a_lost_phones_seat_goes_to_a_new_one(web
     assert sorted(read_screenshot_qr_codes(board.get_screenshot_as_png())) == sorted(table.room.join.values())
     assert css(board, "#join-phone-address").text == table.room.join["phone"]
 
-    lost = browsers.open(lang="fr")
+    lost = browsers.open(lang="fr", fake_microphone=True)
     set_viewport(lost, 360, 740, mobile=True)
     lost.get(table.phone_url)
     claim_by_tap(lost, 0)
+    css(lost, "#mic-button").click()
+    wait_for("its microphone streaming", lambda: table.room.seats[0].mic == "online")
     wait_for("the way in gone once the seat is taken", lambda: not board.find_elements("css selector", join))
     wait_for("the players back at the top", lambda: css(board, ".players-box").location["y"] < 100)
 
@@ -185,6 +187,9 @@ def test_the_board_shows_the_way_in_and_a_lost_phones_seat_goes_to_a_new_one(web
     wait_for("the old phone at the seat picker", lambda: lost.execute_script("return window.cdcPhone.seat") is None)
     wait_for("the old phone told why",
              lambda: "Votre place joue maintenant sur un autre téléphone" in page_errors(lost))
+    time.sleep(2.5)  # its clock pings (every second) and its microphone's audio would come meanwhile
+    assert "Erreur" not in page_errors(lost), page_errors(lost)  # it sends nothing for a seat it lost
+    assert css(lost, "#connection").get_attribute("data-state") == "connected"
     new = browsers.open(lang="fr")
     set_viewport(new, 360, 740, mobile=True)
     new.get(answer.link)  # the link claims the seat at once

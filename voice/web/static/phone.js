@@ -282,7 +282,12 @@
             state.token = null;
             for (const e of document.querySelectorAll('#errors [data-key^="error:"]')) e.remove();
           }
-          if (lost) CDC.showError(CDC.escape(CDC.t("seat_lost")), "seat_lost");
+          if (lost) {
+            // Nothing more is sent for the seat (clock samples, audio): the host would refuse each.
+            stopPinging();
+            state.live = false;
+            CDC.showError(CDC.escape(CDC.t("seat_lost")), "seat_lost");
+          }
           state.seats = msg.seats;
           state.seat = null;
           const target = wanted !== null && msg.seats.find((s) => s.seat === wanted && s.human && !s.taken);

@@ -271,7 +271,10 @@ class PlaySession:
     def rematch(self, seed: int, save_path: Path | None) -> PlaySession:
         """Another game at the same table, once this one is over: the same rules, players (the
         late friends who joined too, now from the start), screens, keyboard, microphones and
-        pace; new dice from `seed`, saved in `save_path`."""
+        pace; new dice from `seed`, saved in `save_path`. Lines typed once the game was over
+        (a shout, a choice) are dropped: they are not the next game's first moves."""
+        while self.keyboard.poll(0) is not None:
+            pass
         return PlaySession(self.state.rules, self.players, self.view, self.keyboard, self.listener, seed=seed,
                            speak=self.speak, clock=self.clock, save_path=save_path, pace=self.pace)
 

@@ -374,3 +374,24 @@ def test_a_maison_table_of_bots_plays_to_the_end_and_resumes_from_its_save(tmp_p
     assert any(e["type"] == "race" and e["race"] == "tichette" for e in state.log)  # a house race, live
     saved = json.loads(save.read_text(encoding="utf-8"))
     assert saved["ruleset"]["house_rules"] and GameState.from_json(saved).log == state.log
+
+
+def test_the_next_game_at_the_table_starts_fresh_with_the_same_players_and_drops_lines_typed_after_the_end(
+        tmp_path: Path) -> None:
+    from voice.table import TypedLines
+
+    lines = TypedLines()
+    players = [SeatPlayer("Ana"), SeatPlayer("bot", FixedBot(900))]
+    view = Recorder()
+    over = PlaySession(load_ruleset("basic"), players, view=view, keyboard=lines, seed=5, pace=0.4,
+                       setup={"scores": [300, 320]})
+    lines.put("! 1", 1.0)  # a shout typed at the finished game: a Bévue at the next one's start
+    lines.put("2", 2.0)
+    following = over.rematch(6, tmp_path / "game-2.json")
+    assert lines.poll(0) is None  # dropped
+    assert following.players is players and following.view is view and following.keyboard is lines
+    assert following.pace == 0.4 and following.save_path == tmp_path / "game-2.json"
+    assert over.state.scores == [300, 320] and following.state.scores == [0, 0]
+    assert following.state.rules is over.state.rules
+    fresh = PlaySession(load_ruleset("basic"), players, view=view, keyboard=lines, seed=6)
+    assert following.state.to_json() == fresh.state.to_json()  # the game a fresh table of seed 6 would play

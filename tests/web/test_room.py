@@ -709,6 +709,13 @@ def test_the_games_lines_are_not_the_rooms(line: str) -> None:
     assert room.host_command(line) is None
 
 
+def test_a_table_of_bots_has_no_seat_for_a_phone() -> None:
+    room = Room([SeatPlayer("bold-1", bot=object(), bot_name="bold")], play=lambda samples, rate: None)
+    for line in ("phone", "phone 1"):
+        answer = room.host_command(line)
+        assert answer is not None and answer.text.endswith("no human plays at this table: no seat goes to a phone")
+
+
 def test_a_seat_is_named_by_its_number_or_its_players_name_in_any_case() -> None:
     room = make_room([FakeClock(), FakeClock()])
     join(room, 1)

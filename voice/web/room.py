@@ -643,7 +643,8 @@ class Room:
             return None
         humans = [s for s in self.seats if s.player.human]
         usage = ("« phone 2 » or « phone Ana » gives that human's seat to a new phone ("
-                 + ", ".join(f"{s.index + 1} {s.player.name}" for s in humans) + ")")
+                 + ", ".join(f"{s.index + 1} {s.player.name}" for s in humans) + ")" if humans
+                 else "no human plays at this table: no seat goes to a phone")
         if len(words) == 1:  # the way in again, for a phone that has not joined yet
             if self.join is None:
                 return HostAnswer(usage)

@@ -57,7 +57,7 @@ BOT_FACTORIES: dict[str, Callable[..., Any]] = {
 }
 
 
-BOT_NAMES = (*BOT_FACTORIES, "searcher", "champion")
+BOT_NAMES = (*BOT_FACTORIES, "searcher", "champion", "network")
 
 
 def import_agent(spec: str, seed: int | str, reaction: str) -> Any:
@@ -104,10 +104,10 @@ def make_bot(name: str, seed: int | str = 0, reaction: str = DEFAULT_REACTION) -
         from agents.search import searcher
 
         return searcher(seed=seed, reaction=reaction, spec=name.removeprefix("searcher"))
-    if name == "champion":
+    if name in ("champion", "network"):  # network: the table's network, where `champion` searches too
         from agents.champion import ChampionBot
 
-        return ChampionBot(seed=seed, reaction=reaction)  # type: ignore[return-value]
+        return ChampionBot(seed=seed, reaction=reaction, network=name == "network")  # type: ignore[return-value]
     if name.endswith((".zip", ".npz")) or Path(name).exists():
         from agents.model_bot import ModelBot  # torch is only loaded when a model is played
 

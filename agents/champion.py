@@ -60,26 +60,30 @@ def champion_path(ruleset: str, players: int, directory: Path = CHAMPIONS_DIR) -
 
 
 class ChampionBot:
-    """The bot `champion`: plays the champion of whatever table it sits at."""
+    """The bot `champion`: plays the champion of whatever table it sits at. With `network`, the
+    bot `network`: the table's shipped network, also where the champion is the searcher."""
 
-    name = "champion"
-
-    def __init__(self, seed: int | str = 0, reaction: str = DEFAULT_REACTION) -> None:
+    def __init__(self, seed: int | str = 0, reaction: str = DEFAULT_REACTION, network: bool = False) -> None:
         self.rng = random.Random(seed)
         self.reaction = reaction
+        self.network = network
+        self.name = "network" if network else "champion"
         self._players: dict[tuple[str, int], Any] = {}
+
+    def _searches(self, table: tuple[str, int]) -> bool:
+        return not self.network and table in SEARCH_CHAMPIONS
 
     def check_seats(self, rules: Ruleset, players: int) -> None:
         """Whether a champion plays a table grown to `players` (a late friend joining):
         ValueError naming the tables that have one."""
-        if (rules.name, players) not in SEARCH_CHAMPIONS:
+        if not self._searches((rules.name, players)):
             # Loaded here, so that a damaged champion file is said before the game, not at the
             # champion's first move; the game then plays the one loaded.
             self._player(rules, players)
 
     def _player(self, rules: Ruleset, players: int) -> Any:
         table = (rules.name, players)
-        if table not in self._players and table in SEARCH_CHAMPIONS:
+        if table not in self._players and self._searches(table):
             from agents.bots import make_bot
 
             self._players[table] = make_bot(SEARCH_CHAMPIONS[table], reaction=self.reaction)

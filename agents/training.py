@@ -197,7 +197,7 @@ def config_name_problems(config: TrainConfig) -> list[str]:
         bots.append(("imitation.teacher", config.imitation.teacher))
     for key, name in bots:
         try:
-            if name == "champion":
+            if name in ("champion", "network"):
                 champion_path(config.ruleset, config.players)
             else:
                 make_bot(name)

@@ -130,7 +130,8 @@ def table_bots(args: argparse.Namespace, players: int) -> tuple[str, ...]:
     if args.bots:
         return tuple(args.bots)
     if args.base == NETWORK:
-        return ("champion", *["bold"] * (players - 1))  # one network, in every seat in turn
+        # One network, in every seat in turn (`network`: also where `champion` is the searcher).
+        return ("network", *["bold"] * (players - 1))
     return ("bold",)
 
 

@@ -6,7 +6,7 @@ import random
 
 import pytest
 
-from agents.bots import make_bot
+from agents.bots import check_table, make_bot
 from agents.champion import SEARCH_CHAMPIONS, ChampionBot
 from agents.search import FACES, LatinDice, SearchBot, _pick, candidates
 from agents.value import FEATURES, ValueModel, features, load_value
@@ -180,6 +180,24 @@ def test_the_champion_of_a_search_table_is_the_searcher() -> None:
     assert isinstance(champion._players[table], SearchBot)
 
 
+def test_the_network_bot_plays_the_tables_network_where_the_champion_is_the_searcher() -> None:
+    """`network`: the shipped network of the table, also at a table whose `champion` is the
+    searcher (what fit_value.py --base network fits the searcher's value to)."""
+    from agents.model_bot import ModelBot
+
+    table = next(iter(SEARCH_CHAMPIONS))
+    state = GameState(load_ruleset(table[0]), table[1], dice=SeededDice(1))
+    decision = state.pending
+    assert decision is not None
+    for name, kind in (("network", ModelBot), ("champion", SearchBot)):
+        bot = make_bot(name, seed=0)
+        assert bot.name == name
+        bot.act(state, decision)
+        assert isinstance(bot._players[table], kind), name  # type: ignore[attr-defined]
+    with pytest.raises(ValueError, match="no champion for classic at 5 seats"):
+        check_table(make_bot("network"), load_ruleset("classic"), 5)
+
+
 def test_the_network_base_plays_the_tables_network_where_the_search_finds_no_lead(monkeypatch) -> None:
     # An infinite margin never leaves the base choice: every searched decision must then be
     # the shipped network's own, so the base really is the table's network (not bold). Its
@@ -255,7 +273,7 @@ def test_a_value_fitted_for_the_network_is_what_the_searcher_over_it_reads(tmp_p
     assert result.returncode == 0, result.stderr
     assert sorted(p.name for p in tmp_path.iterdir()) == ["classic_4p_network.json"]
     fitted = json.loads((tmp_path / "classic_4p_network.json").read_text(encoding="utf-8"))
-    assert fitted["fitted_on"] == "games of champion and bold and bold and bold, every turn's start"
+    assert fitted["fitted_on"] == "games of network and bold and bold and bold, every turn's start"
     network = load_value("classic", 4, tmp_path, base="network")
     assert network is not None and network.meta["fitted_on"] == fitted["fitted_on"]
     assert load_value("classic", 4, tmp_path, base="bold") is None  # no value of the table's own here

@@ -242,9 +242,10 @@ def prepare(argv: list[str] | None, console: Console, locks: ExitStack | None = 
             console.print(f"[yellow]voice is off: {escape(str(error))}\nPlaying by keyboard.[/yellow]",
                           emoji=False)
 
-    def build(view: View, keyboard: KeyLines, listener: Listener | None = listener) -> PlaySession:
+    def build(view: View, keyboard: KeyLines, listener: Listener | None = listener,
+              keep: Callable[[], dict[str, Any]] | None = None) -> PlaySession:
         common = dict(view=view, keyboard=keyboard, listener=listener, seed=seed, pace=args.pace,
-                      speak=espeak if args.speak else None, save_path=args.save or args.resume)
+                      speak=espeak if args.speak else None, save_path=args.save or args.resume, keep=keep)
         if args.resume:
             return PlaySession.resume(args.resume, players, **common)
         return PlaySession(rules, players, **common)
@@ -260,7 +261,7 @@ def prepare(argv: list[str] | None, console: Console, locks: ExitStack | None = 
         return session
 
     if args.web:
-        return web_table(args, players, build, listener, console, again)
+        return web_table(args, players, build, listener, console, again, saved)
     try:
         return TableApp(build, again=again)
     except GameLoadError as error:
@@ -284,12 +285,14 @@ class WebTable:
         self.app: TableApp | None = None
         from voice.web.room import Views
 
+        # The save keeps the room (its secret, the seats' tokens): --resume on the same port
+        # is the same room, and the phones come back by themselves.
         if args.no_screen:
-            self.session = build(room.view, room.keys, listener)
+            self.session = build(room.view, room.keys, listener, keep=room.kept)
         else:
             def build_both(view: View, keyboard: KeyLines) -> PlaySession:
                 room.keys = keyboard  # the phones' lines join the terminal's
-                return build(Views(room.view, view), keyboard, listener)
+                return build(Views(room.view, view), keyboard, listener, keep=room.kept)
             # `phone 2` at the terminal is the room's: a lost phone's seat given to another one.
             self.app = TableApp(build_both, command=partial(host_line, room), again=again)
             self.session = self.app.session
@@ -297,7 +300,9 @@ class WebTable:
     def announce(self, console: Console) -> None:
         import segno
 
-        where = self.server.join_at(self.shown_host)  # the board shows them too, while a seat is free
+        from voice.web.server import addresses
+
+        where = addresses(self.server, self.shown_host)
         sys.stdout.flush()
         segno.make(where["phone"], error="m").terminal(out=sys.stdout, compact=True)
         console.print(f"[bold]phones:[/bold] {where['phone']}", highlight=False, soft_wrap=True)
@@ -388,6 +393,22 @@ class WebTable:
         return new_game_line(self.session)
 
 
+def take_back_room(room: Any, kept: Any, address: str) -> str:
+    """A resumed game's web room, as its save keeps it, where the phones will find it again: the
+    same address (a phone's page keeps its seat's token for its own address); what is said."""
+    from urllib.parse import urlsplit
+
+    before = kept.get("address") if isinstance(kept, dict) else None
+    if not isinstance(before, str) or urlsplit(before).netloc != urlsplit(address).netloc:
+        was = one_line(before)[:80] if isinstance(before, str) else "an address the save does not say"
+        return (f"the saved game's phones were at {was}; this table is at {address}: the phones join it again "
+                "(give the same --port and --host for them to come back by themselves)")
+    refusal = room.restore(kept)
+    if refusal is not None:
+        return f"the saved game's web table cannot be taken back ({refusal}): the phones join again"
+    return "the saved game's phones come back to their seats by themselves (their pages keep trying)"
+
+
 def next_save(last: Path, locks: ExitStack) -> Path:
     """The next game's save, beside the last one's: `game-2.json`, `game-3.json`… never a file
     that exists (the games before are kept) nor one another game holds; locked for its game."""
@@ -443,7 +464,7 @@ def stopped(session: PlaySession, console: Console) -> int:
 
 
 def web_table(args: argparse.Namespace, players: list[SeatPlayer], build: Build, host_listener: Any,
-              console: Console, again: Again) -> WebTable | int:
+              console: Console, again: Again, saved: dict[str, Any] | None) -> WebTable | int:
     """The room, its certificates, the phones' recognisers (when the French model is there) and
     the server (bound, not yet started); or the exit status after one clear error."""
     from voice.model import load_model
@@ -483,6 +504,11 @@ def web_table(args: argparse.Namespace, players: list[SeatPlayer], build: Build,
         (listeners[0] if listeners else None)
     lan = [n for n in certificates.names if n[0].isdigit() and n != "127.0.0.1"]
     shown = args.host if args.host not in ("0.0.0.0", "") else (lan[0] if lan else "127.0.0.1")
+    where = server.join_at(shown)  # the board shows the way in while a seat is free
+    if saved is not None and "web" in saved:
+        console.print(escape(take_back_room(room, saved["web"], where["phone"])), style="yellow", highlight=False,
+                      soft_wrap=True)
+        server.join_at(shown)  # with the secret taken back
     try:
         return WebTable(args, room, server, build, listener, shown, again)
     except GameLoadError as error:

@@ -198,6 +198,9 @@ class PlaySession:
     dice: DiceSource | None = None  # default: dice seeded by `seed`
     setup: dict[str, Any] | None = None  # a starting position (see GameState)
     pace: float = 0.0  # seconds to leave after each bot's move, for people to follow (and shout)
+    # What the table keeps in the save beside the game, read at each save (the web room's secret
+    # and seat tokens: voice/web/room.py `kept`), for --resume to take back.
+    keep: Callable[[], dict[str, Any]] | None = None
     state: GameState = field(init=False)
     race_log: list[list[RaceShout]] = field(default_factory=list)
     race_now: list[RaceShout] = field(default_factory=list)  # the shouts of the race under way
@@ -276,13 +279,14 @@ class PlaySession:
         while self.keyboard.poll(0) is not None:
             pass
         return PlaySession(self.state.rules, self.players, self.view, self.keyboard, self.listener, seed=seed,
-                           speak=self.speak, clock=self.clock, save_path=save_path, pace=self.pace)
+                           speak=self.speak, clock=self.clock, save_path=save_path, pace=self.pace, keep=self.keep)
 
     def save(self) -> None:
         if self.save_path is not None:
             # Whole or not at all, through a temporary file of its own (a fixed `game.tmp` beside
             # it was a file of the user's, overwritten then renamed away).
-            saved = {**self.state.to_json(), "lineup": [p.to_json() for p in self.players]}
+            saved = {**self.state.to_json(), "lineup": [p.to_json() for p in self.players],
+                     **(self.keep() if self.keep is not None else {})}
             try:
                 write_atomic(self.save_path, json.dumps(saved))
             except OSError as error:

@@ -16,6 +16,7 @@ from web_helpers import (
     SCREENSHOTS,
     SOURCES,
     Browsers,
+    PlayWeb,
     Pulse,
     WebTable,
     read_screenshot_qr_codes,
@@ -26,7 +27,7 @@ from web_helpers import (
 from agents.bots import make_bot
 from cdc_env.dice import InjectedDice
 from cdc_env.rules import load_ruleset
-from voice.session import SeatPlayer
+from voice.session import PlaySession, SeatPlayer
 
 pytestmark = [pytest.mark.browser]
 
@@ -206,6 +207,44 @@ def test_the_board_shows_the_way_in_and_a_lost_phones_seat_goes_to_a_new_one(web
     wait_for("the old phone's picker", lambda: css(lost, "#seats").is_displayed())
     assert "« phone 2 »" in css(lost, "#seat-list").text
     assert not script_errors(board) and not script_errors(new)
+
+
+def test_a_phone_is_back_at_its_seat_by_itself_when_the_host_resumes_the_game(browsers: Browsers,
+                                                                               tmp_path: Path) -> None:
+    """The laptop's play.py stops mid-game; started again with --resume on the same port, it is
+    the same room (the save keeps it): the phone's page, reconnecting all along, is at its seat
+    again with nobody touching it, and plays on."""
+    save = tmp_path / "game.json"
+    argv = ["--humans", "Zoé", "--bots", "bold", "--seed", "5", "--save", str(save)]
+    host = PlayWeb(tmp_path, argv)
+    try:
+        address = host.read_until("phones:").split("phones: ")[1].split()[0]
+        host.read_until("Ctrl+C stops")
+        phone = browsers.open(lang="fr")
+        set_viewport(phone, 360, 740, mobile=True)
+        phone.get(address + "&seat=1")
+        wait_for("the phone seated", partial(seated, phone, 0))
+        token = phone.execute_script("return window.cdcPhone.token")
+        host.interrupt()
+    finally:
+        host.close()
+    wait_for("the phone reconnecting", lambda: css(phone, "#connection").get_attribute("data-state") == "reconnecting")
+    again = PlayWeb(tmp_path, ["--resume", str(save)], port=host.port)
+    try:
+        assert "come back to their seats by themselves" in again.read_until("Ctrl+C stops")
+        wait_for("the phone at its seat again", lambda: css(phone, "#connection").get_attribute("data-state")
+                 == "connected" and phone.execute_script("return window.cdcPhone.live") is True, timeout=20)
+        assert seated(phone, 0) and phone.execute_script("return window.cdcPhone.token") == token
+        assert not css(phone, "#seats").is_displayed()
+        wait_for("a question for it", lambda: phone.find_elements("css selector", "#choices button.choice"),
+                 timeout=30)
+        css(phone, "#choices button.choice").click()
+        wait_for("its move saved", lambda: any(e["seat"] == 0 for e in PlaySession.read_save(save)["history"]))
+        again.interrupt()
+    finally:
+        again.close()
+    # The browser logs each refused reconnection while the host was down; nothing else.
+    assert not [e for e in script_errors(phone) if "ERR_CONNECTION_REFUSED" not in e]
 
 
 # ---------------------------------------------------------------- two phones, one race, by voice

@@ -709,6 +709,44 @@ def test_the_games_lines_are_not_the_rooms(line: str) -> None:
     assert room.host_command(line) is None
 
 
+def test_the_room_kept_in_a_save_is_taken_back_whole_or_not_at_all() -> None:
+    room = make_room([FakeClock()])
+    room.join = dict(JOIN)
+    join(room, 0)
+    kept = json.loads(json.dumps(room.kept()))["web"]  # as the save holds it
+    assert kept["address"] == JOIN["phone"] and kept["room"] == room.secret
+    assert kept["seats"] == [{"token": room.seats[0].token, "taken": True},
+                             {"token": room.seats[1].token, "taken": False}, None]
+    back = make_room([FakeClock()])
+    assert back.restore(kept) is None
+    assert back.secret == room.secret and [(s.token, s.taken) for s in back.seats] == \
+        [(s.token, s.taken) for s in room.seats]
+    phone = Connection(asyncio.Queue())
+    back.connections.add(phone)
+    back.handle(phone, Hello(type="hello", role="phone", token=room.seats[0].token))
+    assert phone.seat == 0  # its page, reconnecting with its token, is back at its seat
+    # A seat held by a phone keeps its player's name when another phone takes it later.
+    assert back.seats[0].played and not back.seats[1].played
+
+
+@pytest.mark.parametrize("kept, says", [
+    ("x", "its 'web' is not an object"),
+    ({"room": "short", "seats": []}, "its room secret is not one this table makes"),
+    ({"room": "a" * 22, "seats": [None]}, "it has 1 seats, the game 3"),
+    ({"room": "a" * 22}, "it has no seats, the game 3"),
+    ({"room": "a" * 22, "seats": [None, None, None]}, "seat 1's token does not fit a human"),
+    ({"room": "a" * 22, "seats": [{"token": "b" * 22, "taken": False}] * 3}, "seat 3's token does not fit a bot"),
+    ({"room": "a" * 22, "seats": [{"token": "<script>" * 3, "taken": False}, None, None]}, "seat 1's token"),
+    ({"room": "a" * 22, "seats": [{"token": "b" * 22, "taken": 1}, None, None]}, "seat 1's token"),
+])
+def test_a_damaged_room_in_a_save_changes_nothing(kept: Any, says: str) -> None:
+    room = make_room([FakeClock()])
+    before = (room.secret, [(s.token, s.taken) for s in room.seats])
+    refusal = room.restore(kept)
+    assert refusal is not None and refusal.startswith(says), refusal
+    assert (room.secret, [(s.token, s.taken) for s in room.seats]) == before
+
+
 def test_a_table_of_bots_has_no_seat_for_a_phone() -> None:
     room = Room([SeatPlayer("bold-1", bot=object(), bot_name="bold")], play=lambda samples, rate: None)
     for line in ("phone", "phone 1"):

@@ -10,9 +10,7 @@ import json
 import logging
 import os
 import plistlib
-import queue
 import select
-import signal
 import socket
 import ssl
 import struct
@@ -31,6 +29,7 @@ import pytest
 from cryptography import x509
 from cryptography.hazmat.primitives import serialization
 from doubles import FixedBot
+from web_helpers import PlayWeb
 from websockets.exceptions import ConnectionClosed, InvalidHandshake
 from websockets.sync.client import ClientConnection, connect
 
@@ -704,57 +703,6 @@ def test_a_phone_plays_its_move_and_wins_a_race_by_its_tap_time(certificates: Ce
 # ---------------------------------------------------------------- scripts/play.py --web
 
 
-class PlayWeb:
-    """scripts/play.py --web --no-screen on 127.0.0.1, in a process of its own: what it prints
-    read as it comes (a wait is bounded, never forever), lines typed into its terminal."""
-
-    def __init__(self, tmp_path: Path, argv: list[str]) -> None:
-        self.port = free_port_pair()
-        env = dict(os.environ, CDC_WEB_DIR=str(tmp_path / "certs"), PYTHONPATH=str(ROOT), CDC_VOSK_MODEL="")
-        self.process = subprocess.Popen([sys.executable, str(ROOT / "scripts" / "play.py"), "--web", "--port",
-                                         str(self.port), "--host", "127.0.0.1", "--keyboard", "--no-screen", *argv],
-                                        stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
-                                        text=True, env=env)
-        self.out: list[str] = []
-        self.lines: queue.Queue[str] = queue.Queue()
-        self.reader = threading.Thread(target=self._read, daemon=True)
-        self.reader.start()
-
-    def _read(self) -> None:
-        for line in self.process.stdout or ():
-            self.lines.put(line)
-
-    def read_until(self, wanted: str, timeout: float = 40.0) -> str:
-        """Everything printed so far, once a line holding `wanted` has come."""
-        deadline = time.monotonic() + timeout
-        while time.monotonic() < deadline:
-            with contextlib.suppress(queue.Empty):
-                self.out.append(self.lines.get(timeout=0.5))
-                if wanted in self.out[-1]:
-                    return "".join(self.out)
-        raise AssertionError(f"never said: {wanted!r}\n{''.join(self.out)}")
-
-    def type(self, line: str) -> None:
-        assert self.process.stdin is not None
-        self.process.stdin.write(line + "\n")
-        self.process.stdin.flush()
-
-    def interrupt(self) -> tuple[str, str]:
-        """Ctrl+C: what it printed after it, and all it wrote to stderr."""
-        self.process.send_signal(signal.SIGINT)
-        self.process.wait(timeout=20)
-        self.reader.join(timeout=5)
-        assert self.process.stderr is not None
-        before = len(self.out)
-        while not self.lines.empty():
-            self.out.append(self.lines.get())
-        return "".join(self.out[before:]), self.process.stderr.read()
-
-    def close(self) -> None:
-        if self.process.poll() is None:
-            self.process.kill()
-
-
 def test_play_web_serves_prints_the_qr_and_stops_on_ctrl_c_keeping_the_save(tmp_path: Path) -> None:
     save = tmp_path / "game.json"
     web = PlayWeb(tmp_path, ["--humans", "Ana", "--bots", "bold", "--seed", "3", "--save", str(save)])
@@ -786,6 +734,56 @@ def test_play_web_serves_prints_the_qr_and_stops_on_ctrl_c_keeping_the_save(tmp_
     assert [p["name"] for p in saved["lineup"]] == ["Ana", "bold-1"]
 
 
+def test_a_web_game_resumed_at_the_same_address_is_the_same_room_and_its_phones_come_back(tmp_path: Path) -> None:
+    """The host's laptop stops mid-game (Ctrl+C, a crash): `--resume` on the same port takes the
+    room back from the save, so a phone's page, which keeps reconnecting with its secret and its
+    seat's token, gets its seat back by itself; a seat no phone had stays free, a taken one
+    stays taken. On another port the phones join again, as the table says."""
+    from types import SimpleNamespace
+
+    save = tmp_path / "game.json"
+    first = PlayWeb(tmp_path, ["--humans", "Ana", "Bob", "--bots", "bold", "--seed", "3", "--save", str(save)])
+    try:
+        secret = first.read_until("Ctrl+C stops").split("?room=")[1].split()[0]
+        tls = ssl.create_default_context(cafile=str(tmp_path / "certs" / "ca.crt"))  # made by the table's start
+        at = SimpleNamespace(port=first.port, room=SimpleNamespace(secret=secret))
+        ana = Phone(at, tls)  # type: ignore[arg-type]
+        ana.send({"type": "claim", "seat": 0})
+        token = ana.wait("welcome")["token"]
+        first.interrupt()
+    finally:
+        first.close()
+    kept = json.loads(save.read_text(encoding="utf-8"))["web"]
+    assert kept["room"] == secret and kept["address"] == f"https://127.0.0.1:{first.port}/?room={secret}"
+    # Saved at the game's start (and after each move): the tokens, whether a phone held a seat yet or not.
+    assert kept["seats"][0]["token"] == token and kept["seats"][1]["token"] not in (None, token)
+    assert kept["seats"][2] is None  # the bot's
+
+    again = PlayWeb(tmp_path, ["--resume", str(save)], port=first.port)
+    try:
+        said = again.read_until("Ctrl+C stops")
+        assert "the saved game's phones come back to their seats by themselves" in said, said
+        assert f"?room={secret}" in said
+        back = Phone(at, tls, token=token)  # type: ignore[arg-type]
+        assert back.wait("welcome") == {"type": "welcome", "seat": 0, "token": token}
+        table = back.wait("table")
+        assert [p["name"] for p in table["players"]] == ["Ana", "Bob", "bold-1"]
+        newcomer = Phone(at, tls)  # type: ignore[arg-type]
+        assert [s["taken"] for s in newcomer.wait("seats")["seats"]] == [True, False, False]
+        again.interrupt()
+    finally:
+        again.close()
+
+    elsewhere = PlayWeb(tmp_path, ["--resume", str(save)])
+    try:
+        said = elsewhere.read_until("Ctrl+C stops")
+        assert f"the saved game's phones were at https://127.0.0.1:{first.port}/?room={secret}" in said, said
+        assert "the phones join it again" in said and f"?room={secret}" not in said.split("this table is at")[1]
+        elsewhere.interrupt()
+    finally:
+        elsewhere.close()
+
+
 def test_play_web_alone_plays_again_when_the_host_types_it(tmp_path: Path) -> None:
     """--no-screen: after the game's end, `again` typed in the host's terminal plays the next game
     at the same web table (a bot alone at `solo`, so that each game ends at once); saved beside."""
@@ -806,25 +804,6 @@ def test_play_web_alone_plays_again_when_the_host_types_it(tmp_path: Path) -> No
     assert web.process.returncode == 0, (rest, errors)
     for path in (save, tmp_path / "game-2.json"):
         assert PlaySession.read_save(path)["lineup"] == [{"name": "bold-1", "bot": "bold"}]
-
-
-def free_port_pair() -> int:
-    """A port whose next one is free too (the /trust page)."""
-    import socket
-
-    for _ in range(50):
-        with socket.socket() as a:
-            a.bind(("127.0.0.1", 0))
-            port = a.getsockname()[1]
-            if port > 65000:
-                continue
-            with socket.socket() as b:
-                try:
-                    b.bind(("127.0.0.1", port + 1))
-                except OSError:
-                    continue
-            return port
-    raise RuntimeError("no two free ports in a row")
 
 
 def test_play_web_refuses_a_taken_port_in_one_line(tmp_path: Path) -> None:

@@ -17,7 +17,10 @@ import importlib.util
 import io
 import os
 import platform
+import queue
+import signal
 import subprocess
+import sys
 import tempfile
 import threading
 import time
@@ -318,3 +321,78 @@ def web_table(tmp_path: Path) -> Iterator[Callable[..., WebTable]]:
             server.stop()
         with contextlib.suppress(Exception):
             room.close()
+
+
+# ---------------------------------------------------------------- scripts/play.py --web, in a process
+
+ROOT = Path(__file__).resolve().parents[2]
+
+
+def free_port_pair() -> int:
+    """A port whose next one is free too (the /trust page)."""
+    import socket
+
+    for _ in range(50):
+        with socket.socket() as a:
+            a.bind(("127.0.0.1", 0))
+            port = a.getsockname()[1]
+            if port > 65000:
+                continue
+            with socket.socket() as b:
+                try:
+                    b.bind(("127.0.0.1", port + 1))
+                except OSError:
+                    continue
+            return port
+    raise RuntimeError("no two free ports in a row")
+
+
+class PlayWeb:
+    """scripts/play.py --web --no-screen on 127.0.0.1, in a process of its own: what it prints
+    read as it comes (a wait is bounded, never forever), lines typed into its terminal."""
+
+    def __init__(self, tmp_path: Path, argv: list[str], port: int | None = None) -> None:
+        self.port = port or free_port_pair()
+        env = dict(os.environ, CDC_WEB_DIR=str(tmp_path / "certs"), PYTHONPATH=str(ROOT), CDC_VOSK_MODEL="")
+        self.process = subprocess.Popen([sys.executable, str(ROOT / "scripts" / "play.py"), "--web", "--port",
+                                         str(self.port), "--host", "127.0.0.1", "--keyboard", "--no-screen", *argv],
+                                        stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+                                        text=True, env=env)
+        self.out: list[str] = []
+        self.lines: queue.Queue[str] = queue.Queue()
+        self.reader = threading.Thread(target=self._read, daemon=True)
+        self.reader.start()
+
+    def _read(self) -> None:
+        for line in self.process.stdout or ():
+            self.lines.put(line)
+
+    def read_until(self, wanted: str, timeout: float = 40.0) -> str:
+        """Everything printed so far, once a line holding `wanted` has come."""
+        deadline = time.monotonic() + timeout
+        while time.monotonic() < deadline:
+            with contextlib.suppress(queue.Empty):
+                self.out.append(self.lines.get(timeout=0.5))
+                if wanted in self.out[-1]:
+                    return "".join(self.out)
+        raise AssertionError(f"never said: {wanted!r}\n{''.join(self.out)}")
+
+    def type(self, line: str) -> None:
+        assert self.process.stdin is not None
+        self.process.stdin.write(line + "\n")
+        self.process.stdin.flush()
+
+    def interrupt(self) -> tuple[str, str]:
+        """Ctrl+C: what it printed after it, and all it wrote to stderr."""
+        self.process.send_signal(signal.SIGINT)
+        self.process.wait(timeout=20)
+        self.reader.join(timeout=5)
+        assert self.process.stderr is not None
+        before = len(self.out)
+        while not self.lines.empty():
+            self.out.append(self.lines.get())
+        return "".join(self.out[before:]), self.process.stderr.read()
+
+    def close(self) -> None:
+        if self.process.poll() is None:
+            self.process.kill()

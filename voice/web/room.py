@@ -184,6 +184,13 @@ class Connection:
 TABLE: dict[str, Any] = {"type": "table"}  # the outbox slot of a connection's newest table
 
 
+def _is_token(value: Any) -> bool:
+    """A room secret or a seat token as `secrets.token_urlsafe(16)` makes them (as a hello's
+    token is checked: voice/web/protocol.py)."""
+    return isinstance(value, str) and 16 <= len(value) <= 64 and all(c.isascii() and (c.isalnum() or c in "-_")
+                                                                     for c in value)
+
+
 @dataclass(frozen=True)
 class HostAnswer:
     """What the room answers a host's command: a line to show, and an address to show as a QR
@@ -627,6 +634,36 @@ class Room:
             if connection is not but and (connection.role == "board"
                                           or connection.role == "phone" and connection.seat is None):
                 connection.put(seats)
+
+    # ------------------------------------------------------------------ kept in the save
+
+    def kept(self) -> dict[str, Any]:
+        """What the save keeps of the room (under "web"): its secret and each human seat's token
+        (a seat with a phone is marked taken), so that a table started again with --resume on
+        the same port is the same room, and every phone comes back to its seat by itself."""
+        return {"web": {"address": self.join["phone"] if self.join else None, "room": self.secret, "seats": [
+            {"token": s.token, "taken": s.taken} if s.token is not None else None for s in self.seats]}}
+
+    def restore(self, saved: Any) -> str | None:
+        """Takes back a room's secret and seat tokens from a save (`kept`); what was wrong with
+        them, if anything (the room then stays as it was made: the phones join again)."""
+        if not isinstance(saved, dict):
+            return "its 'web' is not an object"
+        secret, seats = saved.get("room"), saved.get("seats")
+        if not _is_token(secret):
+            return "its room secret is not one this table makes"
+        if not isinstance(seats, list) or len(seats) != len(self.seats):
+            return f"it has {len(seats) if isinstance(seats, list) else 'no'} seats, the game {len(self.seats)}"
+        for seat, kept in zip(self.seats, seats, strict=True):
+            if (kept is None) != (seat.token is None) or kept is not None and not (
+                    isinstance(kept, dict) and _is_token(kept.get("token")) and isinstance(kept.get("taken"), bool)):
+                return f"seat {seat.index + 1}'s token does not fit a {'human' if seat.player.human else 'bot'}"
+        self.secret = str(secret)
+        for seat, kept in zip(self.seats, seats, strict=True):
+            if kept is not None:
+                seat.token, seat.taken = kept["token"], kept["taken"]
+                seat.played = seat.played or kept["taken"]
+        return None
 
     # ------------------------------------------------------------------ the host's commands
 

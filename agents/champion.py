@@ -75,11 +75,12 @@ class ChampionBot:
 
     def check_seats(self, rules: Ruleset, players: int) -> None:
         """Whether a champion plays a table grown to `players` (a late friend joining):
-        ValueError naming the tables that have one."""
-        if not self._searches((rules.name, players)):
-            # Loaded here, so that a damaged champion file is said before the game, not at the
-            # champion's first move; the game then plays the one loaded.
-            self._player(rules, players)
+        ValueError naming the tables that have one. Loaded here, so that a damaged champion
+        file (or, where the champion is the searcher, its value or network) is said before the
+        game, not at the champion's first move; the game then plays the one loaded."""
+        player = self._player(rules, players)
+        if self._searches((rules.name, players)):
+            player.check_seats(rules, players)
 
     def _player(self, rules: Ruleset, players: int) -> Any:
         table = (rules.name, players)

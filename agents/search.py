@@ -157,30 +157,28 @@ class SearchBot:
         return load_value(ruleset, players, base=self._base(ruleset, players) if self.base_value else None)
 
     def check_seats(self, rules: Ruleset, players: int) -> None:
-        """Whether this searcher can play a table: a ValueError where its base is the table's
-        network and the table has none (naming the tables that have one)."""
-        if self.base_name == NETWORK:
-            from agents.champion import champion_path
-
-            champion_path(rules.name, players)
-        if self.horizon == "turn":  # a damaged value file is said now, not at the first move
+        """Whether this searcher can play a table, said before any game: a ValueError where its
+        base is the table's network and the table has none (naming the tables that have one) or
+        its file is damaged, or where the value file is damaged."""
+        self._bot(self._base(rules.name, players), -1, rules, players)  # the network loaded now, once
+        if self.horizon == "turn":
             self.value(rules.name, players)
 
-    def _bot(self, name: str, slot: int, state: GameState) -> Bot:
-        key = (name, slot, state.rules.name, state.players)
+    def _bot(self, name: str, slot: int, rules: Ruleset, players: int) -> Bot:
+        key = (name, slot, rules.name, players)
         if key not in self._bots:
             if name == NETWORK:
                 from agents.champion import champion_path
                 from agents.model_bot import ModelBot
 
-                self._bots[key] = ModelBot.load(champion_path(state.rules.name, state.players),
-                                                reaction=self.reaction.level, rules=state.rules)
+                self._bots[key] = ModelBot.load(champion_path(rules.name, players), reaction=self.reaction.level,
+                                                rules=rules)
             else:
                 self._bots[key] = BASE_BOTS[name](seed=0, reaction=self.reaction.level)
         return self._bots[key]
 
     def act(self, state: GameState, decision: Decision) -> Action:
-        base = self._bot(self.base_for(state), -1, state)
+        base = self._bot(self.base_for(state), -1, state.rules, state.players)
         base.rng = self.rng  # the caller reseeds this bot's generator between games
         chosen = base.act(state, decision)
         options = searched_options(decision, chosen)
@@ -231,7 +229,8 @@ class SearchBot:
         game = state.clone(dice=LatinDice(first, key))
         game.apply_action(action, seat=seat)
         base = self.base_for(state)
-        players = [self._bot(base if s == seat else self.opponents, s, state) for s in range(state.players)]
+        players = [self._bot(base if s == seat else self.opponents, s, state.rules, state.players)
+                   for s in range(state.players)]
         for index, player in enumerate(players):
             player.rng.seed(key * 16 + index)
         turn = state.turn_number

@@ -97,7 +97,7 @@ def probe(args: argparse.Namespace) -> int:
                 if decision.seat != 0:
                     state.apply_action(others[decision.seat].act(state, decision))
                     continue
-                base_bot = long_search._bot(long_search.base_for(state), -1, state)
+                base_bot = long_search._bot(long_search.base_for(state), -1, state.rules, state.players)
                 chosen = base_bot.act(state, decision)
                 options = searched_options(decision, chosen)
                 if len(options) > 1:

@@ -629,8 +629,9 @@ def test_a_damaged_champion_is_said_before_the_game_and_the_others_are_still_lis
     ("no weights", "v004_2p.json is damaged: its 'weights' must be a list of numbers"),  # a KeyError traceback
     ('{"features": ["a"], "weights": [1, 2]}', "v004_2p.json is damaged: 2 weights for 1 features"),
 ])
+@pytest.mark.parametrize("agent", ["searcher:50", "champion"])  # v004's 2-seat champion is the searcher
 def test_a_damaged_value_file_stops_the_searcher_before_any_game(
-        text: str, says: str, tmp_path: Path, capsys: pytest.CaptureFixture[str],
+        text: str, says: str, agent: str, tmp_path: Path, capsys: pytest.CaptureFixture[str],
         monkeypatch: pytest.MonkeyPatch) -> None:
     import agents.search as search
     from agents.value import FEATURES, load_value
@@ -642,12 +643,36 @@ def test_a_damaged_value_file_stops_the_searcher_before_any_game(
     (values / "v004_2p.json").write_text(text, encoding="utf-8")
     monkeypatch.setattr(search, "load_value",
                         lambda ruleset, players, base=None: load_value(ruleset, players, values, base))
-    argv = ["--agents", "searcher:50", "--field", "bold", "--ruleset", "v004", "--games", "2", "--workers", "1",
+    argv = ["--agents", agent, "--field", "bold", "--ruleset", "v004", "--games", "2", "--workers", "1",
             "--out", str(tmp_path / "out")]
     assert script("evaluate").main(argv) == 2  # it used to fail at the searcher's first move
     line = one_error_line(capsys.readouterr().err)
     assert says in line and "restore it (git checkout it) or fit it again with scripts/fit_value.py" in line
     assert (values / "v004_2p.json").read_text(encoding="utf-8") == text
+
+
+def test_a_damaged_value_stops_play_before_the_table_opens_where_the_champion_is_the_searcher(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """At v004's 2 seats the champion is the searcher: its value file damaged is one line before
+    the table opens (it was 'the game stopped on an error' at the champion's first move)."""
+    import io
+
+    from rich.console import Console
+
+    import agents.search as search
+    from agents.value import load_value
+
+    values = tmp_path / "values"
+    values.mkdir()
+    (values / "v004_2p.json").write_text("{", encoding="utf-8")
+    monkeypatch.setattr(search, "load_value",
+                        lambda ruleset, players, base=None: load_value(ruleset, players, values, base))
+    console = Console(width=2000, record=True, file=io.StringIO())
+    assert script("play").prepare(["--keyboard", "--ruleset", "v004", "--humans", "Ana", "--bots", "champion"],
+                                  console) == 2
+    said = console.export_text().strip()
+    assert said.startswith("error: ") and "v004_2p.json cannot be read as a fitted value" in said
+    assert len(said.splitlines()) == 1
 
 
 @pytest.mark.parametrize("table", ["classic", "clasic_2p"])

@@ -34,7 +34,7 @@ from sb3_contrib import MaskablePPO
 from stable_baselines3.common.callbacks import BaseCallback
 from stable_baselines3.common.vec_env import SubprocVecEnv
 
-from agents.champion import CHAMPIONS_DIR, publish
+from agents.champion import CHAMPIONS_DIR, SEARCH_CHAMPIONS, champion_file, publish
 from agents.evaluation import run_tournament
 from agents.model_bot import ModelBot, ModelLoadError, write_metadata
 from agents.single import CulDeChouetteEnv
@@ -262,6 +262,13 @@ def publish_run(target: Path, directory: Path) -> int:
             pass  # the weights are what matters; a damaged step count is left out
     out = publish(model, directory, extra)
     print(f"published {model} as {out} ({out.stat().st_size // 1024} kB) with {out.with_suffix('.json').name}")
+    for (ruleset, players), searcher in SEARCH_CHAMPIONS.items():
+        if champion_file(ruleset, players, directory) == out:
+            # There `champion` plays the searcher: say what the new network is, lest the user
+            # take its figures for the champion's.
+            over = " and the searcher's base" if searcher.split(":")[4:5] == ["network"] else ""
+            print(f"at {ruleset} with {players} seats the champion is the searcher ({searcher}): this network "
+                  f"is the bot `network` there{over}")
     return 0
 
 

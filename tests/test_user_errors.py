@@ -946,16 +946,17 @@ def test_training_on_a_full_disk_says_what_was_kept_in_one_line(tmp_path: Path) 
 
 def test_evaluate_champions_on_a_full_disk_keeps_its_report_and_says_so(tmp_path: Path) -> None:
     # The report, rewritten after each table: an OSError traceback once the table was played.
+    # (A network's table: at 2 seats of classic the champion searches, a second a game.)
     report = tmp_path / "champions.json"
-    result = subprocess.run([sys.executable, str(ROOT / "scripts" / "evaluate_champions.py"), "--tables", "classic_2p",
+    result = subprocess.run([sys.executable, str(ROOT / "scripts" / "evaluate_champions.py"), "--tables", "classic_3p",
                              "--bold-games", "2", "--bold-games-more", "2", "--others", "2", "--workers", "1",
                              "--out", str(report)], cwd=ROOT, capture_output=True, text=True,
                             preexec_fn=files_at_most(100))
     assert result.returncode == 2
     assert one_error_line(result.stderr) == (
         f"error: --out {report} cannot be written (File too large); it keeps the tables written before, and "
-        "classic_2p's figures are printed above: make room and go on with --tables for the others")
-    assert "classic 2p vs bold: " in result.stdout and not report.exists()
+        "classic_3p's figures are printed above: make room and go on with --tables for the others")
+    assert "classic 3p vs bold: " in result.stdout and not report.exists()
 
 
 def test_bench_web_on_a_full_disk_leaves_no_json_cut_short(tmp_path: Path) -> None:

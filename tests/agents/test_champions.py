@@ -142,3 +142,47 @@ def test_published_champion_loads_and_plays(tmp_path: Path) -> None:
     meta = json.loads(champion_path("complete", 3, tmp_path / "early").with_suffix(".json").read_text())
     report = json.loads((tmp_path / "run" / "report.json").read_text())
     assert meta["steps"] == int(checkpoint.name[5:]) < report["steps"]
+
+
+def test_the_champions_report_says_what_each_searching_champion_plays() -> None:
+    """docs/results/champions.json names the bot behind every figure: where `champion` is the
+    searcher (SEARCH_CHAMPIONS), its figures are that very searcher's, and nowhere else is one."""
+    from agents.champion import SEARCH_CHAMPIONS
+
+    report = json.loads((ROOT / "docs" / "results" / "champions.json").read_text(encoding="utf-8"))
+    for key, table in report.items():
+        played = {figure["champion"] for figure in table["bold_by_seed_range"].values()}
+        spec = SEARCH_CHAMPIONS.get((table["ruleset"], table["players"]))
+        if spec is None:
+            assert all(name.startswith("network") for name in played), key
+        else:
+            assert played == {spec} and table["plays"].startswith(f"{spec} "), key
+
+
+@pytest.mark.parametrize(("table", "says"), [
+    (("classic", 2), "the champion is the searcher (searcher:300:32:turn:network): this network is the bot "
+                     "`network` there and the searcher's base"),
+    (("v004", 2), "the champion is the searcher (searcher:300:64:turn:patient:plain): this network is the bot "
+                  "`network` there\n"),
+    (("classic", 4), None),
+])
+def test_publishing_at_a_searching_table_says_the_network_is_not_the_champion(
+        table: tuple[str, int], says: str | None, tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
+        capsys: pytest.CaptureFixture[str]) -> None:
+    from test_bots_and_evaluation import script_module  # tests/agents, on the path as the test files' folder
+
+    train = script_module("train")
+    written = tmp_path / f"{table[0]}_{table[1]}p.npz"
+
+    def publish(model: Path, directory: Path, extra: dict) -> Path:
+        written.write_bytes(b"weights")
+        return written
+
+    monkeypatch.setattr(train, "publish", publish)
+    assert train.publish_run(tmp_path / "model.zip", tmp_path) == 0
+    printed = capsys.readouterr().out
+    assert printed.startswith(f"published {tmp_path / 'model.zip'} as {written}")
+    if says is None:
+        assert "searcher" not in printed
+    else:
+        assert says in printed

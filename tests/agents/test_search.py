@@ -170,22 +170,27 @@ def test_a_plain_searcher_reads_the_tables_value_never_its_bases_own(monkeypatch
         asked.clear()
 
 
-def test_the_champion_of_a_search_table_is_the_searcher() -> None:
-    table = next(iter(SEARCH_CHAMPIONS))
+@pytest.mark.parametrize("table", sorted(SEARCH_CHAMPIONS))
+def test_the_champion_of_a_search_table_is_the_searcher(table: tuple[str, int]) -> None:
     champion = ChampionBot(seed=0)
     state = GameState(load_ruleset(table[0]), table[1], dice=SeededDice(1))
     decision = state.pending
     assert decision is not None
     champion.act(state, decision)
-    assert isinstance(champion._players[table], SearchBot)
+    searcher = champion._players[table]
+    assert isinstance(searcher, SearchBot)
+    spec = make_bot(SEARCH_CHAMPIONS[table])
+    assert isinstance(spec, SearchBot)
+    played = ("budget_ms", "rounds", "horizon", "base_name", "latin", "clip", "base_value")
+    assert [getattr(searcher, key) for key in played] == [getattr(spec, key) for key in played]
 
 
-def test_the_network_bot_plays_the_tables_network_where_the_champion_is_the_searcher() -> None:
+@pytest.mark.parametrize("table", sorted(SEARCH_CHAMPIONS))
+def test_the_network_bot_plays_the_tables_network_where_the_champion_is_the_searcher(table: tuple[str, int]) -> None:
     """`network`: the shipped network of the table, also at a table whose `champion` is the
     searcher (what fit_value.py --base network fits the searcher's value to)."""
     from agents.model_bot import ModelBot
 
-    table = next(iter(SEARCH_CHAMPIONS))
     state = GameState(load_ruleset(table[0]), table[1], dice=SeededDice(1))
     decision = state.pending
     assert decision is not None

@@ -880,6 +880,16 @@ def test_train_tables_reads_options_after_dashes_as_train_options_and_refuses_a_
     assert not (tmp_path / "tiny").exists() and not list(logs.iterdir()), "nothing was started"
 
 
+def test_publish_of_a_path_that_is_not_there_names_the_path_typed(tmp_path: Path,
+                                                                  capsys: pytest.CaptureFixture[str]) -> None:
+    missing = tmp_path / "runs" / "classic_2p"  # a run not trained yet: it said "no model at …/classic_2p.zip"
+    assert script("train").main(["--publish", str(missing), "--champions", str(tmp_path / "out")]) == 2
+    assert one_error_line(capsys.readouterr().err) == (
+        f"error: --publish {missing}: no run folder or model there; give a run's folder (with its model.zip) "
+        "or a model's .zip")
+    assert not (tmp_path / "out").exists()
+
+
 def test_evaluate_checks_its_output_first_and_keeps_results_written_late(
         tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch) -> None:
     evaluate = script("evaluate")

@@ -179,6 +179,7 @@ def test_publishing_at_a_searching_table_says_the_network_is_not_the_champion(
         return written
 
     monkeypatch.setattr(train, "publish", publish)
+    (tmp_path / "model.zip").write_bytes(b"a model")  # its reading is `publish`'s, stood in for here
     assert train.publish_run(tmp_path / "model.zip", tmp_path) == 0
     printed = capsys.readouterr().out
     assert printed.startswith(f"published {tmp_path / 'model.zip'} as {written}")

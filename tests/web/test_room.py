@@ -665,8 +665,16 @@ def test_the_host_gives_a_lost_phones_seat_to_a_new_phone() -> None:
     assert [m for m in said if m is not None and m["type"] == "seats"][-1]["seats"][0]["taken"] is False
     for other in (board, waiting):
         assert received(other, "seats")[-1]["seats"][0] == {"seat": 0, "name": "Ana", "human": True, "taken": False}
+    # What the old phone sent for the seat before it heard (a clock sample answering a pong, a
+    # tap, audio) is dropped: no error for its page to show ("Erreur : claim a seat first"),
+    # and nothing changes. A phone that never had a seat is still told to claim one.
+    for message in (ClockSample(type="clock", t1=1.0, t2=2.0, t3=2.1, t4=3.0), Choose(type="choose", option=0),
+                    ShoutTap(type="shout", t=1.0)):
+        assert room.handle(lost, message) is None
+    room.audio(lost, AudioChunk(0, 10.0, np.zeros(1600, np.int16)))
+    assert drain(lost) == [] and lost.bad == 0 and seat.stream is None and not seat.taken
     with pytest.raises(ProtocolError, match="claim a seat first"):
-        room.handle(lost, Choose(type="choose", option=0))
+        room.handle(waiting, Choose(type="choose", option=0))
     # The old token opens nothing now.
     stale = Connection(asyncio.Queue())
     room.connections.add(stale)

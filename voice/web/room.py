@@ -157,6 +157,7 @@ class Connection:
     frames: deque[float] = field(default_factory=deque)  # ... and its audio frames
     bad: int = 0
     received_at: float | None = None  # host clock when the message being handled came in
+    unseated: bool = False  # its seat went to another phone: what it sent for the seat is dropped
     table: dict[str, Any] | None = None  # the newest table not yet sent
     table_queued: bool = False  # TABLE is in the outbox: one slot for every table to come
 
@@ -319,6 +320,10 @@ class Room:
         if message.type == "claim":
             return self._claim(connection, message.seat, message.name)
         if connection.seat is None or connection.clock is None:
+            if connection.unseated:
+                # Sent for the seat before the phone heard that it went to another one (a clock
+                # sample answering a pong, a tap): dropped; an error would show on its page.
+                return None
             raise ProtocolError("claim a seat first")
         seat = self.seats[connection.seat]
         if isinstance(message, ClockSample):
@@ -376,11 +381,11 @@ class Room:
         assert seat.token is not None
         for other in list(self.connections):
             if other is not connection and other.seat == seat.index:
-                other.seat, other.clock = None, None
+                other.seat, other.clock, other.unseated = None, None, True
                 other.put({"type": "error", "message": "this seat was taken over by another phone"})
         seat.taken = seat.played = True
         self._stop_stream(seat, "offline" if seat.mic != "none" else "none")
-        connection.seat, connection.clock = seat.index, self.make_clock()
+        connection.seat, connection.clock, connection.unseated = seat.index, self.make_clock(), False
         seat.clock = connection.clock
         connection.put(Welcome(seat=seat.index, token=seat.token).model_dump())
         self._offer_seats(but=connection)  # one seat fewer to choose from
@@ -433,6 +438,8 @@ class Room:
     def audio(self, connection: Connection, chunk: AudioChunk) -> None:
         """A binary frame: queued for the seat's worker; the loop never decodes."""
         if connection.seat is None:
+            if connection.unseated:
+                return  # audio in flight when its seat went to another phone: dropped
             raise ProtocolError("claim a seat first")
         seat = self.seats[connection.seat]
         stream = seat.stream
@@ -711,7 +718,7 @@ class Room:
         seat.taken = False
         for connection in list(self.connections):
             if connection.seat == seat.index:
-                connection.seat, connection.clock = None, None
+                connection.seat, connection.clock, connection.unseated = None, None, True
                 connection.put({"type": "error", "message": "the host gave this seat to another phone"})
         self._stop_stream(seat, "none")
         seat.clock = None

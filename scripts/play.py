@@ -470,7 +470,7 @@ def web_table(args: argparse.Namespace, players: list[SeatPlayer], build: Build,
     from voice.model import load_model
     from voice.web.certs import ensure_certificates
     from voice.web.room import Listeners, Room
-    from voice.web.server import WebServer
+    from voice.web.server import WebServer, addresses
 
     make_recogniser = None
     try:
@@ -504,11 +504,10 @@ def web_table(args: argparse.Namespace, players: list[SeatPlayer], build: Build,
         (listeners[0] if listeners else None)
     lan = [n for n in certificates.names if n[0].isdigit() and n != "127.0.0.1"]
     shown = args.host if args.host not in ("0.0.0.0", "") else (lan[0] if lan else "127.0.0.1")
-    where = server.join_at(shown)  # the board shows the way in while a seat is free
     if saved is not None and "web" in saved:
-        console.print(escape(take_back_room(room, saved["web"], where["phone"])), style="yellow", highlight=False,
-                      soft_wrap=True)
-        server.join_at(shown)  # with the secret taken back
+        console.print(escape(take_back_room(room, saved["web"], addresses(server, shown)["phone"])), style="yellow",
+                      highlight=False, soft_wrap=True)
+    server.join_at(shown)  # the board shows the way in while a seat is free (the secret taken back)
     try:
         return WebTable(args, room, server, build, listener, shown, again)
     except GameLoadError as error:

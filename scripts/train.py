@@ -34,9 +34,11 @@ from sb3_contrib import MaskablePPO
 from stable_baselines3.common.callbacks import BaseCallback
 from stable_baselines3.common.vec_env import SubprocVecEnv
 
+from agents.bots import make_bot
 from agents.champion import CHAMPIONS_DIR, SEARCH_CHAMPIONS, champion_file, publish
 from agents.evaluation import run_tournament
 from agents.model_bot import ModelBot, ModelLoadError, write_metadata
+from agents.search import NETWORK, SearchBot
 from agents.single import CulDeChouetteEnv
 from agents.training import (
     ConfigError,
@@ -270,7 +272,8 @@ def publish_run(target: Path, directory: Path) -> int:
         if champion_file(ruleset, players, directory) == out:
             # There `champion` plays the searcher: say what the new network is, lest the user
             # take its figures for the champion's.
-            over = " and the searcher's base" if searcher.split(":")[4:5] == ["network"] else ""
+            bot = make_bot(searcher)  # the spec read as every bot name is
+            over = " and the searcher's base" if isinstance(bot, SearchBot) and bot.base_name == NETWORK else ""
             print(f"at {ruleset} with {players} seats the champion is the searcher ({searcher}): this network "
                   f"is the bot `network` there{over}")
     return 0

@@ -32,10 +32,14 @@ class _Message(BaseModel):
     model_config = ConfigDict(extra="forbid", strict=True, frozen=True)
 
 
+# The characters of a room secret and of a seat token (`secrets.token_urlsafe`).
+TOKEN_PATTERN = r"^[A-Za-z0-9_-]+$"
+
+
 class Hello(_Message):
     type: Literal["hello"]
     role: Literal["phone", "board"]
-    token: Annotated[str, Field(min_length=8, max_length=64, pattern=r"^[A-Za-z0-9_-]+$")] | None = None
+    token: Annotated[str, Field(min_length=8, max_length=64, pattern=TOKEN_PATTERN)] | None = None
     lang: Literal["fr", "en"] = "fr"
 
 

@@ -15,6 +15,7 @@ from __future__ import annotations
 import asyncio
 import logging
 import queue
+import re
 import secrets
 import threading
 import time
@@ -33,6 +34,7 @@ from voice.session import Heard, InputLost, PlaySession, SeatPlayer, name_refusa
 from voice.table import TypedLines
 from voice.web.protocol import (
     RATE,
+    TOKEN_PATTERN,
     AudioChunk,
     AudioState,
     Choose,
@@ -161,6 +163,12 @@ class Connection:
     table: dict[str, Any] | None = None  # the newest table not yet sent
     table_queued: bool = False  # TABLE is in the outbox: one slot for every table to come
 
+    def unseat(self, why: str) -> None:
+        """Its seat went to another phone: it is told, and what it had already sent for the seat
+        (a clock sample answering a pong, a tap, audio) is dropped, not refused."""
+        self.seat, self.clock, self.unseated = None, None, True
+        self.put({"type": "error", "message": why})
+
     def send_table(self, message: dict[str, Any]) -> None:
         """Queue the table; a slow client gets only the newest one, never a backlog of them."""
         self.table = message
@@ -186,10 +194,9 @@ TABLE: dict[str, Any] = {"type": "table"}  # the outbox slot of a connection's n
 
 
 def _is_token(value: Any) -> bool:
-    """A room secret or a seat token as `secrets.token_urlsafe(16)` makes them (as a hello's
-    token is checked: voice/web/protocol.py)."""
-    return isinstance(value, str) and 16 <= len(value) <= 64 and all(c.isascii() and (c.isalnum() or c in "-_")
-                                                                     for c in value)
+    """A room secret or a seat token as `secrets.token_urlsafe(16)` makes them (the characters a
+    hello's token is checked for, at least as long as this table makes them)."""
+    return isinstance(value, str) and 16 <= len(value) <= 64 and re.fullmatch(TOKEN_PATTERN, value) is not None
 
 
 @dataclass(frozen=True)
@@ -381,8 +388,7 @@ class Room:
         assert seat.token is not None
         for other in list(self.connections):
             if other is not connection and other.seat == seat.index:
-                other.seat, other.clock, other.unseated = None, None, True
-                other.put({"type": "error", "message": "this seat was taken over by another phone"})
+                other.unseat("this seat was taken over by another phone")
         seat.taken = seat.played = True
         self._stop_stream(seat, "offline" if seat.mic != "none" else "none")
         connection.seat, connection.clock, connection.unseated = seat.index, self.make_clock(), False
@@ -718,8 +724,7 @@ class Room:
         seat.taken = False
         for connection in list(self.connections):
             if connection.seat == seat.index:
-                connection.seat, connection.clock, connection.unseated = None, None, True
-                connection.put({"type": "error", "message": "the host gave this seat to another phone"})
+                connection.unseat("the host gave this seat to another phone")
         self._stop_stream(seat, "none")
         seat.clock = None
         self._offer_seats()

@@ -28,6 +28,7 @@ the searcher was measured against.
 
 from __future__ import annotations
 
+import math
 import random
 import time
 from collections.abc import Callable
@@ -312,23 +313,42 @@ def _pick(options: list[Action], outcomes: list[list[float]], chosen: int, margi
 
 def searcher(seed: int | str = 0, reaction: str = DEFAULT_REACTION, spec: str = "") -> SearchBot:
     """`searcher`, `searcher:MS` or `searcher:MS:ROUNDS` (see the module's doc)."""
-    parts = [p for p in spec.split(":") if p] if spec else []
-    try:
-        budget = float(parts[0]) if parts else DEFAULT_BUDGET_MS
-        rounds = int(parts[1]) if len(parts) > 1 else DEFAULT_ROUNDS
-        horizon = parts[2] if len(parts) > 2 else "turn"
-        base = parts[3] if len(parts) > 3 else None
-        plain = len(parts) > 4 and parts[4] == PLAIN
-        if len(parts) > 5 or (len(parts) > 4 and not plain) or horizon not in ("turn", "game") or \
-                base not in (None, *BASES):
-            raise ValueError
-    except ValueError:
-        raise ValueError(f"searcher{spec}: give searcher, searcher:MS, searcher:MS:ROUNDS or "
-                         "searcher:MS:ROUNDS:HORIZON:BASE[:plain] (a time budget in ms per decision, the most "
-                         "samples per candidate, turn or game: how far a sample goes, the base bot: "
-                         f"{', '.join(BASES)}; plain: the searcher before session 36)") from None
+    parts = spec.split(":")[1:] if spec else []  # spec is "" or ":…", after the name
+    usage = ("give searcher, searcher:MS, searcher:MS:ROUNDS or searcher:MS:ROUNDS:HORIZON:BASE[:plain] (a time "
+             "budget in ms per decision, the most samples per candidate, turn or game: how far a sample goes, the "
+             f"base bot: {', '.join(BASES)}; plain: the searcher before session 36)")
+    # The first part that is wrong is named, so that a typo in a long name is found at once.
+    wrong = ""
+    if len(parts) > 5:
+        wrong = f"{len(parts)} parts after searcher, at most 5"
+    elif "" in parts:
+        wrong = "a part is empty (two ':' in a row, or one at the end)"
+    elif parts and not _is_number(parts[0]):
+        wrong = f"the budget {parts[0]!r} is not a number (of ms)"
+    elif len(parts) > 1 and not (parts[1].isascii() and parts[1].isdigit()):
+        wrong = f"the rounds {parts[1]!r} are not a whole number"
+    elif len(parts) > 2 and parts[2] not in ("turn", "game"):
+        wrong = f"the horizon {parts[2]!r} is not turn or game"
+    elif len(parts) > 3 and parts[3] not in BASES:
+        wrong = f"the base bot {parts[3]!r} is not one of {', '.join(BASES)}"
+    elif len(parts) > 4 and parts[4] != PLAIN:
+        wrong = f"the last part {parts[4]!r} is not {PLAIN}"
+    if wrong:
+        raise ValueError(f"searcher{spec}: {wrong}; {usage}")
+    budget = float(parts[0]) if parts else DEFAULT_BUDGET_MS
+    rounds = int(parts[1]) if len(parts) > 1 else DEFAULT_ROUNDS
+    horizon = parts[2] if len(parts) > 2 else "turn"
+    base = parts[3] if len(parts) > 3 else None
+    plain = len(parts) > 4
     return SearchBot(seed=seed, reaction=reaction, budget_ms=budget, rounds=rounds, horizon=horizon, base=base,
                      latin=not plain, clip=not plain, base_value=not plain)
+
+
+def _is_number(text: str) -> bool:
+    try:
+        return math.isfinite(float(text))
+    except ValueError:
+        return False
 
 
 # `…:plain`: every die of a sample drawn at random and the scores read unclipped by the table's

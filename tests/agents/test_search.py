@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import random
+import re
 
 import pytest
 
@@ -102,9 +103,21 @@ def test_searcher_names_and_their_mistakes() -> None:
     bot = make_bot("searcher:150:8:game:hedger")
     assert isinstance(bot, SearchBot) and (bot.budget_ms, bot.rounds, bot.horizon, bot.base_name) == (
         150, 8, "game", "hedger")
-    for wrong in ("searcher:fast", "searcher:100:1", "searcher:100:8:forever", "searcher:100:8:turn:nobody"):
-        with pytest.raises(ValueError, match="searcher"):
+    # Each mistake is named by its part: a typo in a long name is found at once.
+    for wrong, says in (("searcher:fast", "the budget 'fast' is not a number"),
+                        ("searcher:nan", "the budget 'nan' is not a number"),
+                        ("searcher:100:1", "2 rounds or more"),
+                        ("searcher:100:8.5", "the rounds '8.5' are not a whole number"),
+                        ("searcher:100:²", "the rounds '²' are not a whole number"),
+                        ("searcher::64", "a part is empty"),
+                        ("searcher:100:8:forever", "the horizon 'forever' is not turn or game"),
+                        ("searcher:300:32:turn:netwrk", "the base bot 'netwrk' is not one of bold, hedger"),
+                        ("searcher:300:32:turn:network:fancy", "the last part 'fancy' is not plain"),
+                        ("searcher:1:2:turn:bold:plain:x", "6 parts after searcher, at most 5")):
+        with pytest.raises(ValueError, match=re.escape(says)):
             make_bot(wrong)
+    plain = make_bot("searcher:300:32:turn:network:plain")
+    assert isinstance(plain, SearchBot) and not plain.latin and not plain.clip
 
 
 def test_fitted_values_sum_to_one_and_favour_the_leader() -> None:

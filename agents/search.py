@@ -324,7 +324,7 @@ def searcher(seed: int | str = 0, reaction: str = DEFAULT_REACTION, spec: str = 
     elif "" in parts:
         wrong = "a part is empty (two ':' in a row, or one at the end)"
     elif parts and not _is_number(parts[0]):
-        wrong = f"the budget {parts[0]!r} is not a number (of ms)"
+        wrong = f"the budget {parts[0]!r} is not a finite number of ms"
     elif len(parts) > 1 and not (parts[1].isascii() and parts[1].isdigit()):
         wrong = f"the rounds {parts[1]!r} are not a whole number"
     elif len(parts) > 2 and parts[2] not in ("turn", "game"):

@@ -104,8 +104,9 @@ def test_searcher_names_and_their_mistakes() -> None:
     assert isinstance(bot, SearchBot) and (bot.budget_ms, bot.rounds, bot.horizon, bot.base_name) == (
         150, 8, "game", "hedger")
     # Each mistake is named by its part: a typo in a long name is found at once.
-    for wrong, says in (("searcher:fast", "the budget 'fast' is not a number"),
-                        ("searcher:nan", "the budget 'nan' is not a number"),
+    for wrong, says in (("searcher:fast", "the budget 'fast' is not a finite number of ms"),
+                        ("searcher:nan", "the budget 'nan' is not a finite number of ms"),
+                        ("searcher:inf", "the budget 'inf' is not a finite number of ms"),
                         ("searcher:100:1", "2 rounds or more"),
                         ("searcher:100:8.5", "the rounds '8.5' are not a whole number"),
                         ("searcher:100:²", "the rounds '²' are not a whole number"),

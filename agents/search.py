@@ -46,6 +46,8 @@ from cdc_env.rules import Ruleset
 
 DEFAULT_BUDGET_MS = 300.0
 DEFAULT_ROUNDS = 64
+# How far a sample goes: to the next turn's start (scored by the fitted value), or to the game's end.
+HORIZONS = ("turn", "game")
 # Rounds are checked in batches this size: a decision settled by then stops sampling.
 BATCH = 8
 # Settled: every alternative this many standard errors behind the base choice, or one ahead.
@@ -126,8 +128,8 @@ class SearchBot:
         if budget_ms <= 0 or rounds < 2:
             raise ValueError(f"a searcher needs a budget above 0 ms and 2 rounds or more "
                              f"(got {budget_ms} ms, {rounds} rounds)")
-        if horizon not in ("turn", "game"):
-            raise ValueError(f"a search horizon is 'turn' or 'game', not {horizon!r}")
+        if horizon not in HORIZONS:
+            raise ValueError(f"a search horizon is {' or '.join(map(repr, HORIZONS))}, not {horizon!r}")
         if base is not None and base not in BASES:
             raise ValueError(f"a searcher's base bot is one of {', '.join(BASES)}, not {base!r}")
         if opponents not in BASE_BOTS:
@@ -312,7 +314,8 @@ def _pick(options: list[Action], outcomes: list[list[float]], chosen: int, margi
 
 
 def searcher(seed: int | str = 0, reaction: str = DEFAULT_REACTION, spec: str = "") -> SearchBot:
-    """`searcher`, `searcher:MS` or `searcher:MS:ROUNDS` (see the module's doc)."""
+    """`searcher`, `searcher:MS`, `searcher:MS:ROUNDS` or `searcher:MS:ROUNDS:HORIZON:BASE[:plain]`
+    (see the module's doc); a wrong name is refused with its first wrong part named."""
     parts = spec.split(":")[1:] if spec else []  # spec is "" or ":…", after the name
     usage = ("give searcher, searcher:MS, searcher:MS:ROUNDS or searcher:MS:ROUNDS:HORIZON:BASE[:plain] (a time "
              "budget in ms per decision, the most samples per candidate, turn or game: how far a sample goes, the "
@@ -327,8 +330,8 @@ def searcher(seed: int | str = 0, reaction: str = DEFAULT_REACTION, spec: str = 
         wrong = f"the budget {parts[0]!r} is not a finite number of ms"
     elif len(parts) > 1 and not (parts[1].isascii() and parts[1].isdigit()):
         wrong = f"the rounds {parts[1]!r} are not a whole number"
-    elif len(parts) > 2 and parts[2] not in ("turn", "game"):
-        wrong = f"the horizon {parts[2]!r} is not turn or game"
+    elif len(parts) > 2 and parts[2] not in HORIZONS:
+        wrong = f"the horizon {parts[2]!r} is not {' or '.join(HORIZONS)}"
     elif len(parts) > 3 and parts[3] not in BASES:
         wrong = f"the base bot {parts[3]!r} is not one of {', '.join(BASES)}"
     elif len(parts) > 4 and parts[4] != PLAIN:

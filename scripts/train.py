@@ -244,11 +244,11 @@ def verdict_line(opponent: str, win_rate: float, interval: list[float], fair: fl
 
 def publish_run(target: Path, directory: Path) -> int:
     """`--publish RUN`: the run's model (RUN/model.zip, or a model path) becomes a champion."""
-    if not target.exists() and not target.with_suffix(".zip").exists():
-        # (load_model would name `target`.zip, a path the user did not type)
-        raise UsageError(f"--publish {target}: no run folder or model there; give a run's folder (with its "
-                         "model.zip) or a model's .zip")
     model = target / "model.zip" if target.is_dir() else target
+    if not target.is_dir() and not model.with_suffix(".zip").is_file():
+        # (load_model reads `target`.zip, and would name that, a path the user did not type)
+        what = "not a model (a model is a .zip)" if target.exists() else "no run folder or model there"
+        raise UsageError(f"--publish {target}: {what}; give a run's folder (with its model.zip) or a model's .zip")
     report_path = model.parent / "report.json"
     extra: dict[str, Any] = {"source": str(model)}
     if report_path.exists():

@@ -888,6 +888,13 @@ def test_publish_of_a_path_that_is_not_there_names_the_path_typed(tmp_path: Path
         f"error: --publish {missing}: no run folder or model there; give a run's folder (with its model.zip) "
         "or a model's .zip")
     assert not (tmp_path / "out").exists()
+    notes = tmp_path / "notes.md"  # a file, not a model: it said "no model at …/notes.zip"
+    notes.write_text("mine", encoding="utf-8")
+    assert script("train").main(["--publish", str(notes), "--champions", str(tmp_path / "out")]) == 2
+    assert one_error_line(capsys.readouterr().err) == (
+        f"error: --publish {notes}: not a model (a model is a .zip); give a run's folder (with its model.zip) "
+        "or a model's .zip")
+    assert notes.read_text(encoding="utf-8") == "mine" and not (tmp_path / "out").exists()
 
 
 def test_evaluate_checks_its_output_first_and_keeps_results_written_late(

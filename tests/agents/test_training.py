@@ -267,6 +267,13 @@ def test_every_table_config_loads_and_v004_imitates_its_strongest_teacher() -> N
     # Expert iteration: the 4-seat champions imitate the searcher over the table's network.
     assert [configs[f"{r}_4p_expert"].imitation.teacher for r in ("classic", "v004")] == [
         "searcher:300:16:turn:network", "searcher:300:32:turn:network"]
+    # At 2 seats of v004 the network imitates the champion there, the searcher over patient; round 2
+    # the searcher over round 1's network (tried, not shipped). Their teacher games share no dice.
+    from agents.champion import SEARCH_CHAMPIONS
+    assert configs["v004_2p_expert"].imitation.teacher == SEARCH_CHAMPIONS[("v004", 2)]
+    assert configs["v004_2p_expert2"].imitation.teacher == "searcher:300:64:turn:network"
+    expert_seeds = [config.seed for name, config in configs.items() if "_expert" in name]
+    assert len(expert_seeds) == len(set(expert_seeds)) and all(seed >= 50 for seed in expert_seeds)
     # In complete the searcher over bold was the teacher (bold's imitation stayed at bold's level).
     complete = configs["complete_4p_expert"]
     assert (complete.ruleset, complete.players, complete.imitation.teacher, complete.imitation.games) == (

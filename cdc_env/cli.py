@@ -155,8 +155,11 @@ def path_error(error: OSError) -> str:
 
 def _stat_checked(check: Callable[[str], Path]) -> Callable[[str], Path]:
     """An argparse type whose file system checks may raise OSError (a name too long): an
-    argparse error, not a traceback (argparse turns only ValueError and TypeError into one)."""
+    argparse error, not a traceback (argparse turns only ValueError and TypeError into one).
+    An empty path is refused: `--out "$DIR"` with DIR unset wrote into the current folder."""
     def checked(text: str) -> Path:
+        if not text.strip():
+            raise argparse.ArgumentTypeError("an empty path; give a folder or file name (. for the current folder)")
         try:
             return check(text)
         except OSError as error:
@@ -209,6 +212,12 @@ def refuse_existing(parser: argparse.ArgumentParser, path: Path | str | None, op
     any work (a usage error, exit 2), never written over and never lost after the run."""
     if path and Path(path).exists():
         parser.error(f"{option} {path} exists; give a new file name (nothing is overwritten)")
+
+
+@_stat_checked
+def folder_path(text: str) -> Path:
+    """A folder named on the command line, checked later (when it is used): not empty."""
+    return Path(text)
 
 
 @_stat_checked

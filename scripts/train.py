@@ -60,6 +60,7 @@ from cdc_env.cli import (
     Stopped,
     UsageError,
     check_output_dir,
+    folder_path,
     game_count_or_zero,
     in_use_by_one,
     parse_json,
@@ -249,6 +250,7 @@ def publish_run(target: Path, directory: Path) -> int:
         # (load_model reads `target`.zip, and would name that, a path the user did not type)
         what = "not a model (a model is a .zip)" if target.exists() else "no run folder or model there"
         raise UsageError(f"--publish {target}: {what}; give a run's folder (with its model.zip) or a model's .zip")
+    check_output_dir(directory, "--champions")  # a file there was a FileExistsError traceback
     report_path = model.parent / "report.json"
     extra: dict[str, Any] = {"source": str(model)}
     if report_path.exists():
@@ -429,7 +431,7 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--timesteps", type=positive_int, default=None, help="override total_timesteps")
     parser.add_argument("--eval-games", type=game_count_or_zero, default=None,
                         help="override every evaluation's game count")
-    parser.add_argument("--out", default=None, help="override out_dir")
+    parser.add_argument("--out", type=folder_path, default=None, help="override out_dir")
     parser.add_argument("--address", default=None,
                         help="trainer: rllib only: the Ray cluster to join (default: $RAY_ADDRESS, "
                              "else a local Ray on this machine)")
@@ -439,7 +441,7 @@ def main(argv: list[str] | None = None) -> int:
                         help="processes playing the evaluation games (default: one per core)")
     parser.add_argument("--publish", type=Path, default=None, metavar="RUN",
                         help="train nothing: install RUN's model (RUN/model.zip) as the champion of its table")
-    parser.add_argument("--champions", type=Path, default=CHAMPIONS_DIR,
+    parser.add_argument("--champions", type=folder_path, default=CHAMPIONS_DIR,
                         help="where --publish writes (default: the package's champions)")
     args = parser.parse_args(argv)
     if args.resume and args.overwrite:
@@ -458,7 +460,7 @@ def run(args: argparse.Namespace) -> int:
     if args.timesteps is not None:
         overrides["total_timesteps"] = args.timesteps
     if args.out is not None:
-        overrides["out_dir"] = args.out
+        overrides["out_dir"] = str(args.out)
     config = load_config(args.config, overrides)
     if args.address and config.trainer != "rllib":  # it was ignored: the run trained on this machine alone
         raise UsageError(f"--address {args.address}: a Ray cluster trains with trainer: rllib, and {args.config} "

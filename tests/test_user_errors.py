@@ -221,6 +221,28 @@ def test_a_path_too_long_or_empty_is_one_line(name: str, argv: list[str], says: 
     assert line.startswith(says) and len(line) < 300
 
 
+@pytest.mark.parametrize(("name", "argv"), [
+    ("train", ["--config", "configs/train/classic_2p.yaml", "--out", "", "--timesteps", "1"]),
+    ("train", ["--publish", "runs/none", "--champions", " "]),
+    ("evaluate", ["--agents", "bold", "simple", "--games", "1", "--out", ""]),
+    ("evaluate_champions", ["--out", ""]),
+    ("fit_value", ["--tables", "v004_2p", "--out", ""]),
+    ("train_tables", ["configs/train/classic_2p.yaml", "--logs", ""]),
+])
+def test_an_empty_output_path_is_refused_not_taken_for_the_current_folder(
+        name: str, argv: list[str], tmp_path: Path, capsys: pytest.CaptureFixture[str],
+        monkeypatch: pytest.MonkeyPatch) -> None:
+    """`--out "$DIR"` with DIR unset: a run trained into the current folder, evaluate wrote its
+    tournament.json there, --publish its champion's files."""
+    monkeypatch.chdir(tmp_path)
+    argv = [str(ROOT / a) if a.startswith("configs/") else a for a in argv]
+    with pytest.raises(SystemExit) as stop:
+        script(name).main(argv)
+    assert stop.value.code == 2
+    assert "an empty path; give a folder or file name (. for the current folder)" in capsys.readouterr().err
+    assert list(tmp_path.iterdir()) == []
+
+
 def test_an_argparse_path_too_long_is_a_usage_error(capsys: pytest.CaptureFixture[str]) -> None:
     with pytest.raises(SystemExit) as stop:
         script("evaluate").main(["--agents", "bold", "simple", "--out", LONG])
@@ -895,6 +917,12 @@ def test_publish_of_a_path_that_is_not_there_names_the_path_typed(tmp_path: Path
         f"error: --publish {notes}: not a model (a model is a .zip); give a run's folder (with its model.zip) "
         "or a model's .zip")
     assert notes.read_text(encoding="utf-8") == "mine" and not (tmp_path / "out").exists()
+    # --champions a file, not a folder: it was a FileExistsError traceback. Said before the model is read.
+    model = tmp_path / "model.zip"
+    model.write_bytes(b"not read")
+    assert script("train").main(["--publish", str(model), "--champions", str(notes)]) == 2
+    assert one_error_line(capsys.readouterr().err) == f"error: --champions: {notes} is a file, not a folder"
+    assert notes.read_text(encoding="utf-8") == "mine"
 
 
 def test_evaluate_checks_its_output_first_and_keeps_results_written_late(

@@ -215,8 +215,8 @@ def refuse_existing(parser: argparse.ArgumentParser, path: Path | str | None, op
 
 
 @_stat_checked
-def folder_path(text: str) -> Path:
-    """A folder named on the command line, checked later (when it is used): not empty."""
+def named_path(text: str) -> Path:
+    """A file or folder named on the command line, checked when it is used: not empty."""
     return Path(text)
 
 

@@ -54,6 +54,7 @@ from cdc_env.cli import (  # noqa: E402
     check_output_file,
     in_use_by_one,
     lock_path,
+    named_path,
     non_negative_float,
     one_line,
     path_error,
@@ -175,8 +176,8 @@ def prepare(argv: list[str] | None, console: Console, locks: ExitStack | None = 
     parser.add_argument("--speak", action="store_true", help="speak the bots' shouts with espeak-ng")
     parser.add_argument("--pace", type=pace, default=0.6,
                         help="seconds the table waits after each bot's move (0: none)")
-    parser.add_argument("--save", type=Path, default=None, help="keep the game in this file after every move")
-    parser.add_argument("--resume", type=Path, default=None,
+    parser.add_argument("--save", type=named_path, default=None, help="keep the game in this file after every move")
+    parser.add_argument("--resume", type=named_path, default=None,
                         help="go on with a game saved by --save (alone: with the save's players)")
     parser.add_argument("--web", action="store_true",
                         help="serve the table to phones on the local network (HTTPS; see docs/web.md)")

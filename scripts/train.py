@@ -60,9 +60,9 @@ from cdc_env.cli import (
     Stopped,
     UsageError,
     check_output_dir,
-    folder_path,
     game_count_or_zero,
     in_use_by_one,
+    named_path,
     parse_json,
     positive_float,
     positive_int,
@@ -431,7 +431,7 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--timesteps", type=positive_int, default=None, help="override total_timesteps")
     parser.add_argument("--eval-games", type=game_count_or_zero, default=None,
                         help="override every evaluation's game count")
-    parser.add_argument("--out", type=folder_path, default=None, help="override out_dir")
+    parser.add_argument("--out", type=named_path, default=None, help="override out_dir")
     parser.add_argument("--address", default=None,
                         help="trainer: rllib only: the Ray cluster to join (default: $RAY_ADDRESS, "
                              "else a local Ray on this machine)")
@@ -441,7 +441,7 @@ def main(argv: list[str] | None = None) -> int:
                         help="processes playing the evaluation games (default: one per core)")
     parser.add_argument("--publish", type=Path, default=None, metavar="RUN",
                         help="train nothing: install RUN's model (RUN/model.zip) as the champion of its table")
-    parser.add_argument("--champions", type=folder_path, default=CHAMPIONS_DIR,
+    parser.add_argument("--champions", type=named_path, default=CHAMPIONS_DIR,
                         help="where --publish writes (default: the package's champions)")
     args = parser.parse_args(argv)
     if args.resume and args.overwrite:

@@ -228,6 +228,8 @@ def test_a_path_too_long_or_empty_is_one_line(name: str, argv: list[str], says: 
     ("evaluate_champions", ["--out", ""]),
     ("fit_value", ["--tables", "v004_2p", "--out", ""]),
     ("train_tables", ["configs/train/classic_2p.yaml", "--logs", ""]),
+    ("play", ["--keyboard", "--humans", "Ana", "--save", ""]),  # it said ". is a folder", a path not typed
+    ("play", ["--keyboard", "--resume", " "]),
 ])
 def test_an_empty_output_path_is_refused_not_taken_for_the_current_folder(
         name: str, argv: list[str], tmp_path: Path, capsys: pytest.CaptureFixture[str],

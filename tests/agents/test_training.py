@@ -13,6 +13,7 @@ import pytest
 import yaml
 
 from agents.bots import make_bot
+from agents.champion import SEARCH_CHAMPIONS
 from agents.model_bot import ModelLoadError, load_model
 from agents.training import (
     ConfigError,
@@ -269,7 +270,6 @@ def test_every_table_config_loads_and_v004_imitates_its_strongest_teacher() -> N
         "searcher:300:16:turn:network", "searcher:300:32:turn:network"]
     # At 2 seats of v004 the network imitates the champion there, the searcher over patient; round 2
     # the searcher over round 1's network (tried, not shipped). Their teacher games share no dice.
-    from agents.champion import SEARCH_CHAMPIONS
     assert configs["v004_2p_expert"].imitation.teacher == SEARCH_CHAMPIONS[("v004", 2)]
     assert configs["v004_2p_expert2"].imitation.teacher == "searcher:300:64:turn:network"
     expert_seeds = [config.seed for name, config in configs.items() if "_expert" in name]

@@ -439,7 +439,7 @@ def main(argv: list[str] | None = None) -> int:
                         help="stop learning after this many seconds (then save and evaluate)")
     parser.add_argument("--workers", type=processes, default=os.cpu_count() or 1,
                         help="processes playing the evaluation games (default: one per core)")
-    parser.add_argument("--publish", type=Path, default=None, metavar="RUN",
+    parser.add_argument("--publish", type=named_path, default=None, metavar="RUN",
                         help="train nothing: install RUN's model (RUN/model.zip) as the champion of its table")
     parser.add_argument("--champions", type=named_path, default=CHAMPIONS_DIR,
                         help="where --publish writes (default: the package's champions)")

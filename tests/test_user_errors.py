@@ -224,6 +224,7 @@ def test_a_path_too_long_or_empty_is_one_line(name: str, argv: list[str], says: 
 @pytest.mark.parametrize(("name", "argv"), [
     ("train", ["--config", "configs/train/classic_2p.yaml", "--out", "", "--timesteps", "1"]),
     ("train", ["--publish", "runs/none", "--champions", " "]),
+    ("train", ["--publish", ""]),  # it said "no model at model.zip", a path not typed
     ("evaluate", ["--agents", "bold", "simple", "--games", "1", "--out", ""]),
     ("evaluate_champions", ["--out", ""]),
     ("fit_value", ["--tables", "v004_2p", "--out", ""]),
@@ -231,7 +232,7 @@ def test_a_path_too_long_or_empty_is_one_line(name: str, argv: list[str], says: 
     ("play", ["--keyboard", "--humans", "Ana", "--save", ""]),  # it said ". is a folder", a path not typed
     ("play", ["--keyboard", "--resume", " "]),
 ])
-def test_an_empty_output_path_is_refused_not_taken_for_the_current_folder(
+def test_an_empty_path_is_refused_not_taken_for_the_current_folder(
         name: str, argv: list[str], tmp_path: Path, capsys: pytest.CaptureFixture[str],
         monkeypatch: pytest.MonkeyPatch) -> None:
     """`--out "$DIR"` with DIR unset: a run trained into the current folder, evaluate wrote its

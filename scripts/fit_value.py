@@ -42,7 +42,7 @@ from cdc_env.cli import (
     write_atomic,
 )
 from cdc_env.dice import SeededDice
-from cdc_env.game import GameState
+from cdc_env.game import GameError, GameState
 from cdc_env.rules import RulesetError, load_ruleset
 
 MAX_TURNS = 1000
@@ -105,7 +105,7 @@ def main(argv: list[str] | None = None) -> int:
         try:
             players = int(seats.removesuffix("p"))
             GameState(load_ruleset(ruleset), players)
-        except (ValueError, RulesetError) as error:
+        except (ValueError, RulesetError, GameError) as error:  # GameError: a seat count the ruleset refuses
             print(f"error: --tables {table!r}: give RULESET_Np (e.g. v004_2p) of a ruleset and seat count "
                   f"that exist ({error})", file=sys.stderr)
             return 2

@@ -342,6 +342,14 @@ def usage_error(name: str, argv: list[str], capsys: pytest.CaptureFixture[str],
     return err
 
 
+def test_fit_value_of_a_table_with_too_many_seats_is_one_line(capsys: pytest.CaptureFixture[str]) -> None:
+    # A GameError traceback (exit 1) before any game.
+    assert script("fit_value").main(["--tables", "v004_9p"]) == 2
+    assert one_error_line(capsys.readouterr().err) == (
+        "error: --tables 'v004_9p': give RULESET_Np (e.g. v004_2p) of a ruleset and seat count that exist "
+        "(ruleset 'v004' is played by 2 to 8 players, not 9)")
+
+
 @pytest.mark.parametrize(("name", "argv", "says"), [
     ("evaluate", ["--agents", "bold", "simple", "--workers", "100000"], "argument --workers: 100000: give at most"),
     ("train", ["--config", "configs/train/classic_2p.yaml", "--workers", "100000"], "argument --workers: 100000"),

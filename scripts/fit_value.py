@@ -14,6 +14,12 @@ against the field, not bold's. Writes agents/values/RULESET_Np.json (or --out).
 `--base network` alone plays the table's network in one seat (each in turn) against bold:
 
     python scripts/fit_value.py --tables classic_2p --base network --games 12000 --seed 91000000
+
+--compare measures only (no file is written): beside the shipped form, a logistic with hinges in
+the scores near the target (where the 332 cap and the 343 win bend the chances) and a small
+network (two layers of 64) on the same features are fitted on the same games, and each one's
+held-out log loss printed, over every position and over those with a seat at 80 % of the target
+or more. It says whether a richer value would read positions better, before any search uses one.
 """
 
 from __future__ import annotations
@@ -98,6 +104,9 @@ def main(argv: list[str] | None = None) -> int:
                         help="fit the value a searcher over this base reads (RULESET_Np_BASE.json)")
     # Checked (and made) before any game: a file there, or a folder that cannot be written, is a usage error.
     parser.add_argument("--out", type=output_dir, default=str(VALUES_DIR))
+    parser.add_argument("--compare", action="store_true",
+                        help="measure only: fit richer forms beside the shipped one and print their held-out "
+                             "log loss; no file is written")
     args = parser.parse_args(argv)
     tables = []
     for table in args.tables:
@@ -162,6 +171,9 @@ def fit_table(args: argparse.Namespace, ruleset: str, players: int) -> None:
     split = len(games) * 4 // 5
     train = [(r, o) for rows, outs in games[:split] for r, o in zip(rows, outs, strict=True)]
     test = [(r, o) for rows, outs in games[split:] for r, o in zip(rows, outs, strict=True)]
+    if args.compare:
+        compare_forms(ruleset, players, train, test)
+        return
     weights = fit_logistic([r for r, _ in train], [o for _, o in train])
     meta = {"ruleset": ruleset, "players": players, "games": args.games, "seed": args.seed,
             "fitted_on": ("self-play of bold" if names == ("bold",) else f"games of {' and '.join(names)}")
@@ -180,6 +192,77 @@ def fit_table(args: argparse.Namespace, ruleset: str, players: int) -> None:
                           "make room and fit again") from None
     print(f"{ruleset} at {players} seats: {len(train)} rows, held-out log loss {fitted:.4f} "
           f"(base rate alone {plain:.4f}); {len(FEATURES)} features → {path}")
+
+
+# Hinges in a seat's score, as shares of the target: the chances bend near the end (a gain off
+# one's turn stops at 332, a win needs 343 on one's own), which a quadratic cannot follow.
+HINGES = (0.5, 0.75, 0.85, 0.9, 0.95, 0.97)
+NEAR_THE_END = 0.8
+ME, BEST, PLAYS_NEXT = FEATURES.index("me"), FEATURES.index("best_other"), FEATURES.index("plays_next")
+
+
+def with_hinges(row: list[float]) -> list[float]:
+    """The shipped features, then hinges in one's own and the best rival's score, and the two
+    nearest the end again for whoever plays next."""
+    me, best, mine_next = row[ME], row[BEST], row[PLAYS_NEXT]
+    hinges = [v for t in HINGES for v in (max(0.0, me - t), max(0.0, best - t))]
+    nearest = [v for t in HINGES[-2:] for v in (max(0.0, me - t) * mine_next, max(0.0, best - t) * (1 - mine_next))]
+    return [*row, *hinges, *nearest]
+
+
+def compare_forms(ruleset: str, players: int, train: list[tuple[list[float], int]],
+                  test: list[tuple[list[float], int]]) -> None:
+    """Held-out log loss of the shipped form, the same with hinges, and a small network."""
+    import numpy as np
+    import torch
+    from rich.console import Console
+    from rich.table import Table
+
+    y_train = np.array([o for _, o in train], dtype=float)
+    y_test = np.array([o for _, o in test], dtype=float)
+    x_test = np.array([r for r, _ in test], dtype=float)
+    near = np.maximum(x_test[:, ME], x_test[:, BEST]) >= NEAR_THE_END
+
+    def losses(p: np.ndarray) -> tuple[float, float]:
+        p = np.clip(p, 1e-9, 1 - 1e-9)
+        each = -(y_test * np.log(p) + (1 - y_test) * np.log(1 - p))
+        return float(each.mean()), float(each[near].mean()) if near.any() else float("nan")
+
+    def logistic(rows: list[list[float]], test_rows: np.ndarray) -> np.ndarray:
+        w = np.array(fit_logistic(rows, [o for _, o in train], iterations=40))
+        return 1 / (1 + np.exp(-np.clip(test_rows @ w, -30, 30)))
+
+    base = float(y_train.mean())
+    results = [("the base rate alone", 1, losses(np.full(len(y_test), base)))]
+    results.append((f"shipped: logistic, {len(FEATURES)} features", len(FEATURES),
+                    losses(logistic([r for r, _ in train], x_test))))
+    hinged = [with_hinges(r) for r, _ in train]
+    results.append(("logistic with hinges near the target", len(hinged[0]),
+                    losses(logistic(hinged, np.array([with_hinges(list(r)) for r in x_test])))))
+    torch.manual_seed(0)
+    inputs = torch.tensor([r[1:] for r, _ in train], dtype=torch.float32)  # the bias is the network's own
+    targets = torch.tensor(y_train, dtype=torch.float32)
+    net = torch.nn.Sequential(torch.nn.Linear(inputs.shape[1], 64), torch.nn.Tanh(), torch.nn.Linear(64, 64),
+                              torch.nn.Tanh(), torch.nn.Linear(64, 1))
+    optimiser = torch.optim.Adam(net.parameters(), lr=3e-3)
+    loss = torch.nn.BCEWithLogitsLoss()
+    for _ in range(20):
+        for batch in torch.randperm(len(inputs)).split(4096):
+            optimiser.zero_grad()
+            loss(net(inputs[batch]).squeeze(1), targets[batch]).backward()
+            optimiser.step()
+    with torch.no_grad():
+        chances = torch.sigmoid(net(torch.tensor(x_test[:, 1:], dtype=torch.float32)).squeeze(1)).numpy()
+    results.append(("network, 2 layers of 64 (tanh), the same features", sum(p.numel() for p in net.parameters()),
+                    losses(chances.astype(float))))
+    table = Table(title=f"{ruleset} at {players} seats: held-out log loss, {len(test)} positions "
+                        f"({int(near.sum())} with a seat at {NEAR_THE_END:.0%} of the target or more); "
+                        f"fitted on {len(train)}")
+    for column in ("form", "weights", "every position", "near the end"):
+        table.add_column(column)
+    for name, weights, (every, end) in results:
+        table.add_row(name, str(weights), f"{every:.4f}", f"{end:.4f}")
+    Console(markup=False, emoji=False).print(table)
 
 
 if __name__ == "__main__":

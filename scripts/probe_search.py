@@ -8,7 +8,10 @@ search, a long search (`--truth` rounds, stratified) estimates each candidate's 
 each variant of the searcher decides that same position `--repeats` times with its own luck.
 A variant's regret is what its pick is worth less than the best candidate, by the long search,
 in win-chance points per decision (the searcher's own measure: the fitted chance to win at
-the next turn's start). The base bot's regret is what searching can win at most.
+the next turn's start). The base bot's regret is what searching can win at most, and noise
+lifts it (the best of several noisy means); so the probe also says what a search on half the
+long search's rounds wins over the base, measured on the other half (`cross_checked_gain`):
+a figure the noise does not lift, one search can reach.
 
 Variants, for each of `--rounds` R: `plain` (every die of a sample drawn at random) and
 `latin` (the first dice stratified over the rounds, the searcher's default), each leaving the
@@ -85,6 +88,7 @@ def probe(args: argparse.Namespace) -> int:
                 for kind, latin, margin in (("plain", False, 1.0), ("latin", True, 1.0),
                                             ("latin, no margin", True, 0.0))]
     regrets: dict[str, list[float]] = defaultdict(list)
+    gains: list[float] = []
     changed: dict[str, int] = defaultdict(int)
     by_kind: dict[tuple[str, str], list[float]] = defaultdict(list)
     others = [make_bot("bold", seed=f"probe:{seat}") for seat in range(args.seats)]
@@ -107,6 +111,7 @@ def probe(args: argparse.Namespace) -> int:
                     means = [sum(samples) / len(samples) for samples in truth]
                     best = max(means)
                     regrets["base bot (no search)"].append(best - means[base])
+                    gains.append(cross_checked_gain(truth, base))
                     for name, bot in variants:
                         for _ in range(args.repeats):
                             pick = options.index(bot.search(state, 0, options, chosen))
@@ -133,7 +138,33 @@ def probe(args: argparse.Namespace) -> int:
     for name, _ in variants:
         detail.add_row(name, *(f"{100 * sum(v) / len(v):.3f}" for kind in kinds for v in [by_kind[(name, kind)]]))
     console.print(detail)
+    if positions:
+        at_most, checked = sum(regrets["base bot (no search)"]) / positions, sum(gains) / positions
+        console.print(f"what searching wins over the base bot, win-chance points per game: at most "
+                      f"{100 * at_most * per_game:.2f} (the long search's best; noise lifts it), "
+                      f"{100 * checked * per_game:.2f} cross-checked (the best on half of its rounds, measured on "
+                      f"the other half)")
     return 0
+
+
+def cross_checked_gain(outcomes: list[list[float]], base: int) -> float:
+    """What picking the best candidate on half of the rounds wins over the base choice, measured
+    on the other half (and the other way round, averaged): the best of several noisy means is
+    lifted by their noise, a pick scored on rounds it did not see is not. Rounds are the long
+    search's, each candidate's samples paired by round."""
+    rounds = len(outcomes[base])
+    if rounds < 2:
+        raise ValueError(f"cross-checking a pick needs 2 rounds or more, got {rounds}")
+    half = rounds // 2
+    gain = 0.0
+    for pick_on, score_on in ((slice(0, half), slice(half, rounds)), (slice(half, rounds), slice(0, half))):
+        pick = max(range(len(outcomes)), key=lambda i: _mean(outcomes[i][pick_on]))
+        gain += _mean(outcomes[pick][score_on]) - _mean(outcomes[base][score_on])
+    return gain / 2
+
+
+def _mean(values: list[float]) -> float:
+    return sum(values) / len(values)
 
 
 if __name__ == "__main__":

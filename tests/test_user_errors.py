@@ -445,6 +445,54 @@ def test_probe_search_reports_the_regret_of_each_variant(capsys: pytest.CaptureF
     out = capsys.readouterr().out
     for row in ("base bot (no search)", "plain 4", "latin 4", "latin, no margin 4"):
         assert row in out
+    words = " ".join(out.split())  # rich wraps the line at the terminal's width
+    assert "what searching wins over the base bot, win-chance points per game: at most" in words
+    assert "cross-checked (the best on half of its rounds, measured on the other half)" in words
+
+
+def test_fit_value_compare_prints_each_forms_held_out_loss_and_writes_nothing(
+        tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("COLUMNS", "200")  # the table's rows unwrapped
+    out = tmp_path / "values"
+    assert script("fit_value").main(["--tables", "v004_2p", "--games", "200", "--compare", "--out", str(out)]) == 0
+    words = " ".join(capsys.readouterr().out.split())
+    assert "v004 at 2 seats: held-out log loss" in words
+    losses = {}
+    for form in ("the base rate alone", "shipped: logistic, 20 features", "logistic with hinges near the target",
+                 "network, 2 layers of 64 (tanh), the same features"):
+        assert form in words
+        losses[form] = float(words.split(form)[1].split("│")[2])
+    # The base rate alone knows nothing of the position: log 2 at 2 seats; a fitted form reads better.
+    assert losses["the base rate alone"] == pytest.approx(0.6931, abs=0.01)
+    assert losses["shipped: logistic, 20 features"] < losses["the base rate alone"]
+    assert not any(out.iterdir())  # measured only: no value file
+
+
+def test_hinges_follow_a_score_past_each_point_near_the_target() -> None:
+    fit_value = script("fit_value")
+    row = [0.0] * 20
+    row[fit_value.ME], row[fit_value.BEST], row[fit_value.PLAYS_NEXT] = 0.96, 0.6, 1.0
+    hinged = fit_value.with_hinges(row)
+    assert hinged[:20] == row
+    mine = hinged[20:32:2]  # one's own score past 0.5, 0.75, 0.85, 0.9, 0.95, 0.97
+    assert mine == pytest.approx([0.46, 0.21, 0.11, 0.06, 0.01, 0.0])
+    assert hinged[21:32:2] == pytest.approx([0.1, 0, 0, 0, 0, 0])
+    assert hinged[32:] == pytest.approx([0.01, 0.0, 0.0, 0.0])  # near the end, for who plays next: me
+
+
+def test_a_cross_checked_gain_is_not_lifted_by_noise_and_keeps_a_real_lead() -> None:
+    gain = script("probe_search").cross_checked_gain
+    # Noise alone: the candidate looks 0.05 better than the base over all rounds (the long
+    # search's best), but picked on either half it does worse on the other one, or is not picked.
+    noise = [[0.5, 0.5, 0.5, 0.5], [1.0, 1.0, 0.0, 0.2]]
+    assert sum(noise[1]) / 4 - sum(noise[0]) / 4 == pytest.approx(0.05)
+    assert gain(noise, 0) == pytest.approx((0.1 - 0.5 + 0.0) / 2)
+    # A real lead, seen on both halves, is kept whole.
+    lead = [[0.5, 0.4, 0.6, 0.5], [0.7, 0.6, 0.8, 0.7]]
+    assert gain(lead, 0) == pytest.approx(0.2)
+    assert gain(lead, 1) == pytest.approx(0.0)  # the base is already the best
+    with pytest.raises(ValueError, match="2 rounds or more"):
+        gain([[0.5], [0.6]], 0)
 
 
 @pytest.mark.parametrize(("name", "argv"), [

@@ -78,16 +78,24 @@ def _job(args: tuple[str, int, int, int, tuple[str, ...]]) -> list[tuple[list[li
 
 
 def log_loss(model: ValueModel | None, rows: list[list[float]], outcomes: list[int], base: float) -> float:
-    total = 0.0
-    for row, won in zip(rows, outcomes, strict=True):
+    """The model's held-out log loss on `rows` (None: the base rate alone)."""
+    chances = []
+    for row in rows:
         if model is None:
-            p = base
+            chances.append(base)
         else:
             z = sum(w * x for w, x in zip(model.weights, row, strict=True))
-            p = 1 / (1 + math.exp(-max(-30.0, min(30.0, z))))
+            chances.append(1 / (1 + math.exp(-max(-30.0, min(30.0, z)))))
+    return mean_log_loss(chances, outcomes)
+
+
+def mean_log_loss(chances: list[float], outcomes: list[int]) -> float:
+    """The mean log loss of chances to win against what happened, each chance kept off 0 and 1."""
+    total = 0.0
+    for p, won in zip(chances, outcomes, strict=True):
         p = min(max(p, 1e-9), 1 - 1e-9)
         total -= math.log(p) if won else math.log(1 - p)
-    return total / max(1, len(rows))
+    return total / max(1, len(outcomes))
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -219,21 +227,21 @@ def compare_forms(ruleset: str, players: int, train: list[tuple[list[float], int
     from rich.table import Table
 
     y_train = np.array([o for _, o in train], dtype=float)
-    y_test = np.array([o for _, o in test], dtype=float)
+    outcomes = [o for _, o in test]
     x_test = np.array([r for r, _ in test], dtype=float)
     near = np.maximum(x_test[:, ME], x_test[:, BEST]) >= NEAR_THE_END
+    outcomes_near = [o for o, n in zip(outcomes, near, strict=True) if n]
 
-    def losses(p: np.ndarray) -> tuple[float, float]:
-        p = np.clip(p, 1e-9, 1 - 1e-9)
-        each = -(y_test * np.log(p) + (1 - y_test) * np.log(1 - p))
-        return float(each.mean()), float(each[near].mean()) if near.any() else float("nan")
+    def losses(chances: np.ndarray) -> tuple[float, float]:
+        every = mean_log_loss(chances.tolist(), outcomes)
+        return every, mean_log_loss(chances[near].tolist(), outcomes_near) if near.any() else float("nan")
 
     def logistic(rows: list[list[float]], test_rows: np.ndarray) -> np.ndarray:
         w = np.array(fit_logistic(rows, [o for _, o in train], iterations=40))
         return 1 / (1 + np.exp(-np.clip(test_rows @ w, -30, 30)))
 
     base = float(y_train.mean())
-    results = [("the base rate alone", 1, losses(np.full(len(y_test), base)))]
+    results = [("the base rate alone", 1, losses(np.full(len(outcomes), base)))]
     results.append((f"shipped: logistic, {len(FEATURES)} features", len(FEATURES),
                     losses(logistic([r for r, _ in train], x_test))))
     hinged = [with_hinges(r) for r, _ in train]

@@ -22,6 +22,7 @@ from voice.recogniser import (
     Word,
     find_phrases,
     intent_shares,
+    its_tail,
     judge,
     may_grow,
     parse_words,
@@ -840,6 +841,48 @@ def test_a_race_phrase_with_its_end_alone_close_under_it_is_not_taken(lexicon, m
     assert isinstance(found, Detection) and found.onset_s == pytest.approx(1.0, abs=0.01)
 
 
+def test_how_a_reading_says_only_the_end_of_the_race_phrase() -> None:
+    caillou = Phrase("pas_mou_le_caillou", "pas mou le caillou", ("pas", "mou", "le", "caillou"))
+    for tail in (("caillou",), ("le", "caillou"), ("mou", "le", "caillou"), ("[unk]", "caillou"),
+                 ("[unk]", "[unk]", "le", "caillou")):
+        assert its_tail(words(*tail), caillou, "[unk]"), tail
+    # The phrase whole, its start, its middle, something unclear inside or after its end, other
+    # words, nothing: not its end alone.
+    for other in (("pas", "mou", "le", "caillou"), ("pas", "mou"), ("mou", "le"), ("le", "[unk]", "caillou"),
+                  ("caillou", "[unk]"), ("caillou", "caillou"), ("oui",), ("[unk]",), ()):
+        assert not its_tail(words(*other), caillou, "[unk]"), other
+    # A one-word phrase has no end of its own.
+    assert not its_tail(words("oui"), Phrase("oui", "oui", ("oui",)), "[unk]")
+
+
+def test_a_race_phrase_under_its_own_end_is_a_crowded_shout(lexicon, monkeypatch) -> None:
+    # Its first word soft, lost in the room's noise: "caillou" alone on top, the phrase whole
+    # just under it (or the other way round). At a table whose phones hear each other (the
+    # other players shout it too) that is the phrase, placed by its whole reading: its onset at
+    # "pas", and crowded (the host takes it only where another phone heard the phrase plainly).
+    for race_answer in (nbest((90.0, CAILLOU_IN_CUT[3:]), (89.5, CAILLOU_IN_CUT)),
+                        nbest((90.0, [word("[unk]", 0.42, 0.8)] + CAILLOU_IN_CUT[3:]), (89.5, CAILLOU_IN_CUT)),
+                        nbest((90.0, CAILLOU_IN_CUT), (89.5, CAILLOU_IN_CUT[3:]))):
+        recogniser, opened, answers = in_a_race(lexicon, monkeypatch, intent="pas_mou_le_caillou", crowded=True)
+        answers += [race_answer, nbest((89.0, CAILLOU_IN_CUT))]
+        [found] = feed(recogniser, tone(2.5, [(1.0, 1.6)]))
+        assert isinstance(found, Detection) and found.intent == "pas_mou_le_caillou" and found.crowded
+        assert found.onset_s == pytest.approx(1.0, abs=0.01)
+    # Its end alone, the phrase not there or race_margin under it, or another reading within
+    # race_margin: no shout.
+    for race_answer in (nbest((90.0, CAILLOU_IN_CUT[3:])),
+                        nbest((90.0, CAILLOU_IN_CUT[3:]), (87.5, CAILLOU_IN_CUT)),
+                        nbest((90.0, CAILLOU_IN_CUT[3:]), (89.8, [word("[unk]", 0.42, 1.04)]),
+                              (89.5, CAILLOU_IN_CUT))):
+        recogniser, opened, answers = in_a_race(lexicon, monkeypatch, intent="pas_mou_le_caillou", crowded=True)
+        answers += [race_answer, nbest((89.0, CAILLOU_IN_CUT)), nbest((80.0, [word("[unk]", 0.1, 0.3)]))]
+        assert [d for d in feed(recogniser, tone(2.5, [(1.0, 1.6)])) if isinstance(d, Detection)] == []
+    # The whole grammar hearing other words far better still refuses it.
+    recogniser, opened, answers = in_a_race(lexicon, monkeypatch, intent="pas_mou_le_caillou", crowded=True)
+    answers += [nbest((90.0, CAILLOU_IN_CUT[3:]), (89.5, CAILLOU_IN_CUT)), nbest((95.0, [word("oui", 0.42, 1.04)]))]
+    assert [d for d in feed(recogniser, tone(2.5, [(1.0, 1.6)])) if isinstance(d, Detection)] == []
+
+
 def test_a_race_shout_with_a_word_unclear_or_a_stumble_under_it_is_taken(lexicon, monkeypatch) -> None:
     unclear = CAILLOU_IN_CUT[:2] + [word("[unk]", 0.75, 0.8), word("le", 0.8, 0.85), CAILLOU_IN_CUT[3]]
     stumble = [word("pas", 0.42, 0.5), word("pas", 0.5, 0.6)] + CAILLOU_IN_CUT[1:]
@@ -957,3 +1000,30 @@ def test_a_crowded_race_look_reads_again_from_where_the_players_own_voice_rises(
     recogniser, opened, answers = in_a_race(lexicon, monkeypatch, intent="pas_mou_le_caillou")
     answers += [nbest((90.0, [word("[unk]", 0.4, 1.2)])), nbest((90.0, own)), nbest((89.0, own))]
     assert feed(recogniser, pcm) == [] and len(opened) == 1
+
+
+def test_the_phrase_under_its_own_end_is_taken_only_where_the_own_voice_read_finds_nothing(
+        lexicon, monkeypatch) -> None:
+    # As above: others' voices from 1.0 s, the player's own from 1.3 s. The first read gives
+    # "caillou" alone over the phrase (from the others' voices' start), the read from the own
+    # voice's rise the phrase: that one is taken, at the rise, not the phrase under its end.
+    t = np.arange(int(2.5 * RATE)) / RATE
+    audio = np.where((t >= 1.0) & (t < 1.9), 800 * np.sin(2 * np.pi * 300 * t), 0.0)
+    audio = audio + np.where((t >= 1.3) & (t < 1.9), 8000 * np.sin(2 * np.pi * 400 * t), 0.0)
+    pcm = np.rint(audio).astype(np.int16)
+    under_its_end = nbest((90.0, [word("caillou", 0.9, 1.2)]),
+                          (89.5, [word("pas", 0.42, 0.6), word("mou", 0.6, 0.75), word("le", 0.75, 0.85),
+                                  word("caillou", 0.85, 1.2)]))
+    own = [word("pas", 0.15, 0.3), word("mou", 0.3, 0.4), word("le", 0.4, 0.5), word("caillou", 0.5, 0.7)]
+    recogniser, opened, answers = in_a_race(lexicon, monkeypatch, intent="pas_mou_le_caillou", crowded=True)
+    answers += [under_its_end, nbest((90.0, own)), nbest((89.0, own))]
+    [found] = feed(recogniser, pcm)
+    assert isinstance(found, Detection) and found.crowded
+    assert found.onset_s == pytest.approx(1.3, abs=0.02)
+    # The read from the rise finding nothing, the phrase under its end is taken: its onset
+    # where the phrase's first word is heard.
+    recogniser, opened, answers = in_a_race(lexicon, monkeypatch, intent="pas_mou_le_caillou", crowded=True)
+    answers += [under_its_end, nbest((90.0, [word("[unk]", 0.15, 0.7)])), nbest((89.0, own))]
+    [found] = feed(recogniser, pcm)
+    assert isinstance(found, Detection) and found.crowded and found.intent == "pas_mou_le_caillou"
+    assert found.onset_s < 1.2

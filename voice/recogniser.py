@@ -448,7 +448,10 @@ class Recogniser:
     the player's own voice over the others'), and, last, takes the phrase from under its own
     last words (its soft first word lost in the noise: `its_tail`), as a `Detection` marked
     `crowded`, which the host takes only where another phone heard that phrase at the same
-    time. Off for a lone microphone: nothing could confirm such a reading.
+    time. A race reading the whole grammar fits better by more than `race_ratio` but at most
+    `crowd_ratio` is crowded too (a mixture of voices fits other words a little better; talk
+    forced into the phrase, 5.8 or more on the tuning draws, far better). Off for a lone
+    microphone: nothing could confirm such a reading.
     """
 
     def __init__(self, model: VoskModel, lexicon: Lexicon, intents: Iterable[str] | None = None,
@@ -464,7 +467,7 @@ class Recogniser:
                  look_speeds: Sequence[tuple[int, int]] = ((9, 10), (10, 9), (19, 20), (20, 19)),
                  look_share: float = 0.6, noisy_look_share: float = 0.8, mixes: bool = True,
                  race_look: bool = True, race_margin: float = 2.0, race_ratio: float = 2.0,
-                 crowded: bool = False, crowd_rise_db: float = 8.0,
+                 crowded: bool = False, crowd_rise_db: float = 8.0, crowd_ratio: float = 4.0,
                  ) -> None:
         self.model, self.lexicon, self.rate = model, lexicon, rate
         self.clock = clock or rate_clock(rate)
@@ -490,7 +493,7 @@ class Recogniser:
         self.alternative_margin = alternative_margin
         self.margin, self.noisy_margin = margin, noisy_margin
         self.race_look, self.race_margin, self.race_ratio = race_look, race_margin, race_ratio
-        self.crowded, self.crowd_rise_db = crowded, crowd_rise_db
+        self.crowded, self.crowd_rise_db, self.crowd_ratio = crowded, crowd_rise_db, crowd_ratio
         # Start-up report over the whole lexicon: phrases the model cannot hear, and intents
         # left with none (they cannot be said at all: the UI should show both).
         self._all_phrases, self.unknown_words = spell_all(lexicon, model.knows)
@@ -1026,7 +1029,9 @@ class Recogniser:
         log.debug("race look: %s, gap %.1f, the whole grammar's best %.1f over it",
                   phrase.text, gap, best - top.score)
         if best - top.score > self.race_ratio:
-            return []
+            if not (self.crowded and best - top.score <= self.crowd_ratio):
+                return []
+            crowded = True  # a little over the ratio: taken only where another phone bears it out
         base = start - self.rate // 10  # the silence `_padded` put before the cut
         shifted = tuple(Word(w.text, w.start + base, w.end + base, w.conf) for w in placed)
         return self._emit(Match(phrase, shifted, False), 1.0 / (1.0 + math.exp(-gap)), crowded, own_from)

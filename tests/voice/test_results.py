@@ -980,6 +980,19 @@ def test_a_crowded_race_reading_is_taken_only_by_a_recogniser_told_phones_hear_e
     assert feed(recogniser, tone(2.5, [(1.0, 1.6)])) == []
 
 
+def test_a_race_reading_a_little_over_the_ratio_is_a_crowded_shout(lexicon, monkeypatch) -> None:
+    # The whole grammar fits other words 3 better than the race's phrase (race_ratio is 2):
+    # among several voices that is a mixture, so a crowded recogniser takes it as crowded
+    # (the host then needs another phone's plain reading); a lone microphone refuses it, and
+    # so does a crowded one past crowd_ratio (4), as talk forced into the phrase fits.
+    for crowded, whole, taken in ((True, 93.0, True), (False, 93.0, False), (True, 95.0, False)):
+        recogniser, opened, answers = in_a_race(lexicon, monkeypatch, intent="pas_mou_le_caillou", crowded=crowded)
+        answers += [nbest((90.0, CAILLOU_IN_CUT)), nbest((whole, [word("oui", 0.42, 1.04)]))]
+        found = [d for d in feed(recogniser, tone(2.5, [(1.0, 1.6)])) if isinstance(d, Detection)]
+        assert [(d.intent, d.crowded) for d in found] == ([("pas_mou_le_caillou", True)] if taken else []), whole
+        assert not taken or found[0].onset_s == pytest.approx(1.0, abs=0.01)
+
+
 def test_a_crowded_race_look_reads_again_from_where_the_players_own_voice_rises(lexicon, monkeypatch) -> None:
     # Other players' voices, faint at this phone, from 1.0 s; its own player's, 20 dB louder,
     # from 1.3 s. The race look's reading of the whole utterance finds nothing; read again

@@ -989,7 +989,8 @@ class Recogniser:
             said_top = next(((p, placed) for p in self._race_phrases
                              if (placed := said_among_others(top.words, p, self.garbage))), None)
             if said_top is None and tails:
-                said_top, by_its_end = self._under_its_tail(top, looked[1:]), True
+                said_top = self._under_its_tail(top, looked[1:])
+                by_its_end = said_top is not None
             crowded = True
         if top is None or said_top is None:
             return []

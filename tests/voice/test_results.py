@@ -993,17 +993,23 @@ def test_a_race_reading_a_little_over_the_ratio_is_a_crowded_shout(lexicon, monk
         assert not taken or found[0].onset_s == pytest.approx(1.0, abs=0.01)
 
 
+def others_then_own_voice() -> tuple[np.ndarray, list[dict]]:
+    """A phone's audio: other players' voices, faint, from 1.0 s; its own player's, 20 dB
+    louder, from 1.3 s to 1.9 s. And « pas mou le caillou » where it lies in the cut the race
+    look reads from the rise: 0.1 s of padding, then 50 ms before the own voice."""
+    t = np.arange(int(2.5 * RATE)) / RATE
+    audio = np.where((t >= 1.0) & (t < 1.9), 800 * np.sin(2 * np.pi * 300 * t), 0.0)
+    audio = audio + np.where((t >= 1.3) & (t < 1.9), 8000 * np.sin(2 * np.pi * 400 * t), 0.0)
+    own = [word("pas", 0.15, 0.3), word("mou", 0.3, 0.4), word("le", 0.4, 0.5), word("caillou", 0.5, 0.7)]
+    return np.rint(audio).astype(np.int16), own
+
+
 def test_a_crowded_race_look_reads_again_from_where_the_players_own_voice_rises(lexicon, monkeypatch) -> None:
     # Other players' voices, faint at this phone, from 1.0 s; its own player's, 20 dB louder,
     # from 1.3 s. The race look's reading of the whole utterance finds nothing; read again
     # from 50 ms before the rise, the phrase: a crowded detection at the own voice's onset.
-    t = np.arange(int(2.5 * RATE)) / RATE
-    audio = np.where((t >= 1.0) & (t < 1.9), 800 * np.sin(2 * np.pi * 300 * t), 0.0)
-    audio = audio + np.where((t >= 1.3) & (t < 1.9), 8000 * np.sin(2 * np.pi * 400 * t), 0.0)
-    pcm = np.rint(audio).astype(np.int16)
+    pcm, own = others_then_own_voice()
     recogniser, opened, answers = in_a_race(lexicon, monkeypatch, intent="pas_mou_le_caillou", crowded=True)
-    # The cut from the rise: 0.1 s of padding, then 50 ms before the own voice.
-    own = [word("pas", 0.15, 0.3), word("mou", 0.3, 0.4), word("le", 0.4, 0.5), word("caillou", 0.5, 0.7)]
     answers += [nbest((90.0, [word("[unk]", 0.4, 1.2)])), nbest((90.0, own)), nbest((89.0, own))]
     [found] = feed(recogniser, pcm)
     assert isinstance(found, Detection) and found.crowded and found.intent == "pas_mou_le_caillou"
@@ -1020,14 +1026,9 @@ def test_the_phrase_under_its_own_end_is_taken_only_where_the_own_voice_read_fin
     # As above: others' voices from 1.0 s, the player's own from 1.3 s. The first read gives
     # "caillou" alone over the phrase (from the others' voices' start), the read from the own
     # voice's rise the phrase: that one is taken, at the rise, not the phrase under its end.
-    t = np.arange(int(2.5 * RATE)) / RATE
-    audio = np.where((t >= 1.0) & (t < 1.9), 800 * np.sin(2 * np.pi * 300 * t), 0.0)
-    audio = audio + np.where((t >= 1.3) & (t < 1.9), 8000 * np.sin(2 * np.pi * 400 * t), 0.0)
-    pcm = np.rint(audio).astype(np.int16)
+    pcm, own = others_then_own_voice()
     under_its_end = nbest((90.0, [word("caillou", 0.9, 1.2)]),
-                          (89.5, [word("pas", 0.42, 0.6), word("mou", 0.6, 0.75), word("le", 0.75, 0.85),
-                                  word("caillou", 0.85, 1.2)]))
-    own = [word("pas", 0.15, 0.3), word("mou", 0.3, 0.4), word("le", 0.4, 0.5), word("caillou", 0.5, 0.7)]
+                          (89.5, [*CAILLOU_IN_CUT[:3], word("caillou", 0.85, 1.2)]))
     recogniser, opened, answers = in_a_race(lexicon, monkeypatch, intent="pas_mou_le_caillou", crowded=True)
     answers += [under_its_end, nbest((90.0, own)), nbest((89.0, own))]
     [found] = feed(recogniser, pcm)

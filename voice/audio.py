@@ -371,9 +371,11 @@ def speech_onset(samples: np.ndarray, start: int, end: int, rate: int = RATE,
     first = anchor
     for _ in range(3):
         first = _sound_start(level, anchor, threshold, gap)
+        if anchor - first < span + 8:
+            break  # no plateau before the word's peak (and none to read where the peak ends the window)
         plateau = level[first + 8:first + 8 + span]  # past the average's 20 ms ramp
         steady = float(np.percentile(plateau, 90) - np.percentile(plateau, 10)) < 6.0
-        if anchor - first < span + 8 or not steady or float(np.median(plateau)) > peak - plateau_db:
+        if not steady or float(np.median(plateau)) > peak - plateau_db:
             break  # speech from its start (a noise is steady; syllables are not)
         if _ends_after(samples, int(centres[first]), int(centres[anchor]), float(np.median(plateau)),
                        rate, after_s):

@@ -181,6 +181,18 @@ def test_a_word_rising_from_the_noise_at_once_keeps_its_onset() -> None:
         assert found is not None and start - RATE * 0.005 <= soft_start(x, *found) <= start + RATE * 0.005
 
 
+def test_a_word_whose_loudest_frame_ends_the_window_gets_its_onset() -> None:
+    """Vosk placed a word ending where a loud sound had only begun (talk under other players'
+    voices at a table did this): the loudest frame is the window's last, with no plateau after
+    the rise to read. It crashed the recogniser's thread; the onset is the rise."""
+    rng = np.random.default_rng(0)
+    samples = rng.standard_normal(2 * RATE) * 100
+    samples[int(0.997 * RATE):] += rng.standard_normal(2 * RATE - int(0.997 * RATE)) * 3000
+    found = speech_onset(samples, int(0.9 * RATE), RATE)
+    assert found is not None
+    assert abs(found[0] - 0.997 * RATE) < 0.006 * RATE
+
+
 def test_noise_alone_has_no_speech_onset() -> None:
     noise = pink_noise(3 * RATE, np.random.default_rng(3)) * 3000
     assert speech_onset(noise, RATE, RATE + 8000) is None

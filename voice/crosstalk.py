@@ -62,6 +62,8 @@ WAIT_S = 0.4  # an utterance waits at most this long for the other phones' audio
 KEEP_S = 15.0  # a track keeps this much of its past: utterances are judged within a second or two
 CROWD_S = 1.0  # a crowded reading stands when another phone heard its phrase starting this near it...
 CROWD_WAIT_S = 0.8  # ...and waits this long (from when it came) for that phone's recogniser to say so
+LEARN_EVERY_S = 1.0  # every pair's margin is read again from the streams this often (`learn`)
+VOICED_DB = 12.0  # a frame this far over the floor, the host's own sounds aside: a voice near the phone
 
 SampleClock = Callable[[float], float]
 """A stream's sample index -> host seconds (when that sound reached the phone's microphone)."""
@@ -82,18 +84,31 @@ class LoudnessTrack:
         self._times: deque[np.ndarray] = deque()
         self._levels: deque[np.ndarray] = deque()
         self._next: int | None = None
+        # Host time from which the stream has been placed with its input delay known (a phone's,
+        # once the chirp measured it): before that its sounds sit tens of ms off the others'.
+        self.timed_since = math.inf
+
+    @property
+    def since(self) -> float:
+        """Host time of the oldest frame kept (inf before any)."""
+        return float(self._times[0][0]) if self._times else math.inf
 
     @property
     def until(self) -> float:
         """Host time of the newest frame (-inf before any)."""
         return float(self._times[-1][-1]) if self._times else -math.inf
 
-    def feed(self, pcm: np.ndarray, first_sample: int, clock: SampleClock) -> None:
+    def feed(self, pcm: np.ndarray, first_sample: int, clock: SampleClock, timed: bool = True) -> None:
         """A chunk of the stream (int16 units) whose first sample is `first_sample`; `clock`
-        places samples on the host's clock (as known now). A gap restarts the frames."""
+        places samples on the host's clock (as known now), `timed`: with the stream's input
+        delay known (see timed_since). A gap restarts the frames."""
         chunk = np.asarray(pcm, dtype=np.float64)
         if len(chunk) == 0:
             return
+        if not timed:
+            self.timed_since = math.inf
+        elif self.timed_since == math.inf:
+            self.timed_since = clock(float(first_sample))
         if self._next != first_sample:
             self._tail, self._tail_first, self._last, self._half = np.zeros(0), first_sample, 0.0, np.zeros(0)
         self._next = first_sample + len(chunk)
@@ -156,6 +171,7 @@ class Crosstalk:
         self.keep_onset_s, self.slack_s, self.keep_s = keep_onset_s, slack_s, keep_s
         self.tracks: dict[int, LoudnessTrack] = {}
         self._margins: dict[tuple[int, int], float] = {}  # (seat, other): see margin_db
+        self._learned: dict[tuple[int, int], float] = {}  # (seat, other): up to when `learn` read it
         self._host_sounds: list[tuple[float, float]] = []  # what the host played: see mask_playback
 
     def track(self, seat: int) -> LoudnessTrack:
@@ -184,7 +200,12 @@ class Crosstalk:
         can be all there is: the margin then flipped back to `under_db`). The host's own
         sounds are left out."""
         pair = (seat, other)
-        t, loud = self.tracks[other].window(until - MARGIN_S, until)
+        # Only where both streams were timed: a phone's onsets sit up to its input delay (0.1 s)
+        # off the others' before the chirp measured it, and every syllable of a player's words
+        # would then show a frame or two this phone seems not to hear (a phone beside that
+        # player's taken for one that hardly hears them: crosstalk let through).
+        since = max(until - MARGIN_S, self.tracks[other].timed_since, self.tracks[seat].timed_since)
+        t, loud = self.tracks[other].window(since, until)
         keep = loud > LOUD_DB
         for start, end in self._host_sounds:
             keep &= (t < start) | (t > end)
@@ -204,6 +225,34 @@ class Crosstalk:
             elif before < ISOLATED_DB or seen < HEARD_DB:
                 self._margins[pair] = self.under_db
         return self._margins.get(pair, self.under_db)
+
+    def learn(self, until: float = math.inf) -> None:
+        """Read every pair's margin (`margin_db`) from the streams as heard up to `until`, each
+        pair at most every LEARN_EVERY_S of its two streams. Without it a margin is read only
+        when that phone's own utterance is judged, from the MARGIN_S before it: what a player
+        said alone earlier (the microphone test when their phone joins, a bet, talk) was lost
+        by the time of the first race, where everybody shouts at once and shows little."""
+        for seat, mine in self.tracks.items():
+            for other, theirs in self.tracks.items():
+                heard = min(until, mine.until, theirs.until)
+                if other == seat or heard == -math.inf:
+                    continue
+                if heard >= self._learned.get((seat, other), -math.inf) + LEARN_EVERY_S:
+                    self._learned[(seat, other)] = heard
+                    self.margin_db(seat, other, heard)
+
+    def voiced_s(self, seat: int, since: float) -> float:
+        """How long the seat's phone heard a voice near it (VOICED_DB over its floor) since
+        this host time (within the track's past), the host's own sounds left out: its
+        microphone test (voice/web/room.py)."""
+        track = self.tracks.get(seat)
+        if track is None:
+            return 0.0
+        times, level = track.window(since, math.inf)
+        voiced = level > VOICED_DB
+        for start, end in self._host_sounds:
+            voiced &= (times < start) | (times > end)
+        return float(voiced.sum()) * HOP_S
 
     def others_at(self, seat: int, times: np.ndarray) -> np.ndarray:
         """The other players' voices as the seat's phone hears them at these host times, in dB
@@ -347,15 +396,23 @@ class Attribution(Generic[U]):
         self._held: list[tuple[int, U, float]] = []
         self._plain: deque[tuple[int, str, float]] = deque(maxlen=256)  # (seat, intent, onset_s) heard plainly
 
-    def feed(self, seat: int, pcm: np.ndarray, first_sample: int, clock: SampleClock) -> None:
-        """A chunk of the seat's stream, before its recogniser hears it."""
+    def feed(self, seat: int, pcm: np.ndarray, first_sample: int, clock: SampleClock, timed: bool = True) -> None:
+        """A chunk of the seat's stream, before its recogniser hears it (timed: its input delay
+        known, LoudnessTrack.feed); the margins are read again from what every stream has
+        brought (`Crosstalk.learn`)."""
         with self._lock:
-            self.crosstalk.track(seat).feed(pcm, first_sample, clock)
+            self.crosstalk.track(seat).feed(pcm, first_sample, clock, timed)
+            self.crosstalk.learn()
 
     def mask_playback(self, start_s: float, end_s: float) -> None:
         """The host plays a sound between these host times (Crosstalk.mask_playback)."""
         with self._lock:
             self.crosstalk.mask_playback(start_s, end_s)
+
+    def voiced_s(self, seat: int, since: float) -> float:
+        """Crosstalk.voiced_s, from any thread."""
+        with self._lock:
+            return self.crosstalk.voiced_s(seat, since)
 
     def hold(self, seat: int, utterance: U, now: float) -> None:
         with self._lock:

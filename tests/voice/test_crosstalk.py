@@ -311,6 +311,83 @@ def test_players_a_phone_does_not_hear_do_not_add_up_to_a_voice() -> None:
     assert heard.own_voice(0, 104.0, 104.6) == 104.0
 
 
+def test_a_stream_placed_before_its_input_delay_is_known_shows_nothing_of_the_margin() -> None:
+    """Ana's phone hears Bob 14 dB under. Bob talks (ten syllables) before the chirp measured
+    the input delay of Ana's phone, so her stream sits 80 ms late on the host's clock: every
+    syllable's start then shows frames where her phone seems not to hear him, enough for a
+    margin of 28 dB or more (a phone that does not hear him: his voice let through as hers).
+    Until a stream is timed, nothing is read from it."""
+    rng = np.random.default_rng(0)
+    ana, bob = room(rng, 4.0), room(rng, 4.0)
+    said = np.concatenate([voice(rng, 0.15) * (0.5 + rng.random()) for _ in range(10)])
+    add(bob, said, 0.5, 30.0)
+    add(ana, said, 0.503, 30.0 - 14.0)
+    margins = []
+    for ana_timed in (True, False):  # True: as if the misplaced stream were timed (the code before)
+        crosstalk = Crosstalk()
+        for seat, samples, late_s, timed in ((0, ana, 0.08, ana_timed), (1, bob, 0.0, True)):
+            track = crosstalk.track(seat)
+
+            def clock(index: float, late: float = late_s) -> float:
+                return 100.0 + late + index / RATE
+
+            for first in range(0, len(samples), 1600):
+                track.feed(samples[first:first + 1600], first, clock, timed)
+        margins.append(crosstalk.margin_db(0, 1, 102.5))
+    assert margins[0] >= 22.0
+    assert margins[1] == Crosstalk().under_db
+    aligned = Crosstalk()
+    listen(aligned, {0: ana, 1: bob})
+    assert aligned.margin_db(0, 1, 102.5) == aligned.under_db
+
+
+def listen_live(streams: dict[int, np.ndarray], t0: float = 100.0, chunk: int = 1600) -> Crosstalk:
+    """As the room hears them: the streams' chunks in the order they come (each 100 ms, every
+    phone's in turn), through an Attribution, which reads the margins as they come."""
+    attribution: Attribution[Detection] = Attribution()
+    for first in range(0, max(len(s) for s in streams.values()), chunk):
+        for seat, samples in streams.items():
+            attribution.feed(seat, samples[first:first + chunk], first, lambda i: t0 + i / RATE)
+    return attribution.crosstalk
+
+
+@pytest.mark.parametrize("under_db", [None, 14.0])
+def test_what_a_player_said_alone_long_before_the_race_still_shows_how_well_each_phone_hears_them(
+        under_db: float | None) -> None:
+    """Eight phones; each player says a word alone when their phone joins (the microphone
+    test), 20 s before the first race: longer ago than the MARGIN_S a judged utterance looks
+    back. In the race the seven others shout together 10 ms after Ana, whose shout starts soft.
+    Where each phone hears only its own player, what the tests showed is kept, and Ana's shout
+    is hers (judged from the race alone it went to nobody). Where the phones hear each other
+    (14 dB under), the tests keep the table's margin, and a quiet Ana's phone hearing the
+    others' shouts gives her none."""
+    rng = np.random.default_rng(14)
+    streams = {seat: room(rng, 24.0) for seat in range(8)}
+
+    def say(seat: int, burst: np.ndarray, at_s: float, snr_db: float) -> None:
+        add(streams[seat], burst, at_s, snr_db)
+        if under_db is not None:
+            for other in set(streams) - {seat}:
+                add(streams[other], burst, at_s + 0.003, snr_db - under_db)
+
+    for seat in streams:
+        say(seat, voice(rng), 0.5 + 0.8 * seat, 26.0)  # the microphone tests, one after another
+    for seat in range(1, 8):
+        say(seat, voice(rng), 22.01, 34.0)
+    if under_db is None:
+        add(streams[0], soft_voice(rng, 0.08, start=0.02), 22.0, 22.0)
+    learned = listen_live(streams)
+    if under_db is None:
+        assert all(learned.margin_db(0, other, 122.6) >= 22.0 for other in range(1, 8))
+        assert learned.own_voice(0, 122.0, 122.6) == 122.0
+        judged_then = Crosstalk()  # the margins read only when Ana's shout is judged
+        listen(judged_then, streams)
+        assert judged_then.own_voice(0, 122.0, 122.6) is None
+    else:
+        assert all(learned.margin_db(0, other, 122.6) == learned.under_db for other in range(1, 8))
+        assert learned.own_voice(0, 122.013, 122.6) is None
+
+
 def shout_at(onset_s: float, end_s: float, rise_s: float | None) -> Detection:
     return Detection("pas_mou_le_caillou", "pas mou le caillou", onset_s, end_s, 0.9, end_s + 0.2, rise_s)
 

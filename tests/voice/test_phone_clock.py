@@ -332,6 +332,8 @@ def _bench_web() -> Any:
     (["--set", "report", "--seed", "5"], "not a report seed"),
     (["--set", "tune", "--seed", "1000"], "not a tune seed"),
     (["--crosstalk-db", "60"], "--crosstalk-db 60: give 3 to 40 dB"),
+    (["--lobby-s", "500"], "--lobby-s 500: give 0 to 120 seconds"),
+    (["--lobby-s", "30", "--no-mic-test"], "leave out --no-mic-test"),
     # A file where a folder is wanted: refused before the bench, not a traceback after it.
     (["--json", str(Path(__file__).resolve() / "figures.json")], "is a file, not a folder"),
 ])
@@ -378,6 +380,42 @@ def test_bench_web_races_count_errors_and_misses() -> None:
     # right), 1b before 0 (missed first: wrong).
     assert shares[30] == pytest.approx(2 / 4) and shares[50] == pytest.approx(3 / 4)
     assert bench.race_shares(shouts, heard_only=True)[30] == pytest.approx(1 / 2)
+
+
+def test_bench_web_judges_detections_in_time_order_with_the_margins_read_as_the_streams_come() -> None:
+    """The bench judges each phone's detections after the whole table was heard; the room
+    judges them as they come, the margins read on every chunk before. So the bench judges them
+    in the order of their ends across phones, reading the margins up to each first."""
+    from voice.recogniser import Detection
+
+    bench = _bench_web()
+    calls: list[tuple[str, int, float]] = []
+
+    class Track:
+        since = 100.0
+
+    class Check:
+        slack_s = 0.015
+        tracks = {0: Track(), 1: Track()}
+
+        def learn(self, until: float) -> None:
+            calls.append(("learn", -1, until))
+
+        def placed(self, seat: int, onset_s: float, end_s: float, rise_s: float | None) -> float | None:
+            calls.append(("judge", seat, end_s))
+            return None if seat == 1 else onset_s
+
+    def said(onset_s: float, end_s: float) -> Detection:
+        return Detection("oui", "oui", onset_s, end_s, 0.9, end_s + 0.2)
+
+    found = [[(said(101.0, 101.5), 0.0), (said(104.0, 104.5), 0.0)], [(said(102.0, 102.6), 0.0)]]
+    placed = bench.place(found, Check())
+    assert placed == {(0, 0): 101.0, (0, 1): 104.0, (1, 0): None}
+    judged = [(seat, end) for kind, seat, end in calls if kind == "judge"]
+    assert judged == [(0, 101.5), (1, 102.6), (0, 104.5)]
+    for seat, end in judged:  # the margins read up to within a chunk of each judgement, before it
+        learned = [until for kind, _, until in calls[:calls.index(("judge", seat, end))] if kind == "learn"]
+        assert end + 0.015 - 0.1 < learned[-1] <= end + 0.015
 
 
 def test_a_capture_that_drops_audio_mid_stream_is_followed_within_seconds() -> None:

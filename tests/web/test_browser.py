@@ -344,6 +344,9 @@ def test_two_phones_race_by_voice_and_the_delay_is_calibrated(web_table, room_br
 
     for seat, phone in enumerate(phones):
         wait_for(f"phone {seat + 1} showing its delay", partial(shows_its_delay, phone, seat))
+    # The chirps (the host's sound) did not pass the microphone test: the pages still ask for words.
+    for phone in phones:
+        assert css(phone, "#mic-test").text.startswith("Test du micro : dites quelques mots")
 
     # Alice throws: the race opens; Bruno truly shouts AHEAD_S first but his phone hears him
     # EXTRA_DELAY_S later.
@@ -362,9 +365,12 @@ def test_two_phones_race_by_voice_and_the_delay_is_calibrated(web_table, room_br
     [verdict] = [e for e in table.session.state.log if e["type"] == "race"]
     assert verdict["tied"] == [1], verdict  # Bruno alone first: no tie
     assert "Bruno" in race["result"]["en"] and "Alice" not in race["result"]["en"], race
-    # Both phones' race panels show the two shouts with their onsets.
+    # Both phones' race panels show the two shouts with their onsets, and the shouts passed
+    # each phone's microphone test.
     for phone in phones:
         wait_for("the race panel", partial(race_rows, phone, 2))
+        wait_for("the microphone test passed", lambda: css(phone, "#mic-test").text  # noqa: B023 - waited on at once
+                 == "Micro testé : la table vous entend.")
     set_viewport(phones[1], 360, 740, mobile=True)
     phones[1].execute_script("window.scrollTo(0, document.querySelector('#race-box').offsetTop"
                              " - document.querySelector('.sticky-top').offsetHeight - 8)")

@@ -283,7 +283,58 @@ def test_a_stream_start_plays_the_chirp_masks_it_and_calibrates_the_phone() -> N
     while clock.calibration_state != "ok" and time.monotonic() < deadline:
         time.sleep(0.02)
     assert clock.input_delay_s == 0.042
-    assert room.live()[0] == ("online", 42.0, "ok")
+    assert room.live()[0] == ("online", 42.0, "ok", "waiting")  # the microphone test: see below
+    # The crosstalk check reads how well phones hear each other only from audio placed with
+    # the input delay known: this stream from its sixth chunk, the first after the chirp's.
+    track = room.attribution.crosstalk.tracks[0]
+    while track.until < 5.9 * 1600 / RATE and time.monotonic() < deadline:
+        time.sleep(0.02)
+    assert track.timed_since == clock.host_time(5 * 1600)
+    room.close()
+
+
+def test_a_phone_passes_its_microphone_test_on_its_players_voice_not_on_the_hosts_sounds() -> None:
+    """The page asks for a few words when the microphone starts; the test passes once the
+    phone heard a voice near it for MIC_TEST_S. The room's noise does not pass it, nor the host's
+    own sound (the chirp, loud at a phone beside the laptop), which is masked; the player's
+    words do, and the table says so to every phone and the board."""
+    host = [100.0]
+    room = make_room([FakeClock(t0=100.0)], clock=lambda: host[0])
+    room.set_table(PlaySession(load_ruleset("classic"), [s.player for s in room.seats], view=room.view,
+                               keyboard=room.keys, seed=1), {}, [])  # a table to show
+    ana = join(room, 0)
+    assert room.seats[0].mic_test == "none"
+    stream_on(room, ana)
+    assert room.seats[0].mic_test == "waiting" and room.seats[1].mic_test == "none"
+    rng = np.random.default_rng(5)
+    audio = rng.standard_normal(4 * RATE) * 100  # the room
+    audio[round(0.4 * RATE):round(0.9 * RATE)] += rng.standard_normal(round(0.5 * RATE)) * 5000  # the chirp
+    room.mark_playback(100.35, 100.95)
+    words = rng.standard_normal(round(0.8 * RATE)) * 3000 * np.sin(np.linspace(0, 6 * np.pi, round(0.8 * RATE))) ** 2
+    audio[round(2.5 * RATE):round(3.3 * RATE)] += words
+
+    def hear(until_s: float) -> None:
+        first = room.seats[0].stream.next_sample  # type: ignore[union-attr]
+        for start in range(first, round(until_s * RATE), 1600):
+            pcm = np.clip(audio[start:start + 1600], -32768, 32767).astype(np.int16)
+            room.audio(ana, AudioChunk(start, start / 16.0, pcm))
+        deadline = time.monotonic() + 5
+        while room.attribution.crosstalk.heard_until([0]) < 100.0 + until_s - 0.05 and time.monotonic() < deadline:
+            time.sleep(0.01)
+        host[0] = 100.0 + until_s
+        room.watch()
+
+    hear(2.4)  # noise and the chirp
+    assert room.seats[0].mic_test == "waiting"
+    message = room.table_message()
+    assert message is not None and message["players"][0]["mic_test"] == "waiting"
+    assert message["players"][2]["mic_test"] == "none"  # the bot's seat
+    hear(4.0)
+    assert room.seats[0].mic_test == "heard" and room.live()[0][3] == "heard"
+    message = room.table_message()
+    assert message is not None and message["players"][0]["mic_test"] == "heard"
+    stream_on(room, ana, number=2)  # a new stream (the page hidden and back): passed once is enough
+    assert room.seats[0].mic_test == "heard"
     room.close()
 
 

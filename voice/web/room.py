@@ -60,6 +60,7 @@ CHIRP_TAIL_S = 0.3  # the chirp's echo, masked too
 MAX_BACKLOG = 100  # audio chunks waiting for a phone's recogniser (10 s): more is refused
 TAP_SLACK_S = 5.0  # a tap timed further than this from its arrival: the phone's clock is wrong
 RECHECK_EVERY_S = 30.0  # a calibration to recheck plays the chirp no sooner than this after the last
+MIC_TEST_S = 0.4  # a seat's microphone test passes once its phone heard this much voice near it
 
 
 class PhoneClockLike(Protocol):
@@ -145,6 +146,11 @@ class Seat:
     mic: str = "none"  # "online" | "offline" | "none"
     last_frame: float = 0.0
     played: bool = False  # a phone has played it: its name stays (a new phone plays on as that player)
+    # The microphone test: "none" (no stream yet), "waiting" (its page asks its player to say a
+    # few words), "heard" (it heard them: the microphone works, and what each phone heard of
+    # that voice tells the crosstalk check how well it hears this player). Passed once per seat.
+    mic_test: str = "none"
+    mic_test_since: float = 0.0  # host time the test began (the stream's start)
 
 
 @dataclass(eq=False)
@@ -261,14 +267,14 @@ class Room:
             except RuntimeError:  # the loop closed meanwhile: the server is stopping
                 pass
 
-    def live(self) -> list[tuple[str, float | None, str]]:
-        """What changes without the session: each seat's mic and calibration."""
+    def live(self) -> list[tuple[str, float | None, str, str]]:
+        """What changes without the session: each seat's mic, calibration and microphone test."""
         out = []
         for seat in self.seats:
             clock = seat.clock
             delay = clock.input_delay_s if clock is not None else None
             state = clock.calibration_state if clock is not None else "pending"
-            out.append((seat.mic, None if delay is None else round(delay * 1000, 1), state))
+            out.append((seat.mic, None if delay is None else round(delay * 1000, 1), state, seat.mic_test))
         return out
 
     def table_message(self) -> dict[str, Any] | None:
@@ -277,9 +283,10 @@ class Room:
         if table is None:
             return None
         players = []
-        for player, (mic, delay_ms, state), seat in zip(table["players"], self.live(), self.seats, strict=True):
+        for player, (mic, delay_ms, state, test), seat in zip(table["players"], self.live(), self.seats, strict=True):
             players.append({**player, "name": seat.player.name, "mic": mic if player["human"] else "none",
-                            "calibration": {"delay_ms": delay_ms, "state": state}})
+                            "calibration": {"delay_ms": delay_ms, "state": state},
+                            "mic_test": test if player["human"] else "none"})
         race = table.get("race")
         if race is not None:  # a voice shout from an uncalibrated phone is said to be so
             live = self.live()
@@ -300,6 +307,8 @@ class Room:
         for seat in self.seats:
             if seat.mic == "online" and now - seat.last_frame > MIC_TIMEOUT_S:
                 seat.mic = "offline"
+            if seat.mic_test == "waiting" and self.attribution.voiced_s(seat.index, seat.mic_test_since) >= MIC_TEST_S:
+                seat.mic_test = "heard"
         if self._recheck_due(now):
             self.calibrate(recheck=True)
         if self.live() != self._sent_live:
@@ -417,6 +426,8 @@ class Room:
             stream.thread = threading.Thread(target=self._decode, args=(seat, connection.clock, stream, sample_clock),
                                              daemon=True, name=f"phone-{seat.index + 1}")
             seat.stream, seat.mic, seat.last_frame = stream, "online", self.clock()
+            if seat.mic_test != "heard":
+                seat.mic_test, seat.mic_test_since = "waiting", seat.last_frame
             stream.thread.start()
             self.calibrate()
         self._send_table()
@@ -535,7 +546,8 @@ class Room:
         while not stream.stopped and (chunk := stream.chunks.get()) is not None:
             try:
                 clock.chunk(chunk.first_sample, len(chunk.pcm), chunk.phone_ms)
-                self.attribution.feed(seat.index, chunk.pcm, chunk.first_sample, sample_clock)
+                self.attribution.feed(seat.index, chunk.pcm, chunk.first_sample, sample_clock,
+                                      timed=clock.input_delay_s is not None)
                 state = clock.calibration_state
                 # The clock keeps the last seconds of audio and searches them for each chirp played.
                 if clock.feed(chunk.pcm, chunk.first_sample) is not None or clock.calibration_state != state:

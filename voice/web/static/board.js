@@ -145,6 +145,7 @@ window.CDC = window.CDC || {};
         el("div", {class: "details"},
           items.length ? el("span", {class: "items"}, CDC.t("items") + CDC.colon() + items.join(", ")) : null,
           !isBot(p) ? el("span", {class: "mic mic-" + mic, "data-mic": mic}, CDC.t(mic === "online" ? "mic_on" : mic === "offline" ? "mic_off" : "mic_none")) : null,
+          !isBot(p) && mic === "online" && p.mic_test === "waiting" ? el("span", {class: "mic-test", "data-test": "waiting"}, CDC.t("mic_test_board")) : null,
           !isBot(p) && p.voice ? el("span", {class: "voice"}, CDC.t("voice") + CDC.colon() + CDC.voiceText(CDC.pick(p.voice, "text"))) : null,
           !isBot(p) ? el("span", {class: "cal cal-" + ((p.calibration && p.calibration.state) || "none"), "data-cal": (p.calibration && p.calibration.state) || "none"}, CDC.t("calibration") + CDC.colon() + calibrationText(p.calibration)) : null));
       root.append(row);

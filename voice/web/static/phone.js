@@ -235,6 +235,12 @@
     const button = $("#mic-button");
     button.hidden = state.mic === "on";
     button.textContent = CDC.t(state.mic === "none" ? "mic_button" : "mic_button_again");
+    // The microphone test: while the host has not yet heard this player's voice, ask for a few words.
+    const test = me && me.mic_test;
+    const testNode = $("#mic-test");
+    testNode.hidden = !(mic === "on" && (test === "waiting" || test === "heard"));
+    testNode.dataset.test = test || "none";
+    testNode.textContent = CDC.t(test === "heard" ? "mic_test_heard" : "mic_test_waiting");
     $("#calibration").textContent = CDC.t("calibration") + CDC.colon() + CDC.calibrationText(me && me.calibration);
     $("#calibration").dataset.cal = (me && me.calibration && me.calibration.state) || "none";
     CDC.renderDice($("#dice"), table);

@@ -217,13 +217,23 @@ class Crosstalk:
         # it heard within COVERED_DB of the other's own level, its own player was speaking.
         shown = loud[keep] - np.interp(t[keep], tm, lm)
         shown = shown[shown >= COVERED_DB]
-        if len(shown) >= MARGIN_FRAMES:
+        # Found not to hear that player only on what this phone heard loudest within the clocks'
+        # slack, as `others_at` reads the others: it hears a player a few ms after their own
+        # phone does (sound travel, the calibrations' error), and each syllable's start then
+        # shows a frame it seems not to hear (talk has many: phones that hear a player 17 dB
+        # under looked deaf to them). Staying so is read as before: there the own player's voice
+        # spread over the slack would cover the frames that show it.
+        reach = max(1, round(self.slack_s / HOP_S))
+        near = loud[keep] - np.interp(t[keep], tm, maximum_filter1d(lm, 2 * reach + 1))
+        near = near[near >= COVERED_DB]
+        before = self._margins.get(pair, self.under_db)
+        if before < ISOLATED_DB and len(near) >= MARGIN_FRAMES:
+            seen = float(np.percentile(near, MARGIN_PERCENTILE))
+            self._margins[pair] = seen if seen >= ISOLATED_DB else self.under_db
+        elif before >= ISOLATED_DB and len(shown) >= MARGIN_FRAMES:
             seen = float(np.percentile(shown, MARGIN_PERCENTILE))
-            before = self._margins.get(pair, self.under_db)
-            if seen >= ISOLATED_DB:
-                self._margins[pair] = seen
-            elif before < ISOLATED_DB or seen < HEARD_DB:
-                self._margins[pair] = self.under_db
+            if seen >= ISOLATED_DB or seen < HEARD_DB:
+                self._margins[pair] = seen if seen >= ISOLATED_DB else self.under_db
         return self._margins.get(pair, self.under_db)
 
     def learn(self, until: float = math.inf) -> None:
@@ -242,9 +252,10 @@ class Crosstalk:
                     self.margin_db(seat, other, heard)
 
     def voiced_s(self, seat: int, since: float) -> float:
-        """How long the seat's phone heard a voice near it (VOICED_DB over its floor) since
-        this host time (within the track's past), the host's own sounds left out: its
-        microphone test (voice/web/room.py)."""
+        """How long the seat's phone heard its own player's voice near it since this host time
+        (within the track's past): frames VOICED_DB over its floor and `own_db` over the other
+        players' voices as it hears them (`others_at`: a neighbour's loud words are not this
+        player's), the host's own sounds left out. Its microphone test (voice/web/room.py)."""
         track = self.tracks.get(seat)
         if track is None:
             return 0.0
@@ -252,6 +263,8 @@ class Crosstalk:
         voiced = level > VOICED_DB
         for start, end in self._host_sounds:
             voiced &= (times < start) | (times > end)
+        if voiced.any():
+            voiced &= level > self.others_at(seat, times) + self.own_db
         return float(voiced.sum()) * HOP_S
 
     def others_at(self, seat: int, times: np.ndarray) -> np.ndarray:

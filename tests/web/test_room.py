@@ -302,10 +302,16 @@ def test_a_phone_passes_its_microphone_test_on_its_players_voice_not_on_the_host
     room = make_room([FakeClock(t0=100.0)], clock=lambda: host[0])
     room.set_table(PlaySession(load_ruleset("classic"), [s.player for s in room.seats], view=room.view,
                                keyboard=room.keys, seed=1), {}, [])  # a table to show
+    played: list[float] = []
+    room.play = lambda samples, rate: played.append(host[0])
     ana = join(room, 0)
     assert room.seats[0].mic_test == "none"
     stream_on(room, ana)
     assert room.seats[0].mic_test == "waiting" and room.seats[1].mic_test == "none"
+    deadline = time.monotonic() + 5
+    while not played and time.monotonic() < deadline:  # the join chirp, masked at its host time
+        time.sleep(0.02)
+    assert played == [100.0]
     rng = np.random.default_rng(5)
     audio = rng.standard_normal(4 * RATE) * 100  # the room
     audio[round(0.4 * RATE):round(0.9 * RATE)] += rng.standard_normal(round(0.5 * RATE)) * 5000  # the chirp
@@ -319,7 +325,8 @@ def test_a_phone_passes_its_microphone_test_on_its_players_voice_not_on_the_host
             pcm = np.clip(audio[start:start + 1600], -32768, 32767).astype(np.int16)
             room.audio(ana, AudioChunk(start, start / 16.0, pcm))
         deadline = time.monotonic() + 5
-        while room.attribution.crosstalk.heard_until([0]) < 100.0 + until_s - 0.05 and time.monotonic() < deadline:
+        tracks = room.attribution.crosstalk.tracks  # made by the stream's worker at its first chunk
+        while (0 not in tracks or tracks[0].until < 100.0 + until_s - 0.05) and time.monotonic() < deadline:
             time.sleep(0.01)
         host[0] = 100.0 + until_s
         room.watch()

@@ -197,8 +197,8 @@ class Crosstalk:
         that difference. A phone found so stays so while the difference stays over HEARD_DB.
         What a quiet spell cannot show is kept, and so is what frames where its own player
         covers the other's voice cannot (at a table where everybody shouts every round, they
-        can be all there is: the margin then flipped back to `under_db`). The host's own
-        sounds are left out."""
+        can be all there is: the margin then flipped back to `under_db`). Only audio placed
+        with both streams timed counts, and the host's own sounds are left out."""
         pair = (seat, other)
         # Only where both streams were timed: a phone's onsets sit up to its input delay (0.1 s)
         # off the others' before the chirp measured it, and every syllable of a player's words
@@ -217,23 +217,13 @@ class Crosstalk:
         # it heard within COVERED_DB of the other's own level, its own player was speaking.
         shown = loud[keep] - np.interp(t[keep], tm, lm)
         shown = shown[shown >= COVERED_DB]
-        # Found not to hear that player only on what this phone heard loudest within the clocks'
-        # slack, as `others_at` reads the others: it hears a player a few ms after their own
-        # phone does (sound travel, the calibrations' error), and each syllable's start then
-        # shows a frame it seems not to hear (talk has many: phones that hear a player 17 dB
-        # under looked deaf to them). Staying so is read as before: there the own player's voice
-        # spread over the slack would cover the frames that show it.
-        reach = max(1, round(self.slack_s / HOP_S))
-        near = loud[keep] - np.interp(t[keep], tm, maximum_filter1d(lm, 2 * reach + 1))
-        near = near[near >= COVERED_DB]
-        before = self._margins.get(pair, self.under_db)
-        if before < ISOLATED_DB and len(near) >= MARGIN_FRAMES:
-            seen = float(np.percentile(near, MARGIN_PERCENTILE))
-            self._margins[pair] = seen if seen >= ISOLATED_DB else self.under_db
-        elif before >= ISOLATED_DB and len(shown) >= MARGIN_FRAMES:
+        if len(shown) >= MARGIN_FRAMES:
             seen = float(np.percentile(shown, MARGIN_PERCENTILE))
-            if seen >= ISOLATED_DB or seen < HEARD_DB:
-                self._margins[pair] = seen if seen >= ISOLATED_DB else self.under_db
+            before = self._margins.get(pair, self.under_db)
+            if seen >= ISOLATED_DB:
+                self._margins[pair] = seen
+            elif before < ISOLATED_DB or seen < HEARD_DB:
+                self._margins[pair] = self.under_db
         return self._margins.get(pair, self.under_db)
 
     def learn(self, until: float = math.inf) -> None:

@@ -188,6 +188,13 @@ class Crosstalk:
         a phone hears a player."""
         self._host_sounds = [m for m in self._host_sounds if m[1] > start_s - MARGIN_S - 2] + [(start_s, end_s)]
 
+    def _not_played(self, times: np.ndarray) -> np.ndarray:
+        """Which of these host times fall outside the host's own sounds (`mask_playback`)."""
+        outside = np.ones(len(times), dtype=bool)
+        for start, end in self._host_sounds:
+            outside &= (times < start) | (times > end)
+        return outside
+
     def margin_db(self, seat: int, other: int, until: float) -> float:
         """How much quieter `other`'s player is at `seat`'s phone than at their own:
         `under_db`, unless the last MARGIN_S show this phone hardly hears that player (phones
@@ -206,9 +213,7 @@ class Crosstalk:
         # player's taken for one that hardly hears them: crosstalk let through).
         since = max(until - MARGIN_S, self.tracks[other].timed_since, self.tracks[seat].timed_since)
         t, loud = self.tracks[other].window(since, until)
-        keep = loud > LOUD_DB
-        for start, end in self._host_sounds:
-            keep &= (t < start) | (t > end)
+        keep = (loud > LOUD_DB) & self._not_played(t)
         tm, lm = self.tracks[seat].window(until - MARGIN_S - 1, until + 1)
         if len(tm) < 2:
             return self._margins.get(pair, self.under_db)
@@ -250,9 +255,7 @@ class Crosstalk:
         if track is None:
             return 0.0
         times, level = track.window(since, math.inf)
-        voiced = level > VOICED_DB
-        for start, end in self._host_sounds:
-            voiced &= (times < start) | (times > end)
+        voiced = (level > VOICED_DB) & self._not_played(times)
         if voiced.any():
             voiced &= level > self.others_at(seat, times) + self.own_db
         return float(voiced.sum()) * HOP_S

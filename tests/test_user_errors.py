@@ -1065,12 +1065,15 @@ def test_evaluate_champions_on_a_full_disk_keeps_its_report_and_says_so(tmp_path
 
 def test_bench_web_on_a_full_disk_leaves_no_json_cut_short(tmp_path: Path) -> None:
     # --json was written in place: a full disk left a file cut short (then refused as existing).
+    # The clips are stubbed too: on a clean checkout (no clip cache) they were made under the
+    # file size limit, where espeak-ng's sound server memory cannot grow (SIGXFSZ).
     figures = tmp_path / "web.json"
     bench = (f"import importlib.util, sys; spec = importlib.util.spec_from_file_location('bench_web', "
              f"{str(ROOT / 'scripts' / 'bench_web.py')!r}); web = importlib.util.module_from_spec(spec); "
              "sys.modules['bench_web'] = web; spec.loader.exec_module(web); import voice.model as model; "
              "model.load_model = lambda path: None; model.packaged_model_path = lambda: None; "
-             "web.load_shouts = lambda name: []; web.run_table = lambda *a, **k: None; "
+             "web.load_shouts = lambda name: []; web.load_talk = lambda name: []; "
+             "web.run_table = lambda *a, **k: None; "
              "web.figures = lambda table: {'phones': 'x' * 5000}; web._print = lambda results: None; "
              f"sys.exit(web.main(['--phones', '2', '--json', {str(figures)!r}]))")
     result = subprocess.run([sys.executable, "-c", bench], cwd=ROOT, capture_output=True, text=True,

@@ -257,13 +257,18 @@ class Crosstalk:
         times, level = track.window(since, math.inf)
         voiced = (level > VOICED_DB) & self._not_played(times)
         if voiced.any():
-            voiced &= level > self.others_at(seat, times) + self.own_db
+            # The margins as `learn` last read them (at most LEARN_EVERY_S old): the room asks
+            # ten times a second of every seat still waiting, and reading every pair's margin
+            # anew from MARGIN_S of audio each time took 15 ms a round at 8 phones.
+            self.learn()
+            voiced &= level > self.others_at(seat, times, read=False) + self.own_db
         return float(voiced.sum()) * HOP_S
 
-    def others_at(self, seat: int, times: np.ndarray) -> np.ndarray:
+    def others_at(self, seat: int, times: np.ndarray, read: bool = True) -> np.ndarray:
         """The other players' voices as the seat's phone hears them at these host times, in dB
         over its floor: each other phone's level (the loudest within the slack), less that
-        pair's margin (`margin_db`), added up as powers (-inf: no other phone). A player the
+        pair's margin (`margin_db` read up to the last of them; `read` False: as last read),
+        added up as powers (-inf: no other phone). A player the
         phone is found not to hear (a margin of ISOLATED_DB or more) adds nothing: that margin
         is a bound, what the phone's own noise let show, and seven players at their bound would
         add up to a voice 8 dB over it."""
@@ -272,7 +277,7 @@ class Crosstalk:
         for other, track in self.tracks.items():
             if other == seat:
                 continue
-            margin = self.margin_db(seat, other, times[-1])
+            margin = self.margin_db(seat, other, times[-1]) if read else self._margins.get((seat, other), self.under_db)
             if margin >= ISOLATED_DB:
                 continue  # not heard at this phone: the margin is only what its own noise floor let show
             t, v = track.window(times[0] - 2 * self.slack_s, times[-1] + 2 * self.slack_s)

@@ -370,6 +370,28 @@ def test_the_microphone_test_hears_the_phones_own_player_not_a_loud_neighbour() 
     assert heard.voiced_s(0, 100.0) >= 0.4
 
 
+def test_the_microphone_test_reads_the_margins_as_learnt_not_anew_at_every_look(
+        monkeypatch: pytest.MonkeyPatch) -> None:
+    """The room looks at every waiting seat's test ten times a second. Reading each pair's
+    margin anew from MARGIN_S of audio at every look cost 15 ms a look at 8 phones; the test
+    uses the margins `learn` keeps (read at most every LEARN_EVERY_S), and still tells Bob's
+    voice from Ana's."""
+    rng = np.random.default_rng(6)
+    ana, bob = room(rng, 4.0), room(rng, 4.0)
+    said = np.concatenate([voice(rng, 0.15) * (0.5 + rng.random()) for _ in range(6)])
+    add(bob, said, 0.5, 30.0)
+    add(ana, said, 0.503, 30.0 - 14.0)
+    heard = Crosstalk()
+    listen(heard, {0: ana, 1: bob})
+    heard.learn()
+    reads: list[tuple[int, int, float]] = []
+    read = heard.margin_db
+    monkeypatch.setattr(heard, "margin_db", lambda *pair: reads.append(pair) or read(*pair))
+    looks = [heard.voiced_s(seat, 100.0) for _ in range(10) for seat in (0, 1)]
+    assert reads == []
+    assert looks[1] >= 0.4 and looks[0] < 0.1
+
+
 @pytest.mark.parametrize("under_db", [None, 14.0])
 def test_what_a_player_said_alone_long_before_the_race_still_shows_how_well_each_phone_hears_them(
         under_db: float | None) -> None:

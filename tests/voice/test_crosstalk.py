@@ -386,7 +386,12 @@ def test_the_microphone_test_reads_the_margins_as_learnt_not_anew_at_every_look(
     heard.learn()
     reads: list[tuple[int, int, float]] = []
     read = heard.margin_db
-    monkeypatch.setattr(heard, "margin_db", lambda *pair: reads.append(pair) or read(*pair))
+
+    def counted(seat: int, other: int, until: float) -> float:
+        reads.append((seat, other, until))
+        return read(seat, other, until)
+
+    monkeypatch.setattr(heard, "margin_db", counted)
     looks = [heard.voiced_s(seat, 100.0) for _ in range(10) for seat in (0, 1)]
     assert reads == []
     assert looks[1] >= 0.4 and looks[0] < 0.1

@@ -377,6 +377,35 @@ def test_two_phones_race_by_voice_and_the_delay_is_calibrated(web_table, room_br
     phones[1].save_screenshot(str(SCREENSHOTS / "phone-fr-race-360x740.png"))
 
 
+def test_the_board_marks_an_untested_microphone_until_its_player_speaks(web_table, room_browsers: Browsers,
+                                                                      pulse: Pulse, korean, tmp_path: Path) -> None:
+    """A phone streams, its player not yet heard: the board says « micro à tester » beside the
+    seat (a player whose phone would not hear them is found before the first race). Once the
+    player has said a few words the board's mark goes and the phone says its test passed."""
+    _model, _lexicon, said = korean
+    table = bots_table(web_table, seed=7)
+    phone = room_browsers.open(source=SOURCES[0])
+    phone.get(f"{table.phone_url}&seat=1")  # Zoé's seat, by the link
+    wait_for("the phone seated", partial(seated, phone, 0))
+    css(phone, "#mic-button").click()
+    wait_for("the microphone streaming", lambda: table.room.seats[0].mic == "online")
+    board = room_browsers.open()
+    board.get(table.board_url)
+    untested = "#players li[data-seat='0'] .mic-test[data-test='waiting']"
+    wait_for("the board's mark", lambda: board.find_elements("css selector", untested))
+    assert css(board, untested).text == "micro à tester"
+    assert css(phone, "#mic-test").text.startswith("Test du micro : dites quelques mots")
+    time.sleep(1.5)  # the silent room passes nothing
+    assert table.room.seats[0].mic_test == "waiting" and board.find_elements("css selector", untested)
+
+    pulse.play(stereo(len(said) / 16000 + 1.0, [(0.3, said)], []), tmp_path / "said.wav")
+    wait_for("the microphone test passed", lambda: css(phone, "#mic-test").text
+             == "Micro testé : la table vous entend.", timeout=10)
+    wait_for("the board's mark gone", lambda: not board.find_elements("css selector", untested))
+    assert board.find_elements("css selector", "#players li[data-seat='0'] [data-mic='online']")
+    assert not script_errors(board) and not script_errors(phone)
+
+
 # ---------------------------------------------------------------- a phone that sleeps, then reloads
 
 

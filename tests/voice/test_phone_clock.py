@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import math
 import subprocess
 import sys
 from pathlib import Path
@@ -545,3 +546,48 @@ def test_bench_web_takes_a_crowded_reading_only_where_another_phone_heard_its_ph
     # only by another crowded one: not taken, nor is that one.
     assert table.round_onsets[1] == [1.05, None] and table.round_onsets[0] == [1.0, None]
     assert table.round_onsets[2] == [None, None] and table.unconfirmed == 2
+
+
+def test_bench_web_table_talk_comes_between_the_shouts_and_the_next_round() -> None:
+    """--table-talk: after the shouts of about half the rounds a player says a few words: after
+    the round's last shout ends, cut short (faded, no click) before the next round, never less
+    than TALK_MIN_S. Without crosstalk the shouts are drawn later, so it starts after the
+    latest one can end."""
+    bench = _bench_web()
+    rng = np.random.default_rng(3)
+    talk = [np.full(round(s * 16000), 1000.0) for s in (1.0, 2.5, 4.0)]
+    shouts = [("oui", np.ones(round(1.2 * 16000)))]
+    rounds, first = 40, 10.0
+    plan = [[(np.ones(round(0.8 * 16000)), first + r * 4.0 + 0.5, 20.0), (None, 0.0, 0.0),
+             (np.ones(round(1.0 * 16000)), first + r * 4.0 + 0.6, 20.0)] for r in range(rounds)]
+    for shouted in (plan, []):
+        chatter = bench.plan_table_talk(rng, talk, shouted, shouts, first, rounds, 3)
+        assert 10 <= len(chatter) <= 30
+        for who, words, mouth, snr_db in chatter:
+            r = math.floor((mouth - first) / 4.0)
+            last_end = first + r * 4.0 + (1.6 if shouted else 0.3 + 1.2)
+            assert 0 <= who < 3 and 10 <= snr_db <= 25
+            assert last_end + 0.2 <= mouth <= last_end + 0.6
+            assert bench.TALK_MIN_S <= len(words) / 16000 and mouth + len(words) / 16000 <= first + (r + 1) * 4.0 - 0.1
+            assert words[-1] == 0.0 and words[0] == 1000.0
+    assert any(len(words) not in {len(t) for t in talk} for _, words, _, _ in chatter)  # some cut short
+
+
+def test_bench_web_counts_table_talk_heard_as_a_shout() -> None:
+    bench = _bench_web()
+    from voice.recogniser import Detection
+
+    def heard(onset: float, intent: str = "oui") -> tuple[Detection, float]:
+        return Detection(intent, intent, onset, onset + 0.5, 0.9, onset + 0.8), onset + 0.8
+
+    table = bench.Table(n=2)
+    table.talk = [(0, 3.0, 4.0), (1, 9.0, 10.0)]
+    mine = [bench.Shout(0, "oui", 1.0, 1.8)]
+    # Phone 0: its shout, then a detection in its player's talk; phone 1: one in phone 0's talk
+    # (heard across the table) and one far from any talk (a false detection, not talk).
+    table.heard_by = [(bench.Phone(0, 0, 0, 0, 0, 0, 0.3, 1, 1, 10, 100), mine, [heard(1.0), heard(3.4)], []),
+                      (None, [], [heard(3.9, "non"), heard(6.0)], [])]
+    bench.settle(table, None)
+    assert table.talk_shouts == 2 and table.false_detections == 3
+    table.audio_s = table.clock_cpu_s = table.recogniser_cpu_s = table.crosstalk_cpu_s = 60.0
+    assert bench.figures(table)["table_talk_heard_as_a_shout"] == "2 of 2"

@@ -8,6 +8,7 @@ from __future__ import annotations
 import importlib.util
 import json
 import os
+import re
 import signal
 import subprocess
 import sys
@@ -378,6 +379,8 @@ def test_fit_value_of_a_table_with_too_many_seats_is_one_line(capsys: pytest.Cap
     ("bench_clone", ["--repeat", "100000000000000"], "argument --repeat: 100000000000000: give at most 100000"),
     ("bench_clone", ["--repeat", "0"], "argument --repeat: 0: give 1 or more"),  # an error of its own, no usage
     ("bench_web", ["--phones", ",".join(["2"] * 9)], "--phones: 9 table sizes; give at most 8"),
+    ("bench_crosstalk", ["--phones", "17"], "argument --phones: 17: give at most 16 (the web table's most seats)"),
+    ("bench_crosstalk", ["--seconds", "100000000000000"], "argument --seconds: 100000000000000: give at most 120"),
     ("probe_rollouts", ["--games", "100000000000000"], "argument --games: 100000000000000: give at most 100000"),
     ("probe_rollouts", ["--rollouts", "100000000000000"], "argument --rollouts: 100000000000000: give at most 10000"),
     ("probe_search", ["--games", "1000000"], "argument --games: 1000000: give at most 10000"),
@@ -526,6 +529,25 @@ def test_bench_clone_refuses_a_ruleset_without_its_tables_and_skips_a_turn_no_ga
     monkeypatch.setattr(bench, "decision_cost", lambda *_, **__: (_ for _ in ()).throw(KeyboardInterrupt))
     assert bench.main(["--ruleset", "classic", "--repeat", "1"]) == 130
     assert capsys.readouterr().err.strip() == "stopped: nothing was written"
+
+
+@pytest.mark.parametrize(("argv", "says"), [
+    (["--phones", "1"], "--phones 1: a crosstalk check needs 2 phones or more (2-16)"),
+    (["--seconds", "3"], "--seconds 3: give 5 to 120 (the margins need a few seconds of talk)"),
+    (["--phones", "two"], "argument --phones: 'two'"),
+])
+def test_bench_crosstalk_refuses_a_table_it_cannot_time(argv: list[str], says: str, capsys: pytest.CaptureFixture[str],
+                                                       monkeypatch: pytest.MonkeyPatch) -> None:
+    assert f"error: {says}" in usage_error("bench_crosstalk", argv, capsys, monkeypatch)
+
+
+def test_bench_crosstalk_prints_the_checks_cost_and_the_looks_ratios(capsys: pytest.CaptureFixture[str]) -> None:
+    assert script("bench_crosstalk").main(["--phones", "3", "--seconds", "6"]) == 0
+    out = capsys.readouterr().out
+    assert out.startswith("crosstalk check, 3 phones, 6 s of talk, the others 14 dB under (seed 0)")
+    ratios = [float(r) for r in re.findall(r"(\d+) times as much", out)]
+    assert len(ratios) == 2 and all(r >= 1 for r in ratios), out
+    assert re.search(r"feed \(loudness, margins read every second\): \d+\.\d ms CPU per second", out)
 
 
 @pytest.mark.parametrize("argv", [["--runners", "1", "0"], ["--config", "{folder}"]])

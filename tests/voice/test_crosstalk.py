@@ -397,6 +397,40 @@ def test_the_microphone_test_reads_the_margins_as_learnt_not_anew_at_every_look(
     assert looks[1] >= 0.4 and looks[0] < 0.1
 
 
+def test_the_rooms_looks_at_a_microphone_test_add_up_to_the_whole_and_wait_for_the_others_audio() -> None:
+    """The room looks at a waiting test ten times a second, each look reading only the audio
+    come since the last (`Attribution.voiced_between`): the looks add up to what one look at
+    all of it finds, Bob's words passing his test and not Ana's. A look reads no further than
+    every streaming phone's audio has come: Bob's phone 1 s behind, Ana's look stops where his
+    stream is (his voice at her phone, at those times, is not known yet)."""
+    rng = np.random.default_rng(6)
+    ana, bob = room(rng, 4.0), room(rng, 4.0)
+    said = np.concatenate([voice(rng, 0.15) * (0.5 + rng.random()) for _ in range(6)])
+    add(bob, said, 0.5, 30.0)
+    add(ana, said, 0.503, 30.0 - 14.0)
+    attribution: Attribution[Detection] = Attribution()
+    looked = {0: (0.0, 100.0), 1: (0.0, 100.0)}  # seat: (voice added up, looked up to)
+    for first in range(0, len(ana), 1600):
+        for seat, samples in ((0, ana), (1, bob)):
+            attribution.feed(seat, samples[first:first + 1600], first, lambda i: 100.0 + i / RATE)
+        for seat, (voiced, since) in looked.items():
+            more, until = attribution.voiced_between(seat, since, [0, 1])
+            looked[seat] = (voiced + more, until)
+    whole = {seat: attribution.crosstalk.voiced_s(seat, 100.0, looked[seat][1]) for seat in (0, 1)}
+    assert looked[1][0] >= 0.4 and looked[0][0] < 0.1
+    assert all(abs(looked[seat][0] - whole[seat]) <= 0.02 for seat in (0, 1)), (looked, whole)
+    assert looked[0][1] > 103.9
+
+    late: Attribution[Detection] = Attribution()
+    for first in range(0, len(ana), 1600):
+        late.feed(0, ana[first:first + 1600], first, lambda i: 100.0 + i / RATE)
+        if first >= 16_000:  # Bob's stream 1 s behind
+            late.feed(1, bob[first - 16_000:first - 14_400], first - 16_000, lambda i: 100.0 + i / RATE)
+    _, until = late.voiced_between(0, 100.0, [0, 1])
+    assert until <= late.crosstalk.tracks[1].until - 2 * late.crosstalk.slack_s < late.crosstalk.tracks[0].until - 0.9
+    assert late.voiced_between(0, 100.0, [0])[1] > until + 0.9  # Bob's phone offline: not waited for
+
+
 @pytest.mark.parametrize("under_db", [None, 14.0])
 def test_what_a_player_said_alone_long_before_the_race_still_shows_how_well_each_phone_hears_them(
         under_db: float | None) -> None:

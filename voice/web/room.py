@@ -150,7 +150,8 @@ class Seat:
     # few words), "heard" (it heard them: the microphone works, and what each phone heard of
     # that voice tells the crosstalk check how well it hears this player). Passed once per seat.
     mic_test: str = "none"
-    mic_test_since: float = 0.0  # host time the test began (the stream's start)
+    mic_test_since: float = 0.0  # host time up to which the test's audio was looked at (from the stream's start)...
+    mic_test_voiced_s: float = 0.0  # ...and how much of the player's voice it held
 
 
 @dataclass(eq=False)
@@ -307,8 +308,13 @@ class Room:
         for seat in self.seats:
             if seat.mic == "online" and now - seat.last_frame > MIC_TIMEOUT_S:
                 seat.mic = "offline"
-            if seat.mic_test == "waiting" and self.attribution.voiced_s(seat.index, seat.mic_test_since) >= MIC_TEST_S:
-                seat.mic_test = "heard"
+            if seat.mic_test == "waiting":
+                streaming = [s.index for s in self.seats if s.mic == "online"]
+                voiced, seat.mic_test_since = self.attribution.voiced_between(seat.index, seat.mic_test_since,
+                                                                              streaming)
+                seat.mic_test_voiced_s += voiced
+                if seat.mic_test_voiced_s >= MIC_TEST_S:
+                    seat.mic_test = "heard"
         if self._recheck_due(now):
             self.calibrate(recheck=True)
         if self.live() != self._sent_live:
@@ -427,7 +433,7 @@ class Room:
                                              daemon=True, name=f"phone-{seat.index + 1}")
             seat.stream, seat.mic, seat.last_frame = stream, "online", self.clock()
             if seat.mic_test != "heard":
-                seat.mic_test, seat.mic_test_since = "waiting", seat.last_frame
+                seat.mic_test, seat.mic_test_since, seat.mic_test_voiced_s = "waiting", seat.last_frame, 0.0
             stream.thread.start()
             self.calibrate()
         self._send_table()

@@ -351,15 +351,22 @@ def test_a_stream_placed_before_its_input_delay_is_known_shows_nothing_of_the_ma
     assert aligned.margin_db(0, 1, 102.5) == aligned.under_db
 
 
-def test_the_microphone_test_hears_the_phones_own_player_not_a_loud_neighbour() -> None:
-    """Bob says his few words loud (30 dB at his phone), and Ana's phone hears them 14 dB under:
-    16 dB over its floor, a voice near a phone by level alone. Only Bob's test passes; Ana's
-    does once she speaks."""
+def bob_says_a_few_words() -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """Ana's and Bob's phones' streams (4 s) as Bob says his few words loud (30 dB at his phone,
+    six syllables) and Ana's phone hears them 14 dB under, 3 ms later: 16 dB over its floor, a
+    voice near a phone by level alone. Also what he said."""
     rng = np.random.default_rng(6)
     ana, bob = room(rng, 4.0), room(rng, 4.0)
     said = np.concatenate([voice(rng, 0.15) * (0.5 + rng.random()) for _ in range(6)])
     add(bob, said, 0.5, 30.0)
     add(ana, said, 0.503, 30.0 - 14.0)
+    return ana, bob, said
+
+
+def test_the_microphone_test_hears_the_phones_own_player_not_a_loud_neighbour() -> None:
+    """Bob says his few words loud, and Ana's phone hears them 14 dB under
+    (`bob_says_a_few_words`). Only Bob's test passes; Ana's does once she speaks."""
+    ana, bob, said = bob_says_a_few_words()
     heard = Crosstalk()
     listen(heard, {0: ana, 1: bob})
     assert heard.voiced_s(1, 100.0) >= 0.4
@@ -373,14 +380,10 @@ def test_the_microphone_test_hears_the_phones_own_player_not_a_loud_neighbour() 
 def test_the_microphone_test_reads_the_margins_as_learnt_not_anew_at_every_look(
         monkeypatch: pytest.MonkeyPatch) -> None:
     """The room looks at every waiting seat's test ten times a second. Reading each pair's
-    margin anew from MARGIN_S of audio at every look cost 15 ms a look at 8 phones; the test
-    uses the margins `learn` keeps (read at most every LEARN_EVERY_S), and still tells Bob's
-    voice from Ana's."""
-    rng = np.random.default_rng(6)
-    ana, bob = room(rng, 4.0), room(rng, 4.0)
-    said = np.concatenate([voice(rng, 0.15) * (0.5 + rng.random()) for _ in range(6)])
-    add(bob, said, 0.5, 30.0)
-    add(ana, said, 0.503, 30.0 - 14.0)
+    margin anew from MARGIN_S of audio at every look cost twice the look itself
+    (scripts/bench_crosstalk.py); the test uses the margins `learn` keeps (read at most every
+    LEARN_EVERY_S), and still tells Bob's voice from Ana's."""
+    ana, bob, _said = bob_says_a_few_words()
     heard = Crosstalk()
     listen(heard, {0: ana, 1: bob})
     heard.learn()
@@ -403,11 +406,7 @@ def test_the_rooms_looks_at_a_microphone_test_add_up_to_the_whole_and_wait_for_t
     all of it finds, Bob's words passing his test and not Ana's. A look reads no further than
     every streaming phone's audio has come: Bob's phone 1 s behind, Ana's look stops where his
     stream is (his voice at her phone, at those times, is not known yet)."""
-    rng = np.random.default_rng(6)
-    ana, bob = room(rng, 4.0), room(rng, 4.0)
-    said = np.concatenate([voice(rng, 0.15) * (0.5 + rng.random()) for _ in range(6)])
-    add(bob, said, 0.5, 30.0)
-    add(ana, said, 0.503, 30.0 - 14.0)
+    ana, bob, _said = bob_says_a_few_words()
     attribution: Attribution[Detection] = Attribution()
     looked = {0: (0.0, 100.0), 1: (0.0, 100.0)}  # seat: (voice added up, looked up to)
     for first in range(0, len(ana), 1600):

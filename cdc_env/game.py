@@ -229,6 +229,20 @@ class GameState:
         twin._roll_pending_dice()
         return twin
 
+    def without(self, index: int) -> GameState:
+        """This game with history entry `index` left out, replayed from the start: a shout the
+        table takes back (talk a microphone misheard), as if it had never been said. The dice
+        go on as this state's would (a copy of its source). IllegalActionError when what came
+        after no longer replays without it; IndexError for no such entry."""
+        if not 0 <= index < len(self.history):
+            raise IndexError(f"no history entry {index} (the game has {len(self.history)})")
+        twin = GameState(self.rules, self.seated_at_start, setup=self.setup)
+        for entry in self.history[:index] + self.history[index + 1:]:
+            twin.apply_action(action_from_json(entry["action"]), seat=entry["seat"])
+        twin.dice_source = copy_dice(self.dice_source)
+        twin._roll_pending_dice()
+        return twin
+
     # ---------------------------------------------------------------- a late friend
 
     def join(self, name: str, sung: bool = False) -> int:

@@ -45,6 +45,9 @@ HELD_GRACE_S = 1.0
 # A shout's onset may fall this much before the race's start (the clocks' error, a few ms) and
 # still count, as 0 ms; earlier, it began before the dice were shown and does not count.
 EARLY_TOLERANCE_S = 0.05
+# Typed alone, takes back the last false shout a microphone heard (PlaySession.take_back): a
+# recogniser now and then takes talk for a race phrase, and the table knows who said nothing.
+TAKE_BACK = "-"
 
 
 @dataclass(frozen=True)
@@ -211,6 +214,9 @@ class PlaySession:
     _last_race: tuple[float, float, frozenset[str]] | None = None
     # Late friends typed in (`+ Name`) waiting for the next turn to begin: (name, Sloubi sung).
     joining: list[tuple[str, bool]] = field(default_factory=list)
+    # The false shouts the microphones heard, which the table may take back (`-`: talk the
+    # recogniser took for a race phrase): (history index, seat, phrase). This game's only.
+    misheard: list[tuple[int, int, str]] = field(default_factory=list)
 
     def __post_init__(self) -> None:
         self.state = GameState(self.rules, len(self.players), dice=self.dice or SeededDice(self.seed),
@@ -368,6 +374,10 @@ class PlaySession:
                 if self._typed_join(typed[0]):
                     return None
                 continue
+            if typed[0].strip() == TAKE_BACK:
+                if self.take_back():
+                    return None  # the game changed: ask again
+                continue
             action, why = self._typed_action(decision, options, typed[0])
             if action is not None:
                 return action
@@ -389,6 +399,8 @@ class PlaySession:
                 self._typed_false_shout(typed, default_seat=None)
             elif typed[0].startswith("+"):
                 self._typed_join(typed[0])
+            elif typed[0].strip() == TAKE_BACK:
+                self.take_back()
             else:
                 self.view.say(f"« {typed[0]} » ignored: it is not your turn yet")
 
@@ -509,7 +521,34 @@ class PlaySession:
         except IllegalActionError as error:
             self.view.say(f"{name} shouted « {phrase} » ({by}) out of any race: {error}")
             return False
-        self.view.say(f"{name} shouted « {phrase} » ({by}) with no race to shout for")
+        self.view.say(f"{name} shouted « {phrase} » ({by}) with no race to shout for"
+                      + (f"; if it was talk the microphone misheard, « {TAKE_BACK} » typed at the table takes it back"
+                         if by == "voice" else ""))
+        if by == "voice":
+            self.misheard.append((len(self.state.history) - 1, seat, phrase))
+        self.save()
+        self.view.show(self)
+        return True
+
+    def take_back(self) -> bool:
+        """`-`: the table takes back the last false shout a microphone heard (talk the
+        recogniser took for a race phrase): the game goes on as if it had never been said, its
+        Bévue undone, and is saved so. Refused, in one line, when there is none or the game
+        that followed no longer plays without it. True when it was taken back."""
+        if not self.misheard:
+            self.view.say(f"« {TAKE_BACK} » takes back a false shout a microphone heard: there is none to take back")
+            return False
+        index, seat, phrase = self.misheard[-1]
+        name = self.players[seat].name
+        try:
+            state = self.state.without(index)
+        except IllegalActionError as error:
+            self.view.say(f"{name}'s « {phrase} » cannot be taken back: the game since no longer plays without "
+                          f"it ({error})")
+            return False
+        self.misheard.pop()
+        self.state = state
+        self.view.say(f"{name}'s « {phrase} » is taken back: talk the microphone misheard, as if never said")
         self.save()
         self.view.show(self)
         return True
@@ -701,6 +740,9 @@ class PlaySession:
         text, at = typed
         if text.startswith("+"):
             self._typed_join(text)  # a late friend: seated once the turn is over
+            return
+        if text.strip() == TAKE_BACK:  # not mid-race: the race's answers are being gathered
+            self.view.say(f"« {TAKE_BACK} » takes back a misheard shout once the race is settled: type it again then")
             return
         if not -EARLY_TOLERANCE_S <= at - start <= window:
             # Pressed while a bot was still playing, before the dice were shown (a race is won

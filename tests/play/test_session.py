@@ -139,17 +139,18 @@ class HeldListener(LateListener):
         return self.started is not None and not self.delivered
 
 
-def play_late_shout(listener: LateListener) -> tuple[PlaySession, GameState]:
+def play_late_shout(listener: LateListener, typed: tuple[tuple[str, float], ...] = (),
+                    save_path: Path | None = None) -> tuple[PlaySession, GameState]:
     # The rules with Bévues (a false shout costs 10). Seat 0 (human) rolls 1,1,2: a
     # Chouette-Velute, the bot shouting at 2.95 s. Seat 1 (bot) then rolls 1,3,6 (nothing), and
-    # seat 0, asked to roll again (Enter at 6 s), throws 6,6,6 and wins.
+    # seat 0, asked to roll again (Enter at 6 s), throws 6,6,6 and wins. `typed`: more lines.
     keyboard = TypedLater()
-    keyboard.type("1", 0.0)
-    keyboard.type("1", 6.0)
+    for line, after_s in (("1", 0.0), ("1", 6.0), *typed):
+        keyboard.type(line, after_s)
     basic = load_ruleset("basic")
     rules = basic.model_copy(update={"bevue": basic.bevue.model_copy(update={"enabled": True})})
     session = PlaySession(rules, [SeatPlayer("Ana"), SeatPlayer("bot", FixedBot(2950))], view=Recorder(),
-                          keyboard=Keyboard(keyboard.reader), listener=listener,
+                          keyboard=Keyboard(keyboard.reader), listener=listener, save_path=save_path,
                           dice=InjectedDice([1, 6, 1, 1, 2, 1, 3, 6, 6, 6, 6]), setup={"scores": [300, 0]})
     return session, session.run()
 
@@ -186,6 +187,35 @@ def test_a_race_phrase_said_after_the_race_is_still_a_false_shout() -> None:
     session, state = play_late_shout(listener)
     assert listener.delivered
     assert "false_shout" in [e["type"] for e in state.log]
+
+
+def test_a_false_shout_the_microphone_misheard_is_taken_back_by_the_table(tmp_path: Path) -> None:
+    # Talk heard as « pas mou le caillou » at 4.5 s while Ana is asked to roll again: a false
+    # shout, a Bévue (-10). The table knows she said nothing: « - » at 5.3 s takes it back, and
+    # the game goes on (and is saved) as if it had never been said.
+    listener = LateListener(0, "pas_mou_le_caillou", onset_after_s=4.5, heard_after_s=4.6)
+    save = tmp_path / "game.json"
+    session, state = play_late_shout(listener, typed=(("-", 5.3),), save_path=save)
+    said = session.view.said  # type: ignore[attr-defined]
+    assert listener.delivered
+    assert any("« - » typed at the table takes it back" in line for line in said)  # said with the false shout
+    assert "Ana's « pas_mou_le_caillou » is taken back: talk the microphone misheard, as if never said" in said
+    assert "false_shout" not in [e["type"] for e in state.log]
+    assert [e for e in state.log if e["type"] == "score" and e["delta"] < 0] == []
+    assert state.winner == 0 and not session.misheard
+    resumed = GameState.from_json(json.loads(save.read_text(encoding="utf-8")))
+    assert resumed.snapshot() == state.snapshot() and resumed.history == state.history
+
+
+def test_only_a_shout_a_microphone_heard_is_taken_back_and_said_when_there_is_none() -> None:
+    # « ! » typed at 4.5 s is a false shout at the keyboard (meant: no take back); « - » at 5.0 s
+    # finds none to take back and changes nothing: the Bévue stands.
+    listener = LateListener(0, "pas_mou_le_caillou", onset_after_s=30.0, heard_after_s=30.0)  # never heard
+    session, state = play_late_shout(listener, typed=(("!", 4.5), ("-", 5.0)))
+    said = session.view.said  # type: ignore[attr-defined]
+    assert "« - » takes back a false shout a microphone heard: there is none to take back" in said
+    assert [e["type"] for e in state.log].count("false_shout") == 1
+    assert [e["delta"] for e in state.log if e["type"] == "score" and e["seat"] == 0 and e["delta"] < 0] == [-10]
 
 
 class OnsetlessBot(FixedBot):

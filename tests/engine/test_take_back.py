@@ -90,5 +90,8 @@ def test_what_no_longer_replays_without_it_is_refused() -> None:
     roll = next(i for i, entry in enumerate(state.history) if entry["seat"] is None and i > 2)
     with pytest.raises(IllegalActionError):
         state.without(roll)  # a throw's dice left out: the next player's choice comes too soon
-    with pytest.raises(IndexError):
-        state.without(len(state.history))
+    for index in (len(state.history), -1):  # no such entry (not Python's from-the-end)
+        with pytest.raises(IndexError):
+            state.without(index)
+    with pytest.raises(IllegalActionError):
+        state.without(0)  # an entry, the first player's draw: what follows no longer replays

@@ -177,6 +177,29 @@ def test_a_race_phrase_said_outside_a_race_is_a_false_shout() -> None:
     assert [e["type"] for e in app.session.state.log[-2:]] == ["false_shout", "score"]
 
 
+def test_a_false_shout_the_microphone_misheard_is_taken_back_at_the_table() -> None:
+    # Talk taken for « grelotte ça picote » outside a race: a Bévue. « - » typed at the table
+    # takes it back: the score is as before, and what happens next still reaches the log.
+    microphone = SaysOnDemand()
+
+    async def script(app: TableApp, pilot: Pilot) -> None:
+        await until(pilot, app, "Ana: roll the dice")
+        microphone.queued.append("grelotte_ca_picote")
+        screen = await until(pilot, app, "Bévue: Ana -10")
+        assert "« - » typed at the table takes it back" in screen
+        await type_line(pilot, app, "-")
+        screen = await until(pilot, app, "Ana's « grelotte_ca_picote » is taken back")
+        [row] = [line for line in screen.splitlines() if "│ Ana " in line]
+        assert " 0 " in row and "-10" not in row  # her score as before the Bévue
+        await type_line(pilot, app, "")  # she throws
+        screen = await until(pilot, app, "Ana: [1, 3, 6] = neant (0)")
+        # Every line of it: the log, two events shorter, goes on from where it now ends.
+        assert "dice for chouettes (Ana): [1, 3]" in screen and "dice for cul (Ana): [6]" in screen
+
+    app = drive(against_a_bot("classic", NOTHING_TWICE, listener=microphone), script)
+    assert "false_shout" not in [e["type"] for e in app.session.state.log]
+
+
 def test_players_table_fits_eight_seats() -> None:
     def build(view: TableView, keyboard: TypedLines) -> PlaySession:
         players = [SeatPlayer("Ana")] + [SeatPlayer(f"bot-{i}", FixedBot(1500)) for i in range(1, 8)]

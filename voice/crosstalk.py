@@ -258,10 +258,9 @@ class Crosstalk:
         times, level = track.window(since, until)
         voiced = (times > since) & (level > VOICED_DB) & self._not_played(times)
         if voiced.any():
-            # The margins as `learn` last read them (at most LEARN_EVERY_S old): reading every
-            # pair's margin anew from MARGIN_S of audio at each of the room's looks cost twice
-            # the look itself (scripts/bench_crosstalk.py).
-            self.learn()
+            # The margins as `learn` last read them (Attribution.feed, on every chunk: at most
+            # LEARN_EVERY_S old): reading every pair's margin anew from MARGIN_S of audio at
+            # each of the room's looks cost twice the look itself (scripts/bench_crosstalk.py).
             voiced &= level > self.others_at(seat, times, read=False) + self.own_db
         return float(voiced.sum()) * HOP_S
 

@@ -631,30 +631,22 @@ def figures(table: Table) -> dict[str, object]:
     }
 
 
-def load_shouts(name: str) -> list[tuple[str, np.ndarray]]:
-    """The set's clean two-word shouts, cut at their known onset and end."""
+def load_clips(name: str) -> tuple[list[tuple[str, np.ndarray]], list[np.ndarray]]:
+    """The set's clean two-word shouts (intent, samples), cut at their known onset and end, and
+    its talk clips (sentences with no phrase in them), cut to their speech: what a player says
+    to test their microphone, or between rounds (--table-talk). One pass over the set."""
     from bench_voice import make_clips
 
-    out = []
+    shouts, talk = [], []
     for clip in make_clips(name):
         if clip.kind == "shouts" and not clip.noisy and clip.onset_s is not None and clip.end_s is not None:
             samples = load_clip(clip.path)
-            out.append((str(clip.intent), samples[round(clip.onset_s * RATE):round(clip.end_s * RATE)]))
-    return out
-
-
-def load_talk(name: str) -> list[np.ndarray]:
-    """The set's talk clips (sentences with no phrase in them), cut to their speech: what a
-    player says to test their microphone."""
-    from bench_voice import make_clips
-
-    out = []
-    for clip in make_clips(name):
-        if clip.kind == "talk":
+            shouts.append((str(clip.intent), samples[round(clip.onset_s * RATE):round(clip.end_s * RATE)]))
+        elif clip.kind == "talk":
             samples = load_clip(clip.path)
             voiced = np.flatnonzero(samples)  # clean clips: digital silence around the speech
-            out.append(samples[voiced[0]:voiced[-1] + 1])
-    return out
+            talk.append(samples[voiced[0]:voiced[-1] + 1])
+    return shouts, talk
 
 
 def parse_args(argv: list[str] | None) -> argparse.Namespace:
@@ -738,8 +730,7 @@ def bench(args: argparse.Namespace) -> int:
         return 2
     lexicon = load_lexicon(ROOT / "tests" / "voice" / "data" / "ko.yaml")
     started = time.time()
-    shouts = load_shouts(args.set)
-    talk = None if args.no_mic_test and not args.table_talk else load_talk(args.set)
+    shouts, talk = load_clips(args.set)
     results = []
     for n in args.phones:
         # --table-talk draws from its own generator: the tables' other draws stay those without it.

@@ -75,7 +75,7 @@ def french_shouts() -> list[tuple[str, np.ndarray]]:
 def probe(args: argparse.Namespace) -> int:
     rng = np.random.default_rng(args.seed)
     errors: dict[str, dict[str, list[float]]] = {}
-    shouts = french_shouts() if args.set == "french" else bench_web.load_shouts(args.set)
+    shouts = french_shouts() if args.set == "french" else bench_web.load_clips(args.set)[0]
     for intent, speech in shouts:
         for _ in range(args.draws):
             audio, truth = mixed(speech, rng)

@@ -1094,7 +1094,7 @@ def test_bench_web_on_a_full_disk_leaves_no_json_cut_short(tmp_path: Path) -> No
              f"{str(ROOT / 'scripts' / 'bench_web.py')!r}); web = importlib.util.module_from_spec(spec); "
              "sys.modules['bench_web'] = web; spec.loader.exec_module(web); import voice.model as model; "
              "model.load_model = lambda path: None; model.packaged_model_path = lambda: None; "
-             "web.load_shouts = lambda name: []; web.load_talk = lambda name: []; "
+             "web.load_clips = lambda name: ([], []); "
              "web.run_table = lambda *a, **k: None; "
              "web.figures = lambda table: {'phones': 'x' * 5000}; web._print = lambda results: None; "
              f"sys.exit(web.main(['--phones', '2', '--json', {str(figures)!r}]))")

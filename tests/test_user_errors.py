@@ -1195,7 +1195,7 @@ def test_ctrl_c_in_fit_value_says_which_tables_were_written(tmp_path: Path) -> N
         return bool(seen) and time.monotonic() - seen[0] > 1.0
 
     result = interrupted([str(ROOT / "scripts" / "fit_value.py"), "--tables", "basic_2p", "classic_2p",
-                          "--games", "3000", "--workers", "2", "--out", str(tmp_path)], ready=second_table_begun)
+                          "--games", "1000", "--workers", "2", "--out", str(tmp_path)], ready=second_table_begun)
     assert result.returncode == 130 and "Traceback" not in result.stderr
     assert result.stderr == ("stopped: the values of basic_2p were written; fit the rest with --tables classic_2p\n")
-    assert json.loads((tmp_path / "basic_2p.json").read_text())["games"] == 3000
+    assert json.loads((tmp_path / "basic_2p.json").read_text())["games"] == 1000

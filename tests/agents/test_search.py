@@ -268,11 +268,11 @@ def test_a_value_is_fitted_to_the_games_of_the_bots_given(tmp_path) -> None:
 
     root = Path(__file__).resolve().parents[2]
     result = subprocess.run([sys.executable, str(root / "scripts" / "fit_value.py"), "--tables", "classic_2p",
-                             "--bots", "champion", "bold", "--games", "12", "--out", str(tmp_path)],
+                             "--bots", "network", "bold", "--games", "12", "--out", str(tmp_path)],
                             cwd=root, capture_output=True, text=True)
     assert result.returncode == 0, result.stderr
     fitted = json.loads((tmp_path / "classic_2p.json").read_text(encoding="utf-8"))
-    assert fitted["fitted_on"] == "games of champion and bold, every turn's start"
+    assert fitted["fitted_on"] == "games of network and bold, every turn's start"
     assert len(fitted["weights"]) == len(FEATURES)
     assert load_value("classic", 2, tmp_path) is not None
 

@@ -33,6 +33,8 @@ def tiny_config(tmp_path: Path, **changes) -> Path:
     config = {
         "run_name": "tiny", "ruleset": "classic", "players": 2, "seed": 3, "total_timesteps": 256,
         "n_envs": 2, "max_turns": 60, "opponents": ["simple", "prudent"],
+        # Imitation runs as in a real config, on a few games: the default 1500 took most of a run.
+        "imitation": {"teacher": "bold", "games": 10, "epochs": 1, "batch_size": 64},
         "league": {"snapshot_every": 128, "max_snapshots": 2, "self_play_fraction": 0.5},
         "ppo": {"n_steps": 64, "batch_size": 64, "n_epochs": 1, "net_arch": [16]},
         "checkpoint_every": 128,

@@ -851,14 +851,18 @@ def crosstalk_room(ko_model: Any, both_stream: bool) -> list[Heard]:
     for i in range(0, len(said), 1600):
         for connection, samples in phones:
             room.audio(connection, AudioChunk(i, 100.0 * i / 1600, samples[i:i + 1600]))
+    workers = [seat.stream.thread for seat in room.seats if seat.stream is not None and seat.stream.thread]
+    assert len(workers) == len(phones)
     for connection, _ in phones:
         room.handle(connection, AudioState(type="audio", stream=1, state="off"))  # the workers flush
+    for worker in workers:  # every recogniser has decoded and flushed all its audio
+        worker.join(timeout=30)
+        assert not worker.is_alive()
     heard: list[Heard] = []
-    deadline = time.monotonic() + 30
-    while len(heard) < len(phones) and time.monotonic() < deadline:
+    settled = time.monotonic() + 1.0  # anything still held has waited its longest by then
+    while time.monotonic() < settled:
         heard += room.listener.poll()
         time.sleep(0.05)
-    time.sleep(0.6)  # anything still held has waited its longest by now
     heard += room.listener.poll()
     room.close()
     return heard

@@ -12,7 +12,7 @@ import sys
 from typing import TYPE_CHECKING
 
 from agents.bots import make_bot
-from cdc_env.cli import run_command, standard_output
+from cdc_env.cli import BUDGET_HELP, budget_ms, run_command, standard_output
 from cdc_env.game import GameError
 from cdc_env.play import describe_event, play_game
 from cdc_env.reaction import REACTION_LEVELS
@@ -42,7 +42,7 @@ def play(args: argparse.Namespace) -> int:
         raise UsageError(f"--max-turns {args.max_turns}: give a number of turns ≥ 1, or 0 for no limit")
     rules = load_ruleset(args.ruleset).with_house_rules(args.house)
     players = seat_count(rules, args.players)
-    bots = [make_bot(args.bot, seed=f"{args.seed}:{seat}", reaction=args.reaction)
+    bots = [make_bot(args.bot, seed=f"{args.seed}:{seat}", reaction=args.reaction, budget_ms=args.budget_ms)
             for seat in range(players)]
     try:
         state = play_game(rules, bots, seed=args.seed, max_turns=args.max_turns or None)
@@ -95,6 +95,7 @@ def main(argv: list[str] | None = None) -> int:
     game.add_argument("--bot", default="simple",
                       help="every seat's bot: random, simple, prudent, bold, or a model path")
     game.add_argument("--reaction", default="human", choices=sorted(REACTION_LEVELS))
+    game.add_argument("--budget-ms", type=budget_ms, default=None, metavar="MS", help=BUDGET_HELP)
     game.add_argument("--max-turns", type=int, default=2000,
                       help="stop a game that has no winner after this many turns (0: never)")
     game.add_argument("--json", action="store_true", help="print the whole game as JSON")

@@ -96,18 +96,23 @@ def check_table(bot: object, rules: Ruleset, players: int) -> None:
         check(rules, players)
 
 
-def make_bot(name: str, seed: int | str = 0, reaction: str = DEFAULT_REACTION) -> Bot:
+def make_bot(name: str, seed: int | str = 0, reaction: str = DEFAULT_REACTION,
+             budget_ms: float | None = None) -> Bot:
+    """`budget_ms` (a command's --budget-ms): how long a searcher may think per decision, where
+    its name gives no budget (`searcher`, and `champion` where the champion searches); other
+    bots do not think in time and ignore it."""
     if name in BOT_FACTORIES:
         bot = BOT_FACTORIES[name](seed=seed, reaction=reaction)
         return bot
     if name == "searcher" or name.startswith("searcher:"):
         from agents.search import searcher
 
-        return searcher(seed=seed, reaction=reaction, spec=name.removeprefix("searcher"))
+        return searcher(seed=seed, reaction=reaction, spec=name.removeprefix("searcher"), budget_ms=budget_ms)
     if name in ("champion", "network"):  # network: the table's network, where `champion` searches too
         from agents.champion import ChampionBot
 
-        return ChampionBot(seed=seed, reaction=reaction, network=name == "network")  # type: ignore[return-value]
+        return ChampionBot(seed=seed, reaction=reaction, network=name == "network",  # type: ignore[return-value]
+                           budget_ms=budget_ms)
     if name.endswith((".zip", ".npz")) or Path(name).exists():
         from agents.model_bot import ModelBot  # torch is only loaded when a model is played
 

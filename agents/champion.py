@@ -73,10 +73,14 @@ class ChampionBot:
     """The bot `champion`: plays the champion of whatever table it sits at. With `network`, the
     bot `network`: the table's shipped network, also where the champion is the searcher."""
 
-    def __init__(self, seed: int | str = 0, reaction: str = DEFAULT_REACTION, network: bool = False) -> None:
+    def __init__(self, seed: int | str = 0, reaction: str = DEFAULT_REACTION, network: bool = False,
+                 budget_ms: float | None = None) -> None:
         self.rng = random.Random(seed)
         self.reaction = reaction
         self.network = network
+        # Where the champion searches: its time per decision instead of the 300 ms it was
+        # measured with (a slower machine's live table, or a longer think).
+        self.budget_ms = budget_ms
         self.name = "network" if network else "champion"
         self._players: dict[tuple[str, int], Any] = {}
 
@@ -98,6 +102,8 @@ class ChampionBot:
             from agents.bots import make_bot
 
             self._players[table] = make_bot(SEARCH_CHAMPIONS[table], reaction=self.reaction)
+            if self.budget_ms is not None:
+                self._players[table].budget_ms = self.budget_ms
         if table not in self._players:
             from agents.model_bot import ModelBot
 

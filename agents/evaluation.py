@@ -94,10 +94,12 @@ class Tournament:
     agents: list[AgentResult]
     unfinished: int
     results: list[dict[str, Any]]
+    budget_ms: float | None = None  # --budget-ms: the searchers' time per decision (None: their own)
 
     def to_json(self) -> dict[str, Any]:
         return {
             "ruleset": self.ruleset, "seats": self.seats, "games": self.games, "seed": self.seed,
+            **({"budget_ms": self.budget_ms} if self.budget_ms is not None else {}),
             "unfinished": self.unfinished, "agents": [asdict(a) for a in self.agents],
         }
 
@@ -118,7 +120,7 @@ def lineups(names: Sequence[str], seats: int, field: str | None = None) -> list[
 GameRunner = Callable[[list[str], int], tuple[int | None, list[int]]]
 
 
-def bot_game_runner(rules: Ruleset, reaction: str, max_turns: int) -> GameRunner:
+def bot_game_runner(rules: Ruleset, reaction: str, max_turns: int, budget_ms: float | None = None) -> GameRunner:
     from agents.bots import make_bot
 
     cache: dict[tuple[str, int], Any] = {}
@@ -129,7 +131,7 @@ def bot_game_runner(rules: Ruleset, reaction: str, max_turns: int) -> GameRunner
         for seat, name in enumerate(seating):
             key = (name, seat)
             if key not in cache:
-                cache[key] = make_bot(name, seed=f"{seed}:{seat}", reaction=reaction)
+                cache[key] = make_bot(name, seed=f"{seed}:{seat}", reaction=reaction, budget_ms=budget_ms)
             bot = cache[key]
             bot.rng.seed(f"{seed}:{seat}:{name}")
             policies.append(bot)
@@ -160,9 +162,9 @@ def bot_game_runner(rules: Ruleset, reaction: str, max_turns: int) -> GameRunner
 _worker_runner: GameRunner | None = None
 
 
-def _start_worker(rules: dict[str, Any], reaction: str, max_turns: int) -> None:
+def _start_worker(rules: dict[str, Any], reaction: str, max_turns: int, budget_ms: float | None) -> None:
     global _worker_runner
-    _worker_runner = bot_game_runner(Ruleset.from_dict(rules, source="tournament"), reaction, max_turns)
+    _worker_runner = bot_game_runner(Ruleset.from_dict(rules, source="tournament"), reaction, max_turns, budget_ms)
 
 
 def _play_games(games: list[tuple[list[str], int]]) -> list[tuple[int | None, list[int]]]:
@@ -171,12 +173,13 @@ def _play_games(games: list[tuple[list[str], int]]) -> list[tuple[int | None, li
 
 
 def _outcomes(games: list[tuple[list[str], int]], run: GameRunner | None, workers: int,
-              rules: Ruleset, reaction: str, max_turns: int) -> Iterator[tuple[int | None, list[int]]]:
+              rules: Ruleset, reaction: str, max_turns: int,
+              budget_ms: float | None = None) -> Iterator[tuple[int | None, list[int]]]:
     """Each game's (winner, scores), in order. Every game is fixed by its seating and seed (the
     bots are reseeded per game), so games played by several processes give the very results
     one process would."""
     if run is not None or workers <= 1 or len(games) < 2:
-        run = run or bot_game_runner(rules, reaction, max_turns)
+        run = run or bot_game_runner(rules, reaction, max_turns, budget_ms)
         for seating, seed in games:
             yield run(seating, seed)
         return
@@ -185,7 +188,7 @@ def _outcomes(games: list[tuple[list[str], int]], run: GameRunner | None, worker
     # spawn, not fork: the caller may hold torch's threads, which a fork does not carry safely.
     context = multiprocessing.get_context("spawn")
     with worker_pool(context, workers, initializer=_start_worker,
-                     initargs=(rules.to_dict(), reaction, max_turns)) as pool:
+                     initargs=(rules.to_dict(), reaction, max_turns, budget_ms)) as pool:
         for chunk in pool.imap(_play_games, chunks):
             yield from chunk
 
@@ -194,10 +197,11 @@ def run_tournament(names: Sequence[str], rules: Ruleset, seats: int, games: int,
                    reaction: str = "human", max_turns: int = 3000,
                    runner: GameRunner | None = None,
                    progress: Callable[[int], None] | None = None, workers: int = 1,
-                   field: str | None = None) -> Tournament:
+                   field: str | None = None, budget_ms: float | None = None) -> Tournament:
     """`workers` > 1 plays the games in that many processes, with the same results. With a
     `field` bot, every agent plays against `seats` − 1 copies of it (seats rotated); the
-    copies' results are pooled under the field's name."""
+    copies' results are pooled under the field's name. `budget_ms`: every searcher's time per
+    decision where its name gives none (make_bot)."""
     if games < 1:
         raise ValueError(f"a tournament needs at least one game (got {games}): give --games 1 or more")
     if len(set(names)) != len(names) or field in names:
@@ -210,7 +214,7 @@ def run_tournament(names: Sequence[str], rules: Ruleset, seats: int, games: int,
     results: list[tuple[list[str], str | None]] = []
     unfinished = 0
     schedule = [(seatings[game % len(seatings)], seed + game) for game in range(games)]
-    outcomes = _outcomes(schedule, runner, workers, rules, reaction, max_turns)
+    outcomes = _outcomes(schedule, runner, workers, rules, reaction, max_turns, budget_ms)
     for game, ((seating, _), (winner, scores)) in enumerate(zip(schedule, outcomes, strict=True)):
         winner_name = None if winner is None else seating[winner]
         unfinished += winner is None
@@ -232,7 +236,7 @@ def run_tournament(names: Sequence[str], rules: Ruleset, seats: int, games: int,
         agent.mean_points = agent.points / agent.games if agent.games else 0.0
         agent.elo = ratings[agent.name]
     ordered = sorted(agents.values(), key=lambda a: -a.elo)
-    return Tournament(rules.name, seats, games, seed, ordered, unfinished, records)
+    return Tournament(rules.name, seats, games, seed, ordered, unfinished, records, budget_ms)
 
 
 def save_report(tournament: Tournament, out_dir: Path, name: str = "tournament") -> tuple[Path, Path]:

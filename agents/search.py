@@ -313,9 +313,11 @@ def _pick(options: list[Action], outcomes: list[list[float]], chosen: int, margi
     return options[best] if lead > margin * standard_error and lead > 0 else options[chosen]
 
 
-def searcher(seed: int | str = 0, reaction: str = DEFAULT_REACTION, spec: str = "") -> SearchBot:
+def searcher(seed: int | str = 0, reaction: str = DEFAULT_REACTION, spec: str = "",
+             budget_ms: float | None = None) -> SearchBot:
     """`searcher`, `searcher:MS`, `searcher:MS:ROUNDS` or `searcher:MS:ROUNDS:HORIZON:BASE[:plain]`
-    (see the module's doc); a wrong name is refused with its first wrong part named."""
+    (see the module's doc); a wrong name is refused with its first wrong part named. `budget_ms`
+    (a command's --budget-ms) is the budget of a name that gives none."""
     parts = spec.split(":")[1:] if spec else []  # spec is "" or ":…", after the name
     usage = ("give searcher, searcher:MS, searcher:MS:ROUNDS or searcher:MS:ROUNDS:HORIZON:BASE[:plain] (a time "
              "budget in ms per decision, the most samples per candidate, turn or game: how far a sample goes, the "
@@ -338,7 +340,7 @@ def searcher(seed: int | str = 0, reaction: str = DEFAULT_REACTION, spec: str = 
         wrong = f"the last part {parts[4]!r} is not {PLAIN}"
     if wrong:
         raise ValueError(f"searcher{spec}: {wrong}; {usage}")
-    budget = float(parts[0]) if parts else DEFAULT_BUDGET_MS
+    budget = float(parts[0]) if parts else budget_ms or DEFAULT_BUDGET_MS
     rounds = int(parts[1]) if len(parts) > 1 else DEFAULT_ROUNDS
     horizon = parts[2] if len(parts) > 2 else "turn"
     base = parts[3] if len(parts) > 3 else None

@@ -138,6 +138,15 @@ def number_between(low: float, high: float) -> Callable[[str], float]:
     return number
 
 
+# A searcher's time per decision (--budget-ms): a millisecond at least; beyond ten minutes a
+# decision, a typo (a game of such decisions would last days).
+MAX_BUDGET_MS = 600_000.0
+budget_ms = number_between(1, MAX_BUDGET_MS)
+BUDGET_HELP = ("how long a searcher may think per decision, in ms: the bot `searcher`, and `champion` where "
+               "the champion searches (default: 300, what their figures were measured with); a name that "
+               "gives its own (searcher:MS) keeps it")
+
+
 def short_path(path: object) -> str:
     """A path as an error quotes it: whole up to 200 characters, else its start and its length."""
     name = str(path)

@@ -30,7 +30,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 from agents.bots import check_table, make_bot
 from agents.evaluation import Tournament, run_tournament, save_report
 from agents.model_bot import ModelLoadError
-from cdc_env.cli import Stopped, game_count, output_dir, positive_int, processes, run_command
+from cdc_env.cli import BUDGET_HELP, Stopped, budget_ms, game_count, output_dir, positive_int, processes, run_command
 from cdc_env.reaction import REACTION_LEVELS
 from cdc_env.rules import Ruleset, RulesetError, load_ruleset
 
@@ -52,6 +52,7 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--seed", type=int, default=0)
     parser.add_argument("--reaction", default="human", choices=sorted(REACTION_LEVELS),
                         help="every bot's reaction-time level, so races are fair")
+    parser.add_argument("--budget-ms", type=budget_ms, default=None, metavar="MS", help=BUDGET_HELP)
     # Checked (and made) before any game: results are never played for a folder that cannot hold them.
     parser.add_argument("--out", type=output_dir, default="runs/evaluate",
                         help="folder for tournament.json and tournament.png (default: runs/evaluate)")
@@ -75,11 +76,13 @@ def evaluate(args: argparse.Namespace) -> int:
             task = progress.add_task("playing", total=args.games)
             tournament = run_tournament(args.agents, rules, args.seats, args.games, seed=args.seed,
                                         reaction=args.reaction, workers=args.workers, field=args.field,
+                                        budget_ms=args.budget_ms,
                                         progress=lambda done: progress.update(task, completed=done))
     except KeyboardInterrupt:
         raise Stopped("stopped: no game's result was written (a tournament is reported whole); "
                       "run it again, with fewer --games for a quicker one") from None
-    table = Table(title=f"{rules.name}, {args.seats} seats, {args.games} games (seed {args.seed})")
+    thinking = "" if args.budget_ms is None else f", searchers {args.budget_ms:g} ms a decision"
+    table = Table(title=f"{rules.name}, {args.seats} seats, {args.games} games (seed {args.seed}{thinking})")
     for column in ("agent", "games", "win rate", "95 % interval", "Elo", "mean points"):
         table.add_column(column, justify="left" if column == "agent" else "right")
     for agent in tournament.agents:

@@ -51,7 +51,9 @@ sys.path.insert(0, str(ROOT))
 
 from agents.bots import check_table, make_bot  # noqa: E402
 from cdc_env.cli import (  # noqa: E402
+    BUDGET_HELP,
     OutputError,
+    budget_ms,
     check_output_file,
     in_use_by_one,
     lock_path,
@@ -110,7 +112,7 @@ def say_error(console: Console, error: object, head: str = "error:") -> None:
 def lineup(args: argparse.Namespace, seed: int, saved: dict | None) -> list[SeatPlayer]:
     """The seats: --humans then --bots, or, resuming without them, the save's own line-up."""
     def bot(name: str, seat: int) -> object:
-        return make_bot(name, seed=f"{seed}:{seat}", reaction=args.reaction)
+        return make_bot(name, seed=f"{seed}:{seat}", reaction=args.reaction, budget_ms=args.budget_ms)
 
     if saved is not None and args.humans is None and args.bots is None and saved.get("lineup"):
         return [SeatPlayer(str(p["name"]), None if p["bot"] is None else bot(str(p["bot"]), seat), p["bot"] or "")
@@ -168,6 +170,7 @@ def prepare(argv: list[str] | None, console: Console, locks: ExitStack | None = 
                         help="bot names or model paths, one per bot seat (default: champion, the shipped "
                              "agent of the table: agents/champion.py)")
     parser.add_argument("--reaction", default="human", choices=sorted(REACTION_LEVELS), help="the bots' reaction time")
+    parser.add_argument("--budget-ms", type=budget_ms, default=None, metavar="MS", help=BUDGET_HELP)
     parser.add_argument("--seed", type=int, default=None)
     parser.add_argument("--keyboard", action="store_true", help="no microphone: play by keyboard only")
     parser.add_argument("--model", default=None, help="path of the French Vosk model (or CDC_VOSK_MODEL)")

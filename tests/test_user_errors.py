@@ -299,6 +299,11 @@ def test_a_ray_address_for_a_run_that_does_not_use_ray_is_refused(
     ("train", ["--time-limit", "-5"], "argument --time-limit: -5: give a number above 0"),
     ("evaluate", ["--agents", "bold", "simple", "--workers", "0"], "argument --workers: 0: give 1 or more"),
     ("evaluate", ["--agents", "bold", "simple", "--games", "-5"], "argument --games: -5: give 1 or more"),
+    ("evaluate", ["--agents", "searcher", "--budget-ms", "0"],
+     "argument --budget-ms: 0 is out of range: give 1 to 600000"),
+    ("evaluate", ["--agents", "searcher", "--budget-ms", "nan"], "argument --budget-ms: 'nan' is not a finite number"),
+    ("play", ["--keyboard", "--budget-ms", "3e9"], "argument --budget-ms: 3e+09 is out of range: give 1 to 600000"),
+    ("play", ["--keyboard", "--budget-ms", "fast"], "argument --budget-ms: 'fast' is not a number"),
     ("compare_decisions", ["bold", "--games", "-5"], "argument --games: -5: give 1 or more"),
     ("compare_decisions", ["bold", "--ruleset", "solo", "--seats", "1", "--games", "1"],
      "--seats 1: the agent plays the reference, so give 2 seats or more"),  # was a ZeroDivisionError after the games

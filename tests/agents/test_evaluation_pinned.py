@@ -154,11 +154,27 @@ def test_a_bad_tournament_is_refused(names: list[str], games: int, field: str | 
         run_tournament(names, CLASSIC, seats=2, games=games, runner=lambda s, n: (0, [0, 0]), field=field)
 
 
+def test_a_tournaments_budget_reaches_every_bot_it_builds(monkeypatch: pytest.MonkeyPatch) -> None:
+    """--budget-ms: the bots of a one-process tournament and of a worker process are made with
+    it, and the report says it (only where it was given)."""
+    recorder = Recorder()
+    monkeypatch.setattr(bots, "make_bot", recorder)
+    tournament = run_tournament(["a", "b"], CLASSIC, seats=2, games=1, budget_ms=7.0, max_turns=2)
+    assert tournament.to_json()["budget_ms"] == 7.0
+    assert "budget_ms" not in run_tournament(["a", "b"], CLASSIC, seats=2, games=1, max_turns=2).to_json()
+    evaluation._start_worker(CLASSIC.to_dict(), "human", 2, 9.0)
+    try:
+        evaluation._play_games([(["a", "b"], 3)])
+    finally:
+        evaluation._worker_runner = None
+    assert recorder.budgets == [7.0, 7.0, None, None, 9.0, 9.0]  # a bot a name and seat
+
+
 def test_a_worker_process_plays_the_games_one_process_would() -> None:
     """What each process of a tournament runs (`_start_worker`, then `_play_games`), here in
     this process: the same (winner, scores) as the runner of a one-process tournament."""
     games = [(["simple", "random"], 3), (["random", "simple"], 4)]
-    evaluation._start_worker(CLASSIC.to_dict(), "human", 40)
+    evaluation._start_worker(CLASSIC.to_dict(), "human", 40, None)
     try:
         played = evaluation._play_games(games)
     finally:
@@ -225,9 +241,11 @@ class Recorder:
 
     def __init__(self) -> None:
         self.made: list[tuple[str, object, str]] = []
+        self.budgets: list[float | None] = []
 
-    def __call__(self, name: str, seed: object = 0, reaction: str = "human") -> object:
+    def __call__(self, name: str, seed: object = 0, reaction: str = "human", budget_ms: float | None = None) -> object:
         self.made.append((name, seed, reaction))
+        self.budgets.append(budget_ms)
         return PassingBot()
 
 
@@ -261,7 +279,7 @@ def test_an_illegal_move_names_the_agent_the_game_and_the_seat(monkeypatch: pyte
         def act(self, state: object, decision: Decision) -> Action:
             return Pass()  # where only a roll is allowed
 
-    monkeypatch.setattr(bots, "make_bot", lambda name, seed=0, reaction="human": Stubborn())
+    monkeypatch.setattr(bots, "make_bot", lambda name, seed=0, reaction="human", budget_ms=None: Stubborn())
     run = evaluation.bot_game_runner(CLASSIC, "human", 10)
     with pytest.raises(ValueError, match=r"^agent 'mine' played an illegal move in game 5 \(seat [01]\): "
                                          r"pass is not legal now"):
@@ -296,16 +314,17 @@ def test_an_agent_left_without_a_game() -> None:
 def test_a_tournament_cuts_games_at_3000_turns_unless_told(monkeypatch: pytest.MonkeyPatch) -> None:
     """The default game length a tournament allows (a game still running at turn 3000 counts
     as unfinished), handed to the bots' runner with the default reaction level."""
-    made: list[tuple[str, int]] = []
+    made: list[tuple[str, int, float | None]] = []
 
-    def runner(rules: object, reaction: str, max_turns: int) -> evaluation.GameRunner:
-        made.append((reaction, max_turns))
+    def runner(rules: object, reaction: str, max_turns: int, budget_ms: float | None) -> evaluation.GameRunner:
+        made.append((reaction, max_turns, budget_ms))
         return lambda seating, seed: (0, [343, 0])
 
     monkeypatch.setattr(evaluation, "bot_game_runner", runner)
     evaluation.run_tournament(["bold", "prudent"], CLASSIC, 2, 1)
     evaluation.run_tournament(["bold", "prudent"], CLASSIC, 2, 1, max_turns=7)
-    assert made == [("human", 3000), ("human", 7)]
+    evaluation.run_tournament(["bold", "prudent"], CLASSIC, 2, 1, budget_ms=5.0)  # --budget-ms
+    assert made == [("human", 3000, None), ("human", 7, None), ("human", 3000, 5.0)]
 
 
 def test_several_processes_are_spawned_not_forked(monkeypatch: pytest.MonkeyPatch) -> None:
@@ -348,7 +367,7 @@ def test_a_brought_agent_that_fails_is_named_in_one_line(monkeypatch: pytest.Mon
     """An agent brought as `module:Name` that raises: its name, the game, the seat and moment,
     and its error. Seed 5 draws seat 1 to throw first (its log: seat 0 a 5, seat 1 a 3), so the
     first decision is seat 1's turn start."""
-    monkeypatch.setattr(bots, "make_bot", lambda name, seed=0, reaction="human": Failing())
+    monkeypatch.setattr(bots, "make_bot", lambda name, seed=0, reaction="human", budget_ms=None: Failing())
     run = evaluation.bot_game_runner(CLASSIC, "human", 10)
     with pytest.raises(evaluation.AgentError) as error:
         run(["mine:Bot", "mine:Bot"], 5)
@@ -358,7 +377,7 @@ def test_a_brought_agent_that_fails_is_named_in_one_line(monkeypatch: pytest.Mon
 
 def test_one_of_our_bots_that_fails_keeps_its_own_error(monkeypatch: pytest.MonkeyPatch) -> None:
     # A bot of ours (no ':' in its name) failing is a bug of ours: its traceback, not an AgentError.
-    monkeypatch.setattr(bots, "make_bot", lambda name, seed=0, reaction="human": Failing())
+    monkeypatch.setattr(bots, "make_bot", lambda name, seed=0, reaction="human", budget_ms=None: Failing())
     run = evaluation.bot_game_runner(CLASSIC, "human", 10)
     with pytest.raises(RuntimeError, match="^no model here$"):
         run(["bold", "bold"], 5)
@@ -372,7 +391,8 @@ def test_one_worker_plays_in_this_process(monkeypatch: pytest.MonkeyPatch, worke
         raise AssertionError("a process pool was started")
 
     monkeypatch.setattr(evaluation.multiprocessing, "get_context", no_processes)
-    monkeypatch.setattr(evaluation, "bot_game_runner", lambda rules, reaction, max_turns: lambda s, n: (0, [343, 0]))
+    monkeypatch.setattr(evaluation, "bot_game_runner",
+                        lambda rules, reaction, max_turns, budget_ms: lambda s, n: (0, [343, 0]))
     options = {} if workers is None else {"workers": workers}
     tournament = run_tournament(["bold", "prudent"], CLASSIC, 2, 3, **options)  # type: ignore[arg-type]
     assert tournament.games == 3 and sum(agent.wins for agent in tournament.agents) == 3

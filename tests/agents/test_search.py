@@ -199,6 +199,37 @@ def test_the_champion_of_a_search_table_is_the_searcher(table: tuple[str, int]) 
     assert [getattr(searcher, key) for key in played] == [getattr(spec, key) for key in played]
 
 
+def test_a_commands_budget_is_each_searchers_where_its_name_gives_none() -> None:
+    """--budget-ms (make_bot's budget_ms): the time of `searcher` and of a searching champion;
+    a name's own budget stands, and bots that do not search are the same."""
+    assert make_bot("searcher").budget_ms == 300  # type: ignore[attr-defined]
+    assert make_bot("searcher", budget_ms=50).budget_ms == 50  # type: ignore[attr-defined]
+    assert make_bot("searcher:120:16", budget_ms=50).budget_ms == 120  # type: ignore[attr-defined]
+    classic = load_ruleset("classic")
+    assert ("classic", 2) in SEARCH_CHAMPIONS
+    for budget, thinks in ((None, 300), (50, 50)):
+        champion = make_bot("champion", budget_ms=budget)
+        check_table(champion, classic, 2)  # loads the table's player
+        assert champion._players[("classic", 2)].budget_ms == thinks  # type: ignore[attr-defined]
+    network = make_bot("network", budget_ms=50)
+    check_table(network, classic, 2)
+    assert not isinstance(network._players[("classic", 2)], SearchBot)  # type: ignore[attr-defined]
+    assert type(make_bot("bold", budget_ms=50)) is type(make_bot("bold"))
+
+
+def test_a_searcher_with_a_tiny_budget_stops_sampling_early() -> None:
+    # The budget ends a search before its first check at 8 rounds (a round is a sample of
+    # every candidate, a fraction of a millisecond each); with 300 ms it is never reached first.
+    rounds = {}
+    for budget in (1, 300):
+        bot = make_bot(f"searcher:{budget}", seed=1)
+        assert isinstance(bot, SearchBot)
+        play(bot, "classic", 2, seed=5, max_turns=4)
+        assert bot.stats.searched > 0
+        rounds[budget] = bot.stats.samples / bot.stats.searched / 2  # two candidates at least
+    assert rounds[1] < 8 <= rounds[300]
+
+
 @pytest.mark.parametrize("table", sorted(SEARCH_CHAMPIONS))
 def test_the_network_bot_plays_the_tables_network_where_the_champion_is_the_searcher(table: tuple[str, int]) -> None:
     """`network`: the shipped network of the table, also at a table whose `champion` is the
@@ -303,3 +334,20 @@ def test_a_value_fitted_for_the_network_is_what_the_searcher_over_it_reads(tmp_p
                                                encoding="utf-8")
     read = load_value("classic", 4, plain, base="network")
     assert read is not None and read.meta["fitted_on"] == "self-play of bold"
+
+
+def test_evaluate_takes_a_budget_for_its_searchers_and_reports_it(tmp_path) -> None:
+    import json
+    import os
+    import subprocess
+    import sys
+    from pathlib import Path
+
+    root = Path(__file__).resolve().parents[2]
+    result = subprocess.run([sys.executable, str(root / "scripts" / "evaluate.py"), "--agents", "searcher", "--field",
+                             "bold", "--games", "2", "--budget-ms", "2", "--workers", "2", "--out", str(tmp_path)],
+                            cwd=root, capture_output=True, text=True, env={**os.environ, "COLUMNS": "200"})
+    assert result.returncode == 0, result.stderr
+    assert "classic, 2 seats, 2 games (seed 0, searchers 2 ms a decision)" in result.stdout
+    report = json.loads((tmp_path / "tournament.json").read_text(encoding="utf-8"))
+    assert report["budget_ms"] == 2 and [a["games"] for a in report["agents"]] == [2, 2]

@@ -100,16 +100,60 @@ class InjectedDice:
         """Dice a save gives in advance, each a whole number from 1 to `faces` (the most faces a
         die of its game may have): a hand-edited 0, 7 or "x" is refused here, as the save is
         loaded, not at the roll it would fall on, in the middle of the game."""
-        values = data["values"]
-        if not isinstance(values, list):
-            raise ValueError(f"injected dice: 'values' must be a list of dice, got {_kind(values)}")
-        if len(values) > MAX_INJECTED:
-            raise ValueError(f"injected dice: {len(values)} given, at most {MAX_INJECTED} (more than a game rolls)")
-        for index, value in enumerate(values):
-            if isinstance(value, bool) or not isinstance(value, int) or not 1 <= value <= faces:
-                raise ValueError(f"injected die {index + 1} is {_kind(value)}: each must be a whole number "
-                                 f"from 1 to {faces}")
-        return cls(values)
+        return cls(_dice_values(data["values"], faces, "injected"))
+
+
+def _dice_values(values: object, faces: int, what: str) -> list[int]:
+    """Dice a save lists (`what`: injected, or given again), each checked."""
+    if not isinstance(values, list):
+        raise ValueError(f"{what} dice: 'values' must be a list of dice, got {_kind(values)}")
+    if len(values) > MAX_INJECTED:
+        raise ValueError(f"{what} dice: {len(values)} given, at most {MAX_INJECTED} (more than a game rolls)")
+    for index, value in enumerate(values):
+        if isinstance(value, bool) or not isinstance(value, int) or not 1 <= value <= faces:
+            raise ValueError(f"{what} die {index + 1} is {_kind(value)}: each must be a whole number "
+                             f"from 1 to {faces}")
+    return values
+
+
+class DiceAgain:
+    """Dice already thrown, given again first, then a source's own: a game taken back to before
+    an answer (GameState.before) throws the very dice that had followed it, so that taking an
+    answer back never draws other dice. Never nested: dice again over dice again is one list."""
+
+    def __init__(self, values: Iterable[int], then: DiceSource | None) -> None:
+        given = list(values)
+        if isinstance(then, DiceAgain):
+            given, then = given + list(then.values), then.then
+        self.values: deque[int] = deque(given)
+        self.then: DiceSource | None = then
+
+    def roll(self, count: int, sides: int = 6) -> tuple[int, ...]:
+        given: list[int] = []
+        while self.values and len(given) < count:
+            if not 1 <= self.values[0] <= sides:  # thrown for another kind of roll: the rest is the source's
+                self.values.clear()
+                break
+            given.append(self.values.popleft())
+        if len(given) < count:
+            if self.then is None:
+                raise DiceExhaustedError(f"the dice given again ran out: {count - len(given)} more needed")
+            given += self.then.roll(count - len(given), sides)
+        return tuple(given)
+
+    def copy(self) -> DiceAgain:
+        return DiceAgain(self.values, copy_dice(self.then))
+
+    def to_json(self) -> dict[str, Any]:
+        return {"kind": "again", "values": list(self.values),
+                "then": None if self.then is None else self.then.to_json()}
+
+    @classmethod
+    def from_json(cls, data: dict[str, Any], faces: int = 6) -> DiceAgain:
+        then = data["then"]
+        if isinstance(then, dict) and then.get("kind") == "again":
+            raise ValueError("dice given again are one list, never nested")
+        return cls(_dice_values(data["values"], faces, "given again"), dice_from_json(then, faces))
 
 
 def _shown(data: object) -> str:
@@ -145,8 +189,10 @@ def dice_from_json(data: dict[str, Any] | None, faces: int = 6) -> DiceSource | 
     """A dice source from its JSON; `faces`: the most faces a die of its game may have."""
     if data is None:
         return None
-    if not isinstance(data, dict) or data.get("kind") not in ("seeded", "injected"):
+    if not isinstance(data, dict) or data.get("kind") not in ("seeded", "injected", "again"):
         raise ValueError(f"unknown dice source {_shown(data)}")
     if data["kind"] == "injected":
         return InjectedDice.from_json(data, faces)
+    if data["kind"] == "again":
+        return DiceAgain.from_json(data, faces)
     return SeededDice.from_json(data)

@@ -34,7 +34,7 @@ from cdc_env.actions import (
     valid_onset,
 )
 from cdc_env.combinations import Combination, classify
-from cdc_env.dice import DiceExhaustedError, DiceSource, copy_dice, dice_from_json
+from cdc_env.dice import DiceAgain, DiceExhaustedError, DiceSource, copy_dice, dice_from_json
 from cdc_env.flow import DECISION_TEXT, ITEMS, Decision, Flow, RollOutcome, Table
 from cdc_env.rulebook import COMBINATION_RULES, RACE_RULES, achat, civet, false_shouts, grelottine, scoring
 from cdc_env.rulebook.house import REGISTRY, late_join_rule, moment_rules, plays_teams, teams_of
@@ -240,6 +240,23 @@ class GameState:
         for entry in self.history[:index] + self.history[index + 1:]:
             twin.apply_action(action_from_json(entry["action"]), seat=entry["seat"])
         twin.dice_source = copy_dice(self.dice_source)
+        twin._roll_pending_dice()
+        return twin
+
+    def before(self, index: int) -> GameState:
+        """This game as it was before history entry `index`, replayed from the start: an answer
+        the table takes back (talk a microphone misheard), with all that followed it, so that
+        its decision is asked again. The dice thrown since come again first, in their order,
+        then this state's source goes on: taking an answer back never draws other dice.
+        IndexError for no such entry."""
+        if not 0 <= index < len(self.history):
+            raise IndexError(f"no history entry {index} (the game has {len(self.history)})")
+        twin = GameState(self.rules, self.seated_at_start, setup=self.setup)
+        for entry in self.history[:index]:
+            twin.apply_action(action_from_json(entry["action"]), seat=entry["seat"])
+        thrown = [value for entry in self.history[index:] if entry["action"]["kind"] == Dice.kind
+                  for value in entry["action"]["values"]]
+        twin.dice_source = DiceAgain(thrown, copy_dice(self.dice_source))
         twin._roll_pending_dice()
         return twin
 

@@ -10,11 +10,13 @@ always also by keyboard: type the number of a choice (Enter alone takes the only
 such as `oui`, `non`, `je_sirote`. In a race press Enter the moment you would shout (or say the
 phrase): who was first or last is decided by when each shout began. `!` shouts a race phrase at
 any other moment (`! 2` for seat 2, `! g` for « grelotte ça picote »): a false shout, which
-costs a Bévue in rulesets with Bévues; `-` takes back the last one a microphone heard (talk it
-misheard: the game goes on as if it had never been said). `+ Name` seats a late friend as a human (the house rule
-chante_sloubi, on in maison: they start at ⌊(best − second) × round / 10⌋; `+ Name !` if they sang
-the Sloubi to its end), as the next turn begins. --save keeps the game in a file after every move;
---resume goes on from it (alone, with the save's players, late friends included). Ctrl+Q leaves.
+costs a Bévue in rulesets with Bévues; `-` takes back the last one a microphone heard, or the
+last answer it heard while only dice and bots have played since (talk it misheard: a shout as if
+never said, an answer asked again, the dice that followed falling again). `+ Name` seats a late
+friend as a human (the house rule chante_sloubi, on in maison: they start at ⌊(best − second) ×
+round / 10⌋; `+ Name !` if they sang the Sloubi to its end), as the next turn begins. --save
+keeps the game in a file after every move; --resume goes on from it (alone, with the save's
+players, late friends included). Ctrl+Q leaves.
 
     python scripts/play.py --web --humans Ana Bob --bots champion    # phones join over Wi-Fi
 
@@ -350,7 +352,7 @@ class WebTable:
     def _run_alone(self, session: PlaySession, console: Console) -> int:
         console.print("the web table is open; Ctrl+C stops it. Type here « phone 2 » to give seat 2 to a new "
                       "phone (theirs is lost), « + Name » to seat a late friend (chante_sloubi), « - » to take "
-                      "back a false shout a phone's microphone misheard", highlight=False,
+                      "back a false shout or an answer a phone's microphone misheard", highlight=False,
                       soft_wrap=True)
         sys.stdout.flush()
         threading.Thread(target=self._host_typing, args=(console,), daemon=True, name="host-typing").start()

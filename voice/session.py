@@ -45,9 +45,21 @@ HELD_GRACE_S = 1.0
 # A shout's onset may fall this much before the race's start (the clocks' error, a few ms) and
 # still count, as 0 ms; earlier, it began before the dice were shown and does not count.
 EARLY_TOLERANCE_S = 0.05
-# Typed alone, takes back the last false shout a microphone heard (PlaySession.take_back): a
-# recogniser now and then takes talk for a race phrase, and the table knows who said nothing.
+# Typed alone, takes back the last thing a microphone heard that the game took, a false shout
+# or an answer (PlaySession.take_back): a recogniser now and then takes talk for a phrase, and
+# the table knows who said nothing.
 TAKE_BACK = "-"
+
+
+@dataclass(frozen=True)
+class Misheard:
+    """A phrase a microphone heard that the game took, which the table may take back: a race
+    phrase outside any race (a false shout), or an answer to its player's question."""
+
+    index: int  # its entry in the game's history
+    seat: int
+    phrase: str
+    answer: bool
 
 
 @dataclass(frozen=True)
@@ -214,9 +226,10 @@ class PlaySession:
     _last_race: tuple[float, float, frozenset[str]] | None = None
     # Late friends typed in (`+ Name`) waiting for the next turn to begin: (name, Sloubi sung).
     joining: list[tuple[str, bool]] = field(default_factory=list)
-    # The false shouts the microphones heard, which the table may take back (`-`: talk the
-    # recogniser took for a race phrase): (history index, seat, phrase). This game's only.
-    misheard: list[tuple[int, int, str]] = field(default_factory=list)
+    # The false shouts and answers the microphones heard, which the table may take back (`-`:
+    # talk the recogniser took for a phrase). This game's only.
+    misheard: list[Misheard] = field(default_factory=list)
+    _voice_answer: str | None = None  # the phrase the decision being applied was heard as
 
     def __post_init__(self) -> None:
         self.state = GameState(self.rules, len(self.players), dice=self.dice or SeededDice(self.seed),
@@ -322,7 +335,11 @@ class PlaySession:
             else:
                 action = player.bot.act(self.state, decision)
             if action is not None:  # None: a false shout changed the game; ask again
+                index = len(self.state.history)
                 self.state.apply_action(action, seat=decision.seat)
+                if self._voice_answer is not None:
+                    self.misheard.append(Misheard(index, decision.seat, self._voice_answer, answer=True))
+            self._voice_answer = None
             self.save()
             if not player.human and decision.kind != "race" and self.pace > 0:
                 self.view.show(self)
@@ -358,6 +375,7 @@ class PlaySession:
                 self.view.voice(item.seat, f"heard « {item.intent} »")
                 action, why = action_for(decision, [item.intent])
                 if action is not None:
+                    self._voice_answer = item.intent
                     return action
                 self.view.voice(item.seat, SAY_AGAIN)
                 self.view.say(f"heard « {item.intent} »: {self._plain_reason(why, options, decision)}")
@@ -525,33 +543,58 @@ class PlaySession:
                       + (f"; if it was talk the microphone misheard, « {TAKE_BACK} » typed at the table takes it back"
                          if by == "voice" else ""))
         if by == "voice":
-            self.misheard.append((len(self.state.history) - 1, seat, phrase))
+            self.misheard.append(Misheard(len(self.state.history) - 1, seat, phrase, answer=False))
         self.save()
         self.view.show(self)
         return True
 
     def take_back(self) -> bool:
-        """`-`: the table takes back the last false shout a microphone heard (talk the
-        recogniser took for a race phrase): the game goes on as if it had never been said, its
-        Bévue undone, and is saved so. Refused, in one line, when there is none or the game
-        that followed no longer plays without it. True when it was taken back."""
+        """`-`: the table takes back the last thing a microphone heard that the game took (talk
+        the recogniser took for a phrase), and the game is saved so:
+        - a false shout: the game goes on as if it had never been said, its Bévue undone;
+        - an answer: its question is asked again, what followed it undone; the dice thrown since
+          fall again as they fell (GameState.before), so a take-back is never a new throw.
+        Refused, in one line, when there is none, when the game that followed no longer plays
+        without the shout, or when a human has played since the answer (their moves, a race's
+        shouts, would be lost). True when it was taken back."""
         if not self.misheard:
-            self.view.say(f"« {TAKE_BACK} » takes back a false shout a microphone heard: there is none to take back")
+            self.view.say(f"« {TAKE_BACK} » takes back a false shout or an answer a microphone heard: there is "
+                          "none to take back")
             return False
-        index, seat, phrase = self.misheard[-1]
-        name = self.players[seat].name
-        try:
-            state = self.state.without(index)
-        except IllegalActionError as error:
-            self.view.say(f"{name}'s « {phrase} » cannot be taken back: the game since no longer plays without "
-                          f"it ({error})")
-            return False
+        heard = self.misheard[-1]
+        name = self.players[heard.seat].name
+        if heard.answer:
+            since = self._human_since(heard.index)
+            if since is not None:
+                self.view.say(f"{name}'s « {heard.phrase} » cannot be taken back: {since} has played since (an "
+                              "answer is taken back while only dice and bots have played after it)")
+                return False
+            thrown = any(entry["seat"] is None for entry in self.state.history[heard.index + 1:])
+            state = self.state.before(heard.index)
+            done = f"{name} is asked again" + (" (the dice that followed fall again)" if thrown else "")
+        else:
+            try:
+                state = self.state.without(heard.index)
+            except IllegalActionError as error:
+                self.view.say(f"{name}'s « {heard.phrase} » cannot be taken back: the game since no longer plays "
+                              f"without it ({error})")
+                return False
+            done = "as if never said"
         self.misheard.pop()
         self.state = state
-        self.view.say(f"{name}'s « {phrase} » is taken back: talk the microphone misheard, as if never said")
+        self.view.say(f"{name}'s « {heard.phrase} » is taken back: talk the microphone misheard, {done}")
         self.save()
         self.view.show(self)
         return True
+
+    def _human_since(self, index: int) -> str | None:
+        """The first human who played after history entry `index` (an answer, a race's shout or
+        silence, a false shout, a late friend's arrival), by name; None when only dice and bots
+        did."""
+        for entry in self.state.history[index + 1:]:
+            if entry["seat"] is not None and self.players[entry["seat"]].human:
+                return self.players[entry["seat"]].name
+        return None
 
     def _typed_action(self, decision: Decision, options: list[Action], text: str) -> tuple[Action | None, str]:
         """A number from the menu, a staked choice `N STAKE`, or intent words; Enter alone

@@ -368,8 +368,8 @@ class TableApp(App[GameState | None]):
     def placeholder(self) -> str:
         phones = " · « phone 2 »: seat 2 to a new phone (theirs is lost)" if self.command is not None else ""
         return ("a number and Enter · Enter alone: the only choice, or your shout in a race · « ! » shouts a race "
-                "phrase at any moment · « - »: takes back a false shout the microphone misheard · « + Name »: a late "
-                "friend joins (chante_sloubi)" + phones)
+                "phrase at any moment · « - »: takes back a shout or an answer the microphone misheard · « + Name »: "
+                "a late friend joins (chante_sloubi)" + phones)
 
     def on_mount(self) -> None:
         self.title = "Cul de Chouette"

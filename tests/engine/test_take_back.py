@@ -1,5 +1,6 @@
 """`GameState.without()`: a shout the table takes back (talk a microphone misheard), as if it
-had never been said."""
+had never been said; `GameState.before()`: an answer it takes back, its decision asked again
+with the dice that had followed it."""
 
 from __future__ import annotations
 
@@ -7,9 +8,9 @@ import random
 
 import pytest
 
-from cdc_env.actions import IllegalActionError, Shout, action_from_json
-from cdc_env.dice import SeededDice
-from cdc_env.game import RACE_SHOUTS, GameState
+from cdc_env.actions import BuyCul, IllegalActionError, Pass, Roll, Shout, action_from_json
+from cdc_env.dice import DiceAgain, InjectedDice, SeededDice, dice_from_json
+from cdc_env.game import RACE_SHOUTS, GameLoadError, GameState
 from cdc_env.rules import Ruleset, load_ruleset
 
 
@@ -95,3 +96,84 @@ def test_what_no_longer_replays_without_it_is_refused() -> None:
             state.without(index)
     with pytest.raises(IllegalActionError):
         state.without(0)  # an entry, the first player's draw: what follows no longer replays
+
+
+def answers(state: GameState) -> list[int]:
+    """The history entries that answered a decision outside a race (not dice, not a shout)."""
+    return [i for i, entry in enumerate(state.history)
+            if entry["seat"] is not None and entry["action"]["kind"] not in ("dice", "shout")]
+
+
+@pytest.mark.parametrize("seed", [1, 2, 3])
+def test_an_answer_taken_back_asks_its_decision_again_with_the_dice_that_followed(seed: int) -> None:
+    rules = with_bevues()
+    state, _ = played(rules, seed, 120, shout_at=None)
+    before = state.to_json()
+    index = answers(state)[len(answers(state)) // 2]
+    asked = GameState(rules, 3)  # the reference: the history up to the answer, replayed
+    for entry in state.history[:index]:
+        asked.apply_action(action_from_json(entry["action"]), seat=entry["seat"])
+    back = state.before(index)
+    assert back.snapshot() == asked.snapshot() and back.history == asked.history and back.log == asked.log
+    assert back.pending == asked.pending and back.pending is not None and not back.pending.is_chance
+    assert state.to_json() == before  # the game it came from is left alone
+    # The same answers again give the very game: every die thrown after the answer comes again.
+    for entry in state.history[index:]:
+        if entry["seat"] is not None:
+            back.apply_action(action_from_json(entry["action"]), seat=entry["seat"])
+    assert back.history == state.history and back.log == state.log
+    # ... and the dice then go on as they would have.
+    for game in (back, state):
+        chooser = random.Random(f"after {seed}")
+        for _ in range(60):
+            if game.is_over:
+                break
+            random_step(game, chooser)
+    assert back.history == state.history and back.snapshot() == state.snapshot()
+
+
+def test_another_answer_meets_the_dice_that_had_come_and_the_save_keeps_them() -> None:
+    # Seat 0 starts (1 against 6) and throws 2, 3; seat 1 is asked whether it buys the cul and
+    # "buys" it (« oui », misheard); the cul falls, a 4. Taken back, seat 1 is asked again, and
+    # passing, meets the same 4.
+    state = GameState(load_ruleset("classic"), 2, dice=InjectedDice([1, 6, 2, 3, 4, 5, 5, 1, 6, 6, 6]))
+    state.apply_action(Roll())
+    assert state.pending is not None and (state.pending.kind, state.pending.seat) == ("buy_cul", 1)
+    index = len(state.history)
+    state.apply_action(BuyCul())
+    assert state.history[index + 1]["action"] == {"kind": "dice", "values": [4]}
+    back = state.before(index)
+    assert back.pending is not None and (back.pending.kind, back.pending.seat) == ("buy_cul", 1)
+    assert isinstance(back.dice_source, DiceAgain) and list(back.dice_source.values) == [4]
+    saved = back.to_json()
+    assert saved["dice"] == {"kind": "again", "values": [4],
+                             "then": {"kind": "injected", "values": [5, 5, 1, 6, 6, 6]}}
+    resumed = GameState.from_json(saved)
+    resumed.apply_action(Pass(), seat=1)
+    assert [e["values"] for e in resumed.log if e["type"] == "dice"][-1] == [4]
+    assert "buy_cul" in [e["type"] for e in state.log]
+    assert "buy_cul" not in [e["type"] for e in resumed.log] and resumed.scores == [0, 0]  # not bought: no -30
+    # Taken back again: one list of dice, never a source inside a source.
+    again = DiceAgain([1], DiceAgain([2, 3], InjectedDice([4])))
+    assert list(again.values) == [1, 2, 3] and again.roll(4) == (1, 2, 3, 4)
+
+
+@pytest.mark.parametrize(("dice", "says"), [
+    ({"kind": "again", "values": [2, 7], "then": None}, "given again die 2 is 7: each must be a whole number"),
+    ({"kind": "again", "values": [], "then": {"kind": "again", "values": [], "then": None}}, "never nested"),
+    ({"kind": "again", "values": "123", "then": None}, "'values' must be a list of dice"),
+])
+def test_a_bad_list_of_dice_given_again_is_refused_as_the_save_loads(dice: dict, says: str) -> None:
+    with pytest.raises(ValueError, match=says):
+        dice_from_json(dice)
+    saved = GameState(load_ruleset("classic"), 2, dice=SeededDice(1)).to_json()
+    with pytest.raises(GameLoadError, match="bad dice source"):
+        GameState.from_json({**saved, "dice": dice})
+
+
+def test_dice_given_again_that_do_not_fit_a_roll_give_way_to_the_source() -> None:
+    dice = DiceAgain([6, 2], InjectedDice([1, 3]))
+    assert dice.roll(1, sides=4) == (1,)  # a 6 is no face of a four-sided draw: the rest is the source's
+    assert dice.roll(1) == (3,) and not dice.values
+    with pytest.raises(IndexError):
+        GameState(load_ruleset("classic"), 2, dice=SeededDice(1)).before(5)

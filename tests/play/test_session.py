@@ -213,9 +213,57 @@ def test_only_a_shout_a_microphone_heard_is_taken_back_and_said_when_there_is_no
     listener = LateListener(0, "pas_mou_le_caillou", onset_after_s=30.0, heard_after_s=30.0)  # never heard
     session, state = play_late_shout(listener, typed=(("!", 4.5), ("-", 5.0)))
     said = session.view.said  # type: ignore[attr-defined]
-    assert "« - » takes back a false shout a microphone heard: there is none to take back" in said
+    assert "« - » takes back a false shout or an answer a microphone heard: there is none to take back" in said
     assert [e["type"] for e in state.log].count("false_shout") == 1
     assert [e["delta"] for e in state.log if e["type"] == "score" and e["seat"] == 0 and e["delta"] < 0] == [-10]
+
+
+def misheard_purchase(typed: tuple[tuple[str, float], ...], then: tuple[int, ...] = (6, 6, 6),
+                      save_path: Path | None = None) -> tuple[PlaySession, GameState]:
+    # Classic, Ana (seat 0) at 300 against a bot. The bot starts (6 against 1) and throws 2, 5;
+    # Ana is asked whether she buys the cul, and her microphone hears « achat du cul » (talk,
+    # misheard): she buys it (-30), the cul falls, a 1, and her turn begins. `typed`: the table's
+    # lines; `then`: the dice after (by default her throw, 6, 6, 6, which wins).
+    listener = LateListener(0, "achat_du_cul", onset_after_s=0.1, heard_after_s=0.2)
+    keyboard = TypedLater()
+    for line, after_s in typed:
+        keyboard.type(line, after_s)
+    session = PlaySession(load_ruleset("classic"), [SeatPlayer("Ana"), SeatPlayer("bot", FixedBot(2950))],
+                          view=Recorder(), keyboard=Keyboard(keyboard.reader), listener=listener,
+                          save_path=save_path, dice=InjectedDice([6, 1, 2, 5, 1, *then]),
+                          setup={"scores": [300, 300]})
+    state = session.run()
+    assert listener.delivered
+    return session, state
+
+
+def test_an_answer_the_microphone_misheard_is_taken_back_and_asked_again(tmp_path: Path) -> None:
+    # « - » while Ana is asked to throw: only dice came after the purchase, so it is taken back,
+    # she is asked again and passes (« non »); the cul is the same 1 (a take-back throws nothing
+    # anew), and the game, saved so, goes on.
+    save = tmp_path / "game.json"
+    session, state = misheard_purchase((("-", 0.8), ("non", 1.4), ("1", 2.0)), save_path=save)
+    said = session.view.said  # type: ignore[attr-defined]
+    assert ("Ana's « achat_du_cul » is taken back: talk the microphone misheard, Ana is asked again (the dice "
+            "that followed fall again)") in said
+    assert session.view.asked.count("buy_cul") == 2  # type: ignore[attr-defined]
+    assert "buy_cul" not in [e["type"] for e in state.log]
+    assert [e["values"] for e in state.log if e["type"] == "dice"] == [[6], [1], [2, 5], [1], [6, 6], [6]]
+    assert state.winner == 0 and state.scores[0] > 300 and not session.misheard
+    resumed = GameState.from_json(json.loads(save.read_text(encoding="utf-8")))
+    assert resumed.snapshot() == state.snapshot() and resumed.history == state.history
+
+
+def test_an_answer_is_not_taken_back_once_a_human_has_played_since() -> None:
+    # Ana throws (« 1 »: 3, 6, 2, nothing) before the table types « - » in the bot's turn: her
+    # throw would be lost, so the purchase stands, said in one line. Asked whether she buys the
+    # bot's cul, she passes, and its 6, 6, 6 wins.
+    session, state = misheard_purchase((("1", 0.8), ("-", 1.4), ("non", 2.0)), then=(3, 6, 2, 6, 6, 6))
+    said = session.view.said  # type: ignore[attr-defined]
+    assert ("Ana's « achat_du_cul » cannot be taken back: Ana has played since (an answer is taken back while "
+            "only dice and bots have played after it)") in said
+    assert "buy_cul" in [e["type"] for e in state.log] and state.winner == 1 and state.scores[0] == 270
+    assert len(session.misheard) == 1 and session.misheard[0].answer
 
 
 class OnsetlessBot(FixedBot):

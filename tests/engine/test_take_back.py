@@ -30,6 +30,16 @@ def random_step(state: GameState, chooser: random.Random) -> None:
     state.apply_action(action)
 
 
+def play_on(games: tuple[GameState, ...], seed: int, steps: int = 60) -> None:
+    """The same random choices in each game, for `steps` decisions or to its end."""
+    for game in games:
+        chooser = random.Random(f"after {seed}")
+        for _ in range(steps):
+            if game.is_over:
+                break
+            random_step(game, chooser)
+
+
 def played(rules: Ruleset, seed: int, steps: int, shout_at: int | None, seat: int = 1) -> tuple[GameState, int]:
     """A game of random legal choices (dice from `seed`), with a false shout from `seat` at the
     first step from `shout_at` where no race is on (a shout in a race is that race's), and that
@@ -65,13 +75,7 @@ def test_a_false_shout_taken_back_leaves_the_game_as_if_never_said(seed: int) ->
     assert taken_back.pending == never.pending
     assert "false_shout" not in {e["type"] for e in taken_back.log}
     assert shouted.to_json() == before  # the game it came from is left alone
-    # The dice go on as they would have: the same choices from here give the same game.
-    for state in (taken_back, never):
-        chooser = random.Random(f"after {seed}")
-        for _ in range(60):
-            if state.is_over:
-                break
-            random_step(state, chooser)
+    play_on((taken_back, never), seed)  # the dice go on as they would have: the same game
     assert taken_back.snapshot() == never.snapshot() and taken_back.history == never.history
 
 
@@ -122,13 +126,7 @@ def test_an_answer_taken_back_asks_its_decision_again_with_the_dice_that_followe
         if entry["seat"] is not None:
             back.apply_action(action_from_json(entry["action"]), seat=entry["seat"])
     assert back.history == state.history and back.log == state.log
-    # ... and the dice then go on as they would have.
-    for game in (back, state):
-        chooser = random.Random(f"after {seed}")
-        for _ in range(60):
-            if game.is_over:
-                break
-            random_step(game, chooser)
+    play_on((back, state), seed)  # ... and the dice then go on as they would have
     assert back.history == state.history and back.snapshot() == state.snapshot()
 
 

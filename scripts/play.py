@@ -24,7 +24,8 @@ players, late friends included). Ctrl+Q leaves.
 printed address (or scans the QR code) on a phone, takes a seat, and plays by tapping and by
 voice (the phone is the microphone: --model, the French Vosk model, for the voice; without it
 the phones tap). /board shows the whole table on a TV. --no-screen runs the web table alone,
-without the terminal's table (Ctrl+C stops; the save is kept).
+without the terminal's table (Ctrl+C stops; the save is kept); what the game says (races, a
+take-back, a line refused) is printed in that terminal, where the host's lines are typed.
 """
 
 from __future__ import annotations
@@ -52,6 +53,7 @@ ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
 from agents.bots import check_table, make_bot  # noqa: E402
+from cdc_env.actions import Action  # noqa: E402
 from cdc_env.cli import (  # noqa: E402
     BUDGET_HELP,
     OutputError,
@@ -65,7 +67,7 @@ from cdc_env.cli import (  # noqa: E402
     path_error,
     short_path,
 )
-from cdc_env.game import GameError, GameLoadError  # noqa: E402
+from cdc_env.game import Decision, GameError, GameLoadError  # noqa: E402
 from cdc_env.reaction import REACTION_LEVELS  # noqa: E402
 from cdc_env.rules import RulesetError, load_ruleset  # noqa: E402
 from voice.intents import check_game_lexicon  # noqa: E402
@@ -278,6 +280,29 @@ def prepare(argv: list[str] | None, console: Console, locks: ExitStack | None = 
         return 2
 
 
+class SaidAtTheTerminal:
+    """--no-screen: what the game says (a race and its shouts, a late friend seated, a false
+    shout or answer taken back, a line typed and refused) printed on the host's terminal, where
+    those lines are typed. The phones and the board show the table itself; without this the
+    host's « - » or « + Name » got no answer at all."""
+
+    def __init__(self, console: Console) -> None:
+        self.console = console
+
+    def say(self, text: str) -> None:
+        self.console.print(text, markup=False, highlight=False, emoji=False, soft_wrap=True)
+        sys.stdout.flush()
+
+    def show(self, session: PlaySession) -> None:
+        pass  # the table: on the phones and the board
+
+    def ask(self, session: PlaySession, decision: Decision, options: list[Action]) -> None:
+        pass
+
+    def voice(self, seat: int, status: str) -> None:
+        pass
+
+
 class WebTable:
     """--web: the table served to the phones and the board, beside the terminal's table or
     alone (--no-screen)."""
@@ -295,7 +320,7 @@ class WebTable:
         # The save keeps the room (its secret, the seats' tokens): --resume on the same port
         # is the same room, and the phones come back by themselves.
         if args.no_screen:
-            self.session = build(room.view, room.keys, listener, keep=room.kept)
+            self.session = build(Views(room.view, SaidAtTheTerminal(Console())), room.keys, listener, keep=room.kept)
         else:
             def build_both(view: View, keyboard: KeyLines) -> PlaySession:
                 room.keys = keyboard  # the phones' lines join the terminal's

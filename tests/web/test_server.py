@@ -724,6 +724,11 @@ def test_play_web_serves_prints_the_qr_and_stops_on_ctrl_c_keeping_the_save(tmp_
         said = web.read_until("&seat=1")
         assert "Ana's seat (1) is free for a new phone; the phone that had it can no longer play it. On the new " \
                f"phone, scan this code or open https://127.0.0.1:{port}/?room={secret}&seat=1\n" in said, said
+        # The game's answers to the lines typed here are printed here too (they went nowhere).
+        web.type("-")
+        web.read_until("« - » takes back a false shout or an answer a microphone heard: there is none to take back")
+        web.type("+ Zoé")
+        web.read_until("Zoé cannot join: no player can join a game under way in ruleset 'classic'")
         rest, errors = web.interrupt()
     finally:
         web.close()

@@ -234,14 +234,8 @@ class GameState:
         table takes back (talk a microphone misheard), as if it had never been said. The dice
         go on as this state's would (a copy of its source). IllegalActionError when what came
         after no longer replays without it; IndexError for no such entry."""
-        if not 0 <= index < len(self.history):
-            raise IndexError(f"no history entry {index} (the game has {len(self.history)})")
-        twin = GameState(self.rules, self.seated_at_start, setup=self.setup)
-        for entry in self.history[:index] + self.history[index + 1:]:
-            twin.apply_action(action_from_json(entry["action"]), seat=entry["seat"])
-        twin.dice_source = copy_dice(self.dice_source)
-        twin._roll_pending_dice()
-        return twin
+        self._check_entry(index)
+        return self._replayed(self.history[:index] + self.history[index + 1:], copy_dice(self.dice_source))
 
     def before(self, index: int) -> GameState:
         """This game as it was before history entry `index`, replayed from the start: an answer
@@ -249,14 +243,22 @@ class GameState:
         its decision is asked again. The dice thrown since come again first, in their order,
         then this state's source goes on: taking an answer back never draws other dice.
         IndexError for no such entry."""
-        if not 0 <= index < len(self.history):
-            raise IndexError(f"no history entry {index} (the game has {len(self.history)})")
-        twin = GameState(self.rules, self.seated_at_start, setup=self.setup)
-        for entry in self.history[:index]:
-            twin.apply_action(action_from_json(entry["action"]), seat=entry["seat"])
+        self._check_entry(index)
         thrown = [value for entry in self.history[index:] if entry["action"]["kind"] == Dice.kind
                   for value in entry["action"]["values"]]
-        twin.dice_source = DiceAgain(thrown, copy_dice(self.dice_source))
+        return self._replayed(self.history[:index], DiceAgain(thrown, copy_dice(self.dice_source)))
+
+    def _check_entry(self, index: int) -> None:
+        if not 0 <= index < len(self.history):
+            raise IndexError(f"no history entry {index} (the game has {len(self.history)})")
+
+    def _replayed(self, entries: list[dict[str, Any]], dice: DiceSource | None) -> GameState:
+        """A new game of this one's table with these history entries applied, then `dice` as
+        its source (the next chance moment, if one is pending, rolled at once)."""
+        twin = GameState(self.rules, self.seated_at_start, setup=self.setup)
+        for entry in entries:
+            twin.apply_action(action_from_json(entry["action"]), seat=entry["seat"])
+        twin.dice_source = dice
         twin._roll_pending_dice()
         return twin
 

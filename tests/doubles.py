@@ -1,9 +1,26 @@
-"""Test doubles shared by the play and voice tests."""
+"""Test doubles shared by the play and voice tests, and the loader of a script as a module."""
 
 from __future__ import annotations
 
+import importlib.util
+import sys
+from pathlib import Path
+from types import ModuleType
+
 from cdc_env.actions import Action, Pass, Roll, Shout
 from cdc_env.game import RACE_PHRASES, Decision, GameState
+
+SCRIPTS = Path(__file__).resolve().parents[1] / "scripts"
+
+
+def script(name: str) -> ModuleType:
+    """scripts/<name>.py as a module (scripts are no package), loaded afresh."""
+    spec = importlib.util.spec_from_file_location(f"script_{name}", SCRIPTS / f"{name}.py")
+    assert spec is not None and spec.loader is not None
+    module = importlib.util.module_from_spec(spec)
+    sys.modules[spec.name] = module  # dataclasses look their module up
+    spec.loader.exec_module(module)
+    return module
 
 
 class FixedBot:

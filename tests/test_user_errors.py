@@ -5,7 +5,6 @@ Commands are run through their `main(argv)` (fast); only Ctrl+C needs a real pro
 
 from __future__ import annotations
 
-import importlib.util
 import json
 import os
 import re
@@ -14,12 +13,12 @@ import subprocess
 import sys
 import time
 from pathlib import Path
-from types import ModuleType
 from typing import Any
 
 import numpy as np
 import pytest
 import yaml
+from doubles import script
 
 from agents.training import ConfigError, load_config
 from cdc_env.cli import in_use_by_one, lock_path
@@ -27,16 +26,6 @@ from cdc_env.rules import RulesetError, load_ruleset
 from voice.lexicon import LexiconError, load_lexicon
 
 ROOT = Path(__file__).resolve().parents[1]
-
-
-def script(name: str) -> ModuleType:
-    """scripts/<name>.py as a module (scripts are no package)."""
-    spec = importlib.util.spec_from_file_location(f"script_{name}", ROOT / "scripts" / f"{name}.py")
-    assert spec is not None and spec.loader is not None
-    module = importlib.util.module_from_spec(spec)
-    sys.modules[spec.name] = module  # dataclasses look their module up
-    spec.loader.exec_module(module)
-    return module
 
 
 def tiny_config(tmp_path: Path, name: str = "tiny", **changes: Any) -> Path:

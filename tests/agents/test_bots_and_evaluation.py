@@ -8,6 +8,7 @@ from fractions import Fraction
 from pathlib import Path
 
 import pytest
+from doubles import script
 
 from agents.bots import BOT_FACTORIES, make_bot
 from agents.evaluation import elo_ratings, lineups, run_tournament, save_report, wilson_interval
@@ -130,19 +131,8 @@ def test_tournament_in_several_processes_gives_the_same_results() -> None:
         [(a.name, a.wins, a.points, a.elo) for a in alone.agents]
 
 
-def script_module(name: str):
-    """scripts/<name>.py as a module (scripts are no package)."""
-    import importlib.util
-
-    spec = importlib.util.spec_from_file_location(name, Path(__file__).resolve().parents[2] / "scripts" / f"{name}.py")
-    assert spec is not None and spec.loader is not None
-    script = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(script)
-    return script
-
-
 def compare_decisions_script():
-    return script_module("compare_decisions")
+    return script("compare_decisions")
 
 
 def test_compare_decisions_finds_where_two_bots_differ() -> None:
@@ -204,7 +194,7 @@ def test_patient_differs_from_bold_only_on_grelottine_challenges() -> None:
 
 
 def test_rollouts_of_one_action_with_one_key_meet_the_same_luck() -> None:
-    probe = script_module("probe_rollouts")
+    probe = script("probe_rollouts")
     state, decision = grelottine_decision([100, 100])
     copy = state.clone(dice=None)
     assert copy.snapshot() == state.snapshot() and copy.pending is not None and copy.pending.kind == "grelottine"
@@ -215,7 +205,7 @@ def test_rollouts_of_one_action_with_one_key_meet_the_same_luck() -> None:
 
 
 def test_rollout_candidates_keep_three_stakes_per_grelottine_combination() -> None:
-    probe = script_module("probe_rollouts")
+    probe = script("probe_rollouts")
     state, decision = grelottine_decision([100, 100])
     chosen = make_bot("bold").act(state, decision)
     kept = probe.staked_candidates(decision, chosen)
@@ -225,7 +215,7 @@ def test_rollout_candidates_keep_three_stakes_per_grelottine_combination() -> No
 
 
 def test_rollout_figures_find_a_better_alternative_and_nothing_where_there_is_none() -> None:
-    probe = script_module("probe_rollouts")
+    probe = script("probe_rollouts")
     better = {"kind": "sirop", "chosen": "Pass()", "outcomes": {"Pass()": [0] * 8, "Sirop()": [1] * 8}}
     level = {"kind": "boucliette", "chosen": "Pass()",
              "outcomes": {"Pass()": [1, 0] * 4, "UseBoucliette()": [1, 0] * 4}}
@@ -241,7 +231,7 @@ def test_rollout_figures_find_a_better_alternative_and_nothing_where_there_is_no
 @pytest.mark.parametrize("argv", [["--ruleset", "nope"], ["--seats", "9"], ["--bot", "nope"], ["--rollouts", "1"]])
 def test_rollout_probe_refuses_bad_input_in_one_line(argv: list[str], capsys: pytest.CaptureFixture[str]) -> None:
     try:
-        status = script_module("probe_rollouts").main(argv)
+        status = script("probe_rollouts").main(argv)
     except SystemExit as stop:  # argparse's own refusal of a number out of range
         status = stop.code
     assert status == 2

@@ -169,9 +169,9 @@ def test_the_champions_report_says_what_each_searching_champion_plays() -> None:
 def test_publishing_at_a_searching_table_says_the_network_is_not_the_champion(
         table: tuple[str, int], says: str | None, tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
         capsys: pytest.CaptureFixture[str]) -> None:
-    from test_bots_and_evaluation import script_module  # tests/agents, on the path as the test files' folder
+    from doubles import script
 
-    train = script_module("train")
+    train = script("train")
     written = tmp_path / f"{table[0]}_{table[1]}p.npz"
 
     def publish(model: Path, directory: Path, extra: dict) -> Path:

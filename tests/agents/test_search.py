@@ -355,16 +355,10 @@ def test_evaluate_takes_a_budget_for_its_searchers_and_reports_it(tmp_path) -> N
 
 def test_play_seats_a_searching_champion_with_the_budget_given() -> None:
     import argparse
-    import importlib.util
-    import sys
-    from pathlib import Path
 
-    path = Path(__file__).resolve().parents[2] / "scripts" / "play.py"
-    spec = importlib.util.spec_from_file_location("script_play_budget", path)
-    assert spec is not None and spec.loader is not None
-    play_script = importlib.util.module_from_spec(spec)
-    sys.modules[spec.name] = play_script
-    spec.loader.exec_module(play_script)
+    from doubles import script
+
+    play_script = script("play")
     args = argparse.Namespace(humans=["Ana"], bots=None, reaction="human", budget_ms=150.0)
     champion = play_script.lineup(args, 1, None)[1].bot  # the default bot: the table's champion
     check_table(champion, load_ruleset("v004"), 2)

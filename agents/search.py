@@ -300,8 +300,11 @@ def _settled(outcomes: list[list[float]], base: int) -> bool:
 
 def _pick(options: list[Action], outcomes: list[list[float]], chosen: int, margin: float) -> Action:
     """The best candidate by mean, where its paired lead over the base choice is `margin`
-    standard errors above zero; else the base choice."""
+    standard errors above zero; else the base choice (also where the budget ended before a
+    first round: nothing measured, nothing to lead)."""
     n = len(outcomes[chosen])
+    if n == 0:
+        return options[chosen]
     best, best_mean = chosen, sum(outcomes[chosen]) / n
     for index, results in enumerate(outcomes):
         mean = sum(results) / n

@@ -199,6 +199,17 @@ def test_the_champion_of_a_search_table_is_the_searcher(table: tuple[str, int]) 
     assert [getattr(searcher, key) for key in played] == [getattr(spec, key) for key in played]
 
 
+def test_a_budget_spent_before_a_first_round_keeps_the_base_choice() -> None:
+    # evaluate.py --budget-ms 2 on a loaded machine: the value's first read outlasted the budget,
+    # no round was sampled, and _pick divided by zero (a worker's traceback). Now the base bot's
+    # choice stands, as where no candidate leads.
+    options = [Pass(), Sirop()]
+    assert _pick(options, [[], []], 1, 1.0) == Sirop()
+    bot = SearchBot(seed=1, budget_ms=1e-9)  # over before the first round begins
+    play(bot, "classic", 2, seed=5, max_turns=3)
+    assert bot.stats.searched > 0 and bot.stats.samples == 0
+
+
 def test_a_commands_budget_is_each_searchers_where_its_name_gives_none() -> None:
     """--budget-ms (make_bot's budget_ms): the time of `searcher` and of a searching champion;
     a name's own budget stands, and bots that do not search are the same."""

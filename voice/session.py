@@ -49,6 +49,26 @@ EARLY_TOLERANCE_S = 0.05
 # or an answer (PlaySession.take_back): a recogniser now and then takes talk for a phrase, and
 # the table knows who said nothing.
 TAKE_BACK = "-"
+# The French of a line's words the pages show (Said): how a shout came, and when it was too early or late.
+BY_FR = {"voice": "voix", "keyboard": "touche"}
+WHEN_FR = {True: "avant que les dés soient montrés", False: "après la fenêtre de la course"}
+
+
+class Said(str):
+    """A line the game says to the whole table, not only to the host at the terminal: the web
+    pages show it (the board all of them, a phone those about its own player). The str is the
+    English, as every view prints it; `fr` is the French, where « {phrase} » stands for `phrase`,
+    an intent the page puts in its own words; `seat` is the player it is about, if any.
+    Lines that answer the host's typing stay plain str: the terminal alone shows them."""
+
+    fr: str
+    seat: int | None
+    phrase: str | None
+
+    def __new__(cls, english: str, fr: str, seat: int | None = None, phrase: str | None = None) -> Said:
+        line = super().__new__(cls, english)
+        line.fr, line.seat, line.phrase = fr, seat, phrase
+        return line
 
 
 @dataclass(frozen=True)
@@ -378,7 +398,10 @@ class PlaySession:
                     self._voice_answer = item.intent
                     return action
                 self.view.voice(item.seat, SAY_AGAIN)
-                self.view.say(f"heard « {item.intent} »: {self._plain_reason(why, options, decision)}")
+                name = self.players[item.seat].name
+                self.view.say(Said(f"{name}: heard « {item.intent} »: {self._plain_reason(why, options, decision)}",
+                                   f"{name} : « {{phrase}} » entendu, qui ne répond pas à la question : répétez",
+                                   item.seat, item.intent))
             typed = self.keyboard.poll(0.05)
             if typed is None:
                 if self.keyboard.closed and self.listener is None:
@@ -451,7 +474,7 @@ class PlaySession:
             return
         self.joining.append((name, sung))
         if not self._seat_joining():
-            self.view.say(f"{name} joins as the next turn begins")
+            self.view.say(Said(f"{name} joins as the next turn begins", f"{name} s'assoit au début du prochain tour"))
 
     def _join_refusal(self, name: str) -> str | None:
         """What the engine would refuse, and what only the table knows: its seats' names, the
@@ -503,8 +526,11 @@ class PlaySession:
                 continue
             self.players.append(SeatPlayer(name))
             seated = True
-            self.view.say(f"{name} joins at seat {seat + 1} with {self.state.scores[seat]} points (Chante-Sloubi"
-                          f"{', the Sloubi sung' if sung else ''})")
+            points = self.state.scores[seat]
+            self.view.say(Said(f"{name} joins at seat {seat + 1} with {points} points (Chante-Sloubi"
+                               f"{', the Sloubi sung' if sung else ''})",
+                               f"{name} s'assoit à la place {seat + 1} avec {points} points (Chante-Sloubi"
+                               f"{', le Sloubi chanté' if sung else ''})", seat))
             self.view.voice(seat, LISTENING if self._hears(seat) else KEYBOARD_ONLY)
         if seated:
             self.save()
@@ -521,8 +547,10 @@ class PlaySession:
         if heard.intent not in phrases or not start - EARLY_TOLERANCE_S <= heard.onset <= end:
             return False
         if not any(shout.seat == heard.seat for shout in self.race_log[-1]):  # else a repeat of the shout
-            self.view.say(f"{self.players[heard.seat].name}: « {heard.intent} » was heard after the race was "
-                          "settled: not counted")
+            name = self.players[heard.seat].name
+            self.view.say(Said(f"{name}: « {heard.intent} » was heard after the race was settled: not counted",
+                               f"{name} : « {{phrase}} » entendu après la course réglée : non compté",
+                               heard.seat, heard.intent))
         return True
 
     def _listener_holds(self) -> bool:
@@ -537,11 +565,16 @@ class PlaySession:
         try:
             self.state.apply_action(Shout(phrase, onset_ms), seat=seat)
         except IllegalActionError as error:
-            self.view.say(f"{name} shouted « {phrase} » ({by}) out of any race: {error}")
+            self.view.say(Said(f"{name} shouted « {phrase} » ({by}) out of any race: {error}",
+                               f"{name} a crié « {{phrase}} » ({BY_FR.get(by, by)}) hors de toute course : refusé",
+                               seat, phrase))
             return False
-        self.view.say(f"{name} shouted « {phrase} » ({by}) with no race to shout for"
-                      + (f"; if it was talk the microphone misheard, « {TAKE_BACK} » typed at the table takes it back"
-                         if by == "voice" else ""))
+        self.view.say(Said(f"{name} shouted « {phrase} » ({by}) with no race to shout for"
+                           + (f"; if it was talk the microphone misheard, « {TAKE_BACK} » typed at the table takes it "
+                              "back" if by == "voice" else ""),
+                           f"{name} a crié « {{phrase}} » ({BY_FR.get(by, by)}) sans course à crier"
+                           + (f" ; si c'était une parole mal entendue, « {TAKE_BACK} » tapé à la table le reprend"
+                              if by == "voice" else ""), seat, phrase))
         if by == "voice":
             self.misheard.append(Misheard(len(self.state.history) - 1, seat, phrase, answer=False))
         self.save()
@@ -572,6 +605,7 @@ class PlaySession:
             thrown = any(entry["seat"] is None for entry in self.state.history[heard.index + 1:])
             state = self.state.before(heard.index)
             done = f"{name} is asked again" + (" (the dice that followed fall again)" if thrown else "")
+            done_fr = f"{name} répond à nouveau" + (" (les dés qui ont suivi retombent pareils)" if thrown else "")
         else:
             try:
                 state = self.state.without(heard.index)
@@ -579,10 +613,12 @@ class PlaySession:
                 self.view.say(f"{name}'s « {heard.phrase} » cannot be taken back: the game since no longer plays "
                               f"without it ({error})")
                 return False
-            done = "as if never said"
+            done, done_fr = "as if never said", "comme jamais dit"
         self.misheard.pop()
         self.state = state
-        self.view.say(f"{name}'s « {heard.phrase} » is taken back: talk the microphone misheard, {done}")
+        self.view.say(Said(f"{name}'s « {heard.phrase} » is taken back: talk the microphone misheard, {done}",
+                           f"{name} : « {{phrase}} » est repris (une parole mal entendue), {done_fr}",
+                           heard.seat, heard.phrase))
         self.save()
         self.view.show(self)
         return True
@@ -640,7 +676,8 @@ class PlaySession:
         if heard.intent is not None:
             return False
         self.view.voice(heard.seat, SAY_AGAIN)
-        self.view.say(f"{self.players[heard.seat].name}: not understood, say it again")
+        name = self.players[heard.seat].name
+        self.view.say(Said(f"{name}: not understood, say it again", f"{name} : pas compris, répétez", heard.seat))
         return True
 
     def _listen(self, intents: set[str], race: bool = False) -> None:
@@ -659,7 +696,8 @@ class PlaySession:
             return []
 
     def _lose_listener(self, error: Exception) -> None:
-        self.view.say(f"microphone lost ({error}); going on with the keyboard — the game is kept")
+        self.view.say(Said(f"microphone lost ({error}); going on with the keyboard — the game is kept",
+                           f"micro perdu ({error}) ; la partie continue au clavier, elle est gardée"))
         for seat in getattr(self.listener, "seats", ()):
             self.view.voice(seat, KEYBOARD_ONLY)
         try:
@@ -769,8 +807,12 @@ class PlaySession:
         if self._not_understood(heard) or heard.intent not in phrases:
             return
         if not -EARLY_TOLERANCE_S <= heard.onset - start <= window:
-            when = "before the dice were shown" if heard.onset < start else "after the race's window"
-            self.view.say(f"{self.players[heard.seat].name}: « {heard.intent} » began {when}: not counted")
+            early = heard.onset < start
+            when = "before the dice were shown" if early else "after the race's window"
+            name = self.players[heard.seat].name
+            self.view.say(Said(f"{name}: « {heard.intent} » began {when}: not counted",
+                               f"{name} : « {{phrase}} » commencé {WHEN_FR[early]} : non compté",
+                               heard.seat, heard.intent))
             return
         onset_ms = max(0.0, (heard.onset - start) * 1000)
         shouts[heard.seat] = RaceShout(heard.seat, heard.intent, onset_ms, "voice")
@@ -785,14 +827,22 @@ class PlaySession:
             self._typed_join(text)  # a late friend: seated once the turn is over
             return
         if text.strip() == TAKE_BACK:  # not mid-race: the race's answers are being gathered
-            self.view.say(f"« {TAKE_BACK} » takes back a misheard shout once the race is settled: type it again then")
+            self.view.say(f"« {TAKE_BACK} » takes back a misheard shout or answer once the race is settled: type it "
+                          "again then")
             return
         if not -EARLY_TOLERANCE_S <= at - start <= window:
             # Pressed while a bot was still playing, before the dice were shown (a race is won
             # by reacting to the dice, so a key waiting in the queue never counts as 0 ms), or
             # after the window.
-            when = "before the dice were shown" if at < start else "after the race's window"
-            self.view.say(f"« {text} » was pressed {when}: not counted in this race")
+            early = at < start
+            when = "before the dice were shown" if early else "after the race's window"
+            seat = self._pressed_by(text, humans, phrases)
+            if seat is None:  # not a shout the table can name (a typo): the host's line alone
+                self.view.say(f"« {text} » was pressed {when}: not counted in this race")
+                return
+            name = self.players[seat].name
+            self.view.say(Said(f"{name}'s « {text} » was pressed {when}: not counted in this race",
+                               f"{name} : touché {WHEN_FR[early]} : non compté dans cette course", seat))
             return
         try:
             parsed = self._parse_shout(text, humans, None, phrases)
@@ -806,6 +856,14 @@ class PlaySession:
         onset_ms = max(0.0, (at - start) * 1000)
         shouts[seat] = RaceShout(seat, phrase, onset_ms, "keyboard")
         self._race_shout(shouts[seat])
+
+    def _pressed_by(self, text: str, humans: list[int], phrases: list[str]) -> int | None:
+        """The seat a shout typed or tapped is for, or None if the line names none."""
+        try:
+            parsed = self._parse_shout(text, humans, None, phrases)
+        except UnknownPhrase:
+            return None
+        return None if parsed is None else parsed[0]
 
     def _race_shout(self, shout: RaceShout) -> None:
         """A shout in the race under way, on the table at once."""

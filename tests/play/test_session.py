@@ -15,7 +15,7 @@ from cdc_env.actions import Action, Shout
 from cdc_env.dice import InjectedDice
 from cdc_env.game import Decision, GameState
 from cdc_env.rules import load_ruleset
-from voice.session import Heard, Keyboard, PlaySession, SeatPlayer
+from voice.session import Heard, Keyboard, PlaySession, Said, SeatPlayer
 
 
 class Recorder:
@@ -36,6 +36,13 @@ class Recorder:
         self.said.append(f"voice {seat}: {status}")
 
 
+
+
+def told(said: list[str], english: str) -> Said:
+    """The line said to the whole table that begins with `english` (a Said: the pages show it)."""
+    line = next(line for line in said if line.startswith(english))
+    assert isinstance(line, Said), f"said to the host alone: {line}"
+    return line
 
 
 class TypedLater:
@@ -176,7 +183,8 @@ def test_a_shout_of_the_race_heard_after_it_was_settled_is_late_not_a_false_shou
     assert [e["tied"] for e in state.log if e["type"] == "race"] == [[1]]
     assert "false_shout" not in [e["type"] for e in state.log]
     said = session.view.said  # type: ignore[attr-defined]
-    assert "Ana: « pas_mou_le_caillou » was heard after the race was settled: not counted" in said
+    late = told(said, "Ana: « pas_mou_le_caillou » was heard after the race was settled: not counted")
+    assert late.seat == 0 and late.fr == "Ana : « {phrase} » entendu après la course réglée : non compté"
     assert [e["delta"] for e in state.log if e["type"] == "score" and e["seat"] == 0 and e["delta"] < 0] == []
     assert state.winner == 0
 
@@ -199,7 +207,8 @@ def test_a_false_shout_the_microphone_misheard_is_taken_back_by_the_table(tmp_pa
     said = session.view.said  # type: ignore[attr-defined]
     assert listener.delivered
     assert any("« - » typed at the table takes it back" in line for line in said)  # said with the false shout
-    assert "Ana's « pas_mou_le_caillou » is taken back: talk the microphone misheard, as if never said" in said
+    back = told(said, "Ana's « pas_mou_le_caillou » is taken back: talk the microphone misheard, as if never said")
+    assert back.seat == 0 and back.fr == "Ana : « {phrase} » est repris (une parole mal entendue), comme jamais dit"
     assert "false_shout" not in [e["type"] for e in state.log]
     assert [e for e in state.log if e["type"] == "score" and e["delta"] < 0] == []
     assert state.winner == 0 and not session.misheard
@@ -244,8 +253,10 @@ def test_an_answer_the_microphone_misheard_is_taken_back_and_asked_again(tmp_pat
     save = tmp_path / "game.json"
     session, state = misheard_purchase((("-", 0.8), ("non", 1.4), ("1", 2.0)), save_path=save)
     said = session.view.said  # type: ignore[attr-defined]
-    assert ("Ana's « achat_du_cul » is taken back: talk the microphone misheard, Ana is asked again (the dice "
-            "that followed fall again)") in said
+    back = told(said, "Ana's « achat_du_cul » is taken back: talk the microphone misheard, Ana is asked again (the "
+                      "dice that followed fall again)")
+    assert back.fr == ("Ana : « {phrase} » est repris (une parole mal entendue), Ana répond à nouveau (les dés qui "
+                       "ont suivi retombent pareils)")
     assert session.view.asked.count("buy_cul") == 2  # type: ignore[attr-defined]
     assert "buy_cul" not in [e["type"] for e in state.log]
     assert [e["values"] for e in state.log if e["type"] == "dice"] == [[6], [1], [2, 5], [1], [6, 6], [6]]
@@ -262,6 +273,8 @@ def test_an_answer_is_not_taken_back_once_a_human_has_played_since() -> None:
     said = session.view.said  # type: ignore[attr-defined]
     assert ("Ana's « achat_du_cul » cannot be taken back: Ana has played since (an answer is taken back while "
             "only dice and bots have played after it)") in said
+    refused = next(line for line in said if "cannot be taken back" in line)
+    assert not isinstance(refused, Said)  # an answer to the host's « - »: the terminal's alone
     assert "buy_cul" in [e["type"] for e in state.log] and state.winner == 1 and state.scores[0] == 270
     assert len(session.misheard) == 1 and session.misheard[0].answer
 
@@ -375,6 +388,7 @@ def test_not_understood_asks_to_say_it_again_and_keeps_waiting() -> None:
     assert isinstance(session.view, Recorder)
     again = [line for line in session.view.said if line.startswith("Ana: not understood, say it again")]
     assert len(again) == 2  # at the roll and in the race
+    assert all(isinstance(line, Said) and line.seat == 0 and line.fr == "Ana : pas compris, répétez" for line in again)
     assert session.view.said.count("voice 0: say it again") == 2  # the seat's voice status
     shouts = {s.seat: s for s in session.race_log[0]}
     assert shouts[0].by == "voice" and state.scores[0] == 8  # it kept waiting for the shout
@@ -402,7 +416,9 @@ def test_a_shout_that_began_before_the_dice_were_shown_does_not_count() -> None:
     session = chouette_velute_session(keyboard, bot_onset_ms=600, listener=listener)
     state = session.run()
     assert [s.seat for s in session.race_log[0]] == [1]
-    assert any("before the dice were shown: not counted" in line for line in session.view.said)  # type: ignore[attr-defined]
+    early = told(session.view.said, "Ana: « pas_mou_le_caillou » began before the dice were shown: not counted")  # type: ignore[attr-defined]
+    assert early.seat == 0 and early.phrase == "pas_mou_le_caillou"
+    assert early.fr == "Ana : « {phrase} » commencé avant que les dés soient montrés : non compté"
     assert state.scores[0] == 0
 
 
@@ -435,6 +451,9 @@ def test_a_key_pressed_before_the_race_opened_is_not_a_zero_ms_shout() -> None:
     state = session.run()
     assert [s.seat for s in session.race_log[0]] == [1]
     assert state.scores[0] == 0
+    # Said to the whole table, about Ana: her phone shows it (the pages' French beside it).
+    late = told(session.view.said, "Ana's « ! » was pressed before the dice were shown")  # type: ignore[attr-defined]
+    assert late.seat == 0 and late.fr == "Ana : touché avant que les dés soient montrés : non compté dans cette course"
 
 
 def test_a_maison_table_of_bots_plays_to_the_end_and_resumes_from_its_save(tmp_path: Path) -> None:

@@ -132,6 +132,16 @@ def test_screenshots_of_the_phone_and_the_board_in_french(web_table, browsers: B
     SCREENSHOTS.mkdir(exist_ok=True)
     phone.execute_script("window.scrollTo(0, 0)")
     phone.save_screenshot(str(SCREENSHOTS / "phone-fr-360x740.png"))
+    # A shout tapped outside a race: the game's word on it reaches the player under the question,
+    # in French, and the board's list (in its screenshot).
+    assert css(phone, "#note").get_attribute("hidden") is not None  # nothing said about Zoé yet
+    css(phone, "#shout").click()
+    wait_for("the note on the phone", lambda: css(phone, "#note").is_displayed(), timeout=15)
+    assert css(phone, "#note").text.startswith("Zoé a crié « pas mou le caillou » (touche) ")
+    phone.save_screenshot(str(SCREENSHOTS / "phone-fr-note-360x740.png"))
+    css(phone, "#lang").click()  # the note follows the page's language, and back
+    assert css(phone, "#note").text.startswith("Zoé shouted « pas mou le caillou » (keyboard) ")
+    css(phone, "#lang").click()
 
     board = browsers.open(lang="fr")
     set_viewport(board, 1280, 720, mobile=False)
@@ -140,10 +150,11 @@ def test_screenshots_of_the_phone_and_the_board_in_french(web_table, browsers: B
     wait_for("the board showing the phone's mic",
              lambda: board.find_elements("css selector", "#players li[data-seat='0'] [data-mic='online']"))
     text = css(board, "body").text
+    assert "Zoé a crié « pas mou le caillou » (touche) " in css(board, "#said").text
     assert "Joueurs" in text.replace("JOUEURS", "Joueurs") and "Journal" in text.replace("JOURNAL", "Journal")
     board.save_screenshot(str(SCREENSHOTS / "board-fr-1280x720.png"))
     assert not script_errors(board)
-    for name in ("phone-fr-360x740.png", "board-fr-1280x720.png"):
+    for name in ("phone-fr-360x740.png", "phone-fr-note-360x740.png", "board-fr-1280x720.png"):
         assert (SCREENSHOTS / name).stat().st_size > 5000
     # The switch: English at once, kept for the next visit; the host's texts follow (*_en).
     css(phone, "#lang").click()

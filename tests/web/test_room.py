@@ -24,7 +24,7 @@ from voice.audio import RATE, sound_span, synthesise, to_pcm16
 from voice.lexicon import load_lexicon
 from voice.model import load_model, packaged_model_path
 from voice.recogniser import Recogniser
-from voice.session import Heard, PlaySession, SeatPlayer
+from voice.session import Heard, PlaySession, Said, SeatPlayer
 from voice.table import TypedLines
 from voice.web.protocol import (
     AudioChunk,
@@ -409,8 +409,13 @@ def test_bad_messages_are_refused_with_a_reason(text: str, why: str) -> None:
 def test_the_snapshot_speaks_french_and_english() -> None:
     session = PlaySession(load_ruleset("classic"), [SeatPlayer("Ana"), SeatPlayer("Bob")],
                           view=make_room([]).view, keyboard=make_room([]).keys, seed=1)
-    table = table_json(session, None, {0: "listening"}, ["hello"], {"je_lance": "je lance"})
+    said = [(4, Said("Ana: « je_lance » began after the race's window: not counted",
+                     "Ana : « {phrase} » commencé après la fenêtre de la course : non compté", 0, "je_lance"))]
+    table = table_json(session, None, {0: "listening"}, said, {"je_lance": "je lance"})
     assert table["players"][0]["voice"] == "listening" and table["question"] is None
+    # The phrase in each language's words: the French lexicon's, the intent's without underscores.
+    assert table["said"] == [{"n": 4, "seat": 0, "en": "Ana: « je lance » began after the race's window: not counted",
+                              "fr": "Ana : « je lance » commencé après la fenêtre de la course : non compté"}]
     assert table["players"][0]["voice_fr"] == "à l'écoute"
     from voice.web.snapshot import voice_fr
 
@@ -658,12 +663,36 @@ def test_a_late_friend_seated_by_the_host_gets_a_seat_a_phone_can_take() -> None
     assert offered["seats"][3] == {"seat": 3, "name": "Zoé", "human": True, "taken": False}
     message = room.table_message()
     assert message is not None and [p["name"] for p in message["players"]][-1] == "Zoé"
+    assert message["said"] == [{"n": 1, "seat": 3, "en": "Zoé joins at seat 4 with 0 points (Chante-Sloubi)",
+                                "fr": "Zoé s'assoit à la place 4 avec 0 points (Chante-Sloubi)"}]
     assert any(line["fr"].startswith("+++ Zoé rejoint la partie à la place 4") for line in message["log"])
     phone = join(room, 3)
     assert phone.seat == 3 and room.seats[3].taken
     from voice.web.room import PhoneListener
 
     assert PhoneListener(room).seats == [0, 1, 3]  # her phone's voice is heard like the others'
+
+
+def test_the_pages_get_what_the_game_says_to_the_table_and_not_the_hosts_answers() -> None:
+    """Lines said to the whole table (Said) reach the pages numbered, in both languages, with the
+    player they are about (whose phone shows them); the answers to the host's typing stay on the
+    terminal, and the pages keep the last few only."""
+    room = make_room([FakeClock()])
+    session = PlaySession(load_ruleset("classic"), [s.player for s in room.seats], view=room.view,
+                          keyboard=room.keys, seed=1)
+    room.view.show(session)
+    room.view.say("« 9 » ignored: it is not your turn yet")
+    assert not session.take_back()  # nothing to take back: said to the host alone
+    session._not_understood(Heard(1, None, 0.0))
+    message = room.table_message()
+    assert message is not None
+    assert message["said"] == [{"n": 1, "seat": 1, "en": "Bob: not understood, say it again",
+                                "fr": "Bob : pas compris, répétez"}]
+    for _ in range(12):
+        session._not_understood(Heard(0, None, 0.0))
+    message = room.table_message()
+    assert message is not None and [line["n"] for line in message["said"]] == list(range(6, 14))
+    assert {line["seat"] for line in message["said"]} == {0}
 
 
 def test_the_next_game_at_the_table_keeps_the_phones_and_calibrates_them_at_its_start() -> None:

@@ -30,7 +30,7 @@ from cdc_env.actions import Action
 from cdc_env.game import Decision
 from voice.crosstalk import Attribution
 from voice.phone_clock import PhoneClockError
-from voice.session import Heard, InputLost, PlaySession, SeatPlayer, name_refusal
+from voice.session import Heard, InputLost, PlaySession, Said, SeatPlayer, name_refusal
 from voice.table import TypedLines
 from voice.web.protocol import (
     RATE,
@@ -635,7 +635,7 @@ class Room:
 
     # ------------------------------------------------------------------ the session's side
 
-    def set_table(self, session: PlaySession, voices: dict[int, str], said: Sequence[str]) -> None:
+    def set_table(self, session: PlaySession, voices: dict[int, str], said: Sequence[tuple[int, Said]]) -> None:
         self._seat_newcomers(session.players)
         with self._lock:
             asked = self._question
@@ -777,7 +777,8 @@ class WebView:
     def __init__(self, room: Room) -> None:
         self.room = room
         self.voices: dict[int, str] = {}
-        self.said: list[str] = []
+        # The lines said to the table, numbered so that a phone shows each new one once.
+        self.said: list[tuple[int, Said]] = []
         self.session: PlaySession | None = None
 
     def show(self, session: PlaySession) -> None:
@@ -787,7 +788,10 @@ class WebView:
         self.room.set_table(session, self.voices, self.said)
 
     def say(self, text: str) -> None:
-        self.said = [*self.said[-19:], text]
+        if not isinstance(text, Said):
+            return  # an answer to the host's typing: the terminal shows it
+        number = self.said[-1][0] + 1 if self.said else 1
+        self.said = [*self.said[-19:], (number, text)]
         if self.session is not None:
             self.room.set_table(self.session, self.voices, self.said)
 

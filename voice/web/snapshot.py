@@ -37,10 +37,11 @@ from cdc_env.game import RACE_PHRASES, Decision
 from cdc_env.play import describe_event
 from cdc_env.rulebook.races import LAST_SHOUTER_LOSES
 from voice.lexicon import LexiconError, load_lexicon
-from voice.session import PlaySession
+from voice.session import PlaySession, Said
 from voice.table import option_label, question, verb
 
 LOG_LINES = 40
+SAID_LINES = 8  # what the game said to the table lately (the board shows them, a phone its own)
 FR_LEXICON = Path(__file__).resolve().parents[2] / "configs" / "voice" / "fr.yaml"
 
 VERBS_FR: dict[type[Action], str] = {
@@ -291,8 +292,17 @@ def race_json(session: PlaySession, french: dict[str, str]) -> dict[str, Any] | 
             "running": racing, "shouts": shouts, "result": result}
 
 
+def said_json(number: int, line: Said, french: dict[str, str]) -> dict[str, Any]:
+    """A line said to the table, in both languages, with its phrase in the page's words."""
+    english, fr = str(line), line.fr
+    if line.phrase is not None:
+        english = english.replace(f"« {line.phrase} »", f"« {line.phrase.replace('_', ' ')} »")
+        fr = fr.replace("{phrase}", _phrase(line.phrase, french))
+    return {"n": number, "seat": line.seat, "en": english, "fr": fr}
+
+
 def table_json(session: PlaySession, question_: dict[str, Any] | None, voices: dict[int, str],
-               said: Sequence[str], french: dict[str, str]) -> dict[str, Any]:
+               said: Sequence[tuple[int, Said]], french: dict[str, str]) -> dict[str, Any]:
     """The whole table (the mic and calibration of each seat are added by the room)."""
     state = session.state
     names = [p.name for p in session.players]
@@ -313,5 +323,5 @@ def table_json(session: PlaySession, question_: dict[str, Any] | None, voices: d
     return {"type": "table", "ruleset": state.rules.name, "turn": state.turn_number,
             "dice": list(table.dice or []), "throw": throw, "players": players, "question": question_,
             "race": race_json(session, french), "log": [log_line(e, names) for e in state.log[-LOG_LINES:]],
-            "said": list(said[-10:]), "over": state.winner is not None,
+            "said": [said_json(n, line, french) for n, line in said[-SAID_LINES:]], "over": state.winner is not None,
             "winner": state.winner}

@@ -191,6 +191,15 @@ window.CDC = window.CDC || {};
     for (const line of lines.slice().reverse()) root.append(el("li", {}, CDC.pick(line)));
   };
 
+  // What the game said to the table lately (a shout too late, talk not understood, a take-back,
+  // a late friend seated), newest first: the log has the moves, this has the table's words.
+  CDC.renderSaid = function (root, table) {
+    root.replaceChildren();
+    const lines = (table && table.said) || [];
+    if (!lines.length) { root.append(el("li", {class: "muted"}, CDC.t("nothing_said"))); return; }
+    for (const line of lines.slice().reverse()) root.append(el("li", {"data-n": String(line.n)}, CDC.pick(line)));
+  };
+
   CDC.renderOver = function (root, table) {
     if (!root) return;
     const over = table && table.over;
@@ -239,6 +248,7 @@ window.CDC = window.CDC || {};
       const q = table.question;
       $("#question").textContent = q ? CDC.renderQuestionText(table) : CDC.t("no_question");
       CDC.renderRace($("#race"), table);
+      CDC.renderSaid($("#said"), table);
       CDC.renderLog($("#log"), table);
       CDC.renderOver($("#over"), table);
     }

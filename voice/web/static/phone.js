@@ -9,6 +9,7 @@
     mic: "none", // local capture: "none" (never started) | "on" | "off"
     stream: 0, streamBase: null, micStarting: false, answered: null, warmup: 0,
     live: false, // welcomed on the current socket
+    note: null, noteSeen: null, noteTimer: null, // the line about this player shown (renderNote)
   };
   window.cdcPhone = state; // read by the browser tests
   window.cdcPhoneAudio = () => audio; // the tests suspend it as a sleeping phone would
@@ -214,6 +215,29 @@
     }
   }
 
+  // ---- what the game says about this player -----------------------------------------------
+  // A line about this seat (talk not understood, a shout too late or taken back) shows under
+  // the question for a while: the player who spoke learns why nothing happened. Lines said
+  // before this phone sat down are not shown again.
+  const NOTE_MS = 8000;
+  function renderNote() {
+    const node = $("#note");
+    if (state.seat === null || !state.table) { node.hidden = true; return; }
+    const lines = state.table.said || [];
+    const newest = lines.reduce((n, line) => Math.max(n, line.n), 0);
+    if (state.noteSeen === null) state.noteSeen = newest; // seated: only what comes next
+    const mine = lines.filter((line) => line.seat === state.seat && line.n > state.noteSeen);
+    if (mine.length) {
+      state.note = mine[mine.length - 1];
+      state.noteSeen = newest;
+      clearTimeout(state.noteTimer);
+      state.noteTimer = setTimeout(() => { state.note = null; renderNote(); }, NOTE_MS);
+    }
+    node.hidden = !state.note;
+    node.textContent = state.note ? CDC.pick(state.note) : "";
+    node.dataset.n = state.note ? String(state.note.n) : "";
+  }
+
   function micText() {
     const me = state.table && state.seat !== null && state.table.players && state.table.players[state.seat];
     // The host's view wins when it says offline (the stream may be lost on the way).
@@ -245,6 +269,7 @@
     $("#calibration").dataset.cal = (me && me.calibration && me.calibration.state) || "none";
     CDC.renderDice($("#dice"), table);
     renderQuestion();
+    renderNote();
     renderShout();
     if (table) {
       CDC.renderPlayers($("#players"), table, state.seat);
@@ -300,6 +325,7 @@
           if (target && !state.autoClaimed) { state.autoClaimed = true; claim(target.seat); }
         } else if (msg.type === "welcome") {
           CDC.clearError("seat_lost");
+          if (msg.seat !== state.seat) { state.noteSeen = null; state.note = null; }
           state.seat = msg.seat;
           state.live = true;
           state.token = msg.token;

@@ -45,6 +45,10 @@ HELD_GRACE_S = 1.0
 # A shout's onset may fall this much before the race's start (the clocks' error, a few ms) and
 # still count, as 0 ms; earlier, it began before the dice were shown and does not count.
 EARLY_TOLERANCE_S = 0.05
+# A seat's race phrase again this soon after its own shout in the race just settled is that
+# shout repeated (the phrase said twice takes about 1.5 s; a double tap a fraction of a second),
+# not a false shout: races end as soon as every shout is in, so a repeat often falls after.
+REPEAT_S = 2.0
 # Typed alone, takes back the last thing a microphone heard that the game took, a false shout
 # or an answer (PlaySession.take_back): a recogniser now and then takes talk for a phrase, and
 # the table knows who said nothing.
@@ -386,7 +390,7 @@ class PlaySession:
                 if item.intent is None:
                     continue  # another player's unclear utterance: not theirs to answer now
                 if item.intent in RACE_SHOUTS:  # outside a race, the engine judges it a false shout
-                    if self._late_race_shout(item):
+                    if self._late_race_shout(item.seat, item.intent, item.onset, "voice"):
                         continue
                     self._false_shout(item.seat, item.intent, item.onset, "voice")
                     return None
@@ -431,7 +435,8 @@ class PlaySession:
         end = self.clock() + seconds
         while (left := end - self.clock()) > 0:
             for item in self._poll_listener():
-                if item.intent in RACE_SHOUTS and not self._late_race_shout(item):
+                if item.intent in RACE_SHOUTS and not self._late_race_shout(item.seat, item.intent, item.onset,
+                                                                            "voice"):
                     self._false_shout(item.seat, item.intent, item.onset, "voice")
             typed = self.keyboard.poll(min(0.05, left))
             if typed is None:
@@ -459,7 +464,10 @@ class PlaySession:
             self.view.say("a shout at the keyboard: « ! » then the seat number when several humans "
                           "play (« ! 2 »), and a phrase's first letters if not « pas mou le caillou »")
             return False
-        return self._false_shout(parsed[0], parsed[1] or RACE_SHOUTS[0], typed[1], "keyboard")
+        seat, phrase = parsed
+        if self._late_race_shout(seat, phrase, typed[1], "keyboard"):
+            return False
+        return self._false_shout(seat, phrase or RACE_SHOUTS[0], typed[1], "keyboard")
 
     # ------------------------------------------------------------------ a late friend
 
@@ -537,20 +545,31 @@ class PlaySession:
             self.view.show(self)
         return seated
 
-    def _late_race_shout(self, heard: Heard) -> bool:
-        """Whether a race phrase heard outside a race began inside the last race's window: said
-        in that race, recognised only after it was settled (the table said so), not a false
-        shout. It is not counted in the race either: the race's answers are given."""
+    def _late_race_shout(self, seat: int, phrase: str | None, at: float, by: str) -> bool:
+        """Whether a race phrase heard or pressed outside a race (`phrase` None: « ! » alone)
+        belongs to the last race, and so is no false shout. It is not counted in the race
+        either: the race's answers are given.
+        - Begun inside the race's window, and recognised or received only after the race was
+          settled: the table says so.
+        - Its seat's repeat of the shout it made in that race, up to REPEAT_S after it: the phrase
+          said twice, or a double tap whose second tap came once the race was over (a race ends
+          as soon as every shout is in). Quietly dropped, as a repeat inside the race is."""
         if self._last_race is None:
             return False
         start, end, phrases = self._last_race
-        if heard.intent not in phrases or not start - EARLY_TOLERANCE_S <= heard.onset <= end:
+        if phrase is not None and phrase not in phrases:
             return False
-        if not any(shout.seat == heard.seat for shout in self.race_log[-1]):  # else a repeat of the shout
-            name = self.players[heard.seat].name
-            self.view.say(Said(f"{name}: « {heard.intent} » was heard after the race was settled: not counted",
-                               f"{name} : « {{phrase}} » entendu après la course réglée : non compté",
-                               heard.seat, heard.intent))
+        own = next((shout for shout in self.race_log[-1] if shout.seat == seat), None)
+        if own is not None and at <= start + own.onset_ms / 1000 + REPEAT_S:
+            return at >= start - EARLY_TOLERANCE_S
+        if not start - EARLY_TOLERANCE_S <= at <= end:
+            return False
+        if own is None:
+            name, shown = self.players[seat].name, phrase or RACE_SHOUTS[0]
+            how, how_fr = ("heard", "entendu") if by == "voice" else ("pressed", "touché")
+            self.view.say(Said(f"{name}: « {shown} » was {how} after the race was settled: not counted",
+                               f"{name} : « {{phrase}} » {how_fr} après la course réglée : non compté",
+                               seat, shown))
         return True
 
     def _listener_holds(self) -> bool:

@@ -197,6 +197,50 @@ def test_a_race_phrase_said_after_the_race_is_still_a_false_shout() -> None:
     assert "false_shout" in [e["type"] for e in state.log]
 
 
+def test_a_double_tap_that_lands_after_the_race_is_the_same_shout_not_a_false_one() -> None:
+    # Ana taps at 2.6 s, the bot shouts at 2.95 s: every shout is in, so the race is settled at
+    # once; her second tap at 3.3 s, after the 3 s window, repeats her shout: no Bévue (there
+    # was one before). A tap 5.4 s in is a shout of its own: a false shout, -10.
+    silent = LateListener(0, "pas_mou_le_caillou", onset_after_s=99, heard_after_s=99)
+    session, state = play_late_shout(silent, typed=(("!", 2.6), ("!", 3.3)))
+    assert [sorted(e["shouts"]) for e in state.log if e["type"] == "race"] == [["0", "1"]]
+    assert "false_shout" not in [e["type"] for e in state.log]
+    assert not [line for line in session.view.said if "shout" in line and "Ana" in line]  # type: ignore[attr-defined]
+    session, state = play_late_shout(silent, typed=(("!", 2.6), ("!", 5.4)))
+    assert [e["seat"] for e in state.log if e["type"] == "false_shout"] == [0]
+
+
+def test_a_tap_from_the_races_window_that_arrives_once_it_is_settled_is_late_not_false() -> None:
+    # A tap stamped 2.0 s into the window (the phone's time on the host's clock) reaches the host
+    # only at 4.4 s, after the race was settled without Ana (the bot won it): said to be late,
+    # no Bévue. Ana then rolls 6, 6, 6 and wins with her 300 points intact.
+    class Delayed:
+        """Lines that arrive at `arrive_s` stamped with the time `stamp_s` (both from now)."""
+
+        def __init__(self, lines: list[tuple[str, float, float]]) -> None:
+            self.lines, self.closed, self.began = lines, False, time.monotonic()
+
+        def poll(self, timeout: float) -> tuple[str, float] | None:
+            if self.lines and time.monotonic() - self.began >= self.lines[0][1]:
+                text, _, stamp_s = self.lines.pop(0)
+                return text, self.began + stamp_s
+            time.sleep(timeout)
+            return None
+
+    basic = load_ruleset("basic")
+    rules = basic.model_copy(update={"bevue": basic.bevue.model_copy(update={"enabled": True})})
+    keyboard = Delayed([("1", 0.0, 0.0), ("!", 4.4, 2.0), ("1", 6.0, 6.0)])
+    session = PlaySession(rules, [SeatPlayer("Ana"), SeatPlayer("bot", FixedBot(2950))], view=Recorder(),
+                          keyboard=keyboard, dice=InjectedDice([1, 6, 1, 1, 2, 1, 3, 6, 6, 6, 6]),
+                          setup={"scores": [300, 0]})
+    state = session.run()
+    assert [sorted(e["shouts"]) for e in state.log if e["type"] == "race"] == [["1"]]
+    assert "false_shout" not in [e["type"] for e in state.log]
+    late = told(session.view.said, "Ana: « pas_mou_le_caillou » was pressed after the race was settled")  # type: ignore[attr-defined]
+    assert late.seat == 0 and late.fr == "Ana : « {phrase} » touché après la course réglée : non compté"
+    assert state.winner == 0
+
+
 def test_a_false_shout_the_microphone_misheard_is_taken_back_by_the_table(tmp_path: Path) -> None:
     # Talk heard as « pas mou le caillou » at 4.5 s while Ana is asked to roll again: a false
     # shout, a Bévue (-10). The table knows she said nothing: « - » at 5.3 s takes it back, and

@@ -86,6 +86,10 @@ def test_a_phone_taps_through_a_whole_game_against_bots(web_table, browsers: Bro
     set_viewport(phone, 360, 740, mobile=True)
     phone.get(table.phone_url)
     claim_by_tap(phone, 0)
+    # Its microphone never started: no fault shown, as the board says too.
+    wait_for("the table on the phone", lambda: phone.find_elements("css selector", "#players li[data-seat='0']"))
+    assert css(phone, "#mic-state").get_attribute("data-mic") == "none"
+    assert css(phone, "#mic-state").text == "pas de micro"
     answered = shouted = 0
     deadline = time.monotonic() + 60
     while not (table.room.table_message() or {}).get("over"):

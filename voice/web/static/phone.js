@@ -240,9 +240,11 @@
 
   function micText() {
     const me = state.table && state.seat !== null && state.table.players && state.table.players[state.seat];
-    // The host's view wins when it says offline (the stream may be lost on the way).
+    // The host's view wins when it says offline (the stream may be lost on the way); a
+    // microphone never started is no fault ("none" at the host too, or not yet told).
     const host = me && me.mic;
-    const shown = state.mic === "on" && host !== "offline" ? "on" : state.mic === "none" && !host ? "none" : "off";
+    const shown = state.mic === "on" && host !== "offline" ? "on"
+      : state.mic === "none" && (!host || host === "none") ? "none" : "off";
     return shown;
   }
 

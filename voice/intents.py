@@ -12,11 +12,14 @@ from collections.abc import Sequence
 
 from cdc_env.actions import (
     Action,
+    BeauSirop,
     BetOnSuccess,
+    BetSum,
     BirdBet,
     BuyCul,
     ChallengeGrelottine,
     ChallengeSoufflette,
+    CoucheSirop,
     DeclareCivet,
     KeepDice,
     Pass,
@@ -24,8 +27,10 @@ from cdc_env.actions import (
     Shout,
     Sirop,
     UseBoucliette,
+    UseGrelottine,
 )
 from cdc_env.game import SHOUTABLE_PHRASES, Decision
+from cdc_env.rulebook.phrases import CLAIM_PHRASES
 from cdc_env.rulebook.house import REGISTRY as HOUSE_RULES
 from voice.lexicon import Lexicon, LexiconError
 
@@ -68,6 +73,7 @@ INTENTS_BY_KIND: dict[str, set[str]] = {
     "sirop_bet": {*BIRD_INTENTS, "couche_sirop", "beau_sirop", "non"},
     "soufflette": {"en_garde_ma_mignonne", *SEATS, "non"},
     "soufflette_keep": {*NUMBERS, "non"},
+    "bleu_rouge_bet": {f"nombre_{n}" for n in range(3, 19)},  # « je relance de quinze »: every seat bets
     "grelottine": {"grelottine", *COMBINATION_INTENTS, *NUMBERS, "non"},
     "boucliette": {"boucliette", "oui", "non"},
     "challenge_bet": {"oui", "non"},
@@ -84,14 +90,20 @@ HOUSE_PHRASES = frozenset(phrase for rule in HOUSE_RULES.values() for phrase in 
 GAME_INTENTS = frozenset({"oui", "non", *SHOUTABLE_PHRASES, *HOUSE_PHRASES}.union(*INTENTS_BY_KIND.values()))
 # The moments `python -m voice.detect --moment` knows: each kind's intents, and for "race"
 # (whose phrases a game takes from the decision) every shout.
-MOMENT_INTENTS: dict[str, set[str]] = {**INTENTS_BY_KIND, "race": set(SHOUTABLE_PHRASES) | HOUSE_PHRASES}
+MOMENT_INTENTS: dict[str, set[str]] = {**INTENTS_BY_KIND, "race": set(SHOUTABLE_PHRASES) | HOUSE_PHRASES,
+                                       "claim": {*CLAIM_PHRASES, "non"}}
 
 
 def intents_for(decision: Decision) -> set[str]:
     """The intents worth listening for at this moment (the recogniser's active set)."""
     if decision.kind == "race":
         return {a.phrase for a in decision.options if isinstance(a, Shout)}
-    return set(INTENTS_BY_KIND.get(decision.kind, {"oui", "non"}))
+    if decision.kind == "claim":  # « À Kadoc ! »: the claim is its shout; « non » lets it go
+        return {decision.reason, "non"}
+    listened = set(INTENTS_BY_KIND.get(decision.kind, {"oui", "non"}))
+    if UseGrelottine() in decision.options:  # S: one's Grelottine played before one's roll
+        listened.add("grelottine")
+    return listened
 
 
 def check_game_lexicon(lexicon: Lexicon) -> Lexicon:
@@ -116,12 +128,16 @@ def action_for(decision: Decision, intents: Sequence[str],
     numbers = [n for n in map(number, said) if n is not None]
     combination = next((COMBINATION_INTENTS[i] for i in said if i in COMBINATION_INTENTS), None)
     action: Action | None = None
-    if first in NO:
+    if first == "couche_sirop" and CoucheSirop() in decision.options:
+        action = CoucheSirop()  # the pass announced, where saying nothing is a Bévue (F)
+    elif first in NO:
         action = KeepDice(()) if kind == "soufflette_keep" else Pass()
-    elif kind == "race":
+    elif kind in ("race", "claim"):
         action = Shout(first, onset_ms)
     elif kind in ("turn_start", "challenge_roll") and first == "je_lance":
         action = Roll()
+    elif kind == "turn_start" and first == "grelottine":
+        action = UseGrelottine()
     elif kind == "turn_start" and first == "civet":
         if combination is None or not numbers:
             return None, "a Civet needs a combination and a stake: « civet, velute, quarante »"
@@ -136,6 +152,10 @@ def action_for(decision: Decision, intents: Sequence[str],
         action = Sirop()
     elif kind == "sirop_bet" and first in BIRD_INTENTS:
         action = BirdBet(BIRD_INTENTS[first])
+    elif kind == "sirop_bet" and first == "beau_sirop":
+        action = BeauSirop()
+    elif kind == "bleu_rouge_bet" and numbers:
+        action = BetSum(numbers[0])
     elif kind == "soufflette" and first == "en_garde_ma_mignonne":
         seats = [s for s in map(seat_of, said) if s is not None]
         if not seats:

@@ -397,7 +397,7 @@ class PlaySession:
                 if item.seat != decision.seat:
                     continue
                 self.view.voice(item.seat, f"heard « {item.intent} »")
-                action, why = action_for(decision, [item.intent])
+                action, why = action_for(decision, [item.intent], onset_ms=self._since_asked(item.onset))
                 if action is not None:
                     self._voice_answer = item.intent
                     return action
@@ -425,7 +425,7 @@ class PlaySession:
                 continue
             action, why = self._typed_action(decision, options, typed[0])
             if action is not None:
-                return action
+                return self._timed(action, typed[1])
             self.view.say(why)
 
     def _pause(self, seconds: float) -> None:
@@ -579,7 +579,7 @@ class PlaySession:
     def _false_shout(self, seat: int, phrase: str, at: float, by: str) -> bool:
         """A race phrase shouted outside that seat's race: the engine judges it (a Bévue in
         rulesets with Bévues). True when the game took it."""
-        onset_ms = round(max(0.0, (at - self._moment) * 1000), 1)
+        onset_ms = self._since_asked(at)
         name = self.players[seat].name
         try:
             self.state.apply_action(Shout(phrase, onset_ms), seat=seat)
@@ -650,6 +650,17 @@ class PlaySession:
             if entry["seat"] is not None and self.players[entry["seat"]].human:
                 return self.players[entry["seat"]].name
         return None
+
+    def _since_asked(self, at: float) -> float:
+        """When something said or pressed at `at` began, in ms after the game asked (≥ 0)."""
+        return round(max(0.0, (at - self._moment) * 1000), 1)
+
+    def _timed(self, action: Action, at: float) -> Action:
+        """A shout chosen from the menu (a claim: « À Kadoc ! », « Sirop gagnant ! ») is timed
+        as every shout is, from when the game asked: the menu's option has no onset."""
+        if isinstance(action, Shout) and action.onset_ms is None:
+            return Shout(action.phrase, self._since_asked(at))
+        return action
 
     def _typed_action(self, decision: Decision, options: list[Action], text: str) -> tuple[Action | None, str]:
         """A number from the menu, a staked choice `N STAKE`, or intent words; Enter alone

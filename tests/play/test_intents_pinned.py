@@ -15,11 +15,14 @@ import pytest
 from cdc_env.actions import (
     BIRDS,
     Action,
+    BeauSirop,
     BetOnSuccess,
+    BetSum,
     BirdBet,
     BuyCul,
     ChallengeGrelottine,
     ChallengeSoufflette,
+    CoucheSirop,
     DeclareCivet,
     KeepDice,
     Pass,
@@ -27,6 +30,7 @@ from cdc_env.actions import (
     Shout,
     Sirop,
     UseBoucliette,
+    UseGrelottine,
 )
 from cdc_env.game import Decision
 from voice.intents import (
@@ -112,6 +116,11 @@ INCOMPLETE = {
 }
 
 
+# Answers of these moments that only some tables offer (F's Beau-Sirop, S's Grelottine before
+# the roll): where they are not on offer, they are refused as such.
+NOT_ON_OFFER = {("sirop_bet", "beau_sirop"), ("turn_start", "grelottine")}
+
+
 @pytest.mark.parametrize("kind", sorted(MOMENTS))
 def test_every_intent_of_a_moment_maps_to_its_action(kind: str) -> None:
     options, meaning, staked = MOMENTS[kind]
@@ -127,7 +136,8 @@ def test_every_intent_of_a_moment_maps_to_its_action(kind: str) -> None:
         assert action is None, (kind, intent)
         if (kind, intent) in INCOMPLETE:
             assert why == INCOMPLETE[kind, intent]
-        elif intent in ("non", "couche_sirop") or (kind == "soufflette_keep" and number(intent) is not None):
+        elif (intent in ("non", "couche_sirop") or (kind == "soufflette_keep" and number(intent) is not None)
+              or (kind, intent) in NOT_ON_OFFER):
             assert "is not allowed now" in why, (kind, intent, why)  # a pass (a keep) not on offer
         else:
             assert why == f"« {intent} » does not answer this moment ({moment.describe()})", (kind, intent)
@@ -198,10 +208,33 @@ def test_race_shout_is_the_first_intent_with_its_onset() -> None:
     assert action is None and "not allowed" in why
 
 
+def test_every_choice_of_f_s_sirop_claims_and_bets_can_be_said() -> None:
+    """The choices only `complete` (F) and the house rules offer, each said by its own phrase:
+    before, « à Kadoc » was not listened for, « couche sirop » passed in silence (a Bévue where
+    the pass must be announced), « beau sirop » and a Bleu-Rouge sum answered nothing."""
+    kadoc = decision("claim", [Pass(), Shout("a_kadoc")], reason="a_kadoc")
+    assert intents_for(kadoc) == {"a_kadoc", "non"}
+    assert action_for(kadoc, ["a_kadoc"], onset_ms=420.0) == (Shout("a_kadoc", 420.0), "")
+    assert action_for(kadoc, ["non"]) == (Pass(), "")
+    assert action_for(kadoc, ["sirop_gagnant"], onset_ms=5.0)[0] is None  # another claim's phrase
+    announced = decision("sirop_bet", [Pass(), CoucheSirop(), BeauSirop(), BirdBet(2)])
+    assert action_for(announced, ["couche_sirop"]) == (CoucheSirop(), "")
+    assert action_for(announced, ["beau_sirop"]) == (BeauSirop(), "")
+    assert action_for(announced, ["non"]) == (Pass(), "")
+    assert action_for(decision("sirop_bet", [Pass(), BirdBet(2)]), ["beau_sirop"])[0] is None
+    sums = decision("bleu_rouge_bet", [BetSum(t) for t in range(3, 19) if t != 11])
+    assert intents_for(sums) == {f"nombre_{n}" for n in range(3, 19)}
+    assert action_for(sums, ["nombre_15"]) == (BetSum(15), "")
+    assert action_for(sums, ["nombre_11"])[0] is None  # another player bet it already
+    grelottine = decision("turn_start", [Roll(), UseGrelottine()])
+    assert "grelottine" in intents_for(grelottine) and "grelottine" not in intents_for(decision("turn_start", [Roll()]))
+    assert action_for(grelottine, ["grelottine"]) == (UseGrelottine(), "")
+
+
 def test_intents_listened_for_at_each_moment() -> None:
     for kind, listened in INTENTS_BY_KIND.items():
         assert intents_for(decision(kind, [Pass()])) == listened
-    assert intents_for(decision("claim", [Pass()])) == {"oui", "non"}  # a kind without its own list
+    assert intents_for(decision("civet_bet_x", [Pass()])) == {"oui", "non"}  # a kind without its own list
     assert MOMENT_INTENTS["race"] <= GAME_INTENTS
     assert {"oui", "non", "civet", "je_lance", "bird_mouette", "joueur_8", "nombre_120"} <= GAME_INTENTS
 

@@ -7,6 +7,7 @@ import os
 import threading
 import time
 from pathlib import Path
+from typing import Any
 
 import pytest
 from doubles import FixedBot
@@ -15,7 +16,7 @@ from cdc_env.actions import Action, Shout
 from cdc_env.dice import InjectedDice
 from cdc_env.game import Decision, GameState
 from cdc_env.rules import load_ruleset
-from voice.session import Heard, Keyboard, PlaySession, Said, SeatPlayer
+from voice.session import Heard, InputLost, Keyboard, PlaySession, Said, SeatPlayer
 
 
 class Recorder:
@@ -195,6 +196,49 @@ def test_a_race_phrase_said_after_the_race_is_still_a_false_shout() -> None:
     session, state = play_late_shout(listener)
     assert listener.delivered
     assert "false_shout" in [e["type"] for e in state.log]
+
+
+def claim_a_flan(typed: tuple[tuple[str, float], ...], listener: Any = None) -> PlaySession:
+    # `complete`: Ana throws 6, 5, 2, a Flan, and may claim it (« À Kadoc ! ») before the next
+    # throw. The keyboard closes at 1.5 s: the session stops at Ana's next question.
+    keyboard = TypedLater()
+    for line, after_s in typed:
+        keyboard.type(line, after_s)
+    threading.Timer(1.5, keyboard.writer.close).start()
+    session = PlaySession(load_ruleset("complete"), [SeatPlayer("Ana"), SeatPlayer("bot", FixedBot(1200))],
+                          view=Recorder(), keyboard=Keyboard(keyboard.reader), listener=listener,
+                          dice=InjectedDice([1, 6, 6, 5, 2, 4, 4, 1]), setup={"scores": [0, 300]})
+    with pytest.raises(EOFError):
+        session.run()
+    return session
+
+
+def test_a_claim_chosen_from_the_menu_is_a_shout_timed_from_the_question() -> None:
+    # Choice 2, « À Kadoc ! », half a second after she was asked (a phone's tap comes the same
+    # way). Before, the menu's shout had no onset: the engine refused it and the session died.
+    session = claim_a_flan((("", 0.1), ("2", 0.6)))
+    claim = next(e for e in session.state.log if e["type"] == "claim")
+    assert claim["seat"] == 0 and claim["phrase"] == "a_kadoc" and 300 <= claim["onset_ms"] <= 900
+    assert session.state.items[0]["flan"] == 1
+
+
+def test_a_claim_said_aloud_is_made_with_its_onset() -> None:
+    class LostAfterIt(LateListener):
+        """Then (or after 3 s, if the claim is never listened for) the microphone is lost, so
+        the closed keyboard ends the session."""
+
+        def poll(self) -> list[Heard]:
+            if self.delivered or time.monotonic() - made > 3:
+                raise InputLost("unplugged")
+            return super().poll()
+
+    made = time.monotonic()
+    listener = LostAfterIt(0, "a_kadoc", onset_after_s=0.3, heard_after_s=0.5)  # listened for at the claim
+    session = claim_a_flan((("", 0.1),), listener=listener)
+    assert listener.delivered
+    claim = next(e for e in session.state.log if e["type"] == "claim")
+    assert claim["seat"] == 0 and 250 <= claim["onset_ms"] <= 400
+    assert session.state.items[0]["flan"] == 1
 
 
 def test_a_double_tap_that_lands_after_the_race_is_the_same_shout_not_a_false_one() -> None:

@@ -30,8 +30,8 @@ from cdc_env.actions import (
     UseGrelottine,
 )
 from cdc_env.game import SHOUTABLE_PHRASES, Decision
-from cdc_env.rulebook.phrases import CLAIM_PHRASES
 from cdc_env.rulebook.house import REGISTRY as HOUSE_RULES
+from cdc_env.rulebook.phrases import CLAIM_PHRASES
 from voice.lexicon import Lexicon, LexiconError
 
 BIRD_INTENTS = {

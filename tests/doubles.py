@@ -13,9 +13,10 @@ from cdc_env.game import RACE_PHRASES, Decision, GameState
 SCRIPTS = Path(__file__).resolve().parents[1] / "scripts"
 
 
-def script(name: str) -> ModuleType:
-    """scripts/<name>.py as a module (scripts are no package), loaded afresh."""
-    spec = importlib.util.spec_from_file_location(f"script_{name}", SCRIPTS / f"{name}.py")
+def script(name: str, as_name: str | None = None) -> ModuleType:
+    """scripts/<name>.py as a module (scripts are no package), loaded afresh, under the name
+    `as_name` (default script_<name>; a bench's worker processes find it by its own name)."""
+    spec = importlib.util.spec_from_file_location(as_name or f"script_{name}", SCRIPTS / f"{name}.py")
     assert spec is not None and spec.loader is not None
     module = importlib.util.module_from_spec(spec)
     sys.modules[spec.name] = module  # dataclasses look their module up

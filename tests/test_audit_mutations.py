@@ -2,23 +2,17 @@
 
 from __future__ import annotations
 
-import importlib.util
-import sys
 from pathlib import Path
 from types import ModuleType
 
 import pytest
+from doubles import script
 
 ROOT = Path(__file__).resolve().parents[1]
 
 
 def audit() -> ModuleType:
-    spec = importlib.util.spec_from_file_location("script_audit_mutations", ROOT / "scripts" / "audit_mutations.py")
-    assert spec is not None and spec.loader is not None
-    module = importlib.util.module_from_spec(spec)
-    sys.modules[spec.name] = module  # NamedTuple looks its module up
-    spec.loader.exec_module(module)
-    return module
+    return script("audit_mutations")
 
 
 def test_a_mutation_is_caught_only_where_a_test_fails_and_the_file_is_put_back(tmp_path: Path) -> None:

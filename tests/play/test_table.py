@@ -217,12 +217,9 @@ def test_players_table_fits_eight_seats() -> None:
 
 
 def load_play() -> Any:
-    import importlib.util
+    from doubles import script
 
-    spec = importlib.util.spec_from_file_location("play_script", ROOT / "scripts" / "play.py")
-    module = importlib.util.module_from_spec(spec)  # type: ignore[arg-type]
-    spec.loader.exec_module(module)  # type: ignore[union-attr]
-    return module
+    return script("play", "play_script")
 
 
 def saved_game(tmp_path: Path, **changes: Any) -> Path:

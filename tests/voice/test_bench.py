@@ -2,19 +2,13 @@
 
 from __future__ import annotations
 
-import importlib.util
-import sys
-from pathlib import Path
+from types import ModuleType
+
+from doubles import script
 
 
-def bench_script():
-    spec = importlib.util.spec_from_file_location(
-        "bench_voice", Path(__file__).resolve().parents[2] / "scripts" / "bench_voice.py")
-    assert spec is not None and spec.loader is not None
-    script = importlib.util.module_from_spec(spec)
-    sys.modules["bench_voice"] = script  # its dataclasses look their module up there
-    spec.loader.exec_module(script)
-    return script
+def bench_script() -> ModuleType:
+    return script("bench_voice", "bench_voice")
 
 
 def test_clip_by_clip_pairs_each_single_word_clip_outcome() -> None:

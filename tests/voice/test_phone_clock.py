@@ -313,17 +313,9 @@ def test_chirp_shape() -> None:
 
 
 def _bench_web() -> Any:
-    import importlib.util
-    import sys
-    from pathlib import Path
+    from doubles import script
 
-    path = Path(__file__).resolve().parents[2] / "scripts" / "bench_web.py"
-    spec = importlib.util.spec_from_file_location("bench_web", path)
-    assert spec is not None and spec.loader is not None
-    script = importlib.util.module_from_spec(spec)
-    sys.modules["bench_web"] = script  # its dataclasses look their module up there
-    spec.loader.exec_module(script)
-    return script
+    return script("bench_web", "bench_web")
 
 
 @pytest.mark.parametrize("argv, message", [

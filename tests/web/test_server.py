@@ -827,12 +827,9 @@ def test_play_web_refuses_a_taken_port_in_one_line(tmp_path: Path) -> None:
 
 
 def load_play() -> Any:
-    import importlib.util
+    from doubles import script
 
-    spec = importlib.util.spec_from_file_location("play_script", ROOT / "scripts" / "play.py")
-    module = importlib.util.module_from_spec(spec)  # type: ignore[arg-type]
-    spec.loader.exec_module(module)  # type: ignore[union-attr]
-    return module
+    return script("play", "play_script")
 
 
 def web_beside_the_terminal(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> tuple[Any, ssl.SSLContext]:

@@ -565,11 +565,15 @@ class PlaySession:
         if not start - EARLY_TOLERANCE_S <= at <= end:
             return False
         if own is None:
-            name, shown = self.players[seat].name, phrase or RACE_SHOUTS[0]
+            name = self.players[seat].name
             how, how_fr = ("heard", "entendu") if by == "voice" else ("pressed", "touché")
-            self.view.say(Said(f"{name}: « {shown} » was {how} after the race was settled: not counted",
-                               f"{name} : « {{phrase}} » {how_fr} après la course réglée : non compté",
-                               seat, shown))
+            if phrase is None:  # « ! » alone, a phone's tap: the shout of whatever race it was
+                self.view.say(Said(f"{name}: a shout {how} after the race was settled: not counted",
+                                   f"{name} : cri {how_fr} après la course réglée : non compté", seat))
+            else:
+                self.view.say(Said(f"{name}: « {phrase} » was {how} after the race was settled: not counted",
+                                   f"{name} : « {{phrase}} » {how_fr} après la course réglée : non compté",
+                                   seat, phrase))
         return True
 
     def _listener_holds(self) -> bool:

@@ -871,6 +871,8 @@ class PlaySession:
             early = at < start
             when = "before the dice were shown" if early else "after the race's window"
             seat = self._pressed_by(text, humans, phrases)
+            if seat in shouts:
+                return  # a repeat (a double tap) of a shout that counted: nothing to say
             if seat is None:  # not a shout the table can name (a typo): the host's line alone
                 self.view.say(f"« {text} » was pressed {when}: not counted in this race")
                 return

@@ -12,11 +12,11 @@ from typing import Any
 import pytest
 from doubles import FixedBot
 
-from cdc_env.actions import Action, Shout
+from cdc_env.actions import Action, Pass, Shout
 from cdc_env.dice import InjectedDice
 from cdc_env.game import Decision, GameState
 from cdc_env.rules import load_ruleset
-from voice.session import Heard, InputLost, Keyboard, PlaySession, Said, SeatPlayer
+from voice.session import Heard, InputLost, Keyboard, PlaySession, RaceShout, Said, SeatPlayer
 
 
 class Recorder:
@@ -252,6 +252,19 @@ def test_a_double_tap_that_lands_after_the_race_is_the_same_shout_not_a_false_on
     assert not [line for line in session.view.said if "shout" in line and "Ana" in line]  # type: ignore[attr-defined]
     session, state = play_late_shout(silent, typed=(("!", 2.6), ("!", 5.4)))
     assert [e["seat"] for e in state.log if e["type"] == "false_shout"] == [0]
+
+
+def test_a_second_tap_after_the_window_is_a_repeat_not_a_shout_too_late() -> None:
+    # The race waits after its window for a voice (Léo's); Ana's second tap lands then. Her
+    # first counted: nothing is said of the second. A tap of Léo's then is too late, said so.
+    session = PlaySession(load_ruleset("basic"), [SeatPlayer("Ana"), SeatPlayer("Léo")], view=Recorder(),
+                          keyboard=TypedLater().reader, seed=1)
+    race = Decision(0, "race", (Pass(), Shout("pas_mou_le_caillou")), reason="chouette_velute")
+    shouts = {0: RaceShout(0, "pas_mou_le_caillou", 500.0, "keyboard")}
+    for line in ("! 1", "! 2"):
+        session._typed_shout((line, 103.3), 100.0, [0, 1], ["pas_mou_le_caillou"], race, shouts, 3.0)
+    assert session.view.said == ["Léo's « ! 2 » was pressed after the race's window: not counted in this race"]  # type: ignore[attr-defined]
+    assert list(shouts) == [0]
 
 
 def test_a_tap_from_the_races_window_that_arrives_once_it_is_settled_is_late_not_false() -> None:

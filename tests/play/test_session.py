@@ -258,7 +258,7 @@ def test_a_second_tap_after_the_window_is_a_repeat_not_a_shout_too_late() -> Non
     # The race waits after its window for a voice (Léo's); Ana's second tap lands then. Her
     # first counted: nothing is said of the second. A tap of Léo's then is too late, said so.
     session = PlaySession(load_ruleset("basic"), [SeatPlayer("Ana"), SeatPlayer("Léo")], view=Recorder(),
-                          keyboard=TypedLater().reader, seed=1)
+                          keyboard=Keyboard(TypedLater().reader), seed=1)
     race = Decision(0, "race", (Pass(), Shout("pas_mou_le_caillou")), reason="chouette_velute")
     shouts = {0: RaceShout(0, "pas_mou_le_caillou", 500.0, "keyboard")}
     for line in ("! 1", "! 2"):

@@ -264,3 +264,63 @@ def test_refusals_say_what_was_heard_and_what_the_moment_asks() -> None:
     assert why == f"« bird_linotte oui » does not answer this moment ({moment.describe()})"
     only_pass = decision("buy_cul", [Pass()])
     assert action_for(only_pass, ["achat_du_cul"]) == (None, f"{BuyCul()} is not allowed now ({only_pass.describe()})")
+
+
+def _said_for(option: Action) -> list[str]:
+    """The words a player says for an option that takes more than one (a Soufflette's challenge
+    names the seat, a keep the dice, a staked choice its combination and stake)."""
+    if isinstance(option, ChallengeSoufflette):
+        return ["en_garde_ma_mignonne", f"joueur_{option.target + 1}"]
+    if isinstance(option, KeepDice) and option.keep:
+        return [f"nombre_{face}" for face in option.keep]
+    if isinstance(option, (DeclareCivet, ChallengeGrelottine)):
+        combination = next(i for i, name in COMBINATION_INTENTS.items() if name == option.combination)
+        first = "civet" if isinstance(option, DeclareCivet) else "grelottine"
+        return [first, combination, f"nombre_{option.stake}"]
+    return []
+
+
+def test_every_choice_of_every_ruleset_can_be_said_and_chosen_from_the_menu() -> None:
+    """Random games of every ruleset, every decision a human meets but a race (shouted, not
+    chosen): each option, and each staked choice at its smallest stake, is taken from the menu
+    once the session has timed it (a claim's shout has no onset on the menu: it killed the live
+    table), and said aloud by the phrases listened for at that moment, one or a few words."""
+    from doubles import FixedBot
+
+    from agents.bots import make_bot
+    from cdc_env.dice import SeededDice
+    from cdc_env.game import GameState
+    from cdc_env.rules import load_ruleset
+    from voice.session import PlaySession, SeatPlayer
+
+    session = PlaySession(load_ruleset("basic"), [SeatPlayer("Ana"), SeatPlayer("bot", FixedBot(500))],
+                          view=None, keyboard=None, seed=0)  # type: ignore[arg-type]  # only its timing is used
+    unsaid: set[tuple[str, str, str]] = set()
+    kinds: set[str] = set()
+    for name in ("basic", "classic", "v004", "complete", "maison", "solo"):
+        rules = load_ruleset(name)
+        for seed in range(12):
+            players = 1 if name == "solo" else 2 + seed % 3
+            state = GameState(rules, players, dice=SeededDice(seed))
+            bots = [make_bot("random", seed=10 * seed + s) for s in range(players)]
+            for _ in range(1500):
+                decision = state.pending
+                if decision is None:
+                    break
+                assert decision.seat is not None
+                if decision.kind != "race":
+                    kinds.add(decision.kind)
+                    listened = intents_for(decision)
+                    staked = [decision.staked(combination, stakes.start)  # type: ignore[misc]
+                              for combination, stakes in decision.stakes]
+                    for option in [*decision.options, *staked]:
+                        meant = session._timed(option, session._moment + 0.4)  # a claim: its shout at 400 ms
+                        assert decision.allows(meant), (name, option)
+                        words = _said_for(option)
+                        sayings = [words] if words else [[intent] for intent in listened]
+                        if not any(set(said) <= listened and action_for(decision, said, onset_ms=400.0)[0] == meant
+                                   for said in sayings):
+                            unsaid.add((name, decision.kind, str(option)))
+                state.apply_action(bots[decision.seat].act(state, decision), seat=decision.seat)
+    assert {"claim", "sirop_bet", "bleu_rouge_bet", "soufflette", "soufflette_keep", "grelottine"} <= kinds
+    assert unsaid == set()

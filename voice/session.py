@@ -676,10 +676,17 @@ class PlaySession:
                 return options[0], ""
             return None, f"type the number of your choice (1..{choices}), then Enter"
         if words[0].isdigit():
+            if decision.kind == "soufflette_keep" and len(words) > 1 and all(w.isdigit() for w in words):
+                keep = KeepDice(tuple(int(w) for w in words))  # « 3 5 »: the faces kept
+                if decision.allows(keep):
+                    return keep, ""
+                return None, f"« {text} » is no keep of these dice: type the number of your choice (1..{choices})"
             index = int(words[0]) - 1
             if not 0 <= index < choices:
                 return None, f"choose 1..{choices}"
             if index < len(options):
+                if len(words) > 1:  # a stake where none is taken: more likely a wrong number than a choice
+                    return None, f"choice {index + 1} takes no stake: type « {index + 1} » alone"
                 return options[index], ""
             name, stakes = decision.stakes[index - len(options)]
             if len(words) < 2 or not words[1].lstrip("-").isdigit():
@@ -688,8 +695,6 @@ class PlaySession:
             if not decision.allows(action):
                 return None, f"the stake must be within {stakes.start}..{stakes.stop - 1}"
             return action, ""
-        if decision.kind == "soufflette_keep" and all(w.isdigit() for w in words):
-            return KeepDice(tuple(int(w) for w in words)), ""
         action, why = action_for(decision, words)
         return action, self._plain_reason(why, options, decision, typed=text)
 

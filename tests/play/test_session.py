@@ -12,7 +12,7 @@ from typing import Any
 import pytest
 from doubles import FixedBot
 
-from cdc_env.actions import Action, Pass, Shout
+from cdc_env.actions import Action, KeepDice, Pass, Shout
 from cdc_env.dice import InjectedDice
 from cdc_env.game import Decision, GameState
 from cdc_env.rules import load_ruleset
@@ -265,6 +265,23 @@ def test_a_second_tap_after_the_window_is_a_repeat_not_a_shout_too_late() -> Non
         session._typed_shout((line, 103.3), 100.0, [0, 1], ["pas_mou_le_caillou"], race, shouts, 3.0)
     assert session.view.said == ["Léo's « ! 2 » was pressed after the race's window: not counted in this race"]  # type: ignore[attr-defined]
     assert list(shouts) == [0]
+
+
+def test_a_number_after_a_choice_that_takes_none_is_refused_and_faces_are_kept_at_a_soufflette() -> None:
+    # « 2 5 » at a claim took choice 2 and dropped the 5; « 3 5 » at a Soufflette's keep took the
+    # menu's third line, whatever it kept. Now the first is refused in one line, the second keeps
+    # the 3 and the 5 where that keep is offered.
+    session = PlaySession(load_ruleset("basic"), [SeatPlayer("Ana"), SeatPlayer("bot", FixedBot(500))],
+                          view=Recorder(), keyboard=Keyboard(TypedLater().reader), seed=1)
+    claim = Decision(0, "claim", (Pass(), Shout("a_kadoc")), reason="a_kadoc")
+    refused = (None, "choice 2 takes no stake: type « 2 » alone")
+    assert session._typed_action(claim, list(claim.options), "2 5") == refused
+    assert session._typed_action(claim, list(claim.options), "2")[0] == Shout("a_kadoc")
+    keep = Decision(0, "soufflette_keep", (KeepDice(()), KeepDice((5,)), KeepDice((3, 5)), KeepDice((3,))))
+    assert session._typed_action(keep, list(keep.options), "3 5") == (KeepDice((3, 5)), "")
+    assert session._typed_action(keep, list(keep.options), "3")[0] == KeepDice((3, 5))  # the menu's third line
+    action, why = session._typed_action(keep, list(keep.options), "4 6")
+    assert action is None and why == "« 4 6 » is no keep of these dice: type the number of your choice (1..4)"
 
 
 def test_a_tap_from_the_races_window_that_arrives_once_it_is_settled_is_late_not_false() -> None:

@@ -390,10 +390,9 @@ class PlaySession:
                 if item.intent is None:
                     continue  # another player's unclear utterance: not theirs to answer now
                 if item.intent in RACE_SHOUTS:  # outside a race, the engine judges it a false shout
-                    if self._late_race_shout(item.seat, item.intent, item.onset, "voice"):
-                        continue
-                    self._false_shout(item.seat, item.intent, item.onset, "voice")
-                    return None
+                    if self._false_shout(item.seat, item.intent, item.onset, "voice"):
+                        return None
+                    continue
                 if item.seat != decision.seat:
                     continue
                 self.view.voice(item.seat, f"heard « {item.intent} »")
@@ -435,8 +434,7 @@ class PlaySession:
         end = self.clock() + seconds
         while (left := end - self.clock()) > 0:
             for item in self._poll_listener():
-                if item.intent in RACE_SHOUTS and not self._late_race_shout(item.seat, item.intent, item.onset,
-                                                                            "voice"):
+                if item.intent in RACE_SHOUTS:
                     self._false_shout(item.seat, item.intent, item.onset, "voice")
             typed = self.keyboard.poll(min(0.05, left))
             if typed is None:
@@ -464,10 +462,7 @@ class PlaySession:
             self.view.say("a shout at the keyboard: « ! » then the seat number when several humans "
                           "play (« ! 2 »), and a phrase's first letters if not « pas mou le caillou »")
             return False
-        seat, phrase = parsed
-        if self._late_race_shout(seat, phrase, typed[1], "keyboard"):
-            return False
-        return self._false_shout(seat, phrase or RACE_SHOUTS[0], typed[1], "keyboard")
+        return self._false_shout(parsed[0], parsed[1], typed[1], "keyboard")
 
     # ------------------------------------------------------------------ a late friend
 
@@ -580,9 +575,14 @@ class PlaySession:
         holding = getattr(self.listener, "holding", None)
         return bool(holding()) if holding is not None else False
 
-    def _false_shout(self, seat: int, phrase: str, at: float, by: str) -> bool:
-        """A race phrase shouted outside that seat's race: the engine judges it (a Bévue in
-        rulesets with Bévues). True when the game took it."""
+    def _false_shout(self, seat: int, phrase: str | None, at: float, by: str) -> bool:
+        """A race phrase shouted outside that seat's race (None: « ! » alone, the first race
+        phrase): unless it belongs to the last race (a repeat, or said in it and heard late:
+        `_late_race_shout`), the engine judges it (a Bévue in rulesets with Bévues). True when
+        the game took it."""
+        if self._late_race_shout(seat, phrase, at, by):
+            return False
+        phrase = phrase or RACE_SHOUTS[0]
         onset_ms = self._since_asked(at)
         name = self.players[seat].name
         try:

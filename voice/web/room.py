@@ -48,7 +48,7 @@ from voice.web.protocol import (
     ShoutTap,
     Welcome,
 )
-from voice.web.snapshot import french_phrases, question_json, table_json
+from voice.web.snapshot import SAID_LINES, french_phrases, question_json, table_json
 
 if TYPE_CHECKING:
     from voice.recogniser import Outcome
@@ -791,7 +791,7 @@ class WebView:
         if not isinstance(text, Said):
             return  # an answer to the host's typing: the terminal shows it
         number = self.said[-1][0] + 1 if self.said else 1
-        self.said = [*self.said[-19:], (number, text)]
+        self.said = [*self.said[-(SAID_LINES - 1):], (number, text)]  # what the pages are sent
         if self.session is not None:
             self.room.set_table(self.session, self.voices, self.said)
 

@@ -183,7 +183,7 @@ def prepare(argv: list[str] | None, console: Console, locks: ExitStack | None = 
                         help="one input per human: DEVICE or DEVICE:CHANNEL (default: the default input)")
     parser.add_argument("--speak", action="store_true", help="speak the bots' shouts with espeak-ng")
     parser.add_argument("--pace", type=pace, default=0.6,
-                        help="seconds the table waits after each bot's move (0: none)")
+                        help="seconds the table waits after each bot's move, unless it opened a race (0: none)")
     parser.add_argument("--save", type=named_path, default=None, help="keep the game in this file after every move")
     parser.add_argument("--resume", type=named_path, default=None,
                         help="go on with a game saved by --save (alone: with the save's players)")

@@ -365,7 +365,10 @@ class PlaySession:
                     self.misheard.append(Misheard(index, decision.seat, self._voice_answer, answer=True))
             self._voice_answer = None
             self.save()
-            if not player.human and decision.kind != "race" and self.pace > 0:
+            # Time for the table to follow a bot's move, unless the move opened a race: the
+            # race's clock starts as its dice are shown, so shouting at once is shouting in it.
+            racing = self.state.pending is not None and self.state.pending.kind == "race"
+            if not player.human and decision.kind != "race" and self.pace > 0 and not racing:
                 self.view.show(self)
                 self._pause(self.pace)
         self.view.show(self)

@@ -610,3 +610,23 @@ def test_the_next_game_at_the_table_starts_fresh_with_the_same_players_and_drops
     assert following.state.rules is over.state.rules
     fresh = PlaySession(load_ruleset("basic"), players, view=view, keyboard=lines, seed=6)
     assert following.state.to_json() == fresh.state.to_json()  # the game a fresh table of seed 6 would play
+
+
+def test_a_race_on_a_bots_dice_opens_as_they_are_shown_not_after_the_pace() -> None:
+    # The bot starts (dice 6 vs 1) and rolls 1,1,2, a Chouette-Velute; the table leaves 0.6 s
+    # after a bot's move for people to follow. Ana presses Enter 0.3 s after seeing the dice:
+    # that is her shout in the race. The race used to open only after the pause, so her shout
+    # fell outside it and was refused in the engine's words ("seat 0 acted out of turn").
+    keyboard = TypedLater()
+    keyboard.type("", 0.3)
+    keyboard.type("1", 2.5)  # her roll, after the race: 6,6,6 ends the game
+    threading.Timer(6.0, keyboard.writer.close).start()  # the keyboard ends: never a hang
+    dice = InjectedDice([6, 1, 1, 1, 2, 6, 6, 6])
+    session = PlaySession(load_ruleset("basic"), [SeatPlayer("Ana"), SeatPlayer("bot", FixedBot(1200))],
+                          view=Recorder(), keyboard=Keyboard(keyboard.reader), dice=dice,
+                          setup={"scores": [300, 0]}, pace=0.6)
+    state = session.run()
+    shouts = {s.seat: s for s in session.race_log[0]}
+    assert shouts[0].by == "keyboard" and 200 <= shouts[0].onset_ms <= 500
+    assert state.scores[1] == 0 and state.winner == 0
+    assert not [line for line in session.view.said if "out of turn" in line]  # type: ignore[attr-defined]

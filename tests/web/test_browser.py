@@ -384,6 +384,8 @@ def test_two_phones_race_by_voice_and_the_delay_is_calibrated(web_table, room_br
     # each phone's microphone test.
     for phone in phones:
         wait_for("the race panel", partial(race_rows, phone, 2))
+        # Each row on one line at a phone's width: the race's phrase is in the head, not repeated.
+        assert not phone.find_elements("css selector", "#race .shouts .phrase")
         wait_for("the microphone test passed", lambda: css(phone, "#mic-test").text  # noqa: B023 - waited on at once
                  == "Micro testé : la table vous entend.")
     set_viewport(phones[1], 360, 740, mobile=True)

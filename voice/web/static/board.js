@@ -166,7 +166,7 @@ window.CDC = window.CDC || {};
     root.classList.toggle("live", CDC.raceLive(race));
     const head = CDC.pick(race, "reason") || CDC.pick(race.reason, "text");
     const phrase = CDC.pick(race, "phrase");
-    root.append(el("p", {class: "race-head"}, head, phrase ? el("strong", {}, " « " + phrase + " »") : null));
+    root.append(el("p", {class: "race-head"}, head, phrase ? " " : null, phrase ? el("strong", {}, "« " + phrase + " »") : null));
     const list = el("ol", {class: "shouts"});
     const shouts = (race.shouts || []).slice().sort((a, b) => (a.onset_ms ?? 1e12) - (b.onset_ms ?? 1e12));
     for (const s of shouts) {
@@ -176,7 +176,9 @@ window.CDC = window.CDC || {};
       const unsure = s.by === "voice" && s.calibration && s.calibration !== "ok";
       list.append(el("li", {"data-seat": String(s.seat)},
         el("span", {class: "name"}, s.name || CDC.playerName(table, s.seat)),
-        el("span", {class: "phrase"}, CDC.pick(s, "phrase")),
+        // The race's own phrase is in its head: a shout repeats it only where it differs
+        // (a phrase that counts for that seat alone), which keeps a row on one line on a phone.
+        s.phrase !== race.phrase ? el("span", {class: "phrase"}, CDC.pick(s, "phrase")) : null,
         el("span", {class: "onset"}, s.onset_ms === null || s.onset_ms === undefined ? "" : CDC.t("onset", {ms: Math.round(s.onset_ms)})),
         el("span", {class: "by"}, by ? CDC.t(by) : (s.by || "")),
         unsure ? el("span", {class: "unsure"}, CDC.t("uncalibrated")) : null));

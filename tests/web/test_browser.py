@@ -539,3 +539,31 @@ def test_clear_errors_for_a_refused_microphone_a_wrong_room_and_a_lost_connectio
     table.server.stop()
     wait_for("the lost connection said", lambda: "reconnexion" in page_errors(phone))
     assert css(phone, "#connection").get_attribute("data-state") == "reconnecting"
+
+
+def test_the_link_opened_again_in_a_second_tab_plays_on_and_keeps_the_seat_after_a_reload(
+        web_table, browsers: Browsers) -> None:
+    """A player scans the table's code again (or opens the link twice): the phone's browser opens
+    a second tab, which takes the seat over with the token the first one kept. The first tab is
+    told and goes back to the seat picker, and must leave that token, still the seat's, where
+    the second tab reads it: a phone's browser reloads a tab it put to sleep, and the seat
+    would be lost until the host typed « phone 1 »."""
+    table = bots_table(web_table, seed=11)
+    phone = browsers.open()
+    phone.get(table.phone_url)
+    claim_by_tap(phone, 0)
+    first = phone.current_window_handle
+    phone.switch_to.new_window("tab")
+    phone.get(table.phone_url)
+    wait_for("the second tab at the seat", partial(seated, phone, 0))
+    second = phone.current_window_handle
+    phone.switch_to.window(first)
+    wait_for("the first tab told", lambda: phone.execute_script("return window.cdcPhone.seat") is None)
+    wait_for("the first tab says why",
+             lambda: "Votre place joue maintenant sur un autre téléphone" in page_errors(phone))
+    phone.switch_to.window(second)
+    time.sleep(0.5)  # whatever the first tab did with what it kept has been done
+    phone.refresh()
+    wait_for("the seat back after the reload", partial(seated, phone, 0))
+    assert phone.execute_script("return window.cdcPhone.token") == table.room.seats[0].token
+    assert not css(phone, "#seats").is_displayed()

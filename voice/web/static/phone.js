@@ -310,8 +310,13 @@
           // elsewhere, or the host gave it to a new phone). Said after the quiet clean-up below.
           const lost = state.seat !== null && state.live;
           if (state.token) {
-            // The kept token is not this table's (a new game): forget it, quietly pick again.
-            localStorage.removeItem(TOKEN_KEY);
+            // Lost, the token stays kept: the page that took the seat may be another tab of
+            // this browser, playing on with that very token (the link opened again), and the
+            // phone reloads a tab it put to sleep. A token the host gave to nobody any more
+            // (« phone 1 » at the host) is refused at the next hello, and forgotten then.
+            // Not lost, the host refused the kept token (not this table's: a new game):
+            // forget it, unless another tab has kept a newer one since, and quietly pick again.
+            if (!lost && localStorage.getItem(TOKEN_KEY) === state.token) localStorage.removeItem(TOKEN_KEY);
             state.token = null;
             for (const e of document.querySelectorAll('#errors [data-key^="error:"]')) e.remove();
           }

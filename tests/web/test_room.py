@@ -759,7 +759,7 @@ def test_the_host_gives_a_lost_phones_seat_to_a_new_phone() -> None:
                     ShoutTap(type="shout", t=1.0)):
         assert room.handle(lost, message) is None
     room.audio(lost, AudioChunk(0, 10.0, np.zeros(1600, np.int16)))
-    assert drain(lost) == [] and lost.bad == 0 and seat.stream is None and not seat.taken
+    assert drain(lost) == [] and not lost.bad and seat.stream is None and not seat.taken
     with pytest.raises(ProtocolError, match="claim a seat first"):
         room.handle(waiting, Choose(type="choose", option=0))
     # The old token opens nothing now.

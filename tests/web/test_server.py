@@ -364,6 +364,32 @@ def test_repeated_garbage_closes_the_connection(server: WebServer, tls: ssl.SSLC
     assert not any(s.taken for s in server.room.seats)
 
 
+def test_refusals_spread_over_a_game_never_close_a_phone(certificates: Certificates, tls: ssl.SSLContext) -> None:
+    """A page that plays by the rules is refused now and then: a tap on « lancer » just after its
+    player's « je lance » was heard (« this question was answered already »). Those came to the
+    5 refusals that close a socket over a long game, and the phone reconnected mid-game, its
+    microphone restarted, a new chirp played. Five within BAD_WINDOW_S still close it."""
+    from voice.web.server import BAD_WINDOW_S, MAX_BAD
+
+    now = [100.0]
+    room = Room([SeatPlayer("Ana"), SeatPlayer("Bob")], clock=lambda: now[0],
+                chirp=lambda: np.zeros(800, np.float32), play=lambda samples, rate: None)
+    with serving(room, certificates) as running:
+        phone = Phone(running, tls)
+        phone.send({"type": "claim", "seat": 0})
+        phone.wait("welcome")
+        for _ in range(3 * MAX_BAD):  # a stale tap now and then, over a game
+            now[0] += BAD_WINDOW_S / (MAX_BAD - 1) + 0.1
+            phone.send({"type": "choose", "option": 0})  # nothing is asked of the seat
+            assert "nothing is asked" in phone.wait("error")["message"]
+        phone.send({"type": "ping", "id": 7, "t1": 1.0})
+        assert phone.wait("pong")["id"] == 7  # still open
+        for _ in range(MAX_BAD):  # a broken page: refused again and again
+            phone.send({"type": "choose", "option": 0})
+        assert phone.closed()
+        assert phone.ws.close_code == 1008
+
+
 def test_a_flood_closes_the_connection(server: WebServer, tls: ssl.SSLContext) -> None:
     phone = Phone(server, tls)
     phone.wait("seats")

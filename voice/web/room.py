@@ -164,7 +164,7 @@ class Connection:
     clock: PhoneClockLike | None = None
     times: deque[float] = field(default_factory=deque)  # when the last second's text messages came
     frames: deque[float] = field(default_factory=deque)  # ... and its audio frames
-    bad: int = 0
+    bad: deque[float] = field(default_factory=deque)  # when its refused messages came (BAD_WINDOW_S)
     received_at: float | None = None  # host clock when the message being handled came in
     unseated: bool = False  # its seat went to another phone: what it sent for the seat is dropped
     table: dict[str, Any] | None = None  # the newest table not yet sent

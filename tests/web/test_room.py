@@ -545,6 +545,31 @@ def test_a_choice_for_a_question_the_game_has_left_is_refused() -> None:
     assert lines(room) == []
 
 
+def test_a_tap_sent_for_the_question_before_never_answers_the_next_one_put_to_the_seat() -> None:
+    """Ana said « je lance » and, hearing nothing yet, tapped « lancer »: her voice answered the
+    roll, and the next question is hers too (« siroter ? »). The tap names the question it was
+    sent for (the table's `question.id`): refused, never taken as an option of the new one."""
+    room = make_room([FakeClock(), FakeClock()])
+    session = PlaySession(load_ruleset("classic"), [s.player for s in room.seats], view=room.view,
+                          keyboard=room.keys, seed=3)  # Ana throws first
+    decision = session.state.pending
+    assert decision is not None and decision.seat == 0
+    ana = join(room, 0)
+    room.view.session = session
+    room.ask(session, decision, decision.legal_actions())
+    room.set_table(session, {}, [])
+    first = (room.table_message() or {})["question"]
+    room.ask(session, decision, decision.legal_actions())  # the next question put to her seat
+    room.set_table(session, {}, [])
+    shown = (room.table_message() or {})["question"]
+    assert shown["id"] == first["id"] + 1
+    with pytest.raises(ProtocolError, match="answered already"):
+        room.handle(ana, Choose(type="choose", option=0, question=first["id"]))
+    assert lines(room) == []
+    room.handle(ana, Choose(type="choose", option=0, question=shown["id"]))
+    assert [text for text, _ in lines(room)] == ["1"]
+
+
 def test_a_closed_socket_leaves_the_seat_taken_and_the_mic_offline() -> None:
     room = make_room([FakeClock(), FakeClock()])
     ana = join(room, 0)

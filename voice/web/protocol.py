@@ -76,6 +76,7 @@ class Choose(_Message):
     type: Literal["choose"]
     option: Annotated[int, Field(ge=0, lt=200)]
     stake: Annotated[int, Field(ge=0, le=10000)] | None = None
+    question: Annotated[int, Field(ge=0, le=2**31)] | None = None  # the question's `id` in the table it answers
 
 
 class ShoutTap(_Message):

@@ -246,6 +246,10 @@ class Room:
         self._lock = threading.Lock()  # the table and the question, written by the session's thread
         self._table: dict[str, Any] | None = None
         self._question: tuple[int, Decision, list[Action]] | None = None
+        # Each question put gets a number, sent with it: a phone's choice names the question it
+        # answers, so a tap sent as its player's voice answered the one before (« je lance »)
+        # never answers the next one put to the same seat (« siroter ? »).
+        self._asked = 0
         self._sent_live: Any = None
         self._calibrate = threading.Event()
         self._join_chirp = False  # a chirp asked for a phone that starts (not a recheck)
@@ -485,6 +489,8 @@ class Room:
             if asked is None or asked[0] != seat.index:
                 raise ProtocolError("nothing is asked of your seat now")
             _, decision, options = asked
+            if choose.question is not None and choose.question != self._asked:
+                raise ProtocolError("this question was answered already")  # the one shown now waits on
             if not self._still_pending(decision):
                 self._question = None
                 raise ProtocolError("this question was answered already")
@@ -642,7 +648,8 @@ class Room:
             pending = session.state.pending
             if asked is not None and (pending is None or pending != asked[1]):
                 self._question = asked = None  # answered (by voice or at the terminal) or moved on
-            question = None if asked is None else question_json(session, asked[1], asked[2], self.french)
+            question = None if asked is None else {**question_json(session, asked[1], asked[2], self.french),
+                                                   "id": self._asked}
             self._table = table_json(session, question, voices, said, self.french)
         self.publish()
 
@@ -762,6 +769,7 @@ class Room:
         assert decision.seat is not None
         with self._lock:
             self._question = (decision.seat, decision, list(options))
+            self._asked += 1
 
     def close(self) -> None:
         self._closed = True

@@ -190,7 +190,10 @@
   }
 
   function choose(option, stake) {
-    if (conn.send({type: "choose", option, stake})) { state.answered = state.table; renderQuestion(); }
+    // The question's number: a tap that crosses the answer its player said aloud is refused,
+    // never taken for the next question put to this seat.
+    const question = state.table && state.table.question ? state.table.question.id : undefined;
+    if (conn.send({type: "choose", option, stake, question})) { state.answered = state.table; renderQuestion(); }
   }
 
   function renderShout() {

@@ -242,8 +242,20 @@ class TypedLines:
         self.lines: queue.Queue[tuple[str, float]] = queue.Queue()
         self.closed = False
 
-    def put(self, text: str, at: float) -> None:
-        self.lines.put((text, at))
+    def put(self, text: str, at: float) -> tuple[str, float]:
+        line = (text, at)
+        self.lines.put(line)
+        return line
+
+    def withdraw(self, line: tuple[str, float]) -> bool:
+        """Takes a line back if it is not read yet (a phone's answer to a question the game
+        answered otherwise meanwhile); whether it was."""
+        with self.lines.mutex:
+            try:
+                self.lines.queue.remove(line)
+            except ValueError:
+                return False
+            return True
 
     def poll(self, timeout: float) -> tuple[str, float] | None:
         if self.closed:

@@ -568,6 +568,15 @@ def test_a_tap_sent_for_the_question_before_never_answers_the_next_one_put_to_th
     assert lines(room) == []
     room.handle(ana, Choose(type="choose", option=0, question=shown["id"]))
     assert [text for text, _ in lines(room)] == ["1"]
+    # Sent for the question shown, and taken by the room, while her voice was answering it: the
+    # game took the voice's answer first, and the tap's line, still unread, is taken back as the
+    # next question is put; it never answers that one.
+    room.ask(session, decision, decision.legal_actions())
+    room.set_table(session, {}, [])
+    room.handle(ana, Choose(type="choose", option=0, question=(room.table_message() or {})["question"]["id"]))
+    room.keys.put("! 2", 1.0)  # another seat's tap, after it: stays
+    room.ask(session, decision, decision.legal_actions())
+    assert [text for text, _ in lines(room)] == ["! 2"]
 
 
 def test_a_closed_socket_leaves_the_seat_taken_and_the_mic_offline() -> None:
@@ -1061,9 +1070,9 @@ class KeptLines(TypedLines):
         super().__init__()
         self.typed: list[str] = []
 
-    def put(self, text: str, at: float) -> None:
+    def put(self, text: str, at: float) -> tuple[str, float]:
         self.typed.append(text)
-        super().put(text, at)
+        return super().put(text, at)
 
 
 def room_state(room: Room) -> Any:

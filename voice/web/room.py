@@ -250,6 +250,7 @@ class Room:
         # answers, so a tap sent as its player's voice answered the one before (« je lance »)
         # never answers the next one put to the same seat (« siroter ? »).
         self._asked = 0
+        self._answer: tuple[str, float] | None = None  # the line the last phone's choice put in `keys`
         self._sent_live: Any = None
         self._calibrate = threading.Event()
         self._join_chirp = False  # a chirp asked for a phone that starts (not a recheck)
@@ -508,7 +509,7 @@ class Room:
             self._question = None  # one answer per question: a second tap does nothing
             if self._table is not None:
                 self._table = {**self._table, "question": None}
-        self.keys.put(line, self.clock())
+            self._answer = self.keys.put(line, self.clock())
         self._send_table()
 
     def _still_pending(self, decision: Decision) -> bool:
@@ -770,6 +771,11 @@ class Room:
         with self._lock:
             self._question = (decision.seat, decision, list(options))
             self._asked += 1
+            # A phone's answer still unread when the next question is put was not the one the
+            # game took (its player's voice, or the host, answered first): it is not this one's.
+            if self._answer is not None:
+                self.keys.withdraw(self._answer)
+                self._answer = None
 
     def close(self) -> None:
         self._closed = True

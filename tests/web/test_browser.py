@@ -567,3 +567,26 @@ def test_the_link_opened_again_in_a_second_tab_plays_on_and_keeps_the_seat_after
     wait_for("the seat back after the reload", partial(seated, phone, 0))
     assert phone.execute_script("return window.cdcPhone.token") == table.room.seats[0].token
     assert not css(phone, "#seats").is_displayed()
+
+
+def test_a_refusal_from_the_host_is_said_in_the_pages_language_and_goes_after_a_moment(
+        web_table, browsers: Browsers) -> None:
+    """A friend types the name of a player already at the table: the host refuses it in English
+    (voice/web/room.py); the French page says it in French, and the refusal does not stay over
+    the game (it used to stay on top of the page until the seat picker came back)."""
+    table = bots_table(web_table, seed=13)
+    phone = browsers.open(lang="fr")
+    phone.get(table.phone_url)
+    wait_for("the seat picker", lambda: css(phone, "#seats button[data-seat='0']").is_enabled())
+    phone.execute_script("CDC.HOST_ERROR_MS = 1500")
+    css(phone, "#name").send_keys("hardi")
+    css(phone, "#seats button[data-seat='0']").click()
+    said = wait_for("the refusal", lambda: page_errors(phone))
+    assert said == "Erreur : hardi est déjà à la table : choisissez un autre nom.", said
+    wait_for("the refusal gone", lambda: page_errors(phone) == "", timeout=5)
+    assert not table.room.seats[0].taken
+    css(phone, "#name").clear()
+    css(phone, "#name").send_keys("Zoé")
+    css(phone, "#seats button[data-seat='0']").click()
+    wait_for("seated once the name is hers", partial(seated, phone, 0))
+    assert not script_errors(phone)

@@ -63,7 +63,13 @@ window.CDC = window.CDC || {};
         if (typeof event.data !== "string") return;
         let msg;
         try { msg = JSON.parse(event.data); } catch (e) { return; }
-        if (msg.type === "error") CDC.showError(CDC.escape(CDC.t("error") + msg.message), "error:" + msg.message);
+        if (msg.type === "error") {
+          // The host refused something this page sent: said in the page's language where known,
+          // for a moment (a stale tap, a name taken); it never stays over the game.
+          const key = "error:" + msg.message;
+          CDC.showError(CDC.escape(CDC.t("error") + CDC.hostText(msg.message)), key);
+          setTimeout(() => CDC.clearError(key), CDC.HOST_ERROR_MS);
+        }
         handlers.message(msg);
       };
       ws.onclose = () => {

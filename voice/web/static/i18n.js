@@ -62,6 +62,11 @@ window.CDC = window.CDC || {};
       over: "Partie terminée",
       won_by: "{name} gagne la partie !",
       error: "Erreur : ",
+      "host:answered": "cette question a déjà sa réponse.",
+      "host:not_asked": "rien ne vous est demandé pour l'instant.",
+      "host:seat_taken": "la place {n} est déjà prise.",
+      "host:name_taken": "{name} est déjà à la table : choisissez un autre nom.",
+      "host:unknown_token": "cette table ne connaît pas votre place : choisissez-en une.",
       seat_n: "Place {n}",
       taken: "prise",
       mic_hidden: "Page masquée : micro coupé. Revenez sur la page pour le réactiver.",
@@ -137,6 +142,11 @@ window.CDC = window.CDC || {};
       over: "Game over",
       won_by: "{name} wins the game!",
       error: "Error: ",
+      "host:answered": "this question was answered already.",
+      "host:not_asked": "nothing is asked of you now.",
+      "host:seat_taken": "seat {n} is taken already.",
+      "host:name_taken": "{name} is already at the table: choose another name.",
+      "host:unknown_token": "this table does not know your seat: choose one.",
       seat_n: "Seat {n}",
       taken: "taken",
       mic_hidden: "Page hidden: microphone off. Come back to the page to turn it on again.",
@@ -187,6 +197,25 @@ window.CDC = window.CDC || {};
     if (field && obj[field] !== undefined && obj[field] !== null && typeof obj[field] !== "object") return String(obj[field]);
     if (other !== undefined && other !== null) return String(other);
     return "";
+  };
+
+  CDC.HOST_ERROR_MS = 10000;  // how long the host's refusal of a message stays on the page
+
+  // The host's refusals a player meets by playing (voice/web/room.py words them in English), in
+  // the page's language; others (a broken page's) as the host wrote them.
+  const HOST_ERRORS = [
+    [/^this question was answered already$/, "host:answered"],
+    [/^nothing is asked of your seat now$/, "host:not_asked"],
+    [/^seat (?<n>\d+) is taken$/, "host:seat_taken"],
+    [/^seat \d+: (?<name>.+) is already at the table( as .+)?: give each player a name of their own$/, "host:name_taken"],
+    [/^unknown seat token: choose a seat$/, "host:unknown_token"],
+  ];
+  CDC.hostText = function (message) {
+    for (const [pattern, key] of HOST_ERRORS) {
+      const found = String(message).match(pattern);
+      if (found) return CDC.t(key, found.groups || {});
+    }
+    return String(message);
   };
 
   // The session's voice status of a seat (voice/session.py: "listening", "keyboard only",

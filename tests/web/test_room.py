@@ -17,7 +17,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from cdc_env.actions import DeclareCivet, Pass, Roll
+from cdc_env.actions import DeclareCivet, Pass, Roll, Sirop
 from cdc_env.game import Decision
 from cdc_env.rules import load_ruleset
 from voice.audio import RATE, sound_span, synthesise, to_pcm16
@@ -548,34 +548,42 @@ def test_a_choice_for_a_question_the_game_has_left_is_refused() -> None:
 def test_a_tap_sent_for_the_question_before_never_answers_the_next_one_put_to_the_seat() -> None:
     """Ana said « je lance » and, hearing nothing yet, tapped « lancer »: her voice answered the
     roll, and the next question is hers too (« siroter ? »). The tap names the question it was
-    sent for (the table's `question.id`): refused, never taken as an option of the new one."""
+    sent for (the table's `question.id`): refused, never taken as an option of the new one. The
+    same decision put again (after another player's false shout) is still the question the
+    tap answered."""
+    from types import SimpleNamespace
+
     room = make_room([FakeClock(), FakeClock()])
     session = PlaySession(load_ruleset("classic"), [s.player for s in room.seats], view=room.view,
                           keyboard=room.keys, seed=3)  # Ana throws first
-    decision = session.state.pending
-    assert decision is not None and decision.seat == 0
+    roll = session.state.pending
+    assert roll is not None and roll.seat == 0
     ana = join(room, 0)
     room.view.session = session
-    room.ask(session, decision, decision.legal_actions())
+    room.ask(session, roll, roll.legal_actions())
     room.set_table(session, {}, [])
     first = (room.table_message() or {})["question"]
-    room.ask(session, decision, decision.legal_actions())  # the next question put to her seat
+    room.ask(session, roll, roll.legal_actions())  # put again: Bob shouted falsely meanwhile
     room.set_table(session, {}, [])
-    shown = (room.table_message() or {})["question"]
-    assert shown["id"] == first["id"] + 1
-    with pytest.raises(ProtocolError, match="answered already"):
-        room.handle(ana, Choose(type="choose", option=0, question=first["id"]))
-    assert lines(room) == []
-    room.handle(ana, Choose(type="choose", option=0, question=shown["id"]))
+    assert (room.table_message() or {})["question"]["id"] == first["id"] + 1
+    room.handle(ana, Choose(type="choose", option=0, question=first["id"]))  # still this question's
     assert [text for text, _ in lines(room)] == ["1"]
+    sirop = Decision(0, "sirop", (Pass(), Sirop()))  # her voice answered the roll: the next one is hers
+    room.view.session = SimpleNamespace(state=SimpleNamespace(pending=sirop))  # type: ignore[assignment]
+    room.ask(session, sirop, [Pass(), Sirop()])
+    for sent_for in (first["id"], first["id"] + 1):
+        with pytest.raises(ProtocolError, match="answered already"):
+            room.handle(ana, Choose(type="choose", option=0, question=sent_for))
+    assert lines(room) == []
+    room.handle(ana, Choose(type="choose", option=1, question=first["id"] + 2))  # the one shown now
+    assert [text for text, _ in lines(room)] == ["2"]
     # Sent for the question shown, and taken by the room, while her voice was answering it: the
     # game took the voice's answer first, and the tap's line, still unread, is taken back as the
     # next question is put; it never answers that one.
-    room.ask(session, decision, decision.legal_actions())
-    room.set_table(session, {}, [])
-    room.handle(ana, Choose(type="choose", option=0, question=(room.table_message() or {})["question"]["id"]))
+    room.ask(session, sirop, [Pass(), Sirop()])
+    room.handle(ana, Choose(type="choose", option=0, question=first["id"] + 3))
     room.keys.put("! 2", 1.0)  # another seat's tap, after it: stays
-    room.ask(session, decision, decision.legal_actions())
+    room.ask(session, sirop, [Pass(), Sirop()])
     assert [text for text, _ in lines(room)] == ["! 2"]
 
 

@@ -61,6 +61,7 @@ MAX_BACKLOG = 100  # audio chunks waiting for a phone's recogniser (10 s): more 
 TAP_SLACK_S = 5.0  # a tap timed further than this from its arrival: the phone's clock is wrong
 RECHECK_EVERY_S = 30.0  # a calibration to recheck plays the chirp no sooner than this after the last
 MIC_TEST_S = 0.4  # a seat's microphone test passes once its phone heard this much voice near it
+QUESTIONS_KEPT = 8  # the last questions' numbers a phone's choice may name (the same decision put again)
 
 
 class PhoneClockLike(Protocol):
@@ -250,6 +251,7 @@ class Room:
         # answers, so a tap sent as its player's voice answered the one before (« je lance »)
         # never answers the next one put to the same seat (« siroter ? »).
         self._asked = 0
+        self._put: dict[int, Decision] = {}  # the last questions' numbers: the decision each put
         self._answer: tuple[str, float] | None = None  # the line the last phone's choice put in `keys`
         self._sent_live: Any = None
         self._calibrate = threading.Event()
@@ -490,7 +492,9 @@ class Room:
             if asked is None or asked[0] != seat.index:
                 raise ProtocolError("nothing is asked of your seat now")
             _, decision, options = asked
-            if choose.question is not None and choose.question != self._asked:
+            # A number of this very decision put again (after another player's false shout, or
+            # a take-back) is still an answer to it; another question's never is.
+            if choose.question is not None and self._put.get(choose.question) != decision:
                 raise ProtocolError("this question was answered already")  # the one shown now waits on
             if not self._still_pending(decision):
                 self._question = None
@@ -771,6 +775,8 @@ class Room:
         with self._lock:
             self._question = (decision.seat, decision, list(options))
             self._asked += 1
+            self._put[self._asked] = decision
+            self._put.pop(self._asked - QUESTIONS_KEPT, None)
             # A phone's answer still unread when the next question is put was not the one the
             # game took (its player's voice, or the host, answered first): it is not this one's.
             if self._answer is not None:

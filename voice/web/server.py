@@ -14,6 +14,7 @@ import os
 import secrets
 import socket
 import threading
+from collections import deque
 from collections.abc import Callable, Iterator, MutableMapping
 from pathlib import Path
 from typing import Any
@@ -176,10 +177,7 @@ async def serve_socket(room: Room, websocket: WebSocket, places: _Places | None 
             now = room.clock()  # the host clock (time.monotonic() unless a test gives another)
             connection.received_at = now
             times = connection.frames if received.get("bytes") is not None else connection.times
-            times.append(now)
-            while times and times[0] < now - 1.0:
-                times.popleft()
-            if len(times) > FLOOD_PER_S:
+            if _count_within(times, now, 1.0) > FLOOD_PER_S:
                 await websocket.close(code=CLOSE_POLICY, reason="too many messages")
                 break
             try:
@@ -187,12 +185,10 @@ async def serve_socket(room: Room, websocket: WebSocket, places: _Places | None 
             except (ProtocolError, ValueError, ArithmeticError, LookupError, RuntimeError) as error:
                 # ProtocolError says what was wrong; the others are values the phone's clock
                 # refused (an impossible round trip): refused all the same, nothing changed.
-                connection.bad.append(now)
-                while connection.bad[0] < now - BAD_WINDOW_S:
-                    connection.bad.popleft()
+                bad = _count_within(connection.bad, now, BAD_WINDOW_S)
                 why = str(error) if isinstance(error, ProtocolError) else f"refused: {error}"[:200]
                 connection.put({"type": "error", "message": why})
-                if len(connection.bad) >= MAX_BAD:
+                if bad >= MAX_BAD:
                     await asyncio.sleep(0.05)  # let the last error go out
                     await websocket.close(code=CLOSE_POLICY, reason="too many bad messages")
                     break
@@ -209,6 +205,15 @@ async def serve_socket(room: Room, websocket: WebSocket, places: _Places | None 
         with contextlib.suppress(Exception):
             await asyncio.wait_for(sender, 1.0)
         sender.cancel()
+
+
+def _count_within(stamps: deque[float], now: float, window_s: float) -> int:
+    """`now` added to a connection's stamps (its messages, its refusals), those older than
+    `window_s` dropped: how many came within it."""
+    stamps.append(now)
+    while stamps[0] < now - window_s:
+        stamps.popleft()
+    return len(stamps)
 
 
 def _receive(room: Room, connection: Connection, received: MutableMapping[str, Any]) -> dict[str, Any] | None:

@@ -251,10 +251,15 @@ def prepare(argv: list[str] | None, console: Console, locks: ExitStack | None = 
             console.print(f"[yellow]voice is off: {escape(str(error))}\nPlaying by keyboard.[/yellow]",
                           emoji=False)
 
+    tap_delivery_s = 0.0  # the terminal's keys arrive as they are pressed; the phones' taps travel
+    if args.web:
+        from voice.web.room import TAP_DELIVERY_S as tap_delivery_s
+
     def build(view: View, keyboard: KeyLines, listener: Listener | None = listener,
               keep: Callable[[], dict[str, Any]] | None = None) -> PlaySession:
         common = dict(view=view, keyboard=keyboard, listener=listener, seed=seed, pace=args.pace,
-                      speak=espeak if args.speak else None, save_path=args.save or args.resume, keep=keep)
+                      speak=espeak if args.speak else None, save_path=args.save or args.resume, keep=keep,
+                      tap_delivery_s=tap_delivery_s)
         if args.resume:
             return PlaySession.resume(args.resume, players, **common)
         return PlaySession(rules, players, **common)

@@ -237,6 +237,10 @@ class PlaySession:
     dice: DiceSource | None = None  # default: dice seeded by `seed`
     setup: dict[str, Any] | None = None  # a starting position (see GameState)
     pace: float = 0.0  # seconds to leave after each bot's move, for people to follow (and shout)
+    # How long after a race's window a tap made inside it may still be on its way (a phone's, over
+    # the network, stamped with its own moment): the race waits that long for a human not in it.
+    # 0 at a terminal, whose lines arrive as they are pressed.
+    tap_delivery_s: float = 0.0
     # What the table keeps in the save beside the game, read at each save (the web room's secret
     # and seat tokens: voice/web/room.py `kept`), for --resume to take back.
     keep: Callable[[], dict[str, Any]] | None = None
@@ -322,7 +326,8 @@ class PlaySession:
         while self.keyboard.poll(0) is not None:
             pass
         return PlaySession(self.state.rules, self.players, self.view, self.keyboard, self.listener, seed=seed,
-                           speak=self.speak, clock=self.clock, save_path=save_path, pace=self.pace, keep=self.keep)
+                           speak=self.speak, clock=self.clock, save_path=save_path, pace=self.pace, keep=self.keep,
+                           tap_delivery_s=self.tap_delivery_s)
 
     def save(self) -> None:
         if self.save_path is not None:
@@ -805,11 +810,19 @@ class PlaySession:
             if typed is not None:
                 self._typed_shout(typed, start, humans, phrases, decision, shouts, window)
         # A shout said inside the window is decided a few hundred ms after it ends (the
-        # recogniser waits for the utterance to end): wait for those before settling the race.
-        voices = [s for s in humans if self._hears(s)]
-        grace_end = self.clock() + VOICE_GRACE_S
-        while any(s not in shouts for s in voices) and (
-                self.clock() < grace_end or (self.clock() < grace_end + HELD_GRACE_S and self._listener_holds())):
+        # recogniser waits for the utterance to end), and a phone's tap made inside it may still
+        # be on the network: wait for those before settling the race.
+        closed = self.clock()
+        waits = {s: max(VOICE_GRACE_S if self._hears(s) else 0.0, self.tap_delivery_s) for s in humans}
+
+        def awaited(seat: int) -> bool:
+            if seat in shouts:
+                return False
+            now = self.clock()
+            return now < closed + waits[seat] or (
+                self._hears(seat) and now < closed + VOICE_GRACE_S + HELD_GRACE_S and self._listener_holds())
+
+        while any(awaited(s) for s in humans):
             for heard in self._poll_listener():
                 self._heard_shout(heard, start, window, humans, phrases, shouts)
             typed = self.keyboard.poll(0.02)

@@ -284,23 +284,25 @@ def test_a_number_after_a_choice_that_takes_none_is_refused_and_faces_are_kept_a
     assert action is None and why == "« 4 6 » is no keep of these dice: type the number of your choice (1..4)"
 
 
+class Delayed:
+    """Lines that arrive at `arrive_s` stamped with the time `stamp_s` (both from now): a
+    phone's taps, timed on the phone and carried over the network."""
+
+    def __init__(self, lines: list[tuple[str, float, float]]) -> None:
+        self.lines, self.closed, self.began = lines, False, time.monotonic()
+
+    def poll(self, timeout: float) -> tuple[str, float] | None:
+        if self.lines and time.monotonic() - self.began >= self.lines[0][1]:
+            text, _, stamp_s = self.lines.pop(0)
+            return text, self.began + stamp_s
+        time.sleep(min(timeout, 0.005))
+        return None
+
+
 def test_a_tap_from_the_races_window_that_arrives_once_it_is_settled_is_late_not_false() -> None:
     # A tap stamped 2.0 s into the window (the phone's time on the host's clock) reaches the host
     # only at 4.4 s, after the race was settled without Ana (the bot won it): said to be late,
     # no Bévue. Ana then rolls 6, 6, 6 and wins with her 300 points intact.
-    class Delayed:
-        """Lines that arrive at `arrive_s` stamped with the time `stamp_s` (both from now)."""
-
-        def __init__(self, lines: list[tuple[str, float, float]]) -> None:
-            self.lines, self.closed, self.began = lines, False, time.monotonic()
-
-        def poll(self, timeout: float) -> tuple[str, float] | None:
-            if self.lines and time.monotonic() - self.began >= self.lines[0][1]:
-                text, _, stamp_s = self.lines.pop(0)
-                return text, self.began + stamp_s
-            time.sleep(timeout)
-            return None
-
     basic = load_ruleset("basic")
     rules = basic.model_copy(update={"bevue": basic.bevue.model_copy(update={"enabled": True})})
     keyboard = Delayed([("1", 0.0, 0.0), ("!", 4.4, 2.0), ("1", 6.0, 6.0)])
@@ -313,6 +315,28 @@ def test_a_tap_from_the_races_window_that_arrives_once_it_is_settled_is_late_not
     late = told(session.view.said, "Ana: a shout pressed after the race was settled: not counted")  # type: ignore[attr-defined]
     assert late.seat == 0 and late.fr == "Ana : cri touché après la course réglée : non compté"
     assert state.winner == 0
+
+
+@pytest.mark.parametrize("delivery_s", [0.0, 0.5])
+def test_a_tap_made_in_the_races_last_moment_counts_when_it_reaches_the_host_just_after(delivery_s: float) -> None:
+    # Ana rolls a Chouette-Velute at 0 s, so the race's window runs to about 3.0 s; the bot
+    # shouts at 2.95 s. Her phone's tap, made at 2.7 s on the host's clock, crosses a sleepy
+    # Wi-Fi and arrives at 3.25 s. A phone table (tap_delivery_s 0.5) waits for it: she wins.
+    # A terminal's table (0) has nothing on its way and settles at once: the bot wins. Either
+    # way nothing is a false shout. The bot then rolls 6, 6, 6 and wins the game.
+    keyboard = Delayed([("1", 0.0, 0.0), ("!", 3.25, 2.7)])
+    session = PlaySession(load_ruleset("basic"), [SeatPlayer("Ana"), SeatPlayer("bot", FixedBot(2950))],
+                          view=Recorder(), keyboard=keyboard, dice=InjectedDice([1, 6, 1, 1, 2, 6, 6, 6]),
+                          setup={"scores": [0, 300]}, tap_delivery_s=delivery_s)
+    state = session.run()
+    race = next(e for e in state.log if e["type"] == "race")
+    if delivery_s:
+        assert sorted(race["shouts"]) == ["0", "1"] and race["tied"] == [0]
+        assert 2600 <= {s.seat: s for s in session.race_log[0]}[0].onset_ms <= 2750
+    else:
+        assert sorted(race["shouts"]) == ["1"]
+    assert "false_shout" not in [e["type"] for e in state.log]
+    assert state.winner == 1
 
 
 def test_a_false_shout_the_microphone_misheard_is_taken_back_by_the_table(tmp_path: Path) -> None:

@@ -39,7 +39,7 @@ from voice.phone_clock import PhoneClock
 from voice.session import PlaySession, SeatPlayer
 from voice.web.certs import Certificates, ca_profile, ensure_certificates
 from voice.web.protocol import audio_frame
-from voice.web.room import Room
+from voice.web.room import TAP_DELIVERY_S, Room
 from voice.web.server import (
     MAX_OPEN,
     WANTED_FDS,
@@ -884,6 +884,8 @@ def test_the_terminal_table_and_the_web_table_play_the_same_game(tmp_path: Path,
     from voice.table import screen_text
 
     web, tls = web_beside_the_terminal(tmp_path, monkeypatch)
+    # A race waits past its window for a tap made inside it and still on the network.
+    assert web.session.tap_delivery_s == TAP_DELIVERY_S > 0
 
     def phone_plays() -> dict[str, Any]:
         phone = Phone(web.server, tls)

@@ -59,6 +59,10 @@ MIC_TIMEOUT_S = 0.7  # no audio frame for this long (7 chunks): the phone's micr
 CHIRP_TAIL_S = 0.3  # the chirp's echo, masked too
 MAX_BACKLOG = 100  # audio chunks waiting for a phone's recogniser (10 s): more is refused
 TAP_SLACK_S = 5.0  # a tap timed further than this from its arrival: the phone's clock is wrong
+# How long a race waits past its window for a tap made inside it (PlaySession.tap_delivery_s): a
+# tap crosses the Wi-Fi in a few ms, but a phone saving power holds its packets for a beacon or
+# three (about 100 ms each), and the page's event loop may be busy drawing.
+TAP_DELIVERY_S = 0.5
 RECHECK_EVERY_S = 30.0  # a calibration to recheck plays the chirp no sooner than this after the last
 MIC_TEST_S = 0.4  # a seat's microphone test passes once its phone heard this much voice near it
 QUESTIONS_KEPT = 8  # the last questions' numbers a phone's choice may name (the same decision put again)

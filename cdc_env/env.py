@@ -40,6 +40,7 @@ from pettingzoo.utils import wrappers
 from cdc_env.actions import Action, IllegalActionError, Join, Shout
 from cdc_env.dice import SeededDice
 from cdc_env.game import GameState, JoinRefused
+from cdc_env.play import words
 from cdc_env.reaction import DEFAULT_REACTION, ReactionModel, reaction_model
 from cdc_env.rulebook.house import added_names
 from cdc_env.rules import Ruleset, load_ruleset
@@ -369,7 +370,7 @@ class raw_env(AECEnv[str, dict[str, np.ndarray], int]):
             lines.append(f"{marks} seat_{seat} {state.scores[seat]:5d}  {held}{role}{extra}")
         if table.dice:
             shown = " ".join(str(d) for d in table.dice)
-            lines.append(f"  dice: {shown}  {table.combination.replace('_', ' ')}")
+            lines.append(f"  dice: {shown}  {words(table.combination)}")
         for name, what in (("civet", table.civet), ("grelottine", table.challenge),
                            ("soufflette", table.soufflette)):
             if what:

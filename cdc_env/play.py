@@ -32,6 +32,12 @@ def play_game(rules: Ruleset, policies: Sequence[Policy], seed: int,
 Names = Callable[[Any], str]  # names a seat (None: the table), or a list of seats
 
 
+def words(name: str) -> str:
+    """A combination, race or phrase as people say it: the engine's name with spaces
+    (`pas_mou_le_caillou` → pas mou le caillou)."""
+    return name.replace("_", " ")
+
+
 def _bird(event: dict[str, Any]) -> str:
     return "Beau-Sirop" if event["type"] == "beau_sirop" else BIRDS[event["face"] - 1].capitalize()
 
@@ -40,31 +46,31 @@ def _race(event: dict[str, Any], who: Names) -> str:
     place = "last" if event["race"] in LAST_SHOUTER_LOSES else "first"
     tied = event["tied"]
     if len(tied) > 1:
-        return f"  race {event['race']}: {who(tied)} tied {place}"
+        return f"  race {words(event['race'])}: {who(tied)} tied {place}"
     if tied:
-        return f"  race {event['race']}: {who(tied[0])} {place}"
-    return f"  race {event['race']}: nobody shouted in time"
+        return f"  race {words(event['race'])}: {who(tied[0])} {place}"
+    return f"  race {words(event['race'])}: nobody shouted in time"
 
 
 # One line per kind of event, in a scorekeeper's words.
 EVENT_LINES: dict[str, Callable[[dict[str, Any], Names], str]] = {
     "first_player": lambda e, who: f"{who(e['seat'])} starts",
     "turn_start": lambda e, who: f"— turn {e['turn']}: {who(e['seat'])} throws",
-    "dice": lambda e, who: f"  dice for {e['reason'].replace('_', ' ')}"
+    "dice": lambda e, who: f"  dice for {words(e['reason'])}"
                            + ("" if e["seat"] is None else f" ({who(e['seat'])})") + f": {e['values']}",
-    "combination": lambda e, who: f"  {who(e['seat'])}: {e['dice']} = {e['combination']} ({e['value']})"
-                                  + (f", races: {', '.join(e['races'])}" if e["races"] else ""),
+    "combination": lambda e, who: f"  {who(e['seat'])}: {e['dice']} = {words(e['combination'])} ({e['value']})"
+                                  + (f", races: {', '.join(map(words, e['races']))}" if e["races"] else ""),
     "score": lambda e, who: "  " + _describe_score(e, who(e["seat"])),
     "item": lambda e, who: f"  {who(e['seat'])} {'gains' if e['change'] > 0 else 'spends'} a "
-                           f"{e['item']} ({e['reason'].replace('_', ' ')})",
-    "shout": lambda e, who: f"  {who(e['seat'])} shouts {e['phrase']} at {e['onset_ms']:.0f} ms",
-    "false_shout": lambda e, who: f"  {who(e['seat'])} shouts {e['phrase']} out of any race",
+                           f"{e['item']} ({words(e['reason'])})",
+    "shout": lambda e, who: f"  {who(e['seat'])} shouts « {words(e['phrase'])} » at {e['onset_ms']:.0f} ms",
+    "false_shout": lambda e, who: f"  {who(e['seat'])} shouts « {words(e['phrase'])} » out of any race",
     "race": _race,
     "win": lambda e, who: (f"*** {' and '.join(who(s) for s in e['team'])} win as a team with {e['team_score']} ***"
                            if "team" in e else f"*** {who(e['seat'])} wins with {e['score']} ***"),
-    "civet": lambda e, who: f"  {who(e['seat'])} stakes a Civet of {e['stake']} on {e['combination']}",
+    "civet": lambda e, who: f"  {who(e['seat'])} stakes a Civet of {e['stake']} on {words(e['combination'])}",
     "grelottine": lambda e, who: f"  {who(e['seat'])} challenges {who(e['challenged'])}: a Grelottine "
-                                 f"of {e['stake']} on {e['combination']}",
+                                 f"of {e['stake']} on {words(e['combination'])}",
     "challenge_result": lambda e, who: f"  {who(e['challenged'])} {'makes' if e['made'] else 'misses'} "
                                        f"it (challenge of {who(e['challenger'])})",
     "boucliette": lambda e, who: f"  {who(e['seat'])} cancels {who(e['challenger'])}'s challenge "
@@ -77,11 +83,11 @@ EVENT_LINES: dict[str, Callable[[dict[str, Any], Names], str]] = {
     "soufflette": lambda e, who: f"  {who(e['seat'])} challenges {who(e['target'])} to a Soufflette",
     "sum_bet": lambda e, who: f"  {who(e['seat'])} bets on a sum of {e['total']}",
     "relaunch": lambda e, who: f"  {who(e['seat'])} relaunches {e['dice']} (sum {e['total']}): "
-                               f"{e['combination']}",
-    "claim": lambda e, who: f"  {who(e['seat'])} claims: {e['phrase']}",
+                               f"{words(e['combination'])}",
+    "claim": lambda e, who: f"  {who(e['seat'])} claims: « {words(e['phrase'])} »",
     "bet_unclaimed": lambda e, who: f"  {who(e['seat'])}'s winning bet was not claimed",
     "velutee_tie": lambda e, who: f"  Velutée tie between {who(e['seats'])}: {e['dice']} = "
-                                  f"{e['combination']}",
+                                  f"{words(e['combination'])}",
     "join": lambda e, who: f"+++ {e['name']} joins the game at seat {e['seat']} ({e['rule'].replace('_', '-')})",
     "jarret": lambda e, who: f"  {who(e['seat'])}: a Jarret {e['dice']}",
     # house rules (docs/rules.md, House rules)
@@ -109,11 +115,11 @@ def describe_event(event: dict[str, Any], names: Sequence[str] | None = None) ->
     if line is not None:
         return line(event, who)
     fields = ", ".join(f"{k}={v}" for k, v in event.items() if k not in ("type", "turn", "seat"))
-    return f"  {who(event.get('seat'))} {event['type'].replace('_', ' ')}" + (f": {fields}" if fields else "")
+    return f"  {who(event.get('seat'))} {words(event['type'])}" + (f": {fields}" if fields else "")
 
 
 def _describe_score(event: dict[str, Any], name: str) -> str:
-    reason = event["reason"].replace("_", " ")
+    reason = words(event["reason"])
     if event["reason"] == "bevue":
         reason = f"a Bévue ({event['why']})" if event.get("why") else "a Bévue"
     line = f"{name} {event['delta']:+d} for {reason}"

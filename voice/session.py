@@ -26,6 +26,7 @@ from cdc_env.actions import Action, IllegalActionError, KeepDice, Pass, Shout
 from cdc_env.cli import parse_json, path_error, short_path, write_atomic
 from cdc_env.dice import DiceSource, SeededDice
 from cdc_env.game import RACE_PHRASES, RACE_SHOUTS, Decision, GameLoadError, GameState, JoinRefused
+from cdc_env.play import words
 from cdc_env.rules import Ruleset
 from voice.intents import action_for, intents_for
 
@@ -403,14 +404,15 @@ class PlaySession:
                     continue
                 if item.seat != decision.seat:
                     continue
-                self.view.voice(item.seat, f"heard « {item.intent} »")
+                self.view.voice(item.seat, f"heard « {words(item.intent)} »")
                 action, why = action_for(decision, [item.intent], onset_ms=self._since_asked(item.onset))
                 if action is not None:
                     self._voice_answer = item.intent
                     return action
                 self.view.voice(item.seat, SAY_AGAIN)
                 name = self.players[item.seat].name
-                self.view.say(Said(f"{name}: heard « {item.intent} »: {self._plain_reason(why, options, decision)}",
+                self.view.say(Said(f"{name}: heard « {words(item.intent)} »: "
+                                   f"{self._plain_reason(why, options, decision)}",
                                    f"{name} : « {{phrase}} » entendu, qui ne répond pas à la question : répétez",
                                    item.seat, item.intent))
             typed = self.keyboard.poll(0.05)
@@ -574,7 +576,7 @@ class PlaySession:
                 self.view.say(Said(f"{name}: a shout {how} after the race was settled: not counted",
                                    f"{name} : cri {how_fr} après la course réglée : non compté", seat))
             else:
-                self.view.say(Said(f"{name}: « {phrase} » was {how} after the race was settled: not counted",
+                self.view.say(Said(f"{name}: « {words(phrase)} » was {how} after the race was settled: not counted",
                                    f"{name} : « {{phrase}} » {how_fr} après la course réglée : non compté",
                                    seat, phrase))
         return True
@@ -596,11 +598,11 @@ class PlaySession:
         try:
             self.state.apply_action(Shout(phrase, onset_ms), seat=seat)
         except IllegalActionError as error:
-            self.view.say(Said(f"{name} shouted « {phrase} » ({by}) out of any race: {error}",
+            self.view.say(Said(f"{name} shouted « {words(phrase)} » ({by}) out of any race: {error}",
                                f"{name} a crié « {{phrase}} » ({BY_FR.get(by, by)}) hors de toute course : refusé",
                                seat, phrase))
             return False
-        self.view.say(Said(f"{name} shouted « {phrase} » ({by}) with no race to shout for"
+        self.view.say(Said(f"{name} shouted « {words(phrase)} » ({by}) with no race to shout for"
                            + (f"; if it was talk the microphone misheard, « {TAKE_BACK} » typed at the table takes it "
                               "back" if by == "voice" else ""),
                            f"{name} a crié « {{phrase}} » ({BY_FR.get(by, by)}) sans course à crier"
@@ -630,7 +632,7 @@ class PlaySession:
         if heard.answer:
             since = self._human_since(heard.index)
             if since is not None:
-                self.view.say(f"{name}'s « {heard.phrase} » cannot be taken back: {since} has played since (an "
+                self.view.say(f"{name}'s « {words(heard.phrase)} » cannot be taken back: {since} has played since (an "
                               "answer is taken back while only dice and bots have played after it)")
                 return False
             thrown = any(entry["seat"] is None for entry in self.state.history[heard.index + 1:])
@@ -641,13 +643,13 @@ class PlaySession:
             try:
                 state = self.state.without(heard.index)
             except IllegalActionError as error:
-                self.view.say(f"{name}'s « {heard.phrase} » cannot be taken back: the game since no longer plays "
-                              f"without it ({error})")
+                self.view.say(f"{name}'s « {words(heard.phrase)} » cannot be taken back: the game since no longer "
+                              f"plays without it ({error})")
                 return False
             done, done_fr = "as if never said", "comme jamais dit"
         self.misheard.pop()
         self.state = state
-        self.view.say(Said(f"{name}'s « {heard.phrase} » is taken back: talk the microphone misheard, {done}",
+        self.view.say(Said(f"{name}'s « {words(heard.phrase)} » is taken back: talk the microphone misheard, {done}",
                            f"{name} : « {{phrase}} » est repris (une parole mal entendue), {done_fr}",
                            heard.seat, heard.phrase))
         self.save()
@@ -772,7 +774,7 @@ class PlaySession:
         window = self.rules.races.race_window_ms / 1000
         self.race_now = []
         self.view.show(self)
-        self.view.say(f"RACE: {decision.reason}! — shout « {_race_phrase(decision)} »"
+        self.view.say(f"RACE: {words(decision.reason)}! — shout « {words(_race_phrase(decision))} »"
                       f" ({'Enter, or say it' if self.listener is not None else 'Enter'})")
         start = self.clock()
         if self.listener is not None:
@@ -841,17 +843,17 @@ class PlaySession:
         """`[!] [SEAT] [PHRASE-START]` typed for a shout: (seat, the phrase named or None),
         or None when no human seat is named (or implied by a single human). Words that start
         no phrase are UnknownPhrase: a typo is never shouted as some other phrase."""
-        words = text.lstrip("!").split()
+        parts = text.lstrip("!").split()
         seat = default_seat if default_seat in humans else (humans[0] if len(humans) == 1 else None)
-        if words and words[0].isdigit():
-            seat = int(words[0]) - 1
-            words = words[1:]
+        if parts and parts[0].isdigit():
+            seat = int(parts[0]) - 1
+            parts = parts[1:]
         if seat is None or seat not in humans:
             return None
-        chosen = [p for p in phrases if words and p.startswith(words[0].lower())]
-        if words and not chosen:
-            raise UnknownPhrase(f"« {' '.join(words)} » is no phrase to shout here: type « ! » alone, or the "
-                                f"first letters of one of {', '.join(phrases)}")
+        chosen = [p for p in phrases if parts and p.startswith(parts[0].lower())]
+        if parts and not chosen:
+            raise UnknownPhrase(f"« {' '.join(parts)} » is no phrase to shout here: type « ! » alone, or the "
+                                f"first letters of one of {', '.join(map(words, phrases))}")
         return seat, chosen[0] if chosen else None
 
     def _heard_shout(self, heard: Heard, start: float, window: float, humans: list[int],
@@ -865,13 +867,13 @@ class PlaySession:
             early = heard.onset < start
             when = "before the dice were shown" if early else "after the race's window"
             name = self.players[heard.seat].name
-            self.view.say(Said(f"{name}: « {heard.intent} » began {when}: not counted",
+            self.view.say(Said(f"{name}: « {words(heard.intent)} » began {when}: not counted",
                                f"{name} : « {{phrase}} » commencé {WHEN_FR[early]} : non compté",
                                heard.seat, heard.intent))
             return
         onset_ms = max(0.0, (heard.onset - start) * 1000)
         shouts[heard.seat] = RaceShout(heard.seat, heard.intent, onset_ms, "voice")
-        self.view.voice(heard.seat, f"heard « {heard.intent} »")
+        self.view.voice(heard.seat, f"heard « {words(heard.intent)} »")
         self._race_shout(shouts[heard.seat])
 
     def _typed_shout(self, typed: tuple[str, float], start: float, humans: list[int],
@@ -925,7 +927,8 @@ class PlaySession:
     def _race_shout(self, shout: RaceShout) -> None:
         """A shout in the race under way, on the table at once."""
         self.race_now = [*self.race_now, shout]
-        self.view.say(f"{self.players[shout.seat].name} ({shout.by}): « {shout.phrase} » at {shout.onset_ms:.0f} ms")
+        name = self.players[shout.seat].name
+        self.view.say(f"{name} ({shout.by}): « {words(shout.phrase)} » at {shout.onset_ms:.0f} ms")
         self.view.show(self)
 
     def _bot_shouts(self, seat: int, action: Shout) -> None:
@@ -933,7 +936,7 @@ class PlaySession:
         self._race_shout(RaceShout(seat, action.phrase, action.onset_ms, "bot"))
         if self.speak is not None:
             begin = self.clock()
-            duration = self.speak(action.phrase.replace("_", " "))
+            duration = self.speak(words(action.phrase))
             if self.listener is not None:
                 # What we play must not be heard as a player's shout.
                 self.listener.mark_playback(begin, begin + duration + 0.3)

@@ -46,7 +46,7 @@ from cdc_env.actions import (
     UseGrelottine,
 )
 from cdc_env.game import Decision, GameState
-from cdc_env.play import describe_event
+from cdc_env.play import describe_event, words
 from cdc_env.rulebook.races import LAST_SHOUTER_LOSES
 from voice.session import PlaySession
 
@@ -103,7 +103,7 @@ def option_label(action: Action, decision: Decision, names: Sequence[str]) -> st
     if isinstance(action, BetSum):
         return f"bet on {action.total}"
     if isinstance(action, Shout):
-        return f"shout « {action.phrase.replace('_', ' ')} »"
+        return f"shout « {words(action.phrase)} »"
     if isinstance(action, ChallengeSoufflette):
         return f"challenge {names[action.target]} to a Soufflette"
     return verb(action, decision)
@@ -113,7 +113,7 @@ def option_lines(decision: Decision, options: Sequence[Action], names: Sequence[
     lines = [f"{i}. {option_label(a, decision, names)}" for i, a in enumerate(options, 1)]
     for j, (combination, stakes) in enumerate(decision.stakes, len(options) + 1):
         what = verb(decision.staked(combination, stakes.start), decision)  # type: ignore[misc]
-        lines.append(f"{j}. {what} on {combination.replace('_', ' ')}, stake {stakes.start}..{stakes.stop - 1}"
+        lines.append(f"{j}. {what} on {words(combination)}, stake {stakes.start}..{stakes.stop - 1}"
                      f"  — type « {j} {stakes.stop - 1} »")
     return lines
 
@@ -134,14 +134,14 @@ def dice_panel(state: GameState, names: Sequence[str]) -> RenderableType:
     art = Text("\n".join(dice_art(table.dice)), style="bold")
     lines = [art]
     owner = f"{names[table.thrower]}'s throw" if table.thrower is not None else "the throw"
-    what = f": {table.combination.replace('_', ' ')}" if table.combination else ""
+    what = f": {words(table.combination)}" if table.combination else ""
     lines.append(Text(f"{owner}{what}", style="bold cyan"))
     if table.civet:
-        lines.append(Text(f"Civet: {table.civet['combination']} for {table.civet['stake']}"))
+        lines.append(Text(f"Civet: {words(table.civet['combination'])} for {table.civet['stake']}"))
     if table.challenge:
         c = table.challenge
         lines.append(Text(f"Grelottine: {names[c['challenger']]} → {names[c['challenged']]}, "
-                          f"{c['combination']} for {c['stake']}"))
+                          f"{words(c['combination'])} for {c['stake']}"))
     if table.sirop_bets:
         bets = ", ".join(f"{names[s]}: {BIRDS[f - 1]}" for s, f in table.sirop_bets.items())
         lines.append(Text("bird bets: " + bets))
@@ -178,7 +178,7 @@ def race_panel(session: PlaySession) -> RenderableType:
     log = session.state.log
     lines: list[Text] = []
     for shout in sorted(session.race_now, key=lambda s: s.onset_ms):
-        lines.append(Text(f"{shout.onset_ms:6.0f} ms  {names[shout.seat]} « {shout.phrase.replace('_', ' ')} »"
+        lines.append(Text(f"{shout.onset_ms:6.0f} ms  {names[shout.seat]} « {words(shout.phrase)} »"
                           f"  ({shout.by})"))
     last_race = _last_index(log, lambda e: e["type"] == "race")
     if last_race is not None and session.race_now:
@@ -191,7 +191,7 @@ def race_panel(session: PlaySession) -> RenderableType:
     false = _last_index(log, lambda e: e["type"] == "false_shout")
     if false is not None and false > (last_race if last_race is not None else -1):
         event = log[false]
-        lines.append(Text(f"false shout: {names[event['seat']]} « {event['phrase'].replace('_', ' ')} » "
+        lines.append(Text(f"false shout: {names[event['seat']]} « {words(event['phrase'])} » "
                           f"with no race on", style="bold"))
         if not session.rules.bevue.enabled:
             lines.append(Text(f"no Bévue in the {session.rules.name} rules", style="dim"))
@@ -204,7 +204,7 @@ def race_panel(session: PlaySession) -> RenderableType:
         return Group(*lines)
     pending = session.state.pending
     if pending is not None and pending.kind == "race":
-        return Text(f"{pending.reason.replace('_', ' ')}: the shouts appear here as they come", style="bold")
+        return Text(f"{words(pending.reason)}: the shouts appear here as they come", style="bold")
     return Text("no race yet: shouts appear here with their onsets", style="dim")
 
 
@@ -306,11 +306,11 @@ class TableView:
         if decision.kind == "race":
             humans = [s for s in session.state.table.race_answers if session.players[s].human]
             if not humans:
-                return Text(f"the bots race: {decision.reason.replace('_', ' ')}", style="bold")
+                return Text(f"the bots race: {words(decision.reason)}", style="bold")
             phrase = session.state.table.race_answers[humans[0]][0]
             how = "Enter, or say it" if session.listener is not None else "press Enter"
-            return Group(Text(f"RACE — {decision.reason.replace('_', ' ')}!", style="bold red"),
-                         Text(f"shout « {phrase.replace('_', ' ')} » now: {how}"))
+            return Group(Text(f"RACE — {words(decision.reason)}!", style="bold red"),
+                         Text(f"shout « {words(phrase)} » now: {how}"))
         player = session.players[decision.seat]
         if not player.human:
             return Text(f"{player.name} is playing…", style="dim")

@@ -30,12 +30,12 @@ def test_a_game_stops_as_the_turn_after_its_last_begins() -> None:
     ({"type": "bird_bet", "turn": 1, "seat": 1, "face": 1}, "  seat 1 bets Linotte (1)"),
     ({"type": "beau_sirop", "turn": 1, "seat": 2, "face": 3}, "  seat 2 bets Beau-Sirop (3)"),
     ({"type": "race", "turn": 1, "race": "chouette_velute", "shouts": {}, "tied": [2]},
-     "  race chouette_velute: seat 2 first"),
+     "  race chouette velute: seat 2 first"),
     ({"type": "race", "turn": 1, "race": "chouette_velute", "shouts": {}, "tied": [0, 1]},
-     "  race chouette_velute: seat 0, seat 1 tied first"),
+     "  race chouette velute: seat 0, seat 1 tied first"),
     ({"type": "race", "turn": 1, "race": "suite", "shouts": {}, "tied": [1]}, "  race suite: seat 1 last"),
     ({"type": "race", "turn": 1, "race": "suite_tie", "shouts": {}, "tied": [0, 2]},
-     "  race suite_tie: seat 0, seat 2 tied last"),
+     "  race suite tie: seat 0, seat 2 tied last"),
     ({"type": "race", "turn": 1, "race": "tichette", "shouts": {}, "tied": []},
      "  race tichette: nobody shouted in time"),
     ({"type": "score", "turn": 1, "seat": 0, "points": -5, "delta": -5, "score": 10, "reason": "bevue",
@@ -51,6 +51,17 @@ def test_a_game_stops_as_the_turn_after_its_last_begins() -> None:
      "  seat 1 -3 for civet lost (of -5, held at 0) → 0"),
     ({"type": "velutee_tie", "turn": 1, "seats": [], "dice": [1, 2], "combination": "neant"},
      "  Velutée tie between nobody: [1, 2] = neant"),
+    # Combinations, races and phrases in words, as people say them.
+    ({"type": "combination", "turn": 1, "seat": 0, "dice": [1, 1, 2], "combination": "chouette_velute",
+      "value": 8, "races": ["chouette_velute"]},
+     "  seat 0: [1, 1, 2] = chouette velute (8), races: chouette velute"),
+    ({"type": "shout", "turn": 1, "seat": 0, "race": "chouette_velute", "phrase": "pas_mou_le_caillou",
+      "onset_ms": 412.4}, "  seat 0 shouts « pas mou le caillou » at 412 ms"),
+    ({"type": "false_shout", "turn": 1, "seat": 2, "phrase": "grelotte_ca_picote"},
+     "  seat 2 shouts « grelotte ca picote » out of any race"),
+    ({"type": "claim", "turn": 1, "seat": 1, "phrase": "achat_du_cul"}, "  seat 1 claims: « achat du cul »"),
+    ({"type": "civet", "turn": 1, "seat": 1, "stake": 50, "combination": "cul_de_chouette"},
+     "  seat 1 stakes a Civet of 50 on cul de chouette"),
     # An event without a line of its own: its type and fields.
     ({"type": "odd_event", "turn": 4, "seat": 1, "a": 1, "b": "x"}, "  seat 1 odd event: a=1, b=x"),
     ({"type": "odd_event", "turn": 4}, "  the table odd event"),
@@ -64,5 +75,5 @@ def test_an_events_line(event: dict[str, Any], line: str) -> None:
 def test_names_stand_for_seats() -> None:
     names = ["Ana", "Bob", "Cléo"]
     assert describe_event({"type": "race", "turn": 1, "race": "chouette_velute", "shouts": {}, "tied": [0, 2]},
-                          names) == "  race chouette_velute: Ana, Cléo tied first"
+                          names) == "  race chouette velute: Ana, Cléo tied first"
     assert describe_event({"type": "odd_event", "turn": 1, "seat": 1}, names) == "  Bob odd event"

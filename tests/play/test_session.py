@@ -184,7 +184,7 @@ def test_a_shout_of_the_race_heard_after_it_was_settled_is_late_not_a_false_shou
     assert [e["tied"] for e in state.log if e["type"] == "race"] == [[1]]
     assert "false_shout" not in [e["type"] for e in state.log]
     said = session.view.said  # type: ignore[attr-defined]
-    late = told(said, "Ana: « pas_mou_le_caillou » was heard after the race was settled: not counted")
+    late = told(said, "Ana: « pas mou le caillou » was heard after the race was settled: not counted")
     assert late.seat == 0 and late.fr == "Ana : « {phrase} » entendu après la course réglée : non compté"
     assert [e["delta"] for e in state.log if e["type"] == "score" and e["seat"] == 0 and e["delta"] < 0] == []
     assert state.winner == 0
@@ -349,7 +349,7 @@ def test_a_false_shout_the_microphone_misheard_is_taken_back_by_the_table(tmp_pa
     said = session.view.said  # type: ignore[attr-defined]
     assert listener.delivered
     assert any("« - » typed at the table takes it back" in line for line in said)  # said with the false shout
-    back = told(said, "Ana's « pas_mou_le_caillou » is taken back: talk the microphone misheard, as if never said")
+    back = told(said, "Ana's « pas mou le caillou » is taken back: talk the microphone misheard, as if never said")
     assert back.seat == 0 and back.fr == "Ana : « {phrase} » est repris (une parole mal entendue), comme jamais dit"
     assert "false_shout" not in [e["type"] for e in state.log]
     assert [e for e in state.log if e["type"] == "score" and e["delta"] < 0] == []
@@ -395,7 +395,7 @@ def test_an_answer_the_microphone_misheard_is_taken_back_and_asked_again(tmp_pat
     save = tmp_path / "game.json"
     session, state = misheard_purchase((("-", 0.8), ("non", 1.4), ("1", 2.0)), save_path=save)
     said = session.view.said  # type: ignore[attr-defined]
-    back = told(said, "Ana's « achat_du_cul » is taken back: talk the microphone misheard, Ana is asked again (the "
+    back = told(said, "Ana's « achat du cul » is taken back: talk the microphone misheard, Ana is asked again (the "
                       "dice that followed fall again)")
     assert back.fr == ("Ana : « {phrase} » est repris (une parole mal entendue), Ana répond à nouveau (les dés qui "
                        "ont suivi retombent pareils)")
@@ -413,7 +413,7 @@ def test_an_answer_is_not_taken_back_once_a_human_has_played_since() -> None:
     # bot's cul, she passes, and its 6, 6, 6 wins.
     session, state = misheard_purchase((("1", 0.8), ("-", 1.4), ("non", 2.0)), then=(3, 6, 2, 6, 6, 6))
     said = session.view.said  # type: ignore[attr-defined]
-    assert ("Ana's « achat_du_cul » cannot be taken back: Ana has played since (an answer is taken back while "
+    assert ("Ana's « achat du cul » cannot be taken back: Ana has played since (an answer is taken back while "
             "only dice and bots have played after it)") in said
     refused = next(line for line in said if "cannot be taken back" in line)
     assert not isinstance(refused, Said)  # an answer to the host's « - »: the terminal's alone
@@ -558,7 +558,7 @@ def test_a_shout_that_began_before_the_dice_were_shown_does_not_count() -> None:
     session = chouette_velute_session(keyboard, bot_onset_ms=600, listener=listener)
     state = session.run()
     assert [s.seat for s in session.race_log[0]] == [1]
-    early = told(session.view.said, "Ana: « pas_mou_le_caillou » began before the dice were shown: not counted")  # type: ignore[attr-defined]
+    early = told(session.view.said, "Ana: « pas mou le caillou » began before the dice were shown: not counted")  # type: ignore[attr-defined]
     assert early.seat == 0 and early.phrase == "pas_mou_le_caillou"
     assert early.fr == "Ana : « {phrase} » commencé avant que les dés soient montrés : non compté"
     assert state.scores[0] == 0

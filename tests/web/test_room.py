@@ -409,7 +409,7 @@ def test_bad_messages_are_refused_with_a_reason(text: str, why: str) -> None:
 def test_the_snapshot_speaks_french_and_english() -> None:
     session = PlaySession(load_ruleset("classic"), [SeatPlayer("Ana"), SeatPlayer("Bob")],
                           view=make_room([]).view, keyboard=make_room([]).keys, seed=1)
-    said = [(4, Said("Ana: « je_lance » began after the race's window: not counted",
+    said = [(4, Said("Ana: « je lance » began after the race's window: not counted",
                      "Ana : « {phrase} » commencé après la fenêtre de la course : non compté", 0, "je_lance"))]
     table = table_json(session, None, {0: "listening"}, said, {"je_lance": "je lance"})
     assert table["players"][0]["voice"] == "listening" and table["question"] is None
@@ -419,7 +419,10 @@ def test_the_snapshot_speaks_french_and_english() -> None:
     assert table["players"][0]["voice_fr"] == "à l'écoute"
     from voice.web.snapshot import voice_fr
 
-    assert voice_fr("heard « je_lance »", {"je_lance": "je lance"}) == "entendu « je lance »"
+    assert voice_fr("heard « je lance »", {"je_lance": "je lance"}) == "entendu « je lance »"
+    # The session says the phrase in words; the French lexicon's words are found by its intent.
+    assert voice_fr("heard « grelotte ca picote »", {"grelotte_ca_picote": "grelotte ça picote"}) \
+        == "entendu « grelotte ça picote »"
     line = log_line({"type": "turn_start", "turn": 1, "seat": 1}, ["Ana", "Bob"])
     assert line == {"fr": "— tour 1 : Bob lance", "en": "— turn 1: Bob throws"}
     room = make_room([FakeClock()])

@@ -34,7 +34,7 @@ from cdc_env.actions import (
     UseGrelottine,
 )
 from cdc_env.game import RACE_PHRASES, Decision
-from cdc_env.play import describe_event
+from cdc_env.play import describe_event, words
 from cdc_env.rulebook.races import LAST_SHOUTER_LOSES
 from voice.lexicon import LexiconError, load_lexicon
 from voice.session import PlaySession, Said
@@ -72,7 +72,7 @@ def french_phrases(path: Path = FR_LEXICON) -> dict[str, str]:
 
 
 def _phrase(name: str, french: dict[str, str]) -> str:
-    return french.get(name, name.replace("_", " "))
+    return french.get(name, words(name))
 
 
 def verb_fr(action: Action, decision: Decision) -> str:
@@ -82,7 +82,7 @@ def verb_fr(action: Action, decision: Decision) -> str:
         return "lancer le défi"
     if isinstance(action, BetOnSuccess) and decision.kind in HOUSE_YES_FR:
         return HOUSE_YES_FR[decision.kind]
-    return VERBS_FR.get(type(action), action.kind.replace("_", " "))
+    return VERBS_FR.get(type(action), words(action.kind))
 
 
 def option_label_fr(action: Action, decision: Decision, names: Sequence[str], french: dict[str, str]) -> str:
@@ -111,7 +111,7 @@ def question_json(session: PlaySession, decision: Decision, options: Sequence[Ac
     for index, (combination, allowed) in enumerate(decision.stakes, len(options)):
         assert decision.staked is not None  # a decision with stakes says what they stake
         action = decision.staked(combination, allowed.start)
-        what = combination.replace("_", " ")
+        what = words(combination)
         listed.append({"label_fr": f"{verb_fr(action, decision)} sur {what}",
                        "label_en": f"{verb(action, decision)} on {what}"})
         stakes.append({"option": index, "combination": combination, "min": allowed.start, "max": allowed.stop - 1})
@@ -134,7 +134,7 @@ def _who(names: Sequence[str]) -> Callable[[Any], str]:
 
 def _race_fr(e: dict[str, Any], who: Callable[[Any], str]) -> str:
     place = "dernier" if e["race"] in LAST_SHOUTER_LOSES else "premier"
-    race = e["race"].replace("_", " ")
+    race = words(e["race"])
     if len(e["tied"]) > 1:
         return f"  course {race} : {who(e['tied'])} ex æquo {place}s"
     if e["tied"]:
@@ -185,7 +185,7 @@ def _score_fr(e: dict[str, Any], who: Callable[[Any], str]) -> str:
     elif e["reason"] == "flan" and "by" in e:  # the Flan's use: the throw's points inverted
         reason = f"le Flan de {who(e['by'])} (« Tatan elle fait des Flans ! »)"
     else:
-        reason = REASONS_FR.get(e["reason"], e["reason"].replace("_", " "))
+        reason = REASONS_FR.get(e["reason"], words(e["reason"]))
     line = f"  {who(e['seat'])} {e['delta']:+d} pour {reason}"
     if e["delta"] != e["points"]:  # held by the cap (a gain) or at 0 (a loss, negative_scores: false)
         line += f" (sur {e['points']:+d}, {'plafonné' if e['points'] > 0 else 'retenu à 0'})"
@@ -202,16 +202,16 @@ def _win_fr(e: dict[str, Any], who: Callable[[Any], str]) -> str:
 EVENTS_FR: dict[str, Callable[[dict[str, Any], Callable[[Any], str]], str]] = {
     "first_player": lambda e, who: f"{who(e['seat'])} commence",
     "turn_start": lambda e, who: f"— tour {e['turn']} : {who(e['seat'])} lance",
-    "dice": lambda e, who: f"  dés ({e['reason'].replace('_', ' ')})"
+    "dice": lambda e, who: f"  dés ({words(e['reason'])})"
                            + ("" if e["seat"] is None else f" ({who(e['seat'])})") + f" : {e['values']}",
-    "combination": lambda e, who: f"  {who(e['seat'])} : {e['dice']} = {e['combination'].replace('_', ' ')} "
+    "combination": lambda e, who: f"  {who(e['seat'])} : {e['dice']} = {words(e['combination'])} "
                                   f"({e['value']})" + (f", courses : {', '.join(e['races'])}" if e["races"] else ""),
     "score": _score_fr,
     "item": lambda e, who: f"  {who(e['seat'])} {'gagne' if e['change'] > 0 else 'utilise'} "
                            f"{ITEMS_FR.get(e['item'], e['item'])} "
-                           f"({ITEM_REASONS_FR.get(e['reason'], e['reason'].replace('_', ' '))})",
-    "shout": lambda e, who: f"  {who(e['seat'])} crie {e['phrase'].replace('_', ' ')} à {e['onset_ms']:.0f} ms",
-    "false_shout": lambda e, who: f"  {who(e['seat'])} crie {e['phrase'].replace('_', ' ')} hors de toute course",
+                           f"({ITEM_REASONS_FR.get(e['reason'], words(e['reason']))})",
+    "shout": lambda e, who: f"  {who(e['seat'])} crie {words(e['phrase'])} à {e['onset_ms']:.0f} ms",
+    "false_shout": lambda e, who: f"  {who(e['seat'])} crie {words(e['phrase'])} hors de toute course",
     "race": _race_fr,
     "win": _win_fr,
     "civet": lambda e, who: f"  {who(e['seat'])} annonce un Civet de {e['stake']} sur {e['combination']}",
@@ -226,15 +226,15 @@ EVENTS_FR: dict[str, Callable[[dict[str, Any], Callable[[Any], str]], str]] = {
     "soufflette": lambda e, who: f"  {who(e['seat'])} défie {who(e['target'])} à la Soufflette",
     "sum_bet": lambda e, who: f"  {who(e['seat'])} parie sur une somme de {e['total']}",
     "relaunch": lambda e, who: f"  {who(e['seat'])} relance {e['dice']} (somme {e['total']}) : "
-                               f"{e['combination'].replace('_', ' ')}",
+                               f"{words(e['combination'])}",
     "jarret": lambda e, who: f"  {who(e['seat'])} : un Jarret {e['dice']}",
     "beau_sirop": lambda e, who: f"  {who(e['seat'])} parie Beau-Sirop ({e['face']})",
-    "claim": lambda e, who: f"  {who(e['seat'])} annonce : {e['phrase'].replace('_', ' ')}",
+    "claim": lambda e, who: f"  {who(e['seat'])} annonce : {words(e['phrase'])}",
     "join": lambda e, who: f"+++ {e['name']} rejoint la partie à la place {e['seat'] + 1} (Chante-Sloubi)",
     "bet_on_success": lambda e, who: f"  {who(e['seat'])} parie sur la réussite",
     "bet_unclaimed": lambda e, who: f"  {who(e['seat'])} n'a pas réclamé son pari gagnant",
     "velutee_tie": lambda e, who: f"  égalité sur la Velutée entre {who(e['seats'])} : {e['dice']} = "
-                                  f"{e['combination'].replace('_', ' ')}",
+                                  f"{words(e['combination'])}",
     # house rules (docs/rules.md, House rules)
     "verdier_bet": lambda e, who: f"  {who(e['seat'])} crie « Vert-Linette ! »",
     "civet_doubled": lambda e, who: f"  {who(e['seat'])} double le Civet de {who(e['declarer'])} "
@@ -253,7 +253,7 @@ VOICE_FR = {"listening": "à l'écoute", "keyboard only": "clavier seulement", "
 def voice_fr(status: str, french: dict[str, str]) -> str:
     """A human's voice status (the session's English words) in French."""
     if status.startswith("heard « ") and status.endswith(" »"):
-        intent = status[len("heard « "):-2]
+        intent = status[len("heard « "):-2].replace(" ", "_")  # the phrase in words: its intent's name
         return f"entendu « {_phrase(intent, french)} »"
     return VOICE_FR.get(status, status)
 
@@ -285,20 +285,17 @@ def race_json(session: PlaySession, french: dict[str, str]) -> dict[str, Any] | 
             reason = last["race"]
     phrase = RACE_PHRASES.get(reason, "")
     shouts = [{"seat": s.seat, "name": names[s.seat], "phrase": s.phrase, "phrase_fr": _phrase(s.phrase, french),
-               "phrase_en": s.phrase.replace("_", " "), "onset_ms": round(s.onset_ms, 1), "by": s.by}
+               "phrase_en": words(s.phrase), "onset_ms": round(s.onset_ms, 1), "by": s.by}
               for s in sorted(session.race_now, key=lambda s: s.onset_ms)]
-    return {"reason": reason, "reason_fr": reason.replace("_", " "), "reason_en": reason.replace("_", " "),
-            "phrase": phrase, "phrase_fr": _phrase(phrase, french), "phrase_en": phrase.replace("_", " "),
+    return {"reason": reason, "reason_fr": words(reason), "reason_en": words(reason),
+            "phrase": phrase, "phrase_fr": _phrase(phrase, french), "phrase_en": words(phrase),
             "running": racing, "shouts": shouts, "result": result}
 
 
 def said_json(number: int, line: Said, french: dict[str, str]) -> dict[str, Any]:
     """A line said to the table, in both languages, with its phrase in the page's words."""
-    english, fr = str(line), line.fr
-    if line.phrase is not None:
-        english = english.replace(f"« {line.phrase} »", f"« {line.phrase.replace('_', ' ')} »")
-        fr = fr.replace("{phrase}", _phrase(line.phrase, french))
-    return {"n": number, "seat": line.seat, "en": english, "fr": fr}
+    fr = line.fr if line.phrase is None else line.fr.replace("{phrase}", _phrase(line.phrase, french))
+    return {"n": number, "seat": line.seat, "en": str(line), "fr": fr}
 
 
 def table_json(session: PlaySession, question_: dict[str, Any] | None, voices: dict[int, str],
@@ -313,11 +310,11 @@ def table_json(session: PlaySession, question_: dict[str, Any] | None, voices: d
                 "turn": seat == state.turn_seat and state.winner is None,
                 "voice": voices.get(seat, "") if player.human else "",
                 "voice_fr": voice_fr(voices.get(seat, ""), french) if player.human else "",
-                "voice_en": voices.get(seat, "").replace("_", " ") if player.human else ""}
+                "voice_en": voices.get(seat, "") if player.human else ""}
                for seat, player in enumerate(session.players)]
     throw = None
     if table.dice and table.combination:
-        what = table.combination.replace("_", " ")
+        what = words(table.combination)
         owner = names[table.thrower] if table.thrower is not None else ""
         throw = {"fr": f"{owner} : {what}", "en": f"{owner}'s throw: {what}"}
     return {"type": "table", "ruleset": state.rules.name, "turn": state.turn_number,

@@ -561,6 +561,8 @@ def test_the_link_opened_again_in_a_second_tab_plays_on_and_keeps_the_seat_after
     wait_for("the first tab told", lambda: phone.execute_script("return window.cdcPhone.seat") is None)
     wait_for("the first tab says why",
              lambda: "Votre place joue maintenant sur un autre téléphone" in page_errors(phone))
+    # Said once, in the page's language: not again in the host's English words.
+    assert "another phone" not in page_errors(phone), page_errors(phone)
     phone.switch_to.window(second)
     time.sleep(0.5)  # whatever the first tab did with what it kept has been done
     phone.refresh()
@@ -571,9 +573,10 @@ def test_the_link_opened_again_in_a_second_tab_plays_on_and_keeps_the_seat_after
 
 def test_a_refusal_from_the_host_is_said_in_the_pages_language_and_goes_after_a_moment(
         web_table, browsers: Browsers) -> None:
-    """A friend types the name of a player already at the table: the host refuses it in English
-    (voice/web/room.py); the French page says it in French, and the refusal does not stay over
-    the game (it used to stay on top of the page until the seat picker came back)."""
+    """A friend types the name of a player already at the table, then one with a markup mark: the
+    host refuses each with its code (voice/web/room.py); the French page says it in French, and
+    the refusal does not stay over the game (it used to stay on top of the page until the seat
+    picker came back)."""
     table = bots_table(web_table, seed=13)
     phone = browsers.open(lang="fr")
     phone.get(table.phone_url)
@@ -584,6 +587,12 @@ def test_a_refusal_from_the_host_is_said_in_the_pages_language_and_goes_after_a_
     said = wait_for("the refusal", lambda: page_errors(phone))
     assert said == "Erreur : hardi est déjà à la table : choisissez un autre nom.", said
     wait_for("the refusal gone", lambda: page_errors(phone) == "", timeout=5)
+    assert not table.room.seats[0].taken
+    css(phone, "#name").clear()
+    css(phone, "#name").send_keys("Zoé <3")  # the table's screens read [ ] < > as markup
+    css(phone, "#seats button[data-seat='0']").click()
+    said = wait_for("the second refusal", lambda: page_errors(phone))
+    assert said == "Erreur : « Zoé <3 » : donnez un nom sans [ ] < ni >.", said
     assert not table.room.seats[0].taken
     css(phone, "#name").clear()
     css(phone, "#name").send_keys("Zoé")

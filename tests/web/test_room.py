@@ -126,32 +126,39 @@ def test_claim_gives_a_token_and_the_token_gives_the_seat_back() -> None:
     assert again.seat == 0 and phone.seat is None  # the old socket no longer acts for the seat
 
 
-@pytest.mark.parametrize("seat, why", [(2, "bot"), (0, "taken"), (5, "no seat")])
-def test_claims_that_are_refused_change_nothing(seat: int, why: str) -> None:
+@pytest.mark.parametrize("seat, why, code", [(2, "bot", None), (0, "taken", "seat_taken"), (5, "no seat", None)])
+def test_claims_that_are_refused_change_nothing(seat: int, why: str, code: str | None) -> None:
     room = make_room([FakeClock(), FakeClock()])
     join(room, 0)
     before = [(s.taken, s.token) for s in room.seats]
     other = Connection(asyncio.Queue())
     room.handle(other, Hello(type="hello", role="phone"))
-    with pytest.raises(ProtocolError, match=why):
+    with pytest.raises(ProtocolError, match=why) as refused:
         room.handle(other, parse_message(f'{{"type":"claim","seat":{seat}}}'))
+    # A seat taken meanwhile is met by playing: coded for the page to say in its language.
+    assert refused.value.code == code and refused.value.params == ({"n": 1} if code else {})
     assert [(s.taken, s.token) for s in room.seats] == before and other.seat is None
 
 
-@pytest.mark.parametrize("name, why", [
-    ("bob", "bob is already at the table as Bob"), ("bold-1", "bold-1 is already at the table"),
-    ("   ", "a name is empty"), ("x" * 31, "has 31 characters: give at most 30"),
-    ("Ana\u2028Bob", "line break or a control character"), ("Zoé\x85", "control character"),
-    ("\x07", "control character"), ("[/bold]", "holds \\[ \\] < or >"), ("<b>", "holds"), ("", "empty"),
+TAKEN, PLAIN = "name_taken", "name_plain"  # the codes of the name refusals a page's field can meet
+
+
+@pytest.mark.parametrize("name, why, code", [
+    ("bob", "bob is already at the table as Bob", TAKEN), ("bold-1", "bold-1 is already at the table", TAKEN),
+    ("   ", "a name is empty", None), ("x" * 31, "has 31 characters: give at most 30", None),
+    ("Ana\u2028Bob", "line break or a control character", None), ("Zoé\x85", "control character", None),
+    ("\x07", "control character", None), ("[/bold]", "holds \\[ \\] < or >", PLAIN), ("<b>", "holds", PLAIN),
+    ("", "empty", None),
 ])
-def test_a_phone_claims_a_seat_only_with_a_name_play_py_would_take(name: str, why: str) -> None:
+def test_a_phone_claims_a_seat_only_with_a_name_play_py_would_take(name: str, why: str, code: str | None) -> None:
     # The same checks as play.py's --humans: one name per player (bots' and other seats'
     # included, whatever the case), shown whole, printable; refused, the seat stays free.
     room = make_room([FakeClock(), FakeClock()])
     phone = Connection(asyncio.Queue())
     room.handle(phone, Hello(type="hello", role="phone"))
-    with pytest.raises(ProtocolError, match=f"seat 1: .*{why}"):
+    with pytest.raises(ProtocolError, match=f"seat 1: .*{why}") as refused:
         room.handle(phone, Claim(type="claim", seat=0, name=name))
+    assert refused.value.code == code and (code is None or refused.value.params == {"name": name.strip()})
     assert [s.player.name for s in room.seats] == ["Ana", "Bob", "bold-1"]
     assert not room.seats[0].taken and phone.seat is None
     room.handle(phone, parse_message('{"type":"claim","seat":0,"name":" Zoé  Martin "}'))
@@ -187,8 +194,9 @@ def test_choose_becomes_the_typed_line_only_for_the_asked_seat() -> None:
     room = make_room([FakeClock(), FakeClock()])
     ana, bob = join(room, 0), join(room, 1)
     ask(room, 0)
-    with pytest.raises(ProtocolError, match="nothing is asked"):
+    with pytest.raises(ProtocolError, match="nothing is asked") as refused:
         room.handle(bob, Choose(type="choose", option=0))
+    assert refused.value.code == "not_asked"
     with pytest.raises(ProtocolError, match="stake within 1..50"):
         room.handle(ana, Choose(type="choose", option=1, stake=99))
     with pytest.raises(ProtocolError, match="no option 7"):
@@ -543,9 +551,9 @@ def test_a_choice_for_a_question_the_game_has_left_is_refused() -> None:
     ask(room, 0)
     room.view.session = PlaySession(load_ruleset("classic"), [s.player for s in room.seats], view=room.view,
                                     keyboard=room.keys, seed=1)  # its pending decision is another one
-    with pytest.raises(ProtocolError, match="answered already"):
+    with pytest.raises(ProtocolError, match="answered already") as refused:
         room.handle(ana, Choose(type="choose", option=0))
-    assert lines(room) == []
+    assert lines(room) == [] and refused.value.code == "answered"
 
 
 def test_a_tap_sent_for_the_question_before_never_answers_the_next_one_put_to_the_seat() -> None:
@@ -575,8 +583,9 @@ def test_a_tap_sent_for_the_question_before_never_answers_the_next_one_put_to_th
     room.view.session = SimpleNamespace(state=SimpleNamespace(pending=sirop))  # type: ignore[assignment]
     room.ask(session, sirop, [Pass(), Sirop()])
     for sent_for in (first["id"], first["id"] + 1):
-        with pytest.raises(ProtocolError, match="answered already"):
+        with pytest.raises(ProtocolError, match="answered already") as refused:
             room.handle(ana, Choose(type="choose", option=0, question=sent_for))
+        assert refused.value.code == "answered"
     assert lines(room) == []
     room.handle(ana, Choose(type="choose", option=1, question=first["id"] + 2))  # the one shown now
     assert [text for text, _ in lines(room)] == ["2"]
@@ -793,7 +802,8 @@ def test_the_host_gives_a_lost_phones_seat_to_a_new_phone() -> None:
     assert not seat.taken and seat.token not in (None, old_token) and seat.mic == "none" and seat.clock is None
     assert lost.seat is None and lost.clock is None
     said = drain(lost)
-    assert {"type": "error", "message": "the host gave this seat to another phone"} in said
+    assert {"type": "error", "message": "the host gave this seat to another phone", "code": "seat_lost",
+            "params": {}} in said
     assert [m for m in said if m is not None and m["type"] == "seats"][-1]["seats"][0]["taken"] is False
     for other in (board, waiting):
         assert received(other, "seats")[-1]["seats"][0] == {"seat": 0, "name": "Ana", "human": True, "taken": False}
@@ -811,7 +821,9 @@ def test_the_host_gives_a_lost_phones_seat_to_a_new_phone() -> None:
     stale = Connection(asyncio.Queue())
     room.connections.add(stale)
     room.handle(stale, Hello(type="hello", role="phone", token=old_token))
-    assert stale.seat is None and received(stale, "error")[0]["message"].startswith("unknown seat token")
+    refused = received(stale, "error")[0]
+    assert stale.seat is None and refused["message"].startswith("unknown seat token")
+    assert refused["code"] == "unknown_token"
     # The new phone keeps Léo's name in its storage: it plays on as Ana all the same.
     room.handle(waiting, Claim(type="claim", seat=0, name="Léo"))
     welcome = received(waiting, "welcome")[0]

@@ -334,16 +334,21 @@ def test_hostile_messages_get_an_error_and_change_nothing(server: WebServer, tls
     owner.wait("welcome")
     before = seats_of(room)
     forged = Phone(server, tls, token="A" * 22)
-    assert "token" in forged.wait("error")["message"]
+    refused = forged.wait("error")  # the page says it in its language: the refusal's code
+    assert "token" in refused["message"] and refused["code"] == "unknown_token"
     assert forged.wait("seats")
     intruder = Phone(server, tls)
-    for message, why in [({"type": "claim", "seat": 0}, "taken"), ({"type": "claim", "seat": 2}, "bot"),
-                         ({"type": "choose", "option": 0}, "claim a seat"),
-                         ({"type": "shout", "t": 5.0}, "claim a seat")]:
+    for message, why, code in [({"type": "claim", "seat": 0}, "taken", "seat_taken"),
+                               ({"type": "claim", "seat": 2}, "bot", None),
+                               ({"type": "choose", "option": 0}, "claim a seat", None),
+                               ({"type": "shout", "t": 5.0}, "claim a seat", None)]:
         intruder.send(message)
-        assert why in intruder.wait("error")["message"]
+        refused = intruder.wait("error")
+        assert why in refused["message"] and refused.get("code") == code
+    assert refused.keys() == {"type", "message"}  # a broken page's: the host's words alone
     owner.send({"type": "choose", "option": 0})  # nothing is asked yet
-    assert "nothing is asked" in owner.wait("error")["message"]
+    refused = owner.wait("error")
+    assert "nothing is asked" in refused["message"] and (refused["code"], refused["params"]) == ("not_asked", {})
     owner.ws.send(b"\x00\x01\x02")  # binary garbage
     assert "audio frame" in owner.wait("error")["message"]
     owner.send({"type": "clock", "t1": 10.0, "t2": 5.0, "t3": 4.0, "t4": 11.0})  # an impossible round trip
@@ -650,7 +655,8 @@ def test_a_websocket_over_the_rooms_cap_is_refused_and_changes_nothing(certifica
         extra = SOCKETS.enter_context(connect(f"wss://127.0.0.1:{server.port}/ws?room={room.secret}", ssl=tls,
                                               open_timeout=10))
         refused = json.loads(extra.recv(timeout=5))
-        assert refused["type"] == "error" and "full" in refused["message"]
+        assert refused["type"] == "error" and "full" in refused["message"] and refused["code"] == "full"
+        assert refused["params"] == {"most": 3}  # the page says it in its language
         with pytest.raises(ConnectionClosed):
             extra.recv(timeout=5)
         assert extra.close_code == 1013 and "full" in (extra.close_reason or "")

@@ -8,7 +8,7 @@ import json
 import math
 import struct
 from dataclasses import dataclass
-from typing import Annotated, Literal
+from typing import Annotated, Any, Literal
 
 import numpy as np
 from pydantic import BaseModel, ConfigDict, Field, TypeAdapter, ValidationError
@@ -25,7 +25,19 @@ HostMs = Annotated[float, Field(ge=0, le=1e15, allow_inf_nan=False)]
 
 
 class ProtocolError(ValueError):
-    """A message that breaks the contract; its text goes back to the sender."""
+    """A message that breaks the contract; its text goes back to the sender. A refusal a
+    player meets by playing (a seat taken, a question answered already) has a `code`, with its
+    `params`: the page says it in its own language (i18n.js, `host:CODE`)."""
+
+    def __init__(self, message: str, code: str | None = None, **params: str | int) -> None:
+        super().__init__(message)
+        self.code, self.params = code, params
+
+
+def refusal(message: str, code: str | None = None, **params: str | int) -> dict[str, Any]:
+    """The `error` message that says a refusal (ProtocolError's words, code and params)."""
+    said = Error(message=message, code=code, params=params).model_dump()
+    return said if code is not None else {"type": "error", "message": message}
 
 
 class _Message(BaseModel):
@@ -163,4 +175,6 @@ class Pong(_Message):
 
 class Error(_Message):
     type: Literal["error"] = "error"
-    message: str
+    message: str  # in English, for the host's log and a page without words of its own for it
+    code: str | None = None  # answered, not_asked, seat_taken, name_taken, unknown_token, seat_lost, full
+    params: dict[str, str | int] = Field(default_factory=dict)

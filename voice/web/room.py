@@ -47,6 +47,7 @@ from voice.web.protocol import (
     Seats,
     ShoutTap,
     Welcome,
+    refusal,
 )
 from voice.web.snapshot import SAID_LINES, french_phrases, question_json, table_json
 
@@ -179,7 +180,7 @@ class Connection:
         """Its seat went to another phone: it is told, and what it had already sent for the seat
         (a clock sample answering a pong, a tap, audio) is dropped, not refused."""
         self.seat, self.clock, self.unseated = None, None, True
-        self.put({"type": "error", "message": why})
+        self.put(refusal(why, "seat_lost"))
 
     def send_table(self, message: dict[str, Any]) -> None:
         """Queue the table; a slow client gets only the newest one, never a backlog of them."""
@@ -379,7 +380,7 @@ class Room:
             if seat is not None:
                 self._welcome(connection, seat)  # a reconnection: the seat and the whole table back
                 return None
-            connection.put({"type": "error", "message": "unknown seat token: choose a seat"})
+            connection.put(refusal("unknown seat token: choose a seat", "unknown_token"))
         if hello.role == "board" and self.join is not None:
             connection.put({"type": "join", **self.join})
         connection.put(self.seats_message())
@@ -397,13 +398,17 @@ class Room:
         if not seat.player.human:
             raise ProtocolError(f"seat {index + 1} is a bot's")
         if seat.taken:
-            raise ProtocolError(f"seat {index + 1} is taken")
+            raise ProtocolError(f"seat {index + 1} is taken", "seat_taken", n=index + 1)
         if name is not None and not seat.played:  # a seat handed to a new phone keeps its player's name
-            refusal = name_refusal(name, [s.player.name for s in self.seats if s is not seat])
-            if refusal is None and any(c in name for c in "[]<>"):
-                refusal = f"the name {name!r} holds [ ] < or >: give a plain name"
-            if refusal is not None:
-                raise ProtocolError(f"seat {index + 1}: {refusal}")
+            others = [s.player.name for s in self.seats if s is not seat]
+            refused = name_refusal(name, others)
+            # The name refusals a friend meets typing at the page (its field holds 24 characters
+            # of one line) have a code: a name already at the table, and one with markup's marks.
+            code = "name_taken" if name.strip().casefold() in {o.casefold() for o in others} else None
+            if refused is None and any(c in name for c in "[]<>"):
+                refused, code = f"the name {name!r} holds [ ] < or >: give a plain name", "name_plain"
+            if refused is not None:
+                raise ProtocolError(f"seat {index + 1}: {refused}", code, name=name.strip())
             seat.player.name = name.strip()
         seat.taken = True
         self._welcome(connection, seat)
@@ -494,15 +499,15 @@ class Room:
         with self._lock:
             asked = self._question
             if asked is None or asked[0] != seat.index:
-                raise ProtocolError("nothing is asked of your seat now")
+                raise ProtocolError("nothing is asked of your seat now", "not_asked")
             _, decision, options = asked
             # A number of this very decision put again (after another player's false shout, or
             # a take-back) is still an answer to it; another question's never is.
             if choose.question is not None and self._put.get(choose.question) != decision:
-                raise ProtocolError("this question was answered already")  # the one shown now waits on
+                raise ProtocolError("this question was answered already", "answered")  # the one shown now waits on
             if not self._still_pending(decision):
                 self._question = None
-                raise ProtocolError("this question was answered already")
+                raise ProtocolError("this question was answered already", "answered")
             if choose.option < len(options):
                 if choose.stake is not None:
                     raise ProtocolError("this option takes no stake")

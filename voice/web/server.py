@@ -32,7 +32,7 @@ from uvicorn.protocols.http.h11_impl import H11Protocol
 
 from cdc_env.cli import short_path
 from voice.web.certs import Certificates, ca_profile
-from voice.web.protocol import MAX_BINARY, MAX_TEXT, ProtocolError, parse_audio, parse_message
+from voice.web.protocol import MAX_BINARY, MAX_TEXT, ProtocolError, parse_audio, parse_message, refusal
 from voice.web.room import Connection, Room
 
 log = logging.getLogger(__name__)
@@ -129,7 +129,7 @@ def make_app(room: Room, max_sockets: int = MAX_SOCKETS, places: _Places | None 
         if len(room.connections) >= max_sockets:
             full = f"the table is full: {max_sockets} connections at most; close a tab, or try again later"
             with contextlib.suppress(Exception):  # it may have gone already
-                await websocket.send_json({"type": "error", "message": full})
+                await websocket.send_json(refusal(full, "full", most=max_sockets))
                 await websocket.close(code=CLOSE_FULL, reason="the table is full")
             return
         await serve_socket(room, websocket, places)
@@ -186,8 +186,10 @@ async def serve_socket(room: Room, websocket: WebSocket, places: _Places | None 
                 # ProtocolError says what was wrong; the others are values the phone's clock
                 # refused (an impossible round trip): refused all the same, nothing changed.
                 bad = _count_within(connection.bad, now, BAD_WINDOW_S)
-                why = str(error) if isinstance(error, ProtocolError) else f"refused: {error}"[:200]
-                connection.put({"type": "error", "message": why})
+                if isinstance(error, ProtocolError):
+                    connection.put(refusal(str(error), error.code, **error.params))
+                else:
+                    connection.put(refusal(f"refused: {error}"[:200]))
                 if bad >= MAX_BAD:
                     await asyncio.sleep(0.05)  # let the last error go out
                     await websocket.close(code=CLOSE_POLICY, reason="too many bad messages")

@@ -63,11 +63,12 @@ window.CDC = window.CDC || {};
         if (typeof event.data !== "string") return;
         let msg;
         try { msg = JSON.parse(event.data); } catch (e) { return; }
-        if (msg.type === "error") {
-          // The host refused something this page sent: said in the page's language where known,
-          // for a moment (a stale tap, a name taken); it never stays over the game.
+        // The host refused something this page sent: said in the page's language where known,
+        // for a moment (a stale tap, a name taken); it never stays over the game. A seat gone to
+        // another phone is said by the phone itself, as the seats come (seat_lost).
+        if (msg.type === "error" && msg.code !== "seat_lost") {
           const key = "error:" + msg.message;
-          CDC.showError(CDC.escape(CDC.t("error") + CDC.hostText(msg.message)), key);
+          CDC.showError(CDC.escape(CDC.t("error") + CDC.hostText(msg)), key);
           setTimeout(() => CDC.clearError(key), CDC.HOST_ERROR_MS);
         }
         handlers.message(msg);

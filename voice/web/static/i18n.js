@@ -67,6 +67,8 @@ window.CDC = window.CDC || {};
       "host:seat_taken": "la place {n} est déjà prise.",
       "host:name_taken": "{name} est déjà à la table : choisissez un autre nom.",
       "host:unknown_token": "cette table ne connaît pas votre place : choisissez-en une.",
+      "host:name_plain": "« {name} » : donnez un nom sans [ ] < ni >.",
+      "host:full": "la table est pleine ({most} connexions au plus) : fermez un onglet, ou réessayez plus tard.",
       seat_n: "Place {n}",
       taken: "prise",
       mic_hidden: "Page masquée : micro coupé. Revenez sur la page pour le réactiver.",
@@ -147,6 +149,8 @@ window.CDC = window.CDC || {};
       "host:seat_taken": "seat {n} is taken already.",
       "host:name_taken": "{name} is already at the table: choose another name.",
       "host:unknown_token": "this table does not know your seat: choose one.",
+      "host:name_plain": "« {name} »: give a name without [ ] < or >.",
+      "host:full": "the table is full ({most} connections at most): close a tab, or try again later.",
       seat_n: "Seat {n}",
       taken: "taken",
       mic_hidden: "Page hidden: microphone off. Come back to the page to turn it on again.",
@@ -201,21 +205,12 @@ window.CDC = window.CDC || {};
 
   CDC.HOST_ERROR_MS = 10000;  // how long the host's refusal of a message stays on the page
 
-  // The host's refusals a player meets by playing (voice/web/room.py words them in English), in
-  // the page's language; others (a broken page's) as the host wrote them.
-  const HOST_ERRORS = [
-    [/^this question was answered already$/, "host:answered"],
-    [/^nothing is asked of your seat now$/, "host:not_asked"],
-    [/^seat (?<n>\d+) is taken$/, "host:seat_taken"],
-    [/^seat \d+: (?<name>.+) is already at the table( as .+)?: give each player a name of their own$/, "host:name_taken"],
-    [/^unknown seat token: choose a seat$/, "host:unknown_token"],
-  ];
-  CDC.hostText = function (message) {
-    for (const [pattern, key] of HOST_ERRORS) {
-      const found = String(message).match(pattern);
-      if (found) return CDC.t(key, found.groups || {});
-    }
-    return String(message);
+  // The host's refusals a player meets by playing carry a code (voice/web/protocol.py `Error`):
+  // said in the page's language. Others (a broken page's) as the host wrote them, in English.
+  CDC.hostText = function (msg) {
+    const key = "host:" + msg.code;
+    if (msg.code && STRINGS.en[key] !== undefined) return CDC.t(key, msg.params || {});
+    return String(msg.message);
   };
 
   // The session's voice status of a seat (voice/session.py: "listening", "keyboard only",

@@ -32,10 +32,20 @@ def play_game(rules: Ruleset, policies: Sequence[Policy], seed: int,
 Names = Callable[[Any], str]  # names a seat (None: the table), or a list of seats
 
 
+# The names the engine spells without their accents, hyphens or apostrophes, as the rules write
+# them (../shared/rules/RULES.md): the players shout these words, whatever the page's language.
+SPELLED = {
+    "a_kadoc": "à Kadoc", "bleu_rouge": "bleu-rouge", "grelotte_ca_picote": "grelotte ça picote",
+    "je_suis_un_miserable": "je suis un misérable", "mecreant": "mécréant", "neant": "néant",
+    "neant_souffle": "néant soufflé", "passe_montagne": "passe-montagne", "pelican": "pélican",
+    "suite_velutee": "suite velutée", "velutee": "velutée",
+}
+
+
 def words(name: str) -> str:
-    """A combination, race or phrase as people say it: the engine's name with spaces
-    (`pas_mou_le_caillou` → pas mou le caillou)."""
-    return name.replace("_", " ")
+    """A combination, race or phrase as people say it: the engine's name with spaces, and its
+    accents (`pas_mou_le_caillou` → pas mou le caillou, `grelotte_ca_picote` → grelotte ça picote)."""
+    return SPELLED.get(name, name.replace("_", " "))
 
 
 def _bird(event: dict[str, Any]) -> str:

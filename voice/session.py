@@ -850,7 +850,8 @@ class PlaySession:
             parts = parts[1:]
         if seat is None or seat not in humans:
             return None
-        chosen = [p for p in phrases if parts and p.startswith(parts[0].lower())]
+        first = parts[0].casefold() if parts else ""  # « mé » as « me »: the phrase as written, or its name
+        chosen = [p for p in phrases if first and (p.startswith(first) or words(p).casefold().startswith(first))]
         if parts and not chosen:
             raise UnknownPhrase(f"« {' '.join(parts)} » is no phrase to shout here: type « ! » alone, or the "
                                 f"first letters of one of {', '.join(map(words, phrases))}")

@@ -50,7 +50,7 @@ def test_a_game_stops_as_the_turn_after_its_last_begins() -> None:
     ({"type": "score", "turn": 1, "seat": 1, "points": -5, "delta": -3, "score": 0, "reason": "civet_lost"},
      "  seat 1 -3 for civet lost (of -5, held at 0) → 0"),
     ({"type": "velutee_tie", "turn": 1, "seats": [], "dice": [1, 2], "combination": "neant"},
-     "  Velutée tie between nobody: [1, 2] = neant"),
+     "  Velutée tie between nobody: [1, 2] = néant"),
     # Combinations, races and phrases in words, as people say them.
     ({"type": "combination", "turn": 1, "seat": 0, "dice": [1, 1, 2], "combination": "chouette_velute",
       "value": 8, "races": ["chouette_velute"]},
@@ -58,7 +58,7 @@ def test_a_game_stops_as_the_turn_after_its_last_begins() -> None:
     ({"type": "shout", "turn": 1, "seat": 0, "race": "chouette_velute", "phrase": "pas_mou_le_caillou",
       "onset_ms": 412.4}, "  seat 0 shouts « pas mou le caillou » at 412 ms"),
     ({"type": "false_shout", "turn": 1, "seat": 2, "phrase": "grelotte_ca_picote"},
-     "  seat 2 shouts « grelotte ca picote » out of any race"),
+     "  seat 2 shouts « grelotte ça picote » out of any race"),
     ({"type": "claim", "turn": 1, "seat": 1, "phrase": "achat_du_cul"}, "  seat 1 claims: « achat du cul »"),
     ({"type": "civet", "turn": 1, "seat": 1, "stake": 50, "combination": "cul_de_chouette"},
      "  seat 1 stakes a Civet of 50 on cul de chouette"),

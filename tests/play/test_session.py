@@ -654,3 +654,12 @@ def test_a_race_on_a_bots_dice_opens_as_they_are_shown_not_after_the_pace() -> N
     assert shouts[0].by == "keyboard" and 200 <= shouts[0].onset_ms <= 500
     assert state.scores[1] == 0 and state.winner == 0
     assert not [line for line in session.view.said if "out of turn" in line]  # type: ignore[attr-defined]
+
+
+@pytest.mark.parametrize("typed, phrase", [("! mé", "mecreant"), ("! me", "mecreant"), ("!  Mécr", "mecreant"),
+                                           ("! je", "je_suis_un_miserable"), ("!", None)])
+def test_a_phrase_typed_for_a_shout_is_found_by_its_first_letters_as_written_or_without_accents(
+        typed: str, phrase: str | None) -> None:
+    # The table writes the Néant Soufflé's calls as said (« mécréant »): their first letters,
+    # typed with or without the accent, name them.
+    assert PlaySession._parse_shout(typed, [0], None, ["mecreant", "je_suis_un_miserable"]) == (0, phrase)

@@ -81,7 +81,7 @@ def test_the_question_names_only_what_is_possible_and_enter_takes_it() -> None:
         # The bot throws its two dice: Ana may buy the third (two options, numbered).
         screen = await until(pilot, app, "Ana: buy the cul (the third die) or pass")
         assert "1. buy the cul (the third die)" in screen and "2. pass" in screen
-        assert "Ana: [1, 3, 6] = neant (0)" in screen  # the log
+        assert "Ana: [1, 3, 6] = néant (0)" in screen  # the log
         assert "bot's throw" in screen and "┌───────┐ ┌───────┐" in screen  # the dice, large
         assert "│  ● ●  │" in screen
 
@@ -157,7 +157,7 @@ def test_voice_status_per_human() -> None:
         assert "or first declare" not in screen
         microphone.queued.append("je_lance")
         screen = await until(pilot, app, "Ana: buy the cul")
-        assert "heard « je lance »" in screen and "Ana: [1, 3, 6] = neant (0)" in screen
+        assert "heard « je lance »" in screen and "Ana: [1, 3, 6] = néant (0)" in screen
 
     drive(against_a_bot("classic", NOTHING_TWICE, listener=microphone), script)
 
@@ -169,8 +169,8 @@ def test_a_race_phrase_said_outside_a_race_is_a_false_shout() -> None:
         await until(pilot, app, "Ana: roll the dice")
         microphone.queued.append("grelotte_ca_picote")  # no dice on the table: no Suite
         screen = await until(pilot, app, "Bévue: Ana -10")
-        assert "false shout: Ana « grelotte ca picote » with no race on" in screen
-        assert "Ana shouted « grelotte ca picote » (voice) with no race to shout for" in screen
+        assert "false shout: Ana « grelotte ça picote » with no race on" in screen
+        assert "Ana shouted « grelotte ça picote » (voice) with no race to shout for" in screen
         assert "Ana: roll the dice" in screen  # still her turn to throw
 
     app = drive(against_a_bot("classic", NOTHING_TWICE, listener=microphone), script)
@@ -188,11 +188,11 @@ def test_a_false_shout_the_microphone_misheard_is_taken_back_at_the_table() -> N
         screen = await until(pilot, app, "Bévue: Ana -10")
         assert "« - » typed at the table takes it back" in screen
         await type_line(pilot, app, "-")
-        screen = await until(pilot, app, "Ana's « grelotte ca picote » is taken back")
+        screen = await until(pilot, app, "Ana's « grelotte ça picote » is taken back")
         [row] = [line for line in screen.splitlines() if "│ Ana " in line]
         assert " 0 " in row and "-10" not in row  # her score as before the Bévue
         await type_line(pilot, app, "")  # she throws
-        screen = await until(pilot, app, "Ana: [1, 3, 6] = neant (0)")
+        screen = await until(pilot, app, "Ana: [1, 3, 6] = néant (0)")
         # Every line of it: the log, two events shorter, goes on from where it now ends.
         assert "dice for chouettes (Ana): [1, 3]" in screen and "dice for cul (Ana): [6]" in screen
 
@@ -512,10 +512,10 @@ def test_a_race_phrase_at_ones_own_claim_is_a_false_shout_and_the_claim_still_wa
     async def script(app: TableApp, pilot: Pilot) -> None:
         await until(pilot, app, "Ana: roll the dice")
         await type_line(pilot, app, "")
-        await until(pilot, app, "kadoc")  # 6,5,2 is a Flan: Ana's claim moment
+        await until(pilot, app, "Kadoc")  # 6,5,2 is a Flan: Ana's claim moment
         microphone.queued.append("pas_mou_le_caillou")
         screen = await until(pilot, app, "Bévue: Ana -10")
-        assert "kadoc" in screen  # the claim is still hers to make
+        assert "Kadoc" in screen  # the claim is still hers to make
 
     app = drive(against_a_bot("complete", [1, 6, 6, 5, 2, 4, 5, 3], listener=microphone), script)
     assert app.session.state is not None and app.session.state.pending is not None

@@ -429,7 +429,7 @@ def test_the_snapshot_speaks_french_and_english() -> None:
 
     assert voice_fr("heard « je lance »", {"je_lance": "je lance"}) == "entendu « je lance »"
     # The session says the phrase in words; the French lexicon's words are found by its intent.
-    assert voice_fr("heard « grelotte ca picote »", {"grelotte_ca_picote": "grelotte ça picote"}) \
+    assert voice_fr("heard « grelotte ça picote »", {"grelotte_ca_picote": "grelotte ça picote"}) \
         == "entendu « grelotte ça picote »"
     line = log_line({"type": "turn_start", "turn": 1, "seat": 1}, ["Ana", "Bob"])
     assert line == {"fr": "— tour 1 : Bob lance", "en": "— turn 1: Bob throws"}

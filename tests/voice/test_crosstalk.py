@@ -526,3 +526,57 @@ def test_a_crowded_reading_with_no_other_stream_to_bear_it_out_is_dropped_at_onc
     attribution.hold(0, detection(2.3, 2.8), now=5.0)
     assert [(seat, u.onset_s) for seat, u in attribution.settled(5.0, streaming=[0])] == [(0, 2.3)]
     assert attribution.unconfirmed == 1
+
+
+# ---------------------------------------------------------------- a quiet room
+
+QUIET_NOISE = 3.0  # a quiet living room at every phone, int16 units (RMS): voices 50-60 dB over it
+
+
+def reverberant(rng: np.random.Generator, burst: np.ndarray, rt60_s: float) -> np.ndarray:
+    """A burst as a phone a metre or two away hears it: the direct sound, then the room's
+    diffuse tail (as loud as the direct sound in sum), dying away 60 dB in rt60_s."""
+    n = round(rt60_s * RATE)
+    tail = rng.standard_normal(n) * 10 ** (-3 * np.arange(n) / n)
+    response = np.concatenate([[1.0], tail / np.sqrt(np.sum(tail**2))])
+    return np.convolve(burst, response)
+
+
+def test_in_a_quiet_room_another_players_reverberant_tail_is_not_this_phones_player() -> None:
+    """Bob shouts 55 dB over a quiet room at his phone; Ana, silent, 14 dB under, through the
+    room: when Bob stops, his voice dies away at Ana's phone no faster than the room's tail
+    (RT60 0.6 s), while his own phone hears it stop. That tail, 30-40 dB over her floor, was
+    taken for Ana's own voice (the utterance given to her, from its end)."""
+    rng = np.random.default_rng(21)
+    ana, bob = (rng.standard_normal(3 * RATE) * QUIET_NOISE for _ in range(2))
+    said = voice(rng)
+    at = RATE
+    bob[at:at + len(said)] += said * QUIET_NOISE * 10 ** (55 / 20)
+    far = reverberant(rng, said, 0.6)[:len(ana) - at - 48] * QUIET_NOISE * 10 ** ((55 - 14) / 20)
+    ana[at + 48:at + 48 + len(far)] += far  # a metre further: 3 ms later
+    crosstalk = Crosstalk()
+    listen(crosstalk, {0: ana, 1: bob})
+    assert crosstalk.own_voice(1, 101.0, 101.6) == 101.0
+    assert crosstalk.own_voice(0, 101.0, 101.75) is None
+
+
+def test_in_a_quiet_room_a_players_faint_sounds_do_not_make_a_phone_seem_not_to_hear_them() -> None:
+    """Bob talks 55 dB over a quiet room at his phone, his vowels reaching Ana's 14 dB under,
+    and his faint sounds (a consonant, 27 dB under his vowels) 26 dB under, more directional
+    and more absorbed on the way. Those faint sounds are still 28 dB over Bob's floor, loud
+    enough to read a margin from, and they showed one of 26 dB: Ana's phone taken for one that
+    hardly hears Bob (a headset's), and every word of his at her phone then hers."""
+    rng = np.random.default_rng(22)
+    ana, bob = (rng.standard_normal(12 * RATE) * QUIET_NOISE for _ in range(2))
+    for k in range(8):  # eight words: a vowel (0.4 s) then a consonant (0.4 s)
+        at = round((1.0 + 1.2 * k) * RATE)
+        vowel, consonant = voice(rng, 0.4), voice(rng, 0.4)
+        bob[at:at + len(vowel)] += vowel * QUIET_NOISE * 10 ** (55 / 20)
+        ana[at:at + len(vowel)] += vowel * QUIET_NOISE * 10 ** ((55 - 14) / 20)
+        at += len(vowel)
+        bob[at:at + len(consonant)] += consonant * QUIET_NOISE * 10 ** (28 / 20)
+        ana[at:at + len(consonant)] += consonant * QUIET_NOISE * 10 ** ((28 - 26) / 20)
+    crosstalk = Crosstalk()
+    listen(crosstalk, {0: ana, 1: bob})
+    crosstalk.learn()
+    assert crosstalk.margin_db(0, 1, 112.0) == crosstalk.under_db

@@ -326,6 +326,7 @@ def _bench_web() -> Any:
     (["--set", "tune", "--seed", "1000"], "not a tune seed"),
     (["--crosstalk-db", "60"], "--crosstalk-db 60: give 3 to 40 dB"),
     (["--lobby-s", "500"], "--lobby-s 500: give 0 to 120 seconds"),
+    (["--quiet-db", "-5"], "--quiet-db -5: give 0 to 40 dB"), (["--quiet-db", "x"], "invalid float value: 'x'"),
     (["--lobby-s", "30", "--no-mic-test"], "leave out --no-mic-test"),
     # A file where a folder is wanted: refused before the bench, not a traceback after it.
     (["--json", str(Path(__file__).resolve() / "figures.json")], "is a file, not a folder"),

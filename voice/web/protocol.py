@@ -176,5 +176,5 @@ class Pong(_Message):
 class Error(_Message):
     type: Literal["error"] = "error"
     message: str  # in English, for the host's log and a page without words of its own for it
-    code: str | None = None  # answered, not_asked, seat_taken, name_taken, unknown_token, seat_lost, full
+    code: str | None = None  # docs/web.md (Messages): answered, not_asked, seat_taken, name_taken, …
     params: dict[str, str | int] = Field(default_factory=dict)

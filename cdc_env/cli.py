@@ -407,6 +407,18 @@ def worker_pool(context: Any, processes: int, initializer: Callable[..., object]
 NO_ROOM = (errno.ENOSPC, errno.EFBIG, errno.EDQUOT)  # a full disk, a file size limit, a quota
 
 
+def by_ctrl_c(error: BaseException) -> bool:
+    """Whether Ctrl+C brought this error about: a KeyboardInterrupt that stops a library in the
+    middle of writing a file comes out as the error its clean-up then meets (torch.save's zip
+    writer: RuntimeError "unexpected pos"), with the KeyboardInterrupt as its context."""
+    seen: BaseException | None = error
+    while seen is not None:
+        if isinstance(seen, KeyboardInterrupt):
+            return True
+        seen = seen.__context__
+    return False
+
+
 def run_command(body: Callable[[], int], user_errors: tuple[type[BaseException], ...],
                 stopped: str = "stopped: nothing was written") -> int:
     """Runs a command's body: a user's error (`user_errors`, UsageError and OutputError) is one

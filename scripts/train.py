@@ -59,6 +59,7 @@ from cdc_env.cli import (
     OutputError,
     Stopped,
     UsageError,
+    by_ctrl_c,
     check_output_dir,
     game_count_or_zero,
     in_use_by_one,
@@ -336,7 +337,9 @@ def train_rllib(config: TrainConfig, rules: Ruleset, args: argparse.Namespace, s
     except rllib_training.RunError as error:
         print(f"error: {error}", file=sys.stderr)
         return 2
-    except KeyboardInterrupt:
+    except (KeyboardInterrupt, RuntimeError) as error:
+        if not by_ctrl_c(error):
+            raise
         raise Stopped(f"stopped: the run's last checkpoint is kept in {config.output}; go on with --resume") from None
     trained_s = time.monotonic() - started
     finish(config, rules, final, steps, curve, started, trained_s, args.eval_games, args.workers)
@@ -498,7 +501,9 @@ def train_in(config: TrainConfig, rules: Ruleset, args: argparse.Namespace) -> i
         return train_rllib(config, rules, args, started)
     try:
         train_sb3(config, rules, args, found, started)
-    except KeyboardInterrupt:
+    except (KeyboardInterrupt, RuntimeError) as error:
+        if not by_ctrl_c(error):  # Ctrl+C in a checkpoint's torch.save: its writer's error comes out
+            raise
         raise Stopped(kept(out, evaluating=False)) from None
     except OSError as error:
         if error.errno not in NO_ROOM:
@@ -570,7 +575,9 @@ def train_sb3(config: TrainConfig, rules: Ruleset, args: argparse.Namespace,
     try:
         finish(config, rules, final, model.num_timesteps, curve, started, trained_s, args.eval_games,
                args.workers)
-    except KeyboardInterrupt:
+    except (KeyboardInterrupt, RuntimeError) as error:
+        if not by_ctrl_c(error):
+            raise
         raise Stopped(kept(out, evaluating=True)) from None
 
 

@@ -180,6 +180,11 @@ class SeatPlayer:
 NAME_LIMIT = 30  # characters: the table's players column and a phone's seat list show a name whole
 
 
+def name_at_table(name: str, taken: Sequence[str]) -> str | None:
+    """The player of `taken` whose name is `name`, whatever the case and the spaces around it."""
+    return next((other for other in taken if other.casefold() == name.strip().casefold()), None)
+
+
 def name_refusal(name: str, taken: Sequence[str]) -> str | None:
     """Why `name` cannot be a player's at a table whose other players are `taken` (None: it can):
     an empty name, one too long to show, one with a line break, or one already there (the phones
@@ -190,7 +195,7 @@ def name_refusal(name: str, taken: Sequence[str]) -> str | None:
         return f"the name {name[:12]!r}… has {len(name)} characters: give at most {NAME_LIMIT}"
     if not name.isprintable():
         return f"the name {name!r} holds a line break or a control character: give a plain name"
-    same = next((other for other in taken if other.casefold() == name.strip().casefold()), None)
+    same = name_at_table(name, taken)
     if same is not None:
         known = "" if same == name.strip() else f" as {same}"
         return f"{name.strip()} is already at the table{known}: give each player a name of their own"

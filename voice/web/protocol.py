@@ -36,8 +36,9 @@ class ProtocolError(ValueError):
 
 def refusal(message: str, code: str | None = None, **params: str | int) -> dict[str, Any]:
     """The `error` message that says a refusal (ProtocolError's words, code and params)."""
-    said = Error(message=message, code=code, params=params).model_dump()
-    return said if code is not None else {"type": "error", "message": message}
+    if code is None:  # a broken page's: the host's words alone
+        return {"type": "error", "message": message}
+    return Error(message=message, code=code, params=params).model_dump()
 
 
 class _Message(BaseModel):

@@ -30,7 +30,7 @@ from cdc_env.actions import Action
 from cdc_env.game import Decision
 from voice.crosstalk import Attribution
 from voice.phone_clock import PhoneClockError
-from voice.session import Heard, InputLost, PlaySession, Said, SeatPlayer, name_refusal
+from voice.session import Heard, InputLost, PlaySession, Said, SeatPlayer, name_at_table, name_refusal
 from voice.table import TypedLines
 from voice.web.protocol import (
     RATE,
@@ -404,7 +404,7 @@ class Room:
             refused = name_refusal(name, others)
             # The name refusals a friend meets typing at the page (its field holds 24 characters
             # of one line) have a code: a name already at the table, and one with markup's marks.
-            code = "name_taken" if name.strip().casefold() in {o.casefold() for o in others} else None
+            code = "name_taken" if name_at_table(name, others) is not None else None
             if refused is None and any(c in name for c in "[]<>"):
                 refused, code = f"the name {name!r} holds [ ] < or >: give a plain name", "name_plain"
             if refused is not None:

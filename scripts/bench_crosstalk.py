@@ -37,7 +37,7 @@ LOOKS_PER_S = 10  # the room's watch, while a seat's microphone test waits
 
 def streams(phones: int, seconds: int, rng: np.random.Generator) -> np.ndarray:
     """(phones, samples) int16-range audio: pink room noise at each phone; each player says
-    something (a noise burst shaped like a syllable train, 0.5-2 s) every 2-6 s, heard at their
+    something (a pitched sound shaped like a syllable train, 0.5-2 s) every 2-6 s, heard at their
     own phone 20-30 dB over the room and at every other phone UNDER_DB less."""
     n = seconds * RATE
     out = np.stack([pink_noise(n, rng) * rng.uniform(60, 300) for _ in range(phones)])
@@ -46,13 +46,23 @@ def streams(phones: int, seconds: int, rng: np.random.Generator) -> np.ndarray:
         while at < seconds - 2:
             length = round(rng.uniform(0.5, 2.0) * RATE)
             syllables = np.abs(np.sin(np.pi * np.arange(length) / RATE * rng.uniform(3, 6)))
-            said = pink_noise(length, rng) * syllables
+            said = (pitched(length, rng) + 0.1 * pink_noise(length, rng)) * syllables
             first = round(at * RATE)
             for phone in range(phones):
                 level = 300 * 10 ** ((rng.uniform(20, 30) - (0 if phone == player else UNDER_DB)) / 20)
                 out[phone, first:first + length] += said * level
             at += rng.uniform(2, 6)
     return np.clip(out, -32768, 32767).astype(np.int16)
+
+
+def pitched(length: int, rng: np.random.Generator) -> np.ndarray:
+    """A voice's pitch (100-250 Hz) and its harmonics up to 7.5 kHz, unit RMS: the check takes
+    a sound with no pitch for one only its own phone hears (a tap, a bag), not a voice."""
+    pitch = rng.uniform(100, 250)
+    harmonics = np.arange(1, int(7500 / pitch) + 1)
+    phases = rng.uniform(0, 2 * np.pi, len(harmonics))
+    voiced = np.sin(np.outer(2 * np.pi * pitch * np.arange(length) / RATE, harmonics) + phases).sum(axis=1)
+    return voiced / np.std(voiced)
 
 
 def look(attribution: Attribution, phones: int, since: float, way: str) -> None:

@@ -14,8 +14,12 @@ and each phone is taken to hear every other player `under_db` quieter than that 
 phone does (the table's crosstalk margin; wider where the streams show a phone hardly hears a
 player: headsets, phones far apart; and lower, for one utterance, by what the phone did not hear
 of them just before it), their voices there dying away no faster than the room's reverberation
-does (in a quiet room, tens of dB over the floor after they stopped at their own phones). For an
-utterance a phone's recogniser heard from onset_s:
+does (in a quiet room, tens of dB over the floor after they stopped at their own phones). Only a
+voice counts (`LoudnessTrack.voices`: a sound with a pitch, and what lies near it): a tap on a
+phone's screen, the phone handled or a bag beside it is loud at that phone and heard at no
+other, and taken for its player's voice it showed the others hardly hearing that player (their
+own players' words then let through as theirs) or explained away another phone's own player.
+For an utterance a phone's recogniser heard from onset_s:
 - if the others' voices, as this phone hears them, do not explain its start, it stands as the
   recogniser dated it, to the sample;
 - if they do, its onset moves to where this phone's own voice rises over them (Ana's own
@@ -46,12 +50,14 @@ from typing import Any, ClassVar, Generic, Protocol, TypeVar
 import numpy as np
 from scipy.ndimage import maximum_filter1d
 
-from voice.audio import QUIET_DB, RATE, pre_emphasis
+from voice.audio import ONSET_DB, QUIET_DB, RATE, pre_emphasis
 
 FRAME = RATE // 100  # 10 ms frames...
 HOP = FRAME // 2  # ...every 5 ms
 HOP_S = HOP / RATE
-FLOOR_S = 3.0  # the noise floor: the quiet end (20th percentile) of this much audio
+FLOOR_BLOCK_S = 0.5  # the noise floor: the quiet end (20th percentile) of each half second...
+FLOOR_S = 10.0  # ...the quietest of this much audio's
+SILENCE_DB = 1.0  # a frame's energy (10 log10(mean square + 1)) under this: digital silence, no room
 LOUD_DB = 25.0  # a voice this loud at its own phone is well over the floor at a phone that hears it
 LOUD_SPAN_DB = 25.0  # ...and, in a quiet room, this close to the loudest it was lately (margin_db)
 MARGIN_S = 15.0  # a pair's margin is read from this much of the past...
@@ -68,6 +74,10 @@ CROWD_WAIT_S = 0.8  # ...and waits this long (from when it came) for that phone'
 LEARN_EVERY_S = 1.0  # every pair's margin is read again from the streams this often (`learn`)
 TAIL_DB_PER_S = 100.0  # a room's sound dies away this fast at most (60 dB in 0.6 s: a furnished room's RT60)
 VOICED_DB = 12.0  # a frame this far over the floor, the host's own sounds aside: a voice near the phone
+PITCH_WINDOW = RATE * 30 // 1000  # a frame's periodicity: the 30 ms up to its end...
+PITCH_LAGS = (RATE // 400, RATE // 80)  # ...repeating at a voice's pitch period (80-400 Hz)
+PERIODIC = 0.45  # a frame repeating this well is voiced (the bench's voices: median 0.67; noises: under 0.35)
+VOICE_REACH_S = 0.1  # a voice's unvoiced sounds (a consonant, a breath) lie this near its voiced ones
 
 SampleClock = Callable[[float], float]
 """A stream's sample index -> host seconds (when that sound reached the phone's microphone)."""
@@ -84,9 +94,13 @@ class LoudnessTrack:
         self._tail_first = 0  # the absolute sample index of _tail[0]
         self._last = 0.0  # the previous chunk's last raw sample, for the pre-emphasis
         self._half = np.zeros(0)  # the last hop's energy sum: a frame is two hops
-        self._energies: deque[float] = deque(maxlen=round(FLOOR_S / HOP_S))
+        self._energies: list[float] = []  # this half second's frames (dB), for the floor
+        self._floors: deque[float] = deque(maxlen=round(FLOOR_S / FLOOR_BLOCK_S))  # each earlier one's
         self._times: deque[np.ndarray] = deque()
         self._levels: deque[np.ndarray] = deque()
+        self._periodic: deque[np.ndarray] = deque()  # each frame's periodicity (`periodicity`)
+        self._recent = np.zeros(0)  # the pre-emphasised samples up to the last whole hop...
+        self._recent_first = 0  # ...from this absolute sample index
         self._next: int | None = None
         # Host time from which the stream has been placed with its input delay known (a phone's,
         # once the chirp measured it): before that its sounds sit tens of ms off the others'.
@@ -115,6 +129,7 @@ class LoudnessTrack:
             self.timed_since = clock(float(first_sample))
         if self._next != first_sample:
             self._tail, self._tail_first, self._last, self._half = np.zeros(0), first_sample, 0.0, np.zeros(0)
+            self._recent, self._recent_first = np.zeros(0), first_sample
         self._next = first_sample + len(chunk)
         emphasised = pre_emphasis(chunk, self._last)
         self._last = float(chunk[-1])
@@ -128,30 +143,74 @@ class LoudnessTrack:
         sums = np.concatenate([self._half, hops])
         self._half = hops[-1:]
         energy = (sums[1:] + sums[:-1]) / FRAME  # frame k = hops k and k + 1
+        recent = np.concatenate([self._recent, buffer[:count * HOP]])
+        recent_first = self._recent_first
+        self._recent = recent[-PITCH_WINDOW:]
+        self._recent_first = recent_first + len(recent) - len(self._recent)
         if len(energy) == 0:
             return
+        ends = first + HOP * (np.arange(count) + 1)[len(hops) - len(energy):] - recent_first
+        periodic = periodicity(recent, ends)
         db = 10 * np.log10(energy + 1.0)
-        self._energies.extend(db.tolist())
-        floor = float(np.percentile(np.fromiter(self._energies, float), 20))
+        # The floor is the quietest half second's of the last FLOOR_S: a long sound at this phone
+        # (its player talking on, the phone handled for two seconds) filled the 3 s the floor
+        # was once read from, which then stood 20-30 dB high, and every other player's voice
+        # here seemed that much quieter (this phone taken for one that hardly hears them).
+        # (A half second of digital silence, a capture starting or stopping, is no room: left out.)
+        for frame_db in db.tolist():
+            self._energies.append(frame_db)
+            if len(self._energies) * HOP_S >= FLOOR_BLOCK_S:
+                quiet_end = float(np.percentile(self._energies, 20))
+                if quiet_end > SILENCE_DB:
+                    self._floors.append(quiet_end)
+                self._energies = []
+        if self._floors:
+            floor = min(self._floors)
+        else:  # the stream's first half second
+            floor = float(np.percentile(self._energies, 20)) if self._energies else float(np.percentile(db, 20))
         # Frame centres: the boundary between its two hops.
         centres = first + HOP * (np.arange(len(energy)) + (0 if len(sums) > len(hops) else 1))
         lo, hi = clock(float(centres[0])), clock(float(centres[-1]))
         times = np.linspace(lo, hi, len(centres)) if len(centres) > 1 else np.array([lo])
         self._times.append(times)
         self._levels.append(db - floor)
+        self._periodic.append(periodic)
         while self._times and self._times[0][-1] < hi - self.keep_s:
             self._times.popleft()
             self._levels.popleft()
+            self._periodic.popleft()
 
     def window(self, lo: float, hi: float) -> tuple[np.ndarray, np.ndarray]:
         """The frames (host times, dB over the floor) between lo and hi."""
-        parts = [(t, v) for t, v in zip(self._times, self._levels, strict=True) if t[-1] >= lo and t[0] <= hi]
-        if not parts:
-            return np.zeros(0), np.zeros(0)
-        times = np.concatenate([t for t, _ in parts])
-        levels = np.concatenate([v for _, v in parts])
+        times, levels, _ = self._frames(lo, hi)
+        return times, levels
+
+    def voices(self, lo: float, hi: float) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
+        """The frames between lo and hi (host times, dB over the floor), which of them are voiced
+        (`PERIODIC`: a pitch), and which are a voice's: over ONSET_DB and within VOICE_REACH_S of
+        a voiced frame (a consonant, a breath or a soft start beside its vowels). Not a voice:
+        a sound with no pitch, such as a tap on the phone's screen, the phone handled, a bag
+        beside it, which this phone alone hears (a voice reaches every phone at the table)."""
+        reach = round(VOICE_REACH_S / HOP_S)
+        times, levels, periodic = self._frames(lo - VOICE_REACH_S, hi + VOICE_REACH_S)
+        # A frame's window reaches 30 ms back: where a voice stops under a noise, the frames
+        # after it still repeat. So a frame is voiced where the window 15 ms after it does too.
+        ahead = round(0.015 / HOP_S)
+        periodic_ahead = np.concatenate([periodic[ahead:], np.zeros(min(ahead, len(periodic)))])
+        voiced = (periodic >= PERIODIC) & (periodic_ahead >= PERIODIC)
+        near = maximum_filter1d(voiced.astype(np.uint8), 2 * reach + 1) > 0 if len(times) else voiced
+        voice = (levels > ONSET_DB) & near
         keep = (times >= lo) & (times <= hi)
-        return times[keep], levels[keep]
+        return times[keep], levels[keep], voiced[keep], voice[keep]
+
+    def _frames(self, lo: float, hi: float) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+        parts = [(t, v, p) for t, v, p in zip(self._times, self._levels, self._periodic, strict=True)
+                 if t[-1] >= lo and t[0] <= hi]
+        if not parts:
+            return np.zeros(0), np.zeros(0), np.zeros(0)
+        times, levels, periodic = (np.concatenate(column) for column in zip(*parts, strict=True))
+        keep = (times >= lo) & (times <= hi)
+        return times[keep], levels[keep], periodic[keep]
 
 
 class Crosstalk:
@@ -216,14 +275,17 @@ class Crosstalk:
         # would then show a frame or two this phone seems not to hear (a phone beside that
         # player's taken for one that hardly hears them: crosstalk let through).
         since = max(until - MARGIN_S, self.tracks[other].timed_since, self.tracks[seat].timed_since)
-        t, loud = self.tracks[other].window(since, until)
+        # Only the other phone's voices (`LoudnessTrack.voices`): a sound with no pitch there (a
+        # tap, a bag) is most likely heard there alone, and read as its player's it showed this
+        # phone hardly hearing them.
+        t, loud, voiced, _ = self.tracks[other].voices(since, until)
         # A loud voice at the other phone: LOUD_DB over its floor, and in a quiet room (voices
         # 50-70 dB over it) within LOUD_SPAN_DB of the loudest: the words' strong parts, as in a
         # busy room. Their weak parts (a consonant, a tail) reach this phone from further off,
         # through more of the room, and under its floor: there they showed a difference of 22 dB
         # or more for a phone 14 dB from that player, taken for one that hardly hears them.
         loud_enough = max(LOUD_DB, float(loud.max()) - LOUD_SPAN_DB) if len(loud) else LOUD_DB
-        keep = (loud > loud_enough) & self._not_played(t)
+        keep = (loud > loud_enough) & voiced & self._not_played(t)
         tm, lm = self.tracks[seat].window(until - MARGIN_S - 1, until + 1)
         if len(tm) < 2:
             return self._margins.get(pair, self.under_db)
@@ -290,7 +352,10 @@ class Crosstalk:
             margin = self.margin_db(seat, other, times[-1]) if read else self._margins.get((seat, other), self.under_db)
             if margin >= ISOLATED_DB:
                 continue  # not heard at this phone: the margin is only what its own noise floor let show
-            t, v = track.window(times[0] - 2 * self.slack_s, times[-1] + 2 * self.slack_s)
+            # Only its voices: a sound with no pitch at that phone (a tap on its screen, a bag
+            # beside it) is heard there alone, and would explain away this phone's own player.
+            t, v, _, voice = track.voices(times[0] - 2 * self.slack_s, times[-1] + 2 * self.slack_s)
+            v = np.where(voice | (v <= ONSET_DB), v, -np.inf)  # (its quiet floor as before)
             if len(t) >= 2:
                 heard = np.interp(times, t, maximum_filter1d(v, 2 * reach + 1), left=-np.inf, right=-np.inf)
                 carried += 10 ** ((heard - margin) / 10)
@@ -380,6 +445,25 @@ class Crosstalk:
         while first > 0 and excess[first - 1] > self.rise_db:
             first -= 1
         return float(times[first])
+
+
+def periodicity(samples: np.ndarray, ends: np.ndarray) -> np.ndarray:
+    """How well the PITCH_WINDOW of (pre-emphasised) samples up to each of these ends repeats
+    itself at a voice's pitch period (PITCH_LAGS): the highest normalised autocorrelation
+    there, 0-1 (a vowel 0.7-1, a noise's under 0.35). Windows reaching before the samples are
+    cut short."""
+    padded = np.concatenate([np.zeros(PITCH_WINDOW), samples])
+    frames = np.lib.stride_tricks.sliding_window_view(padded, PITCH_WINDOW)[np.asarray(ends, dtype=int)]
+    spectrum = np.fft.rfft(frames * _HANN, _PITCH_FFT)
+    power = spectrum.real ** 2 + spectrum.imag ** 2
+    correlation = np.fft.irfft(power, _PITCH_FFT)[:, :PITCH_LAGS[1] + 1] / _HANN_CORRELATION
+    return np.max(correlation[:, PITCH_LAGS[0]:], axis=1) / np.maximum(correlation[:, 0], 1e-9)
+
+
+_HANN = np.hanning(PITCH_WINDOW)
+_PITCH_FFT = 1024  # no wrap-around: PITCH_WINDOW + the longest lag
+_HANN_CORRELATION = np.fft.irfft(np.abs(np.fft.rfft(_HANN, _PITCH_FFT)) ** 2, _PITCH_FFT)[:PITCH_LAGS[1] + 1]
+_HANN_CORRELATION = _HANN_CORRELATION / _HANN_CORRELATION[0]  # the window's own fall with the lag
 
 
 def _room_tail(level_db: np.ndarray, times: np.ndarray) -> np.ndarray:

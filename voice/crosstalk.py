@@ -85,8 +85,9 @@ SampleClock = Callable[[float], float]
 
 class LoudnessTrack:
     """One stream's loudness on the host's clock: 10 ms frames every 5 ms, in dB over the
-    stream's own noise floor. Pre-emphasised (`pre_emphasis`) as the recogniser's level tracker
-    is, to keep the room's low rumble out."""
+    stream's own noise floor (FLOOR_S), and each frame's pitch (`periodicity`, read by
+    `voices`). Pre-emphasised (`pre_emphasis`) as the recogniser's level tracker is, to keep the
+    room's low rumble out."""
 
     def __init__(self, keep_s: float = KEEP_S) -> None:
         self.keep_s = keep_s  # how much of its past the track keeps
@@ -261,10 +262,11 @@ class Crosstalk:
     def margin_db(self, seat: int, other: int, until: float) -> float:
         """How much quieter `other`'s player is at `seat`'s phone than at their own:
         `under_db`, unless the last MARGIN_S show this phone hardly hears that player (phones
-        far apart, a headset's microphone): where the other phone heard a loud voice (LOUD_DB),
-        this one heard it ISOLATED_DB quieter or more (the MARGIN_PERCENTILE-th percentile of
-        the difference, over the frames where this phone heard little else: COVERED_DB); then
-        that difference. A phone found so stays so while the difference stays over HEARD_DB.
+        far apart, a headset's microphone): where the other phone heard a loud voice (LOUD_DB,
+        voiced frames only: `LoudnessTrack.voices`), this one heard it ISOLATED_DB quieter or
+        more (the MARGIN_PERCENTILE-th percentile of the difference, over the frames where this
+        phone heard little else: COVERED_DB); then that difference. A phone found so stays so
+        while the difference stays over HEARD_DB.
         What a quiet spell cannot show is kept, and so is what frames where its own player
         covers the other's voice cannot (at a table where everybody shouts every round, they
         can be all there is: the margin then flipped back to `under_db`). Only audio placed

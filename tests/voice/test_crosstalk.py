@@ -681,7 +681,7 @@ def test_a_long_sound_at_this_phone_does_not_raise_its_floor() -> None:
 
 
 
-@pytest.mark.parametrize("seed", [1, 3])
+@pytest.mark.parametrize("seed", [2, 6])
 def test_a_sound_with_no_pitch_right_after_a_word_is_not_read_as_that_word(
         seed: int, ko_phrases: dict[str, str]) -> None:
     """Two players take turns saying the test lexicon's phrases (espeak-ng, Korean) in a quiet
@@ -689,7 +689,7 @@ def test_a_sound_with_no_pitch_right_after_a_word_is_not_read_as_that_word(
     only the speaker's phone hears (2 s of rustling from just before it: a bag, the phone
     handled). A frame's pitch is read from the 30 ms up to its end, so at each word's end the
     first frames of the rustle still seemed voiced, and showed the other phone not hearing that
-    player (a margin of 23 dB)."""
+    player (margins of 22-24 dB, read every second as the room reads them)."""
     phrases = [make_clip(text, lead_s=0.0, tail_s=0.0).samples for _, text in sorted(ko_phrases.items())]
     rng = np.random.default_rng(seed)
     streams = [rng.normal(0, 10.0, 40 * RATE) for _ in range(2)]  # 0.0003 of full scale
@@ -700,7 +700,8 @@ def test_a_sound_with_no_pitch_right_after_a_word_is_not_read_as_that_word(
         mine[at + 1600:at + 1600 + len(phrase)] += phrase
         other[at + 1600:at + 1600 + len(phrase)] += phrase * 10 ** (-rng.uniform(12, 15) / 20)
         mine[at:at + 2 * RATE] += rng.normal(0, rng.uniform(65, 650), 2 * RATE)
-    crosstalk = Crosstalk()
+    crosstalk = Crosstalk(keep_s=41.0)
     listen(crosstalk, dict(enumerate(streams)))
-    crosstalk.learn()
-    assert crosstalk.margin_db(0, 1, 140.0) == crosstalk.margin_db(1, 0, 140.0) == crosstalk.under_db
+    for until in range(2, 41):
+        crosstalk.learn(100.0 + until)
+        assert crosstalk.margin_db(0, 1, 100.0 + until) == crosstalk.margin_db(1, 0, 100.0 + until) == crosstalk.under_db

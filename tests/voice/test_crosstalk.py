@@ -702,6 +702,6 @@ def test_a_sound_with_no_pitch_right_after_a_word_is_not_read_as_that_word(
         mine[at:at + 2 * RATE] += rng.normal(0, rng.uniform(65, 650), 2 * RATE)
     crosstalk = Crosstalk(keep_s=41.0)
     listen(crosstalk, dict(enumerate(streams)))
-    for until in range(2, 41):
-        crosstalk.learn(100.0 + until)
-        assert crosstalk.margin_db(0, 1, 100.0 + until) == crosstalk.margin_db(1, 0, 100.0 + until) == crosstalk.under_db
+    for until in 100.0 + np.arange(2, 41):
+        crosstalk.learn(until)
+        assert crosstalk.margin_db(0, 1, until) == crosstalk.margin_db(1, 0, until) == crosstalk.under_db

@@ -5,11 +5,11 @@ A phone streams 16 kHz PCM in numbered chunks, each stamped with the phone's `pe
 `time.monotonic()` seconds, which the host's own microphones and the bots' timings share:
 
 1. sample index -> phone time. The last sample of a chunk was captured no later than its stamp,
-   so the line `phone_ms = c + p * index` must pass under every (last index, stamp) point; the
-   estimate is the lower convex hull's edge over the points' mean index (the line under all
-   points closest to them on average, Moon, Skelly & Towsley 1999). Late chunks (jitter, a busy
-   main thread) sit above the hull and move nothing; the slope p follows the audio clock's
-   drift against performance.now().
+   so the line `phone_ms = c + p * index` passes under every (last index, stamp) point, through
+   the lowest. Late chunks (jitter, a busy main thread) sit above it and move nothing. The slope
+   p follows the audio clock's drift against performance.now(); it is read from the stamps'
+   floor (the earliest of each FLOOR_BIN_S), which in Chromium steps up and down by 10-12 ms as
+   the capture's buffer grows and shrinks with no sample lost (`audio_drift`).
 2. phone time -> host time. NTP round trips: offset = ((t2 + t3) - (t1 + t4)) / 2, wrong by at
    most half the round trip, so only the fastest round trips count: the fastest one of each
    10 s of pings, a line fitted through them once they span 30 s (the two clocks drift).
@@ -19,7 +19,9 @@ A phone streams 16 kHz PCM in numbered chunks, each stamped with the phone's `pe
    between where it is heard and when it was played is the delay.
 
 Every constant lag of steps 1 and 2 (the worklet's hand-over to the main thread) lies in the
-chirp's path as well as a shout's, so the calibration takes it out with the rest.
+chirp's path as well as a shout's, so the calibration takes it out with the rest. Once a chirp
+is found, it anchors the stream: a sample's time is the chirp's plus the samples between them
+at the fitted rate, so the stamps' floor moving (the buffer) moves no onset.
 """
 
 from __future__ import annotations
@@ -48,13 +50,22 @@ PHONE_TICK_MS = 1.0
 
 # Sample clock (step 1).
 CHUNK_WINDOW_MS = 60_000.0  # chunk stamps kept for the lower envelope
-SLOPE_SPAN_S = 10.0  # the slope is fitted once the stamps span this much audio (nominal before)
 MAX_AUDIO_DRIFT = 5e-3  # a sample rate off by more than 0.5 % is clamped (the page resamples)
+# The audio clock's drift (`audio_drift`), from the stamps' floor: headless Chromium on a loaded
+# machine (docs/web.md) stamps chunks 5-30 ms late, and its floor steps by 10-12 ms every tens
+# of seconds (the capture's buffer; no sample lost: two phones hearing one sound stayed aligned
+# to the sample). The hull of the last 60 s read those steps as drift: 300-1500 ppm, onsets
+# 15-70 ms off within a minute.
+FLOOR_BIN_S = 2.0  # the floor: each 2 s of audio's earliest stamp (over the nominal rate)
+STEP_MS = 4.0  # a floor this far from the last ones' is a step of the buffer: a new piece
+PIECE_BINS = 5  # a piece of the floor this long (10 s) shows the drift
+DRIFT_PRIOR = 100e-6  # audio clocks drift tens of ppm: a short or ragged floor moves the slope little
+FLOOR_SCATTER_MS = 0.6  # a piece's floor is believed no closer than this (the stamps' ms)
+FLOOR_BINS_KEPT = 1800  # an hour of floors: the drift from all of a stream, not a window
 STARTUP_S = 1.0  # a stream's first second (a capture starting comes in bursts and stalls)...
 STARTUP_AFTER_S = 2.0  # ...is left out of the envelope once this much audio follows its start
 STALL_RECENT_S = 3.0  # if every stamp of the last this-much audio sits above the envelope...
 STALL_MS = 20.0  # ...by more than this, the capture lost samples (a stall): the envelope restarts
-SETTLE_S = 20.0  # a delay measured early in a stream follows the envelope this long after the chirp
 
 # Calibration (step 3).
 CHIRP_S = 0.15
@@ -130,22 +141,32 @@ def find_chirp(audio: np.ndarray, chirp: np.ndarray, rate: int = RATE) -> Peak |
     return Peak(at, float(score[k]), float(rest.max()) if len(rest) else 0.0)
 
 
-def lower_hull(x: np.ndarray, y: np.ndarray) -> list[tuple[float, float]]:
-    """The lower convex hull of the points, left to right (monotone chain)."""
-    order = np.lexsort((y, x))
-    hull: list[tuple[float, float]] = []
-    for i in order:
-        p = (float(x[i]), float(y[i]))
-        while len(hull) >= 2:
-            (x1, y1), (x2, y2) = hull[-2], hull[-1]
-            if (x2 - x1) * (p[1] - y1) - (y2 - y1) * (p[0] - x1) <= 0:  # not a left turn
-                hull.pop()
-            else:
-                break
-        if hull and hull[-1][0] == p[0]:
-            continue  # same index again, later stamp: above the one kept
-        hull.append(p)
-    return hull
+def audio_drift(times_s: np.ndarray, floors_ms: np.ndarray) -> float:
+    """The audio clock's drift against performance.now() (ms per ms; 0: the nominal rate) from
+    the stamps' floor: at each time (audio seconds, ascending) the earliest stamp's lateness over
+    the nominal rate. The floor is cut into pieces where it steps by over STEP_MS (the capture's
+    buffer), and one drift is fitted to the pieces of PIECE_BINS or more, each at its own level,
+    each weighted by its own scatter (FLOOR_SCATTER_MS at least), with no drift as the prior
+    (DRIFT_PRIOR): a short or ragged floor (a busy start-up) moves it little. Clamped to
+    MAX_AUDIO_DRIFT."""
+    pieces: list[list[int]] = []
+    for j in range(len(floors_ms)):
+        if pieces and abs(floors_ms[j] - np.median(floors_ms[pieces[-1][-3:]])) <= STEP_MS:
+            pieces[-1].append(j)
+        else:
+            pieces.append([j])
+    spread, shared = 1.0 / (DRIFT_PRIOR * 1000.0) ** 2, 0.0  # in ms of floor per s of audio
+    for piece in pieces:
+        if len(piece) < PIECE_BINS:
+            continue
+        t = times_s[piece] - times_s[piece].mean()
+        m = floors_ms[piece] - floors_ms[piece].mean()
+        own = float(t @ m) / float(t @ t)
+        scatter = max(FLOOR_SCATTER_MS, float(np.sqrt(np.sum((m - own * t) ** 2) / (len(piece) - 2))))
+        spread += float(t @ t) / scatter**2
+        shared += float(t @ m) / scatter**2
+    drift = shared / spread / 1000.0
+    return min(max(drift, -MAX_AUDIO_DRIFT), MAX_AUDIO_DRIFT)
 
 
 class PhoneClock:
@@ -166,6 +187,8 @@ class PhoneClock:
         self._pings: deque[tuple[float, float, float]] = deque()  # (phone ms, rtt ms, offset ms)
         self._offset: tuple[float, float, float] | None = None  # (offset ms, drift, at phone ms)
         self._chunks: deque[tuple[int, float]] = deque()  # (last sample index, phone ms)
+        self._floors: dict[int, tuple[int, float]] = {}  # FLOOR_BIN_S bin: (last index, ms late)
+        self._drift: float | None = None  # audio_drift of the floors' closed bins (None: to read)
         self._line: tuple[float, float, int] | None = None  # (phone ms at ref, ms per sample, ref)
         self._audio = np.zeros(0, dtype=np.float32)
         self._audio_start = 0  # stream index of self._audio[0]
@@ -250,19 +273,30 @@ class PhoneClock:
         with self._lock:
             if self._stream_first is None or first_sample < self._stream_first:
                 self._stream_first = first_sample
-            self._chunks.append((first_sample + frames - 1, phone_ms))
+            last = first_sample + frames - 1
+            self._chunks.append((last, phone_ms))
             while phone_ms - self._chunks[0][1] > CHUNK_WINDOW_MS:
                 self._chunks.popleft()
             self._line = None
+            start = self._stream_first + STARTUP_S * self.rate  # a capture starting: left out
+            if last >= start:
+                late = phone_ms - last * 1000.0 / self.rate
+                b = int((last - start) // (FLOOR_BIN_S * self.rate))
+                if self._floors and b > max(self._floors):
+                    self._drift = None  # a bin closed
+                if b not in self._floors or late < self._floors[b][1]:
+                    self._floors[b] = (last, late)
+                while len(self._floors) > FLOOR_BINS_KEPT:
+                    del self._floors[min(self._floors)]
 
     def _fit_samples(self) -> tuple[float, float, int]:
         with self._lock:
             if self._line is None:
                 self._line = self._fit_chunks()
+                if self._line_seen is not None:
+                    self._follow(self._line_seen, self._line)
                 if self._chirp_at is not None:
                     self._settle(self._line, *self._chirp_at)
-                elif self._line_seen is not None:
-                    self._follow(self._line_seen, self._line)
                 if self._settled():
                     self._line_seen = self._line
             return self._line
@@ -273,26 +307,28 @@ class PhoneClock:
         is either the capture's buffer growing or shrinking (the samples' true times did not
         change: the delay moves with the envelope) or samples lost or made up (they did: the
         delay stays). The stamps cannot tell (docs/web.md, issue 26); in Chromium under load
-        the buffer was seen to grow 20-40 ms with no sample lost, so the delay follows the
-        move (host_time does not jump) and the calibration is to be checked by a chirp again
-        (`calibration_state` "rechecking", the host plays one when it may)."""
+        the buffer was seen to grow 20-40 ms with no sample lost, so host_time does not jump
+        (a chirp of this stream anchors it, `_settle`; else the delay follows the move) and
+        the calibration is to be checked by a chirp again (`calibration_state` "rechecking",
+        the host plays one when it may)."""
         at, slope, ref = new
         was = old[0] + old[1] * (ref - old[2])  # the old line where the new one is anchored
         if abs(at - was) <= STALL_MS or self.input_delay_s is None:
             return
-        self.input_delay_s += self.to_host(at) - self.to_host(was)
+        if self._chirp_at is None:
+            self.input_delay_s += self.to_host(at) - self.to_host(was)
         if self.calibration_state != "pending":  # a search under way settles it anyway
             self.calibration_state = "rechecking"
 
     def _settle(self, line: tuple[float, float, int], index: float, play_s: float) -> float:
-        """The delay measured from a chirp at `index` of this stream, with the current line.
-        A chirp heard as a stream starts is measured on an envelope that may still hold the
-        start-up's stamps: the delay follows the envelope as it improves, then stays."""
+        """The delay measured from a chirp at `index` of this stream, with the current line:
+        on every fit, for the stream's life, so the chirp anchors the stream. Its sample stays
+        at its play time, and every other sample is placed from it by the slope alone; the
+        line's level (the stamps' floor: the start-up's stamps, the capture's buffer growing
+        or shrinking) moves no onset."""
         at, slope, ref = line
         delay = self.to_host(at + slope * (index - ref)) - play_s
         self.input_delay_s = delay
-        if ref - index > SETTLE_S * self.rate:
-            self._chirp_at = None
         return delay
 
     def _fit_chunks(self) -> tuple[float, float, int]:
@@ -307,16 +343,11 @@ class PhoneClock:
             x, y = x[later], y[later]
         ref = int(x[-1])
         x = x - ref
-        nominal = 1000.0 / self.rate
-        slope = nominal
-        if x.max() - x.min() >= SLOPE_SPAN_S * self.rate:
-            hull = lower_hull(x, y)
-            mean = x.mean()
-            for (x1, y1), (x2, y2) in zip(hull, hull[1:], strict=False):
-                if x1 <= mean <= x2:
-                    slope = (y2 - y1) / (x2 - x1)
-                    break
-            slope = min(max(slope, nominal * (1 - MAX_AUDIO_DRIFT)), nominal * (1 + MAX_AUDIO_DRIFT))
+        if self._drift is None:
+            closed = sorted(self._floors)[:-1]  # the newest bin is still filling
+            floors = np.array([self._floors[b] for b in closed], dtype=np.float64).reshape(-1, 2)
+            self._drift = audio_drift(floors[:, 0] / self.rate, floors[:, 1])
+        slope = 1000.0 / self.rate * (1 + self._drift)
         # The line with that slope through the lowest point: under every stamp, touching one.
         at = float(np.min(y - slope * x))
         recent = x >= x.max() - STALL_RECENT_S * self.rate
@@ -328,7 +359,6 @@ class PhoneClock:
             last = int(ref + x[~recent].max())
             while self._chunks and self._chunks[0][0] <= last:
                 self._chunks.popleft()
-            self._chirp_at = None
             return self._fit_chunks()
         return at, slope, ref
 
@@ -365,6 +395,8 @@ class PhoneClock:
         (the same phone, the same microphone) are kept; so is a chirp still being looked for."""
         with self._lock:
             self._chunks.clear()
+            self._floors.clear()
+            self._drift = None
             self._line = None
             self._stream_first = None
             self._line_seen = None  # a new numbering: its lines are not compared with the old

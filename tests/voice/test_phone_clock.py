@@ -603,52 +603,34 @@ def test_bench_web_counts_table_talk_heard_as_a_shout() -> None:
     assert bench.figures(table)["table_talk_heard_as_a_shout"] == "2 of 2"
 
 
-def _chromium_stream(drift_ppm: float) -> list[float]:
-    """Replays 290 s of a real headless Chromium phone's chunk stamps (tests/voice/data/
-    chromium_stamps.npz, logged from `play.py --web` on this loaded machine): 5-30 ms late, and
-    a floor that steps up by 10-12 ms (30 ms once) every tens of seconds to 110 ms over the
-    run, the capture's buffer growing (two phones hearing one sound stayed aligned to the
-    sample). `drift_ppm`: an audio clock that fast, added to the stamps. A chirp is heard 3 s
-    in. Returns, every second from 5 s on, host_time's error in ms at the chunk's last sample
-    against the truth: the chirp's time as calibrated, plus the samples since at the audio
-    clock's rate."""
-    data = np.load(Path(__file__).parent / "data" / "chromium_stamps.npz")
-    clock = PhoneClock()
-    clock.ping(0.0, 0.0, 0.0, 0.0)  # phone ms are host ms / 1000
-    rng = np.random.default_rng(7)
-    chirp_at = 3 * RATE + 123
-    heard: float | None = None
-    errors: list[float] = []
-    for first, frames, ms in zip(data["first"], data["frames"], data["ms"], strict=True):
-        last = int(first) + int(frames) - 1
-        stamp = float(ms) + drift_ppm * 1e-6 * last * 1000.0 / RATE
-        clock.chunk(int(first), int(frames), stamp)
-        pcm = rng.normal(0, 300, int(frames))
-        if first <= chirp_at <= last:
-            # Played 60 ms before this stamp (on the host's clock, 1 ms a phone ms).
-            clock.expect_chirp((stamp - 60.0) / 1000.0)
-        if first <= chirp_at + len(make_chirp()) and chirp_at <= last:
-            piece = np.zeros(int(frames))
-            lo, hi = max(chirp_at, int(first)), min(chirp_at + len(make_chirp()), last + 1)
-            piece[lo - first:hi - first] = make_chirp()[lo - chirp_at:hi - chirp_at] * 8000
-            pcm += piece
-        clock.feed(np.clip(np.rint(pcm), -32768, 32767).astype(np.int16), int(first))
-        if last >= 5 * RATE and (last + 1) % RATE == 0:
-            assert clock.calibration_state in ("ok", "rechecking")  # (a 30 ms step: a chirp is asked for)
-            if heard is None:
-                heard = clock.host_time(chirp_at)  # where the chirp was placed when calibrated
-            truth = heard + (last - chirp_at) / RATE * (1 + drift_ppm * 1e-6)
-            errors.append((clock.host_time(last) - truth) * 1000)
-    return errors
-
-
 @pytest.mark.parametrize("drift_ppm", [0.0, 150.0, -150.0])
 def test_a_real_browsers_capture_buffer_steps_move_no_onset(drift_ppm: float) -> None:
-    # The hull of the last 60 s of stamps read each step as drift (300-1500 ppm) and its level
-    # rose with the floor after the first 20 s: on this stream onsets were 20-110 ms off.
-    errors = np.abs(_chromium_stream(drift_ppm))
+    # A real headless Chromium phone's chunk stamps (scripts/bench_stamps.py's tuning stream 2,
+    # 290 s): 5-30 ms late, their floor stepping up by 10-12 ms (30 ms once) every tens of
+    # seconds to 110 ms, the capture's buffer growing. The hull of the last 60 s of stamps read
+    # each step as drift (300-1500 ppm) and its level rose with the floor after the chirp's
+    # first 20 s: onsets were 20-110 ms off (p95 77 ms).
+    from doubles import script
+
+    bench = script("bench_stamps")
+    firsts, stamps = bench.streams("tune")[2]
+    errors = np.abs(bench.onset_errors(firsts, stamps, drift_ppm))
     assert len(errors) > 280
     assert np.percentile(errors, 95) < 7.0 and errors.max() < 10.0, np.round(errors[::10], 1)
+
+
+def test_bench_stamps_prints_each_drifts_errors_and_refuses_bad_ones(capsys: pytest.CaptureFixture[str]) -> None:
+    from doubles import script
+
+    bench = script("bench_stamps")
+    assert [len(f) for f, _ in bench.streams("report")] == [2855, 2778, 1464, 3000]
+    assert bench.main(["--drift-ppm", "50"]) == 0
+    printed = capsys.readouterr().out
+    assert "report set: 4 streams" in printed and printed.splitlines()[-1].split()[0] == "+50"
+    for wrong in (["--drift-ppm", "5000"], ["--drift-ppm", "abc"], ["--set", "all"]):
+        with pytest.raises(SystemExit) as stop:
+            bench.main(wrong)
+        assert stop.value.code == 2
 
 
 def test_the_audio_drift_is_read_across_the_floors_steps_and_not_from_a_ragged_one() -> None:

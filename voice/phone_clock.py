@@ -54,8 +54,8 @@ MAX_AUDIO_DRIFT = 5e-3  # a sample rate off by more than 0.5 % is clamped (the p
 # The audio clock's drift (`audio_drift`), from the stamps' floor: headless Chromium on a loaded
 # machine (docs/web.md) stamps chunks 5-30 ms late, and its floor steps by 10-12 ms every tens
 # of seconds (the capture's buffer; no sample lost: two phones hearing one sound stayed aligned
-# to the sample). The hull of the last 60 s read those steps as drift: 300-1500 ppm, onsets
-# 15-70 ms off within a minute.
+# to the sample). The hull of the last 60 s read those steps as drift (300-1500 ppm): onsets
+# 24 ms off at the median, 77 at p95 (scripts/bench_stamps.py).
 FLOOR_BIN_S = 2.0  # the floor: each 2 s of audio's earliest stamp (over the nominal rate)
 STEP_MS = 4.0  # a floor this far from the last ones' is a step of the buffer: a new piece
 PIECE_BINS = 5  # a piece of the floor this long (10 s) shows the drift
@@ -282,12 +282,13 @@ class PhoneClock:
             if last >= start:
                 late = phone_ms - last * 1000.0 / self.rate
                 b = int((last - start) // (FLOOR_BIN_S * self.rate))
-                if self._floors and b > max(self._floors):
+                newest = next(reversed(self._floors), None)  # (bins come in order)
+                if newest is not None and b > newest:
                     self._drift = None  # a bin closed
                 if b not in self._floors or late < self._floors[b][1]:
                     self._floors[b] = (last, late)
                 while len(self._floors) > FLOOR_BINS_KEPT:
-                    del self._floors[min(self._floors)]
+                    del self._floors[next(iter(self._floors))]
 
     def _fit_samples(self) -> tuple[float, float, int]:
         with self._lock:
@@ -355,7 +356,8 @@ class PhoneClock:
             # A browser that stalls drops captured audio: the samples after it were captured
             # later than their numbers say, and the old stamps would pin the line too early
             # for a whole window. Start the envelope again from the stamps after the stall; a
-            # chirp heard before it keeps its delay (the microphone's path did not change).
+            # chirp heard before it still anchors the stream (the microphone's path did not
+            # change), and the jump asks for a recheck (`_follow`).
             last = int(ref + x[~recent].max())
             while self._chunks and self._chunks[0][0] <= last:
                 self._chunks.popleft()

@@ -419,11 +419,24 @@ def by_ctrl_c(error: BaseException) -> bool:
     return False
 
 
+@contextmanager
+def on_ctrl_c(said: Callable[[], str]) -> Iterator[None]:
+    """Ctrl+C within: Stopped(said()), read when it comes (what was kept by then), also where a
+    library's clean-up turned it into another error (`by_ctrl_c`). Anything else goes on."""
+    try:
+        yield
+    except (KeyboardInterrupt, Exception) as error:
+        if isinstance(error, Stopped) or not by_ctrl_c(error):
+            raise
+        raise Stopped(said()) from None
+
+
 def run_command(body: Callable[[], int], user_errors: tuple[type[BaseException], ...],
                 stopped: str = "stopped: nothing was written") -> int:
     """Runs a command's body: a user's error (`user_errors`, UsageError and OutputError) is one
     line on stderr and exit status 2; Ctrl+C is one line (the body's Stopped message, else
-    `stopped`) and exit status 130. Anything else propagates, with its traceback: a bug."""
+    `stopped`) and exit status 130, also where a library's clean-up turned it into another error
+    (`by_ctrl_c`). Anything else propagates, with its traceback: a bug."""
     errors: tuple[type[BaseException], ...] = (UsageError, *user_errors)
     try:
         return body()
@@ -436,7 +449,12 @@ def run_command(body: Callable[[], int], user_errors: tuple[type[BaseException],
     except errors as error:
         print(f"error: {one_line(str(error))}", file=sys.stderr)
         return 2
-    except OSError as error:
+    except Exception as error:
+        if by_ctrl_c(error):
+            print(stopped, file=sys.stderr)
+            return 130
+        if not isinstance(error, OSError):
+            raise
         if error.errno in NO_ROOM:
             # A full disk (or a file size limit, a quota) under a file the command writes: the
             # user's to fix, said in one line (it was a traceback after all the work).

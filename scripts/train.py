@@ -57,13 +57,12 @@ from agents.training import (
 from cdc_env.cli import (
     NO_ROOM,
     OutputError,
-    Stopped,
     UsageError,
-    by_ctrl_c,
     check_output_dir,
     game_count_or_zero,
     in_use_by_one,
     named_path,
+    on_ctrl_c,
     parse_json,
     positive_float,
     positive_int,
@@ -333,14 +332,11 @@ def train_rllib(config: TrainConfig, rules: Ruleset, args: argparse.Namespace, s
               "the project's rllib extra", file=sys.stderr)
         return 2
     try:
-        final, steps, curve = rllib_training.train(config, rules, args.resume, args.address)
+        with on_ctrl_c(lambda: f"stopped: the run's last checkpoint is kept in {config.output}; go on with --resume"):
+            final, steps, curve = rllib_training.train(config, rules, args.resume, args.address)
     except rllib_training.RunError as error:
         print(f"error: {error}", file=sys.stderr)
         return 2
-    except (KeyboardInterrupt, RuntimeError) as error:
-        if not by_ctrl_c(error):
-            raise
-        raise Stopped(f"stopped: the run's last checkpoint is kept in {config.output}; go on with --resume") from None
     trained_s = time.monotonic() - started
     finish(config, rules, final, steps, curve, started, trained_s, args.eval_games, args.workers)
     return 0
@@ -500,11 +496,9 @@ def train_in(config: TrainConfig, rules: Ruleset, args: argparse.Namespace) -> i
     if config.trainer == "rllib":
         return train_rllib(config, rules, args, started)
     try:
-        train_sb3(config, rules, args, found, started)
-    except (KeyboardInterrupt, RuntimeError) as error:
-        if not by_ctrl_c(error):  # Ctrl+C in a checkpoint's torch.save: its writer's error comes out
-            raise
-        raise Stopped(kept(out, evaluating=False)) from None
+        # (Ctrl+C in a checkpoint's torch.save comes out as its zip writer's error: `on_ctrl_c`.)
+        with on_ctrl_c(lambda: kept(out, evaluating=False)):
+            train_sb3(config, rules, args, found, started)
     except OSError as error:
         if error.errno not in NO_ROOM:
             raise
@@ -572,13 +566,9 @@ def train_sb3(config: TrainConfig, rules: Ruleset, args: argparse.Namespace,
 
     # 5. Evaluate and report.
     envs.close()
-    try:
+    with on_ctrl_c(lambda: kept(out, evaluating=True)):
         finish(config, rules, final, model.num_timesteps, curve, started, trained_s, args.eval_games,
                args.workers)
-    except (KeyboardInterrupt, RuntimeError) as error:
-        if not by_ctrl_c(error):
-            raise
-        raise Stopped(kept(out, evaluating=True)) from None
 
 
 if __name__ == "__main__":

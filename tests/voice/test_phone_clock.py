@@ -429,6 +429,20 @@ def test_bench_web_draws_sounds_only_one_phone_hears_as_taps_and_handling() -> N
     assert bench.parse_args(["--local-noise"]).local_noise and not bench.parse_args([]).local_noise
 
 
+def test_bench_web_hands_chunks_over_as_a_real_browser_did_with_browser_stamps() -> None:
+    """--browser-stamps: each phone's chunk lateness from the set's recorded Chromium streams,
+    5-30 ms over their floor, which steps by 10-12 ms as the capture's buffer grows."""
+    bench = _bench_web()
+    tune, report = bench.browser_lateness("tune"), bench.browser_lateness("report")
+    assert len(tune) == 7 and len(report) == 4
+    for late in tune + report:
+        assert late.min() == 0.0 and 0.05 < late.max() < 0.3
+        floors = np.array([late[k:k + 20].min() for k in range(0, len(late) - 20, 20)])  # each 2 s
+        steps = np.diff(floors)
+        assert np.sum((steps > 0.008) & (steps < 0.015)) >= 2  # the buffer's steps
+    assert bench.parse_args(["--browser-stamps"]).browser_stamps and not bench.parse_args([]).browser_stamps
+
+
 def test_a_capture_that_drops_audio_mid_stream_is_followed_within_seconds() -> None:
     # 20 s of audio, then the browser stalls and its capture drops 150 ms of samples: every
     # later sample was captured 150 ms later than its number says. Before the envelope

@@ -466,8 +466,8 @@ def run_table(n: int, rounds: int, shouts: list[tuple[str, np.ndarray]], model: 
 
         clock = PhoneClock()
         measured: float | None = None  # the input delay as the chirp gave it
-        unplaced = sorted(((phone.index_heard_at(shout.mouth_s + phone.mouth_m / SOUND_M_PER_S),
-                            shout, shout.mouth_s + phone.mouth_m / SOUND_M_PER_S) for shout in mine),
+        heard_at = [(shout, shout.mouth_s + phone.mouth_m / SOUND_M_PER_S) for shout in mine]  # at the mic
+        unplaced = sorted(((phone.index_heard_at(heard), shout, heard) for shout, heard in heard_at),
                           key=lambda item: item[0])
         recogniser = Recogniser(model, lexicon, clock=clock.host_time,  # type: ignore[arg-type]
                                 race_look=race_look, crowded=crowded)

@@ -651,7 +651,7 @@ def test_the_audio_drift_is_read_across_the_floors_steps_and_not_from_a_ragged_o
     rng = np.random.default_rng(8)
     times = np.arange(0.0, 300.0, 2.0)
     # 200 ppm (0.2 ms of floor a second), and the buffer stepping up by 12 ms three times and
-    # down by 11 once: a line through the floor's ends would read 307 ppm.
+    # down by 11 once: a line through the floor's ends would read 284 ppm.
     steps = 12.0 * ((times >= 60).astype(float) + (times >= 150) + (times >= 200)) - 11.0 * (times >= 260)
     floors = 0.2 * times + steps + rng.uniform(0, 0.5, len(times))
     assert audio_drift(times, floors) == pytest.approx(200e-6, abs=10e-6)

@@ -48,7 +48,7 @@ from dataclasses import replace
 from typing import Any, ClassVar, Generic, Protocol, TypeVar
 
 import numpy as np
-from scipy.ndimage import maximum_filter1d
+from scipy.ndimage import maximum_filter1d, minimum_filter1d
 
 from voice.audio import ONSET_DB, QUIET_DB, RATE, pre_emphasis
 
@@ -77,6 +77,7 @@ VOICED_DB = 12.0  # a frame this far over the floor, the host's own sounds aside
 PITCH_WINDOW = RATE * 30 // 1000  # a frame's periodicity: the 30 ms up to its end...
 PITCH_LAGS = (RATE // 400, RATE // 80)  # ...repeating at a voice's pitch period (80-400 Hz)
 PERIODIC = 0.45  # a frame repeating this well is voiced (the bench's voices: median 0.67; noises: under 0.35)
+EDGE_DB = 6.0  # a margin is read where the other phone's level holds within this over the clocks' slack
 VOICE_REACH_S = 0.1  # a voice's unvoiced sounds (a consonant, a breath) lie this near its voiced ones
 
 SampleClock = Callable[[float], float]
@@ -263,9 +264,10 @@ class Crosstalk:
         """How much quieter `other`'s player is at `seat`'s phone than at their own:
         `under_db`, unless the last MARGIN_S show this phone hardly hears that player (phones
         far apart, a headset's microphone): where the other phone heard a loud voice (LOUD_DB,
-        voiced frames only: `LoudnessTrack.voices`), this one heard it ISOLATED_DB quieter or
-        more (the MARGIN_PERCENTILE-th percentile of the difference, over the frames where this
-        phone heard little else: COVERED_DB); then that difference. A phone found so stays so
+        voiced frames only: `LoudnessTrack.voices`, and where its level holds within EDGE_DB
+        over the clocks' slack), this one heard it ISOLATED_DB quieter or more (the
+        MARGIN_PERCENTILE-th percentile of the difference, over the frames where this phone heard
+        little else: COVERED_DB); then that difference. A phone found so stays so
         while the difference stays over HEARD_DB.
         What a quiet spell cannot show is kept, and so is what frames where its own player
         covers the other's voice cannot (at a table where everybody shouts every round, they
@@ -288,6 +290,11 @@ class Crosstalk:
         # or more for a phone 14 dB from that player, taken for one that hardly hears them.
         loud_enough = max(LOUD_DB, float(loud.max()) - LOUD_SPAN_DB) if len(loud) else LOUD_DB
         keep = (loud > loud_enough) & voiced & self._not_played(t)
+        # Only where the other phone's level holds over the clocks' slack: at a word's edge a dry
+        # voice falls 30 dB in 10 ms, and two streams a few ms apart showed 25-35 dB there (a
+        # recorded real run: a phone 14 dB from that player taken for one that hardly hears it).
+        reach = max(1, round(self.slack_s / HOP_S))
+        keep &= minimum_filter1d(loud, 2 * reach + 1) > loud - EDGE_DB
         tm, lm = self.tracks[seat].window(until - MARGIN_S - 1, until + 1)
         if len(tm) < 2:
             return self._margins.get(pair, self.under_db)

@@ -174,6 +174,20 @@ class LoudnessTrack:
         centres = first + HOP * (np.arange(len(energy)) + (0 if len(sums) > len(hops) else 1))
         lo, hi = clock(float(centres[0])), clock(float(centres[-1]))
         times = np.linspace(lo, hi, len(centres)) if len(centres) > 1 else np.array([lo])
+        # The clock may place this chunk before frames already kept: the chirp measured the
+        # input delay (now taken off: tens to hundreds of ms back), or a better fit moved the
+        # stream. Those frames sat that far off: dropped, so a track's times only go forward
+        # (read in order by np.interp: overlapping, they read another moment's level, and a
+        # phone hearing a player 14 dB under showed 30-45 dB, one that does not hear them).
+        while self._times and self._times[-1][-1] >= lo:
+            later = self._times[-1] >= lo
+            if later.all():
+                self._times.pop()
+                self._levels.pop()
+                self._periodic.pop()
+            else:
+                self._times[-1], self._levels[-1] = self._times[-1][~later], self._levels[-1][~later]
+                self._periodic[-1] = self._periodic[-1][~later]
         self._times.append(times)
         self._levels.append(db - floor)
         self._periodic.append(periodic)

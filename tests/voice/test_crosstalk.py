@@ -724,3 +724,32 @@ def test_dry_words_a_few_ms_apart_on_two_streams_show_no_margin_at_their_edges(a
     crosstalk = Crosstalk()
     listen(crosstalk, {0: ana, 1: bob})
     assert crosstalk.margin_db(0, 1, 108.0) == crosstalk.under_db
+
+
+def test_a_stream_moved_back_by_its_calibration_keeps_its_frames_in_order() -> None:
+    """Ana's phone hears Bob 14 dB under. Its stream is placed without its input delay (0.5 s,
+    the host's output in it, as in the real pipeline) until the chirp measures it 2 s in; Bob's
+    is timed all along. From then on Ana's samples sit 0.5 s earlier on the host's clock, and her
+    track kept the half second of frames it had placed there over the new ones. Read in that
+    order, her level while Bob said a word just then was her silence of half a second before:
+    the margin read 30-45 dB (a recorded real run), her phone taken for one that does not hear
+    him, his words let through as hers."""
+    rng = np.random.default_rng(5)
+    bob, ana = room(rng, 6.0), room(rng, 6.0)
+    for at_s in (1.55, 2.6, 3.4, 4.2):  # words, the first while the chirp's measure comes
+        word = voice(rng, 0.4)
+        add(bob, word, at_s, 30.0)  # a sound at host time 100 + t: Bob's sample t (his clock timed all along)...
+        add(ana, word, at_s + 0.5, 30.0 - 14.0)  # ...and Ana's sample t + 0.5 s
+    crosstalk = Crosstalk()
+    for first in range(0, len(bob), 1600):
+        ana_timed = first >= 2 * RATE
+        off = 0.5 if ana_timed else 0.0
+
+        def ana_clock(index: float, off: float = off) -> float:
+            return 100.0 + index / RATE - off
+
+        crosstalk.track(1).feed(bob[first:first + 1600], first, lambda i: 100.0 + i / RATE, True)
+        crosstalk.track(0).feed(ana[first:first + 1600], first, ana_clock, ana_timed)
+    times, _ = crosstalk.track(0).window(0.0, 200.0)
+    assert np.all(np.diff(times) > 0)
+    assert crosstalk.margin_db(0, 1, 105.4) == crosstalk.under_db

@@ -98,9 +98,8 @@ class LoudnessTrack:
         self._half = np.zeros(0)  # the last hop's energy sum: a frame is two hops
         self._energies: list[float] = []  # this half second's frames (dB), for the floor
         self._floors: deque[float] = deque(maxlen=round(FLOOR_S / FLOOR_BLOCK_S))  # each earlier one's
-        self._times: deque[np.ndarray] = deque()
-        self._levels: deque[np.ndarray] = deque()
-        self._periodic: deque[np.ndarray] = deque()  # each frame's periodicity (`periodicity`)
+        # Each chunk's frames: host times, dB over the floor, periodicity (`periodicity`).
+        self._blocks: deque[tuple[np.ndarray, np.ndarray, np.ndarray]] = deque()
         self._recent = np.zeros(0)  # the pre-emphasised samples up to the last whole hop...
         self._recent_first = 0  # ...from this absolute sample index
         self._next: int | None = None
@@ -111,12 +110,12 @@ class LoudnessTrack:
     @property
     def since(self) -> float:
         """Host time of the oldest frame kept (inf before any)."""
-        return float(self._times[0][0]) if self._times else math.inf
+        return float(self._blocks[0][0][0]) if self._blocks else math.inf
 
     @property
     def until(self) -> float:
         """Host time of the newest frame (-inf before any)."""
-        return float(self._times[-1][-1]) if self._times else -math.inf
+        return float(self._blocks[-1][0][-1]) if self._blocks else -math.inf
 
     def feed(self, pcm: np.ndarray, first_sample: int, clock: SampleClock, timed: bool = True) -> None:
         """A chunk of the stream (int16 units) whose first sample is `first_sample`; `clock`
@@ -179,22 +178,14 @@ class LoudnessTrack:
         # stream. Those frames sat that far off: dropped, so a track's times only go forward
         # (read in order by np.interp: overlapping, they read another moment's level, and a
         # phone hearing a player 14 dB under showed 30-45 dB, one that does not hear them).
-        while self._times and self._times[-1][-1] >= lo:
-            later = self._times[-1] >= lo
-            if later.all():
-                self._times.pop()
-                self._levels.pop()
-                self._periodic.pop()
-            else:
-                self._times[-1], self._levels[-1] = self._times[-1][~later], self._levels[-1][~later]
-                self._periodic[-1] = self._periodic[-1][~later]
-        self._times.append(times)
-        self._levels.append(db - floor)
-        self._periodic.append(periodic)
-        while self._times and self._times[0][-1] < hi - self.keep_s:
-            self._times.popleft()
-            self._levels.popleft()
-            self._periodic.popleft()
+        while self._blocks and self._blocks[-1][0][-1] >= lo:
+            earlier = self._blocks[-1][0] < lo
+            last = self._blocks.pop()
+            if earlier.any():
+                self._blocks.append((last[0][earlier], last[1][earlier], last[2][earlier]))
+        self._blocks.append((times, db - floor, periodic))
+        while self._blocks and self._blocks[0][0][-1] < hi - self.keep_s:
+            self._blocks.popleft()
 
     def window(self, lo: float, hi: float) -> tuple[np.ndarray, np.ndarray]:
         """The frames (host times, dB over the floor) between lo and hi."""
@@ -220,8 +211,7 @@ class LoudnessTrack:
         return times[keep], levels[keep], voiced[keep], voice[keep]
 
     def _frames(self, lo: float, hi: float) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-        parts = [(t, v, p) for t, v, p in zip(self._times, self._levels, self._periodic, strict=True)
-                 if t[-1] >= lo and t[0] <= hi]
+        parts = [block for block in self._blocks if block[0][-1] >= lo and block[0][0] <= hi]
         if not parts:
             return np.zeros(0), np.zeros(0), np.zeros(0)
         times, levels, periodic = (np.concatenate(column) for column in zip(*parts, strict=True))
@@ -267,6 +257,11 @@ class Crosstalk:
         a phone hears a player."""
         self._host_sounds = [m for m in self._host_sounds if m[1] > start_s - MARGIN_S - 2] + [(start_s, end_s)]
 
+    @property
+    def _slack_frames(self) -> int:
+        """The clocks' slack (`slack_s`) in frames, one at least."""
+        return max(1, round(self.slack_s / HOP_S))
+
     def _not_played(self, times: np.ndarray) -> np.ndarray:
         """Which of these host times fall outside the host's own sounds (`mask_playback`)."""
         outside = np.ones(len(times), dtype=bool)
@@ -307,7 +302,7 @@ class Crosstalk:
         # Only where the other phone's level holds over the clocks' slack: at a word's edge a dry
         # voice falls 30 dB in 10 ms, and two streams a few ms apart showed 25-35 dB there (a
         # recorded real run: a phone 14 dB from that player taken for one that hardly hears it).
-        reach = max(1, round(self.slack_s / HOP_S))
+        reach = self._slack_frames
         keep &= minimum_filter1d(loud, 2 * reach + 1) > loud - EDGE_DB
         tm, lm = self.tracks[seat].window(until - MARGIN_S - 1, until + 1)
         if len(tm) < 2:
@@ -367,7 +362,7 @@ class Crosstalk:
         phone is found not to hear (a margin of ISOLATED_DB or more) adds nothing: that margin
         is a bound, what the phone's own noise let show, and seven players at their bound would
         add up to a voice 8 dB over it."""
-        reach = max(1, round(self.slack_s / HOP_S))
+        reach = self._slack_frames
         carried = np.zeros(len(times))
         for other, track in self.tracks.items():
             if other == seat:
@@ -422,7 +417,7 @@ class Crosstalk:
         # shortfall, beyond `unheard_db`)? Then it does not hear them that well (players
         # starting together at a table where phones hear only their own: the first rounds,
         # before the margins show it), and they are lowered by that much.
-        reach = max(1, round(self.slack_s / HOP_S))
+        reach = self._slack_frames
         heard = maximum_filter1d(level, 2 * reach + 1)  # what it heard, within the clocks' slack
         # And during it: where they would reach this phone well over its floor (QUIET_DB +
         # unheard_db) it heard no sound at all (under QUIET_DB), by far (90th percentile of the

@@ -30,6 +30,7 @@ from cdc_env.cli import number_between, run_command
 from voice.phone_clock import PhoneClock, make_chirp
 
 RATE = 16000
+CHUNK = 1600  # every recorded chunk: 100 ms, as the page sends
 STAMPS = Path(__file__).resolve().parent.parent / "tests" / "voice" / "data" / "chromium_stamps.npz"
 CHIRP_AT = 3 * RATE + 123  # the chirp's first sample in each stream
 CHIRP_LEVEL = 8000.0  # over room noise of RMS 300: 25 dB
@@ -38,7 +39,7 @@ MAX_DRIFT_PPM = 1000.0
 
 
 def streams(which: str) -> list[tuple[np.ndarray, np.ndarray]]:
-    """The set's streams: each chunk's first sample (every chunk is 1600 samples) and stamp (ms
+    """The set's streams: each chunk's first sample (every chunk is CHUNK samples) and stamp (ms
     from the stream's first)."""
     data = np.load(STAMPS)
     count = len([key for key in data.files if key.startswith(f"{which}_") and key.endswith("_first")])
@@ -56,11 +57,10 @@ def onset_errors(firsts: np.ndarray, stamps: np.ndarray, drift_ppm: float = 0.0,
     heard: float | None = None
     errors: list[float] = []
     for first, ms in zip(firsts.tolist(), stamps.tolist(), strict=True):
-        frames = 1600
-        last = first + frames - 1
+        last = first + CHUNK - 1
         stamp = ms + drift_ppm * 1e-6 * last * 1000.0 / RATE
-        clock.chunk(first, frames, stamp)
-        pcm = rng.normal(0.0, 300.0, frames)
+        clock.chunk(first, CHUNK, stamp)
+        pcm = rng.normal(0.0, 300.0, CHUNK)
         if first <= CHIRP_AT <= last:
             clock.expect_chirp((stamp - 60.0) / 1000.0)
         lo, hi = max(CHIRP_AT, first), min(CHIRP_AT + len(chirp), last + 1)

@@ -196,6 +196,7 @@ class PhoneClock:
         self._stream_first: int | None = None  # the first sample index of this stream seen
         self._chirp_at: tuple[float, float] | None = None  # (index, play time) of a recent chirp
         self._line_seen: tuple[float, float, int] | None = None  # the last line fitted once settled
+        self.slip_s = 0.0  # how late this stream's sounds sat against the other phones' (`slip`)
         # The host pings from its network loop and decodes on a worker thread: one lock.
         self._lock = threading.RLock()
 
@@ -385,7 +386,19 @@ class PhoneClock:
         capture time less the measured input delay (nothing taken off before calibration).
         Raises PhoneClockError before the first round trip and the first chunk."""
         with self._lock:
-            return self.capture_time(sample_index) - (self.input_delay_s or 0.0)
+            return self.capture_time(sample_index) - (self.input_delay_s or 0.0) - self.slip_s
+
+    def slip(self, seconds: float) -> None:
+        """This stream's sounds sit `seconds` late (negative: early) against the other phones'
+        (voice/alignment.py: the capture moved its samples against their numbers, which no stamp
+        shows): taken off its host times from now on, until a chirp heard again measures the
+        phone anew (the calibration is to be checked: "rechecking")."""
+        if not math.isfinite(seconds):
+            raise ValueError(f"a slip of {seconds} s")
+        with self._lock:
+            self.slip_s += seconds
+            if self.calibration_state == "ok":
+                self.calibration_state = "rechecking"
 
     @property
     def ready(self) -> bool:
@@ -403,6 +416,7 @@ class PhoneClock:
             self._stream_first = None
             self._line_seen = None  # a new numbering: its lines are not compared with the old
             self._chirp_at = None  # the delay measured stays as it is
+            self.slip_s = 0.0  # a new capture: the old one's slip went with it
             self._audio = np.zeros(0, dtype=np.float32)
             self._audio_start = 0
 
@@ -460,6 +474,7 @@ class PhoneClock:
         if peak is None or not peak.clear:
             return self._fail()
         self._chirp_at = (start + peak.at, play_s)
+        self.slip_s = 0.0  # the chirp measures the stream as it is now, any slip with the rest
         delay = self._settle(self._fit_samples(), *self._chirp_at)
         self.calibration_state = "ok"
         return delay

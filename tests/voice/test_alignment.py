@@ -127,14 +127,16 @@ def test_two_phones_that_slipped_alike_against_two_that_did_not_are_not_set_righ
     assert table.taken[0] == table.taken[3] == 0.0
 
 
-def test_two_phones_share_a_slip_neither_can_be_told_to_have_made() -> None:
+def test_two_phones_out_of_step_move_no_onset_and_are_both_to_be_checked() -> None:
+    """Two phones alone: nobody can tell whose capture slipped, nor a slip from two players saying
+    one recording. Both are flagged (0 s: "rechecking", the chirp measures both) and no onset
+    moves."""
     table = Table(2, 30.0, seed=4)
     table.slips[0] = [(table.start + 10.0, SLIP_S)]
     found = table.run(Alignment())
-    assert sorted(seat for _, seat, _ in found) == [0, 1]
-    # Each takes half: the race between them is right, each 12 ms from the host's clock.
-    assert table.taken[0] - table.taken[1] == pytest.approx(SLIP_S, abs=0.003)
-    assert table.taken[0] == pytest.approx(-table.taken[1], abs=1e-9)
+    assert sorted(seat for _, seat, _ in found[:2]) == [0, 1]
+    assert all(seconds == 0.0 for _, _, seconds in found)
+    assert table.taken == [0.0, 0.0]
 
 
 def test_a_stream_before_its_chirp_is_not_compared() -> None:

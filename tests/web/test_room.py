@@ -1198,8 +1198,8 @@ def test_any_message_from_a_phone_or_a_board_is_refused_in_an_error_changing_not
 def test_a_phone_whose_capture_slipped_is_set_right_against_the_others_and_its_chirp_played_again() -> None:
     """Ana and Bob talk in turn; each phone hears both, its own player 14 dB louder, but Ana's
     chain places every sound 23 ms later than Bob's does (her capture slipped a buffer, which no
-    stamp shows). With two phones nobody can tell whose capture it was: each takes half, so a
-    race between them is decided right, and the host plays the chirp again to measure both."""
+    stamp shows). With two phones nobody can tell whose capture it was: no onset moves, both are
+    to be checked, and the host plays the chirp again to measure both."""
     rng = np.random.default_rng(5)
     words = [synthesise(text, "fr", pitch=pitch) for text, pitch in
              (("pas mou le caillou", 40), ("grelotte ça picote", 60), ("je lance", 50), ("sans fin", 70))]
@@ -1228,9 +1228,7 @@ def test_a_phone_whose_capture_slipped_is_set_right_against_the_others_and_its_c
         room.handle(connection, AudioState(type="audio", stream=1, state="off"))
     for worker in workers:  # all the audio heard
         worker.join(timeout=30)
-    assert len(clocks[0].slips) == len(clocks[1].slips) == 1
-    assert clocks[0].slips[0] == pytest.approx(slip / 2, abs=0.002)
-    assert clocks[1].slips[0] == pytest.approx(-slip / 2, abs=0.002)
+    assert clocks[0].slips[:1] == clocks[1].slips[:1] == [0.0]  # whose, two phones cannot tell: no onset moved
     assert [c.calibration_state for c in clocks] == ["rechecking", "rechecking"]
     for connection, _ in phones:
         stream_on(room, connection, number=2)  # the phones stream on

@@ -601,13 +601,18 @@ class Room:
 
     def _slipped(self, index: int, seconds: float) -> None:
         """The seat's phone's sounds sat `seconds` late against the other phones' (voice/alignment.py):
-        taken off its onsets now, and the chirp measures it again when it may (`_recheck_due`)."""
+        taken off its onsets now (0 s: out of step, whose unknown), and the chirp measures it again
+        when it may (`_recheck_due`)."""
         clock = self.seats[index].clock
-        if clock is None:
-            return
+        if clock is None or not seconds and clock.calibration_state == "rechecking":
+            return  # already to be checked: said once
         clock.slip(seconds)
-        log.info("seat %d: its sounds sat %+.1f ms from the other phones' (its capture slipped): set right, "
-                 "to be checked by the chirp", index + 1, seconds * 1000)
+        if seconds:
+            log.info("seat %d: its sounds sat %+.1f ms from the other phones' (its capture slipped): set right, "
+                     "to be checked by the chirp", index + 1, seconds * 1000)
+        else:
+            log.info("seat %d: out of step with the other phone (whose capture slipped, two phones cannot tell): "
+                     "to be checked by the chirp", index + 1)
         self.publish()
 
     def recognisers(self) -> list[Stream]:

@@ -39,6 +39,7 @@ from collections.abc import Callable
 import numpy as np
 
 from voice.audio import RATE
+from voice.phone_clock import highest_peak
 
 SampleClock = Callable[[float], float]
 """A stream's sample index -> host seconds (when that sound reached the phone's microphone)."""
@@ -90,17 +91,8 @@ def lag_between(sa: np.ndarray, sb: np.ndarray, rate: int = RATE) -> tuple[float
     correlation = np.fft.irfft(cross, 2 * (len(sa) - 1))
     reach = round(MAX_LAG_S * rate)
     lags = np.concatenate([correlation[-reach:], correlation[:reach + 1]])  # lags -reach..reach
-    k = int(np.argmax(lags))
-    at = float(k)
-    if 0 < k < len(lags) - 1:  # between samples: a parabola through the peak's three values
-        left, top, right = lags[k - 1], lags[k], lags[k + 1]
-        bend = left - 2 * top + right
-        if bend < 0:
-            at += 0.5 * (left - right) / bend
-    guard = round(PEAK_GUARD_S * rate)
-    rest = np.concatenate([lags[:max(0, k - guard)], lags[k + guard + 1:]])
-    clear = float(lags[k] / max(float(rest.max()) if len(rest) else 0.0, 1e-12))
-    return (at - reach) / rate, clear
+    at, top, next_top = highest_peak(lags, round(PEAK_GUARD_S * rate))
+    return (at - reach) / rate, top / max(next_top, 1e-12)
 
 
 def loudness_db(samples: np.ndarray, rate: int = RATE) -> float:

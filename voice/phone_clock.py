@@ -129,6 +129,13 @@ def find_chirp(audio: np.ndarray, chirp: np.ndarray, rate: int = RATE) -> Peak |
     power = np.concatenate([[0.0], np.cumsum(x * x)])
     local = np.sqrt(np.maximum(power[n:] - power[:-n], 0.0))
     score = np.abs(raw) / (local * np.linalg.norm(c) + 1e-9 * n)
+    return Peak(*highest_peak(score, round(PEAK_GUARD_S * rate)))
+
+
+def highest_peak(score: np.ndarray, guard: int) -> tuple[float, float, float]:
+    """Where `score` is highest (a fractional index: between samples by a parabola through its
+    three highest values), that height, and the highest value more than `guard` samples from it
+    (0 where there is none)."""
     k = int(np.argmax(score))
     at = float(k)
     if 0 < k < len(score) - 1:
@@ -136,9 +143,8 @@ def find_chirp(audio: np.ndarray, chirp: np.ndarray, rate: int = RATE) -> Peak |
         bend = a - 2 * b + d
         if bend < 0:
             at += 0.5 * (a - d) / bend
-    guard = round(PEAK_GUARD_S * rate)
     rest = np.concatenate([score[:max(0, k - guard)], score[k + guard + 1:]])
-    return Peak(at, float(score[k]), float(rest.max()) if len(rest) else 0.0)
+    return at, float(score[k]), float(rest.max()) if len(rest) else 0.0
 
 
 def audio_drift(times_s: np.ndarray, floors_ms: np.ndarray) -> float:

@@ -213,8 +213,8 @@ class Table:
     talk: list[tuple[int, float, float]] = field(default_factory=list)  # --table-talk: who, from, to
     talk_shouts: int = 0  # detections (after the check) that were table talk, any phone's
     local_noises: int = 0  # --local-noise: sounds only one phone heard
-    slips: int = 0  # --capture-slips: the captures' slips after the chirp
-    slipped: list[tuple[float, int, float]] = field(default_factory=list)  # each: host s, phone, samples moved
+    slipped: list[tuple[float, int, float]] = field(default_factory=list)  # --capture-slips after the chirp:
+    # each slip's host s, phone, samples moved in all
 
 
 @dataclass
@@ -418,7 +418,6 @@ def run_table(n: int, rounds: int, shouts: list[tuple[str, np.ndarray]], model: 
     table = Table(n)
     table.slipped = sorted((at, i, moved) for i, phone in enumerate(phones) for at, moved in phone.slips
                            if play_s < at < end_s)
-    table.slips = len(table.slipped)
     plan: list[list[tuple[np.ndarray | None, float, float]]] = []  # crosstalk: per round, per phone
     # (speech or None for a player who stays quiet, when it leaves the mouth, its level over the room in dB)
     if crosstalk_db is not None:
@@ -559,13 +558,13 @@ def run_table(n: int, rounds: int, shouts: list[tuple[str, np.ndarray]], model: 
                     shout.chain_error_ms = (clock.host_time(index) - heard) * 1000
                 middle = time.process_time()
                 clock_cpu += middle - started
+                timed = clock.input_delay_s is not None
                 if judge and clock.ready:  # the host's crosstalk check: every phone's loudness on its clock
-                    loudness.feed(piece, first, clock.host_time, timed=clock.input_delay_s is not None)
+                    loudness.feed(piece, first, clock.host_time, timed=timed)
                 crosstalk_cpu += time.process_time() - middle
                 middle = time.process_time()
                 if alignment is not None and clock.ready:
-                    for seat, seconds in alignment.feed(i, piece, first, clock.host_time,
-                                                        timed=clock.input_delay_s is not None):
+                    for seat, seconds in alignment.feed(i, piece, first, clock.host_time, timed=timed):
                         clocks[seat].slip(seconds)
                 table.alignment_cpu_s += time.process_time() - middle
                 middle = time.process_time()
@@ -793,7 +792,7 @@ def figures(table: Table) -> dict[str, object]:
         "clock_cpu_per_audio_s": round(table.clock_cpu_s / table.audio_s, 5),
         "crosstalk_cpu_per_audio_s": round(table.crosstalk_cpu_s / table.audio_s, 5),
         "alignment_cpu_per_audio_s": round(table.alignment_cpu_s / table.audio_s, 5),
-        "capture_slips": table.slips,
+        "capture_slips": len(table.slipped),
         "slips_found": len(found),
         "capture_slips_ms": [[round(at, 1), i, round(moved / RATE * 1000, 1)] for at, i, moved in table.slipped],
         "slips_found_ms": [[round(at, 1), seat, round(seconds * 1000, 1)] for at, seat, seconds in found],

@@ -34,15 +34,12 @@ from __future__ import annotations
 import math
 import threading
 from collections import deque
-from collections.abc import Callable
 
 import numpy as np
 
 from voice.audio import RATE
+from voice.crosstalk import SampleClock
 from voice.phone_clock import highest_peak
-
-SampleClock = Callable[[float], float]
-"""A stream's sample index -> host seconds (when that sound reached the phone's microphone)."""
 
 WINDOW_S = 1.0  # the stretch of two streams compared...
 EVERY_S = 0.5  # ...every this much of the streams (windows overlap: a shout is seen whole in one)
@@ -66,17 +63,14 @@ def lag_s(a: np.ndarray, b: np.ndarray, rate: int = RATE) -> tuple[float, float]
     equal length, starting at the same moment), by GCC-PHAT over BAND_HZ within MAX_LAG_S, and
     how clear the peak is (its height over the next one's outside PEAK_GUARD_S). None where one
     of them holds no sound (`SOUND_DB`)."""
-    if len(a) != len(b) or len(a) < rate // 10:
+    if len(a) != len(b) or len(a) < rate // 10 or min(loudness_db(a, rate), loudness_db(b, rate)) < SOUND_DB:
         return None
-    sa, sb = spectrum(a, rate), spectrum(b, rate)
-    return None if sa is None or sb is None else lag_between(sa, sb, rate)
+    return lag_between(spectrum(a, rate), spectrum(b, rate), rate)
 
 
-def spectrum(samples: np.ndarray, rate: int = RATE) -> np.ndarray | None:
+def spectrum(samples: np.ndarray, rate: int = RATE) -> np.ndarray:
     """A stretch's spectrum for `lag_between` (Hann-windowed, padded against wrap-around, only
-    BAND_HZ kept), or None where it holds no sound (`SOUND_DB`)."""
-    if loudness_db(samples, rate) < SOUND_DB:
-        return None
+    BAND_HZ kept)."""
     size = 1 << math.ceil(math.log2(2 * len(samples)))
     out = np.fft.rfft(samples * np.hanning(len(samples)), size)
     freqs = np.fft.rfftfreq(size, 1.0 / rate)
@@ -196,8 +190,8 @@ class Alignment:
         spectra: dict[int, tuple[np.ndarray, float, float]] = {}  # each seat's once, for all its pairs
         for seat in seats:
             window = self.streams[seat].window(until - WINDOW_S, count)
-            if window is not None and (heard := spectrum(window[0])) is not None:
-                spectra[seat] = heard, window[1], loudness_db(window[0])
+            if window is not None and (loud := loudness_db(window[0])) >= SOUND_DB:  # a sound in it
+                spectra[seat] = spectrum(window[0]), window[1], loud
         for i, a in enumerate(seats):
             for b in seats[i + 1:]:
                 if a not in spectra or b not in spectra:

@@ -578,10 +578,10 @@ class Room:
         while not stream.stopped and (chunk := stream.chunks.get()) is not None:
             try:
                 clock.chunk(chunk.first_sample, len(chunk.pcm), chunk.phone_ms)
-                self.attribution.feed(seat.index, chunk.pcm, chunk.first_sample, sample_clock,
-                                      timed=clock.input_delay_s is not None)
+                timed = clock.input_delay_s is not None
+                self.attribution.feed(seat.index, chunk.pcm, chunk.first_sample, sample_clock, timed)
                 for index, seconds in self.alignment.feed(seat.index, chunk.pcm, chunk.first_sample, sample_clock,
-                                                          timed=clock.input_delay_s is not None):
+                                                          timed):
                     self._slipped(index, seconds)
                 state = clock.calibration_state
                 # The clock keeps the last seconds of audio and searches them for each chirp played.

@@ -20,7 +20,7 @@ pair is out of step, where readings of sounds louder at either phone say so. Who
 out of step with two others or more, all the same way, with most of those it has a lag with,
 and those in step with more phones than it is (two phones slipped alike against two that did
 not are a tie); with two phones streaming nobody can tell whose, and the slip is 0 s for both:
-no onset moves, the chirp measures both. The host takes the slip off that phone's onsets
+no onset moves, the chirp measures both (and so every phone of a tie). The host takes the slip off that phone's onsets
 (`PhoneClock.slip`) and plays the chirp again when it may, which measures the phone anew.
 
 Constants chosen on the bench's tuning tables (scripts/bench_web.py --set tune --crosstalk-db 14
@@ -154,6 +154,7 @@ class Alignment:
         # mostly a's own player's, nearer a, and a hears it earlier than b; louder at b, later)
         self.usual: dict[tuple[int, int, int], float] = {}
         self.slips: deque[tuple[float, int, float]] = deque(maxlen=1000)  # (host time, seat, seconds) found
+        self.flagged: set[int] = set()  # seats out of step, whose unknown (0 s), until the chirp measures them
         self._checked = -math.inf  # the end of the last window read
         self._lock = threading.Lock()
 
@@ -169,6 +170,13 @@ class Alignment:
                 return []
             self.streams.setdefault(seat, Stream()).add(pcm, first_sample, clock)
             return self._check()
+
+    def measured(self, seat: int) -> None:
+        """The chirp measured the seat's phone anew: its readings from before are forgotten (they
+        would find the slip the chirp set right), and it may be flagged again."""
+        with self._lock:
+            self._forget(seat)
+            self.flagged.discard(seat)
 
     def _forget(self, seat: int) -> None:
         for pair in [p for p in self.readings if seat in p]:
@@ -238,8 +246,8 @@ class Alignment:
         against two others or more, most of those it has a lag with, and those in step with
         more phones than it is (a pair alone cannot tell which of its two slipped), by the
         median of how far out of step it is with them (`_lag`); with only two phones streaming,
-        0 s for both (nobody can tell whose: the host's chirp measures both again). One slip at
-        a time: its pairs are read again after it."""
+        0 s for both (nobody can tell whose: the host's chirp measures both again), and so for
+        every phone of a tie. One slip at a time: its pairs are read again after it."""
         off: dict[int, dict[int, float]] = {s: {} for s in seats}  # seat: its lag against each it is off from
         in_step: dict[int, set[int]] = {s: set() for s in seats}  # seat: those it is known in step with
         for i, a in enumerate(seats):
@@ -268,16 +276,27 @@ class Alignment:
 
             # And its lags agree: a slip moves it alike against every other, give or take their
             # travel (a pairing of two players saying one recording is not so).
-            blamed = [s for s in seats if len(off[s]) >= 2 and len(off[s]) > len(in_step[s])
-                      and max(off[s].values()) - min(off[s].values()) <= OFF_S
-                      and (min(off[s].values()) > 0 or max(off[s].values()) < 0)
-                      and max(group(t) for t in off[s]) > group(s)]
-            if not blamed:
+            alike = [s for s in seats if len(off[s]) >= 2 and len(off[s]) > len(in_step[s])
+                     and max(off[s].values()) - min(off[s].values()) <= OFF_S
+                     and (min(off[s].values()) > 0 or max(off[s].values()) < 0)]
+            blamed = [s for s in alike if max(group(t) for t in off[s]) > group(s)]
+            if blamed:
+                seat = min(blamed, key=lambda s: (group(s), -len(off[s]), s))
+                slips = [(seat, float(np.median(list(off[seat].values()))))]
+            elif alike:
+                # A tie (as many phones in step on each side): no onset moves, and the chirp
+                # measures every phone of it, as with two phones.
+                slips = [(s, 0.0) for s in alike]
+            else:
                 return []
-            seat = min(blamed, key=lambda s: (group(s), -len(off[s]), s))
-            slips = [(seat, float(np.median(list(off[seat].values()))))]
+        # A flag (0 s) is said once, until the chirp measures the phone (`measured`); its readings
+        # stay, so that a tie is still one when the next reading comes. A slip is taken off.
+        slips = [(seat, seconds) for seat, seconds in slips if seconds or seat not in self.flagged]
         for seat, seconds in slips:
-            self.streams[seat].shift(-seconds)
-            self._forget(seat)
+            if seconds:
+                self.streams[seat].shift(-seconds)
+                self._forget(seat)
+            else:
+                self.flagged.add(seat)
             self.slips.append((now, seat, seconds))
         return slips

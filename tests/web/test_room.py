@@ -1230,6 +1230,7 @@ def test_a_phone_whose_capture_slipped_is_set_right_against_the_others_and_its_c
         worker.join(timeout=30)
     assert clocks[0].slips[:1] == clocks[1].slips[:1] == [0.0]  # whose, two phones cannot tell: no onset moved
     assert [c.calibration_state for c in clocks] == ["rechecking", "rechecking"]
+    assert room.alignment.flagged == {0, 1}
     for connection, _ in phones:
         stream_on(room, connection, number=2)  # the phones stream on
     host[0] += 1.0
@@ -1238,4 +1239,11 @@ def test_a_phone_whose_capture_slipped_is_set_right_against_the_others_and_its_c
     while not all(c.expected for c in clocks) and time.monotonic() < deadline:
         time.sleep(0.05)
     assert all(c.expected for c in clocks)
+    for connection, samples in phones:  # the chirp found in each stream: the phones measured anew
+        room.audio(connection, AudioChunk(0, 0.0, samples[:1600]))
+    deadline = time.monotonic() + 5
+    while room.alignment.flagged and time.monotonic() < deadline:
+        time.sleep(0.05)
+    assert [c.calibration_state for c in clocks] == ["ok", "ok"]
+    assert room.alignment.flagged == set()  # their readings from before the chirp forgotten
     room.close()

@@ -585,7 +585,9 @@ class Room:
                     self._slipped(index, seconds)
                 state = clock.calibration_state
                 # The clock keeps the last seconds of audio and searches them for each chirp played.
-                if clock.feed(chunk.pcm, chunk.first_sample) is not None or clock.calibration_state != state:
+                if (delay := clock.feed(chunk.pcm, chunk.first_sample)) is not None:
+                    self.alignment.measured(seat.index)  # set right by the chirp: its old readings go
+                if delay is not None or clock.calibration_state != state:
                     self.publish()
                 if stream.recogniser is not None:
                     with stream.lock:

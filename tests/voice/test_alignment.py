@@ -234,6 +234,7 @@ def test_bench_web_draws_captures_slipping_a_buffer_either_way_and_back() -> Non
     assert after - before == pytest.approx(10.0 * RATE * (1 + phone.audio_ppm * 1e-6) + bench.SLIP_FRAMES)
     assert bench.parse_args(["--capture-slips"]).capture_slips and not bench.parse_args([]).capture_slips
     assert bench.parse_args(["--no-align"]).no_align and not bench.parse_args([]).no_align
+    assert bench.parse_args(["--no-recheck"]).no_recheck and not bench.parse_args([]).no_recheck
 
 
 def test_the_bench_sets_right_a_phone_whose_capture_slipped_as_the_room_does(ko_model: Any, ko_lexicon: Any,
@@ -261,3 +262,38 @@ def test_the_bench_sets_right_a_phone_whose_capture_slipped_as_the_room_does(ko_
     assert found[0][2] == pytest.approx(SLIP_S, abs=0.004)
     figures = bench.figures(table)
     assert figures["slips_found"] == 1 and figures["capture_slips"] == 1
+
+
+def test_the_bench_plays_the_chirp_again_for_two_phones_out_of_step_and_it_sets_the_slip_right(
+        ko_model: Any, ko_lexicon: Any, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Two phones hearing each other; the first one's capture slips a buffer 14 s into the game.
+    Two phones cannot tell whose it was: both are flagged, and the host plays the chirp again as
+    soon as a race closes (no sooner than 30 s after the first), as the room does. Its shouts
+    sit a buffer late on the host's clock until then, and in place after it."""
+    bench = _bench_web()
+    shouts = [(intent, synthesise(ko_lexicon.intents[intent][0], "ko", speed, pitch))
+              for intent in ("pas_mou_le_caillou", "non") for speed, pitch in ((165, 40), (185, 70), (150, 55))]
+    calls: list[float] = []
+
+    def one_slip(rng: np.random.Generator, since: float, until: float) -> list[tuple[float, float]]:
+        calls.append(since)
+        return [(since + 14.0, bench.SLIP_FRAMES)] if len(calls) == 1 else []
+
+    monkeypatch.setattr(bench, "capture_slips", one_slip)
+    table = bench.run_table(2, 13, shouts, ko_model, ko_lexicon, np.random.default_rng(3), crosstalk_db=14.0,
+                            slips=np.random.default_rng(0), recheck=np.random.default_rng(1))
+    assert len(table.slipped) == 1
+    slipped_at = table.slipped[0][0]
+    flags = list(table.alignment.slips)
+    assert sorted(seat for _, seat, _ in flags) == [0, 1] and all(seconds == 0.0 for _, _, seconds in flags)
+    assert len(table.rechecks) == 1
+    chirp_at = table.rechecks[0]
+    assert slipped_at < max(at for at, _, _ in flags) < chirp_at
+    first_shouts = table.heard_by[0][1]
+    late = [s.chain_error_ms for s in first_shouts if slipped_at + 1 < s.mouth_s < chirp_at]
+    after = [s.chain_error_ms for s in first_shouts if s.mouth_s > chirp_at + 1]
+    assert late and after
+    assert all(abs(e - SLIP_S * 1000) < 8 for e in late)  # a buffer late until the chirp...
+    assert all(abs(e) < 8 for e in after)  # ...and in place after it
+    figures = bench.figures(table)
+    assert (figures["slips_found"], figures["slips_flagged"], figures["rechecks"]) == (0, 2, 1)

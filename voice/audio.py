@@ -10,7 +10,7 @@ import math
 import struct
 import warnings
 from collections import deque
-from collections.abc import Iterable
+from collections.abc import Iterable, Sequence
 from functools import lru_cache
 from math import gcd
 from pathlib import Path
@@ -463,10 +463,12 @@ def peak_db(level: np.ndarray) -> float | None:
 
 def quiet_before(samples: np.ndarray, onset: int, rate: int = RATE, pause_s: float = 0.25,
                  gap_s: float = 0.05, loud_share: float = 0.3, noise_db: float = 0.0,
-                 until: int | None = None) -> bool:
+                 until: int | None = None, ignore: Sequence[tuple[int, int]] = ()) -> bool:
     """Whether the `pause_s` before an onset (ending `gap_s` before it) is mostly quiet:
     under the sound threshold over the floor, or over `noise_db` (the level of a noise that
     rose there, measured by `speech_onset` against the floor of the 3 s before `until`).
+    `ignore`: spans of samples [start, end) left out of the pause (the host's own playback:
+    its sound is nobody's speech).
 
     A shout is said on its own; a phrase found in the middle of running speech is not one.
     """
@@ -474,7 +476,10 @@ def quiet_before(samples: np.ndarray, onset: int, rate: int = RATE, pause_s: flo
     hi = onset - int(gap_s * rate)
     if hi - lo < rate // 20:  # too little audio before the onset to judge: give it the benefit
         return True
-    _centres, level = loudness(samples, lo, hi, rate, until)
+    centres, level = loudness(samples, lo, hi, rate, until)
+    for start, end in ignore:
+        level = level[(centres < start) | (centres >= end)]
+        centres = centres[(centres < start) | (centres >= end)]
     return len(level) == 0 or float(np.mean(level > QUIET_DB + noise_db)) < loud_share
 
 def synthesise(text: str, voice: str = "fr", speed: int = 160, pitch: int = 50,

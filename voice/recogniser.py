@@ -1121,7 +1121,18 @@ class Recogniser:
         # The floor speech_onset measured the noise against: the 3 s before the word's end.
         until = first.end + self.onset_bias - self._history_start
         return quiet_before(self._history, i, self.rate, self.pause_s, noise_db=noise_db,
-                           until=min(len(self._history), until))
+                           until=min(len(self._history), until), ignore=self._played_before(i))
+
+    def _played_before(self, i: int) -> list[tuple[int, int]]:
+        """The spans of `_history` in the second before its index i where the host was playing
+        (`mask_playback`): a shout right after the chirp or a bot's shout follows no speech of
+        its player's, only the host's own sound and its echo."""
+        if not self._masks:
+            return []
+        lo = max(0, i - self.rate)
+        at = self.clock(self._origin + self._history_start + lo)  # host time of _history[lo]
+        spans = [(lo + math.floor((a - at) * self.rate), lo + math.ceil((b - at) * self.rate)) for a, b in self._masks]
+        return [(start, end) for start, end in spans if start < i and end > lo]
 
 
 class _Deaf:

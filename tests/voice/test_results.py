@@ -316,6 +316,22 @@ def test_a_phrase_inside_running_speech_is_not_a_shout(lexicon, script) -> None:
     assert [d.intent for d in feed(make(lexicon, pause_s=0), talk)] == ["oui"]
 
 
+def test_the_hosts_own_playback_just_before_a_shout_is_no_running_speech(lexicon, script) -> None:
+    """The host played something (the chirp, a bot's shout) until just before the shout: the
+    sound the phone heard then is the host's, not its player's talking, and the shout stands.
+    Playback that ended earlier leaves the player's own talk before the shout: still no shout."""
+    result = {"result": [word("oui", 1.46, 1.7)]}
+    sound = tone(3.0, [(a, a + 0.15) for a in np.arange(0.5, 1.6, 0.25)] + [(1.5, 1.7)])  # since 0.5 s
+    script(partials=[], finals=[(2.5, result)])
+    recogniser = make(lexicon)
+    recogniser.mask_playback(0.45, 1.45)
+    assert [d.intent for d in feed(recogniser, sound)] == ["oui"]
+    script(partials=[], finals=[(2.5, result)])
+    recogniser = make(lexicon)
+    recogniser.mask_playback(0.45, 0.9)
+    assert feed(recogniser, sound) == []
+
+
 def test_dropped_input_keeps_the_timeline(lexicon, script) -> None:
     script(partials=[], finals=[(2.5, {"result": [word("oui", 1.46, 1.7)]})])
     recogniser = make(lexicon, refine=False, onset_bias_s=0.0)

@@ -144,7 +144,8 @@ LOCAL_NOISE_DB = (0.0, 25.0)  # ...this loud over the busy room's noise there
 SLIP_FRAMES = 1024 * RATE / 44100  # --capture-slips: a capture buffer of 1024 frames at 44.1 kHz (23.2 ms)...
 SLIP_EVERY_S = 60.0  # ...slipped, this often at each phone on average
 RECHECK_EVERY_S = 30.0  # the chirp played again no sooner than this after the last (voice/web/room.py)...
-RECHECK_AFTER_S = 0.05  # ...played this long after a round's race closes (its mask then ends as the next opens)...
+RECHECK_AFTER_S = 0.0  # ...played as a round's race closes (its mask then ends 0.05 s before the next opens: a shout
+# at the opening whose onset reads a little early, or a phone slipped, was lost under it at 0.05)
 RECHECK_MASK_S = CHIRP_S + 0.3  # ...and masked this long, as the room masks it (CHIRP_TAIL_S there)
 SEEDS = {"tune": (1, 999), "report": (1000, 10**9)}
 DEFAULT_SEED = {"tune": 1, "report": 1000}

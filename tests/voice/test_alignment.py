@@ -237,6 +237,21 @@ def test_bench_web_draws_captures_slipping_a_buffer_either_way_and_back() -> Non
     assert bench.parse_args(["--no-recheck"]).no_recheck and not bench.parse_args([]).no_recheck
 
 
+def _one_slip_at_the_bench(bench: Any, ko_lexicon: Any, monkeypatch: pytest.MonkeyPatch, phone: int,
+                           after_s: float) -> list[tuple[str, np.ndarray]]:
+    """The bench's captures made to slip once: `phone`'s (in the order the table draws them),
+    a buffer `after_s` into its stream; the shouts: three voices to each of two phrases."""
+    calls: list[float] = []
+
+    def one_slip(rng: np.random.Generator, since: float, until: float) -> list[tuple[float, float]]:
+        calls.append(since)
+        return [(since + after_s, bench.SLIP_FRAMES)] if len(calls) == phone + 1 else []
+
+    monkeypatch.setattr(bench, "capture_slips", one_slip)
+    return [(intent, synthesise(ko_lexicon.intents[intent][0], "ko", speed, pitch))
+            for intent in ("pas_mou_le_caillou", "non") for speed, pitch in ((165, 40), (185, 70), (150, 55))]
+
+
 def test_the_bench_sets_right_a_phone_whose_capture_slipped_as_the_room_does(ko_model: Any, ko_lexicon: Any,
                                                                               monkeypatch: pytest.MonkeyPatch) -> None:
     """A table of three phones hearing each other; the second phone's capture slips a buffer 12 s
@@ -245,18 +260,10 @@ def test_the_bench_sets_right_a_phone_whose_capture_slipped_as_the_room_does(ko_
     phrase: with two, two players said one recording in most rounds, which paired at the wrong
     lag was once taken for a slip of 40 ms.)"""
     bench = _bench_web()
-    shouts = [(intent, synthesise(ko_lexicon.intents[intent][0], "ko", speed, pitch))
-              for intent in ("pas_mou_le_caillou", "non") for speed, pitch in ((165, 40), (185, 70), (150, 55))]
-    calls: list[float] = []
-
-    def one_slip(rng: np.random.Generator, since: float, until: float) -> list[tuple[float, float]]:
-        calls.append(since)
-        return [(since + 16.0, bench.SLIP_FRAMES)] if len(calls) == 2 else []
-
-    monkeypatch.setattr(bench, "capture_slips", one_slip)
+    shouts = _one_slip_at_the_bench(bench, ko_lexicon, monkeypatch, phone=1, after_s=16.0)
     table = bench.run_table(3, 10, shouts, ko_model, ko_lexicon, np.random.default_rng(8), crosstalk_db=14.0,
                             slips=np.random.default_rng(0))
-    assert len(calls) == 3 and len(table.slipped) == 1
+    assert len(table.slipped) == 1 and table.slipped[0][1] == 1
     found = table.alignment.slips
     assert [seat for _, seat, _ in found] == [1]
     assert found[0][2] == pytest.approx(SLIP_S, abs=0.004)
@@ -271,18 +278,10 @@ def test_the_bench_plays_the_chirp_again_for_two_phones_out_of_step_and_it_sets_
     soon as a race closes (no sooner than 30 s after the first), as the room does. Its shouts
     sit a buffer late on the host's clock until then, and in place after it."""
     bench = _bench_web()
-    shouts = [(intent, synthesise(ko_lexicon.intents[intent][0], "ko", speed, pitch))
-              for intent in ("pas_mou_le_caillou", "non") for speed, pitch in ((165, 40), (185, 70), (150, 55))]
-    calls: list[float] = []
-
-    def one_slip(rng: np.random.Generator, since: float, until: float) -> list[tuple[float, float]]:
-        calls.append(since)
-        return [(since + 14.0, bench.SLIP_FRAMES)] if len(calls) == 1 else []
-
-    monkeypatch.setattr(bench, "capture_slips", one_slip)
+    shouts = _one_slip_at_the_bench(bench, ko_lexicon, monkeypatch, phone=0, after_s=14.0)
     table = bench.run_table(2, 13, shouts, ko_model, ko_lexicon, np.random.default_rng(3), crosstalk_db=14.0,
                             slips=np.random.default_rng(0), recheck=np.random.default_rng(1))
-    assert len(table.slipped) == 1
+    assert len(table.slipped) == 1 and table.slipped[0][1] == 0
     slipped_at = table.slipped[0][0]
     flags = list(table.alignment.slips)
     assert sorted(seat for _, seat, _ in flags) == [0, 1] and all(seconds == 0.0 for _, _, seconds in flags)

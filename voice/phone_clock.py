@@ -75,11 +75,6 @@ MIN_PEAK = 0.3  # normalised correlation the chirp's peak must reach...
 MIN_MARGIN = 1.6  # ...and this many times the next peak outside PEAK_GUARD_S of it
 PEAK_GUARD_S = 0.008  # reflections off the table and near walls arrive within this
 AUDIO_KEPT_S = 6.0  # recent audio kept for the search
-RECHECK_AFTER_S = 30.0  # a recheck's chirp comes no sooner than this after the last chirp...
-RECHECK_AFTER_MAX_S = 480.0  # ...and one asked by the stamps alone up to this, doubling each time a
-# chirp found the phone where the clock had it (a capture buffer that grew, as _follow assumes: a
-# loaded phone's stamps step that often, and a chirp every 30 s all game long would be for nothing)
-SAME_DELAY_S = 0.01  # a recheck found that: within the chirp's own error, far under a jump (STALL_MS)
 
 # "rechecking": the sample clock's envelope jumped after a calibration (see _follow): a grown
 # capture buffer and lost samples look alike in the stamps; only a chirp heard again can tell.
@@ -208,9 +203,6 @@ class PhoneClock:
         self._chirp_at: tuple[float, float] | None = None  # (index, play time) of a recent chirp
         self._line_seen: tuple[float, float, int] | None = None  # the last line fitted once settled
         self.slip_s = 0.0  # how late this stream's sounds sat against the other phones' (`slip`)
-        self.stamps_recheck_after_s = RECHECK_AFTER_S  # the wait for a recheck the stamps alone ask
-        self._stamps_only = False  # "rechecking" was asked by the stamps alone (`_follow`)...
-        self._checking_stamps = False  # ...and a chirp was played for such a recheck
         # The host pings from its network loop and decodes on a worker thread: one lock.
         self._lock = threading.RLock()
 
@@ -334,16 +326,7 @@ class PhoneClock:
         if self._chirp_at is None:
             self.input_delay_s += self.to_host(at) - self.to_host(was)
         if self.calibration_state != "pending":  # a search under way settles it anyway
-            if self.calibration_state != "rechecking":
-                self._stamps_only = True
             self.calibration_state = "rechecking"
-
-    @property
-    def recheck_after_s(self) -> float:
-        """How long after the last chirp the host may play one to recheck this phone: longer
-        where its stamps alone asked and chirps found it where it was (RECHECK_AFTER_MAX_S)."""
-        stamps = self.calibration_state == "rechecking" and self._stamps_only
-        return self.stamps_recheck_after_s if stamps else RECHECK_AFTER_S
 
     def _settle(self, line: tuple[float, float, int], index: float, play_s: float) -> float:
         """The delay measured from a chirp at `index` of this stream, with the current line:
@@ -420,7 +403,6 @@ class PhoneClock:
             raise ValueError(f"a slip of {seconds} s")
         with self._lock:
             self.slip_s += seconds
-            self._stamps_only = False  # the sounds say so: rechecked at the usual pace
             if self.calibration_state == "ok":
                 self.calibration_state = "rechecking"
 
@@ -451,8 +433,6 @@ class PhoneClock:
         the audio that comes (and the little already kept)."""
         with self._lock:
             self._expected = sorted([*self._expected, host_play_s])
-            self._checking_stamps = self.calibration_state == "rechecking" and self._stamps_only
-            self._stamps_only = False
             self.calibration_state = "pending"
 
     def feed(self, pcm_int16: np.ndarray, first_sample: int) -> float | None:
@@ -499,16 +479,10 @@ class PhoneClock:
         self.calibration_peak = peak
         if peak is None or not peak.clear:
             return self._fail()
-        before = self.input_delay_s  # where the clock had the phone (anchored by the last chirp)
         self._chirp_at = (start + peak.at, play_s)
         self.slip_s = 0.0  # the chirp measures the stream as it is now, any slip with the rest
         delay = self._settle(self._fit_samples(), *self._chirp_at)
         self.calibration_state = "ok"
-        if self._checking_stamps and before is not None:  # a recheck the stamps alone asked for
-            same = abs(delay - before) <= SAME_DELAY_S
-            self.stamps_recheck_after_s = (min(2 * self.stamps_recheck_after_s, RECHECK_AFTER_MAX_S) if same
-                                           else RECHECK_AFTER_S)
-        self._checking_stamps = False
         return delay
 
     def _settled(self) -> bool:
@@ -519,6 +493,5 @@ class PhoneClock:
         return self._chunks[-1][0] - self._stream_first >= STARTUP_AFTER_S * self.rate
 
     def _fail(self) -> str:
-        self._checking_stamps = False
         self.calibration_state = "failed"  # input_delay_s keeps the last good measurement
         return "failed"

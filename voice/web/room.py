@@ -30,7 +30,7 @@ from cdc_env.actions import Action
 from cdc_env.game import Decision
 from voice.alignment import Alignment
 from voice.crosstalk import Attribution
-from voice.phone_clock import RECHECK_AFTER_S, PhoneClockError
+from voice.phone_clock import PhoneClockError
 from voice.session import Heard, InputLost, PlaySession, Said, SeatPlayer, name_at_table, name_refusal
 from voice.table import TypedLines
 from voice.web.protocol import (
@@ -65,8 +65,7 @@ TAP_SLACK_S = 5.0  # a tap timed further than this from its arrival: the phone's
 # tap crosses the Wi-Fi in a few ms, but a phone saving power holds its packets for a beacon or
 # three (about 100 ms each), and the page's event loop may be busy drawing.
 TAP_DELIVERY_S = 0.5
-RECHECK_EVERY_S = RECHECK_AFTER_S  # a calibration to recheck plays the chirp no sooner than this after the last
-# (a phone whose stamps alone asked, and whose chirps found it where it was, waits longer: its recheck_after_s)
+RECHECK_EVERY_S = 30.0  # a calibration to recheck plays the chirp no sooner than this after the last
 MIC_TEST_S = 0.4  # a seat's microphone test passes once its phone heard this much voice near it
 QUESTIONS_KEPT = 8  # the last questions' numbers a phone's choice may name (the same decision put again)
 
@@ -95,9 +94,6 @@ class PhoneClockLike(Protocol):
     def feed(self, pcm_int16: np.ndarray, first_sample: int) -> float | None: ...
 
     def slip(self, seconds: float) -> None: ...
-
-    @property
-    def recheck_after_s(self) -> float: ...
 
 
 def default_phone_clock() -> PhoneClockLike:
@@ -636,13 +632,13 @@ class Room:
 
     def _recheck_due(self, now: float) -> bool:
         """A phone's calibration is to be checked again, no race is open, and the last chirp
-        is at least RECHECK_EVERY_S old (longer where only that phone's stamps asked and chirps
-        found it where it was: `recheck_after_s`): a real table is not to hear chirps all game long."""
+        is at least RECHECK_EVERY_S old: a real table is not to hear chirps all game long."""
         if self.race or self._calibrate.is_set():
             return False
-        waits = [seat.clock.recheck_after_s for seat in self.seats if seat.clock is not None
-                 and seat.stream is not None and seat.clock.calibration_state == "rechecking"]
-        return bool(waits) and (self._last_chirp is None or now - self._last_chirp >= min(waits))
+        if self._last_chirp is not None and now - self._last_chirp < RECHECK_EVERY_S:
+            return False
+        return any(seat.clock is not None and seat.stream is not None
+                   and seat.clock.calibration_state == "rechecking" for seat in self.seats)
 
     def _calibrations(self) -> None:
         while True:

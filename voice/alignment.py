@@ -20,8 +20,9 @@ pair is out of step, where readings of sounds louder at either phone say so. Who
 out of step with two others or more, all the same way, with most of those it has a lag with,
 and those in step with more phones than it is (two phones slipped alike against two that did
 not are a tie); with two phones streaming nobody can tell whose, and the slip is 0 s for both:
-no onset moves, the chirp measures both (and so every phone of a tie). The host takes the slip off that phone's onsets
-(`PhoneClock.slip`) and plays the chirp again when it may, which measures the phone anew.
+no onset moves, the chirp measures both (and so every phone of a tie). The host takes the slip
+off that phone's onsets (`PhoneClock.slip`) and plays the chirp again when it may, which
+measures the phone anew.
 
 Constants chosen on the bench's tuning tables (scripts/bench_web.py --set tune --crosstalk-db 14
 --browser-stamps --capture-slips, docs/web.md). What it cannot do: a phone alone at the table

@@ -489,7 +489,9 @@ def synthesise(text: str, voice: str = "fr", speed: int = 160, pitch: int = 50,
 
     speech = subprocess.run(["espeak-ng", "-v", voice, "-s", str(speed), "-p", str(pitch),
                              "--stdout", text], check=True, capture_output=True).stdout
-    pcm = subprocess.run(["sox", "-q", "-t", "wav", "-", "-t", "raw", "-r", str(rate), "-c", "1",
+    # -R: sox's dither (added when it resamples to 16 bits) drawn the same on every run, so that a
+    # clip, and every figure measured on it, is the same on every machine and every run.
+    pcm = subprocess.run(["sox", "-R", "-q", "-t", "wav", "-", "-t", "raw", "-r", str(rate), "-c", "1",
                           "-b", "16", "-e", "signed-integer", "-L", "-"],
                          input=speech, check=True, capture_output=True).stdout
     return np.frombuffer(pcm, dtype="<i2").astype(np.float64)

@@ -119,6 +119,7 @@ from voice.alignment import Alignment  # noqa: E402
 from voice.audio import RATE, load_clip, pink_noise, rms  # noqa: E402
 from voice.crosstalk import Crosstalk, confirmed  # noqa: E402
 from voice.phone_clock import CHIRP_S, PhoneClock, make_chirp  # noqa: E402
+from voice.web.room import CHIRP_TAIL_S, RECHECK_EVERY_S  # noqa: E402  (the room's recheck, modelled)
 
 if TYPE_CHECKING:
     from voice.recogniser import Detection
@@ -143,10 +144,12 @@ LOCAL_NOISE_EVERY_S = 6.0  # --local-noise: a sound only one phone hears, this o
 LOCAL_NOISE_DB = (0.0, 25.0)  # ...this loud over the busy room's noise there
 SLIP_FRAMES = 1024 * RATE / 44100  # --capture-slips: a capture buffer of 1024 frames at 44.1 kHz (23.2 ms)...
 SLIP_EVERY_S = 60.0  # ...slipped, this often at each phone on average
-RECHECK_EVERY_S = 30.0  # the chirp played again no sooner than this after the last (voice/web/room.py)...
-RECHECK_AFTER_S = 0.0  # ...played as a round's race closes (its mask then ends 0.05 s before the next opens: a shout
-# at the opening whose onset reads a little early, or a phone slipped, was lost under it at 0.05)
-RECHECK_MASK_S = CHIRP_S + 0.3  # ...and masked this long, as the room masks it (CHIRP_TAIL_S there)
+# The chirp played again (RECHECK_EVERY_S after the last at the soonest, as the room does) this
+# long after a round's race closes: its mask then ends 0.05 s before the next round opens (at
+# 0.05 s, a shout at the opening whose onset read a little early, or on a phone whose slip was not
+# yet set right, was lost under it)...
+RECHECK_AFTER_S = 0.0
+RECHECK_MASK_S = CHIRP_S + CHIRP_TAIL_S  # ...and masked this long, as the room masks it
 SEEDS = {"tune": (1, 999), "report": (1000, 10**9)}
 DEFAULT_SEED = {"tune": 1, "report": 1000}
 

@@ -477,9 +477,8 @@ def quiet_before(samples: np.ndarray, onset: int, rate: int = RATE, pause_s: flo
     if hi - lo < rate // 20:  # too little audio before the onset to judge: give it the benefit
         return True
     centres, level = loudness(samples, lo, hi, rate, until)
-    for start, end in ignore:
-        level = level[(centres < start) | (centres >= end)]
-        centres = centres[(centres < start) | (centres >= end)]
+    if ignore:
+        level = level[np.all([(centres < start) | (centres >= end) for start, end in ignore], axis=0)]
     return len(level) == 0 or float(np.mean(level > QUIET_DB + noise_db)) < loud_share
 
 def synthesise(text: str, voice: str = "fr", speed: int = 160, pitch: int = 50,

@@ -607,14 +607,14 @@ class Room:
         when it may (`_recheck_due`)."""
         clock = self.seats[index].clock
         if clock is None or not seconds and clock.calibration_state == "rechecking":
-            return  # already to be checked: said once
+            return  # already to be checked (by its stamps, or a slip taken off): nothing to add
         clock.slip(seconds)
         if seconds:
             log.info("seat %d: its sounds sat %+.1f ms from the other phones' (its capture slipped): set right, "
                      "to be checked by the chirp", index + 1, seconds * 1000)
         else:
-            log.info("seat %d: out of step with the other phone (whose capture slipped, two phones cannot tell): "
-                     "to be checked by the chirp", index + 1)
+            log.info("seat %d: out of step with the others, whose capture slipped cannot be told (two phones, "
+                     "or as many in step on each side): to be checked by the chirp", index + 1)
         self.publish()
 
     def recognisers(self) -> list[Stream]:

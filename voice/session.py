@@ -50,6 +50,10 @@ EARLY_TOLERANCE_S = 0.05
 # shout repeated (the phrase said twice takes about 1.5 s; a double tap a fraction of a second),
 # not a false shout: races end as soon as every shout is in, so a repeat often falls after.
 REPEAT_S = 2.0
+# The longest a move waits for the host's own sound to end (`PlaySession._wait_for_host_sound`:
+# the phones' chirp and its echo, 0.45 s, asked for 0.3 s before): a sound that never ends
+# (a stuck player) is not to stop the game.
+HOST_SOUND_WAIT_S = 2.0
 # Typed alone, takes back the last thing a microphone heard that the game took, a false shout
 # or an answer (PlaySession.take_back): a recogniser now and then takes talk for a phrase, and
 # the table knows who said nothing.
@@ -109,6 +113,8 @@ class Listener(Protocol):
 
     # Optional: `holding() -> bool`, whether an utterance heard is still held back (the room
     # attributing it to a seat); a race then waits for it a little longer (HELD_GRACE_S).
+    # Optional: `sounding() -> bool`, whether the host plays (or is about to play) a sound masked
+    # in the listener's audio (the phones' calibration chirp); no move is made under it.
 
     def mark_playback(self, start: float, end: float) -> None: ...
 
@@ -370,6 +376,8 @@ class PlaySession:
             else:
                 action = player.bot.act(self.state, decision)
             if action is not None:  # None: a false shout changed the game; ask again
+                if decision.kind != "race":
+                    self._wait_for_host_sound()
                 index = len(self.state.history)
                 self.state.apply_action(action, seat=decision.seat)
                 if self._voice_answer is not None:
@@ -387,6 +395,17 @@ class PlaySession:
 
     def _hears(self, seat: int) -> bool:
         return self.listener is not None and seat in self.listener.seats
+
+    def _wait_for_host_sound(self) -> None:
+        """A move may show dice, and dice may open a race: not while the host plays a sound
+        masked in the listener's audio (the phones' chirp), where a shout would be lost. The
+        chirp and its echo last under a second; HOST_SOUND_WAIT_S bounds the wait all the same."""
+        sounding = getattr(self.listener, "sounding", None)
+        if sounding is None:
+            return
+        deadline = time.monotonic() + HOST_SOUND_WAIT_S
+        while sounding() and time.monotonic() < deadline:
+            time.sleep(0.01)
 
     # ------------------------------------------------------------------ humans
 

@@ -139,6 +139,44 @@ def test_race_is_decided_by_onset_not_by_recognition_time() -> None:
     assert [intents for intents, race in listener.asked if race] == [{"pas_mou_le_caillou"}]
 
 
+class SoundingListener(LateListener):
+    """A LateListener whose host plays a sound masked in its audio (the phones' chirp) for
+    `sound_s` from its making: `sounding()` says so meanwhile."""
+
+    def __init__(self, *args: Any, sound_s: float) -> None:
+        super().__init__(*args)
+        self.quiet_at = time.monotonic() + sound_s
+
+    def sounding(self) -> bool:
+        return time.monotonic() < self.quiet_at
+
+
+def test_no_dice_are_shown_while_the_host_plays_a_sound_masked_in_the_phones_audio() -> None:
+    # The human rolls at once, while the chirp sounds for 0.6 s: the roll waits for its end,
+    # so the race it opens (a Chouette-Velute) starts after it, and the shout the player makes
+    # 0.85 s after being asked to roll counts (were the dice shown at once, it would too: the
+    # race is open 3 s; what matters is that none of the race's time is under the mask).
+    keyboard = TypedLater()
+    keyboard.type("1", 0.0)
+    listener = SoundingListener(0, "pas_mou_le_caillou", 0.85, 1.0, sound_s=0.6)
+    session = chouette_velute_session(keyboard, bot_onset_ms=1200, listener=listener)
+    state = session.run()
+    assert session._last_race is not None and session._last_race[0] >= listener.quiet_at
+    assert state.scores[0] == 8
+
+
+def test_a_host_sound_that_never_ends_holds_each_move_only_so_long(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr("voice.session.HOST_SOUND_WAIT_S", 0.3)
+    keyboard = TypedLater()
+    keyboard.type("1", 0.0)
+    listener = SoundingListener(0, "pas_mou_le_caillou", 0.2, 0.4, sound_s=1e9)
+    began = time.monotonic()
+    session = chouette_velute_session(keyboard, bot_onset_ms=1200, listener=listener)
+    state = session.run()
+    assert session._last_race is not None and 0.3 <= session._last_race[0] - began < 1.0
+    assert state.winner == 1  # the game went on to its end
+
+
 class HeldListener(LateListener):
     """A LateListener whose room holds the shout back until it delivers it (a crowded reading
     waiting for another phone to bear it out): `holding()` says so meanwhile."""

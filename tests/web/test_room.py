@@ -38,7 +38,7 @@ from voice.web.protocol import (
     parse_audio,
     parse_message,
 )
-from voice.web.room import MIC_TIMEOUT_S, RECHECK_EVERY_S, Connection, Room
+from voice.web.room import MIC_TIMEOUT_S, RECHECK_EVERY_S, Connection, PhoneListener, Room
 from voice.web.snapshot import log_line, table_json
 
 KO_LEXICON = "tests/voice/data/ko.yaml"
@@ -392,6 +392,47 @@ def test_a_calibration_to_recheck_gets_a_chirp_outside_races_at_most_every_30_s(
     room.watch()  # still rechecking until the phone hears it, but the chirp was just played
     assert chirps(2)
     room.close()
+
+
+def test_no_move_is_made_while_the_chirp_sounds_and_a_phone_starting_in_a_race_waits_for_its_end() -> None:
+    """The chirp is masked in every phone's stream, so a shout under it is lost: the session
+    holds its next move (dice that could open a race) while the room is `sounding`, from the
+    chirp asked for to the end of its echo. A phone that starts in a race gets its chirp once the
+    race is over, not over the other phones' shouts."""
+    host = [100.0]
+    played: list[float] = []
+    room = make_room([FakeClock(), FakeClock()], clock=lambda: host[0])
+    room.play = lambda samples, rate: played.append(host[0])
+    listener = PhoneListener(room)
+    assert not listener.sounding()
+    ana = join(room, 0)
+    stream_on(room, ana)
+    assert listener.sounding()  # asked for: it plays in 0.3 s
+    deadline = time.monotonic() + 5
+    while not played and time.monotonic() < deadline:
+        time.sleep(0.01)
+    assert played == [100.0] and room.sounding()  # played at 100.0 on the host's clock
+    host[0] = 100.0 + 800 / RATE + 0.29
+    assert room.sounding()  # its echo, masked too
+    host[0] = 100.0 + 800 / RATE + 0.31
+    assert not room.sounding()
+
+    room.race = True  # Bob's phone starts in a race
+    bob = join(room, 1)
+    stream_on(room, bob)
+    assert room.sounding()  # asked for...
+    deadline = time.monotonic() + 3
+    while room.sounding() and time.monotonic() < deadline:
+        time.sleep(0.01)
+    time.sleep(0.3)
+    assert played == [100.0] and not room.sounding()  # ...held for the race's end: the session goes on
+    room.race = False
+    deadline = time.monotonic() + 5
+    while len(played) < 2 and time.monotonic() < deadline:
+        time.sleep(0.01)
+    assert played == [100.0, host[0]] and room.sounding()
+    room.close()
+    assert not room.sounding()  # a closed room holds nothing
 
 
 def test_binary_frames_are_checked() -> None:

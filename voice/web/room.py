@@ -66,6 +66,7 @@ TAP_SLACK_S = 5.0  # a tap timed further than this from its arrival: the phone's
 # three (about 100 ms each), and the page's event loop may be busy drawing.
 TAP_DELIVERY_S = 0.5
 RECHECK_EVERY_S = 30.0  # a calibration to recheck plays the chirp no sooner than this after the last
+JOIN_CHIRP_WAIT_S = 6.0  # a phone starting in a race: its chirp waits this long at most for the race's end
 MIC_TEST_S = 0.4  # a seat's microphone test passes once its phone heard this much voice near it
 QUESTIONS_KEPT = 8  # the last questions' numbers a phone's choice may name (the same decision put again)
 
@@ -268,6 +269,8 @@ class Room:
         self._calibrate = threading.Event()
         self._join_chirp = False  # a chirp asked for a phone that starts (not a recheck)
         self._last_chirp: float | None = None  # host time the last chirp was played
+        self._chirping = False  # the chirp asked for is about to play (`sounding`)
+        self._sounding_until = 0.0  # host time the last chirp's mask ends
         self._closed = False
         self._chirp_failed = False
         self._calibrator = threading.Thread(target=self._calibrations, daemon=True, name="chirp")
@@ -640,37 +643,61 @@ class Room:
         return any(seat.clock is not None and seat.stream is not None
                    and seat.clock.calibration_state == "rechecking" for seat in self.seats)
 
+    def sounding(self) -> bool:
+        """The host plays the chirp, or is about to: it is masked in every phone's stream, so a
+        shout made under it is lost, and no dice are to show meanwhile (PlaySession holds its
+        next move until it is over: under a second, at most every RECHECK_EVERY_S)."""
+        if self._closed:
+            return False
+        return self._calibrate.is_set() or self._chirping or self.clock() < self._sounding_until
+
     def _calibrations(self) -> None:
-        while True:
+        while not self._closed:
             self._calibrate.wait()
             if self._closed:
                 return
             time.sleep(0.3)  # a few phones starting together hear one chirp
+            self._chirping = True  # (before the request is cleared: `sounding` never lapses)
             self._calibrate.clear()
-            join, self._join_chirp = self._join_chirp, False
-            if self._closed:
-                return
-            if not any(seat.stream is not None for seat in self.seats):
-                continue  # no phone streams: nobody to calibrate
-            if not join and self.race:
-                continue  # a race opened meanwhile: the recheck waits for its end (watch asks again)
             try:
-                samples = self.chirp()
-                duration = len(samples) / RATE
-                start = self.clock()
-                self._last_chirp = start
-                for seat in self.seats:
-                    if seat.clock is not None and seat.stream is not None:
-                        seat.clock.expect_chirp(start)
-                self.mark_playback(start, start + duration + CHIRP_TAIL_S)
-                self.play(samples, RATE)
-                self.publish()
-                time.sleep(duration + 0.5)
-            except Exception as error:  # noqa: BLE001 - no sound card: the phones' calibrations fail, shown on the board
-                if not self._chirp_failed:
-                    log.warning("the calibration chirp could not be played (%s): the phones stay "
-                                "uncalibrated", error)
-                self._chirp_failed = True
+                self._chirp(join=self._join_chirp)
+            finally:
+                self._chirping = False
+
+    def _chirp(self, join: bool) -> None:
+        self._join_chirp = False
+        if self._closed or not any(seat.stream is not None for seat in self.seats):
+            return  # no phone streams: nobody to calibrate
+        if self.race:
+            if not join:
+                return  # a race opened meanwhile: the recheck waits for its end (watch asks again)
+            # A phone that starts during a race: its chirp waits for the race's end, as it would
+            # mask the other phones' shouts. The session goes on meanwhile (the race must end).
+            self._chirping = False
+            deadline = time.monotonic() + JOIN_CHIRP_WAIT_S
+            while self.race and not self._closed and time.monotonic() < deadline:
+                time.sleep(0.05)
+            self._chirping = True
+        try:
+            samples = self.chirp()
+            duration = len(samples) / RATE
+            start = self.clock()
+            self._last_chirp = start
+            for seat in self.seats:
+                if seat.clock is not None and seat.stream is not None:
+                    seat.clock.expect_chirp(start)
+            self._sounding_until = start + duration + CHIRP_TAIL_S
+            self.mark_playback(start, self._sounding_until)
+            self.play(samples, RATE)
+            self._chirping = False  # played: `sounding` until its mask ends
+            self.publish()
+            time.sleep(duration + 0.5)
+        except Exception as error:  # noqa: BLE001 - no sound card: the phones' calibrations fail, shown on the board
+            self._sounding_until = 0.0  # nothing sounds: no move is to wait for it
+            if not self._chirp_failed:
+                log.warning("the calibration chirp could not be played (%s): the phones stay "
+                            "uncalibrated", error)
+            self._chirp_failed = True
 
     def mark_playback(self, start: float, end: float) -> None:
         """What the host plays (bots' shouts, the chirp) is masked in every phone's stream."""
@@ -895,6 +922,9 @@ class PhoneListener:
     def holding(self) -> bool:
         return self.room.attribution.holding()
 
+    def sounding(self) -> bool:
+        return self.room.sounding()
+
     def mark_playback(self, start: float, end: float) -> None:
         self.room.mark_playback(start, end)
 
@@ -956,6 +986,9 @@ class Listeners:
 
     def holding(self) -> bool:
         return any(getattr(listener, "holding", lambda: False)() for listener in self.listeners)
+
+    def sounding(self) -> bool:
+        return any(getattr(listener, "sounding", lambda: False)() for listener in self.listeners)
 
     def mark_playback(self, start: float, end: float) -> None:
         for listener in self.listeners:

@@ -39,6 +39,10 @@ RATE = 16000
 
 # Clock sync (step 2).
 PING_WINDOW_MS = 120_000.0  # round trips older than this (phone time) are forgotten
+# ...and never more than this many kept: the windows are in the phone's own time, and a broken or
+# hostile page whose stamps stand still (FLOOD_PER_S frames a second) would grow them for ever,
+# each refit longer than the last. A page pings once a second: 120 in the window.
+PINGS_KEPT = 1000
 PING_BIN_MS = 10_000.0  # one fastest round trip per bin feeds the drift line
 DRIFT_SPAN_MS = 30_000.0  # fit drift only over at least this span (shorter: noise, not drift)
 FASTEST = 3  # before drift can be fitted: the offset is the mean of this many fastest samples
@@ -50,6 +54,7 @@ PHONE_TICK_MS = 1.0
 
 # Sample clock (step 1).
 CHUNK_WINDOW_MS = 60_000.0  # chunk stamps kept for the lower envelope
+CHUNKS_KEPT = 2000  # ...and never more (see PINGS_KEPT): a page sends 600 chunks of 100 ms a minute
 MAX_AUDIO_DRIFT = 5e-3  # a sample rate off by more than 0.5 % is clamped (the page resamples)
 # The audio clock's drift (`audio_drift`), from the stamps' floor: headless Chromium on a loaded
 # machine (docs/web.md) stamps chunks 5-30 ms late, and its floor steps by 10-12 ms every tens
@@ -190,9 +195,9 @@ class PhoneClock:
         self.input_delay_s: float | None = None
         self.calibration_state: CalibrationState = "pending"
         self.calibration_peak: Peak | None = None  # the last search's peak (for the board/logs)
-        self._pings: deque[tuple[float, float, float]] = deque()  # (phone ms, rtt ms, offset ms)
+        self._pings: deque[tuple[float, float, float]] = deque(maxlen=PINGS_KEPT)  # (phone ms, rtt ms, offset ms)
         self._offset: tuple[float, float, float] | None = None  # (offset ms, drift, at phone ms)
-        self._chunks: deque[tuple[int, float]] = deque()  # (last sample index, phone ms)
+        self._chunks: deque[tuple[int, float]] = deque(maxlen=CHUNKS_KEPT)  # (last sample index, phone ms)
         self._floors: dict[int, tuple[int, float]] = {}  # FLOOR_BIN_S bin: (last index, ms late)
         self._drift: float | None = None  # audio_drift of the floors' closed bins (None: to read)
         self._line: tuple[float, float, int] | None = None  # (phone ms at ref, ms per sample, ref)

@@ -293,6 +293,20 @@ def test_reset_stream_restarts_numbering_and_keeps_sync_and_delay() -> None:
     assert clock.input_delay_s == 0.05
 
 
+def test_a_page_whose_stamps_stand_still_grows_no_clock_state() -> None:
+    """The windows of kept chunks and round trips are in the phone's own time: a broken or
+    hostile page whose stamps never move would have grown them for ever, each refit longer."""
+    from voice.phone_clock import CHUNKS_KEPT, PINGS_KEPT
+
+    clock = PhoneClock()
+    for i in range(PINGS_KEPT + 50):
+        clock.ping(1000.0, 5010.0 + i, 5010.0 + i, 1020.0)
+    for i in range(CHUNKS_KEPT + 50):
+        clock.chunk(i * 1600, 1600, 2000.0)
+    assert len(clock._pings) == PINGS_KEPT and len(clock._chunks) == CHUNKS_KEPT
+    assert math.isfinite(clock.host_time((CHUNKS_KEPT + 49) * 1600))
+
+
 def test_chirp_search_ends_when_the_stream_restarts_past_it() -> None:
     clock = PhoneClock()
     clock.ping(1000.0, 5010.0, 5010.0, 1020.0)  # host = phone + 4 s

@@ -773,6 +773,21 @@ def test_a_late_friend_seated_by_the_host_gets_a_seat_a_phone_can_take() -> None
     assert PhoneListener(room).seats == [0, 1, 3]  # her phone's voice is heard like the others'
 
 
+def test_the_table_is_sent_while_a_late_friends_seat_is_added_before_the_table_with_them() -> None:
+    """`set_table` adds the newcomer's seat, then makes the table with them (the session's
+    thread): the server's loop may send the table in between. It sends the one set last, whole
+    (a strict pairing of its players with the seats raised, and the watch that raised it stopped
+    the server's loop: every phone frozen)."""
+    room = make_room([FakeClock()])
+    session = PlaySession(load_ruleset("classic").with_house_rules(["chante_sloubi"]), [s.player for s in room.seats],
+                          view=room.view, keyboard=room.keys, seed=1)
+    room.set_table(session, {}, [])
+    room._seat_newcomers([*session.players, SeatPlayer("Zoé")])  # the table with her is not set yet
+    message = room.table_message()
+    assert message is not None and [p["name"] for p in message["players"]] == ["Ana", "Bob", "bold-1"]
+    room.watch()  # sends it: the seats' live states changed
+
+
 def test_the_pages_get_what_the_game_says_to_the_table_and_not_the_hosts_answers() -> None:
     """Lines said to the whole table (Said) reach the pages numbered, in both languages, with the
     player they are about (whose phone shows them); the answers to the host's typing stay on the

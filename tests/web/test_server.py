@@ -189,6 +189,24 @@ def test_pages_need_the_room_secret(server: WebServer, tls: ssl.SSLContext) -> N
     assert "403" in str(refused_ws.value)
 
 
+def test_a_fault_in_the_rooms_watch_is_logged_once_and_the_table_is_served_on(
+        certificates: Certificates, tls: ssl.SSLContext, caplog: pytest.LogCaptureFixture) -> None:
+    room = new_room()
+    failures = [0]
+
+    def failing_watch() -> None:
+        failures[0] += 1
+        raise RuntimeError("a fault of ours")
+
+    room.watch = failing_watch  # type: ignore[method-assign]
+    with caplog.at_level(logging.ERROR, logger="voice.web.server"), serving(room, certificates) as running:
+        assert until(lambda: failures[0] >= 3, 5) is not None  # watched on, every 0.1 s
+        with httpx.Client(verify=tls) as client:
+            assert client.get(f"https://127.0.0.1:{running.port}/?room={room.secret}").status_code == 200
+        assert running.error is None
+    assert [r.getMessage() for r in caplog.records].count("the room's watch failed") == 1
+
+
 def test_the_way_in_is_a_qr_code_behind_the_secret_and_the_board_is_told_it(server: WebServer,
                                                                              tls: ssl.SSLContext) -> None:
     base = f"https://127.0.0.1:{server.port}"

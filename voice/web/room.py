@@ -305,7 +305,11 @@ class Room:
         if table is None:
             return None
         players = []
-        for player, (mic, delay_ms, state, test), seat in zip(table["players"], self.live(), self.seats, strict=True):
+        # A late friend's seat is added just before the table with them is set (`set_table`, on
+        # the session's thread): meanwhile the table set last has a player fewer than the seats.
+        seats, live = list(self.seats), self.live()
+        for player, (mic, delay_ms, state, test), seat in zip(table["players"], live[:len(table["players"])],
+                                                              seats[:len(table["players"])], strict=True):
             players.append({**player, "name": seat.player.name, "mic": mic if player["human"] else "none",
                             "calibration": {"delay_ms": delay_ms, "state": state},
                             "mic_test": test if player["human"] else "none"})

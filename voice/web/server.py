@@ -543,8 +543,15 @@ class WebServer:
         self.room.attach(asyncio.get_running_loop())
 
         async def watch() -> None:
+            failing = False
             while not self._https.should_exit:
-                self.room.watch()
+                try:
+                    self.room.watch()
+                    failing = False
+                except Exception:  # a fault of ours must not stop the table: said once, watched again
+                    if not failing:
+                        log.exception("the room's watch failed")
+                    failing = True
                 await asyncio.sleep(0.1)
 
         async def ready() -> None:

@@ -50,6 +50,10 @@ EARLY_TOLERANCE_S = 0.05
 # shout repeated (the phrase said twice takes about 1.5 s; a double tap a fraction of a second),
 # not a false shout: races end as soon as every shout is in, so a repeat often falls after.
 REPEAT_S = 2.0
+# A seat that tapped (or pressed) its shout while saying it: its voice began no later than the tap
+# and is decided once the phrase has ended (about a second) and the recogniser has waited for its
+# end (0.25-0.45 s). The race waits this long after the tap for it, and the earlier counts.
+VOICE_AFTER_TAP_S = 2.0
 # The longest a move waits for the host's own sound to end (`PlaySession._wait_for_host_sound`:
 # the phones' chirp and its echo, 0.45 s, asked for 0.3 s before): a sound that never ends
 # (a stuck player) is not to stop the game.
@@ -113,6 +117,8 @@ class Listener(Protocol):
 
     # Optional: `holding() -> bool`, whether an utterance heard is still held back (the room
     # attributing it to a seat); a race then waits for it a little longer (HELD_GRACE_S).
+    # Optional: `streaming(seat) -> bool`, whether the seat's microphone is on now (a phone's may
+    # be off; a race does not wait for the voice of a seat that cannot be heard).
     # Optional: `sounding() -> bool`, whether the host plays (or is about to play) a sound masked
     # in the listener's audio (the phones' calibration chirp); no move is made under it.
 
@@ -395,6 +401,11 @@ class PlaySession:
 
     def _hears(self, seat: int) -> bool:
         return self.listener is not None and seat in self.listener.seats
+
+    def _streaming(self, seat: int) -> bool:
+        """Whether the seat's microphone is on now (`Listener.streaming`; else whether it is heard)."""
+        streaming = getattr(self.listener, "streaming", None)
+        return self._hears(seat) and (streaming is None or bool(streaming(seat)))
 
     def _wait_for_host_sound(self) -> None:
         """A move may show dice, and dice may open a race: not while the host plays a sound
@@ -820,6 +831,13 @@ class PlaySession:
                     pending_bots.append((action.onset_ms / 1000, seat, action))
         pending_bots.sort()
         humans = [s for s in seats if self.players[s].human]
+
+        def voice_may_come(seat: int) -> bool:
+            """A seat whose shout so far is a tap, and whose voice (begun no later) may follow."""
+            shout = shouts.get(seat)
+            return (shout is not None and shout.by == "keyboard" and self._streaming(seat)
+                    and self.clock() < start + shout.onset_ms / 1000 + VOICE_AFTER_TAP_S)
+
         while self.clock() - start < window:
             now = self.clock() - start
             while pending_bots and pending_bots[0][0] <= now:
@@ -827,7 +845,7 @@ class PlaySession:
                 assert action.onset_ms is not None  # only shouts with an onset are pending
                 shouts[seat] = RaceShout(seat, action.phrase, action.onset_ms, "bot")
                 self._bot_shouts(seat, action)
-            if all(s in shouts for s in humans) and not pending_bots:
+            if all(s in shouts for s in humans) and not pending_bots and not any(map(voice_may_come, humans)):
                 break
             for heard in self._poll_listener():
                 self._heard_shout(heard, start, window, humans, phrases, shouts)
@@ -843,7 +861,7 @@ class PlaySession:
 
         def awaited(seat: int) -> bool:
             if seat in shouts:
-                return False
+                return voice_may_come(seat)
             now = self.clock()
             return now < closed + waits[seat] or (
                 self._hears(seat) and now < closed + VOICE_GRACE_S + HELD_GRACE_S and self._listener_holds())
@@ -883,11 +901,15 @@ class PlaySession:
 
     def _heard_shout(self, heard: Heard, start: float, window: float, humans: list[int],
                      phrases: list[str], shouts: dict[int, RaceShout]) -> None:
-        """A phrase a human said during a race: their shout, if it began inside the window."""
-        if heard.seat not in humans or heard.seat in shouts:
+        """A phrase a human said during a race: their shout, if it began inside the window (and
+        before their tap, where they tapped too: a seat's shout is its earliest)."""
+        if heard.seat not in humans:
             return
         if self._not_understood(heard) or heard.intent not in phrases:
             return
+        earlier = shouts.get(heard.seat)
+        if earlier is not None and heard.onset - start >= earlier.onset_ms / 1000:
+            return  # said after its tap, or said twice
         if not -EARLY_TOLERANCE_S <= heard.onset - start <= window:
             early = heard.onset < start
             when = "before the dice were shown" if early else "after the race's window"
@@ -933,8 +955,11 @@ class PlaySession:
         except UnknownPhrase as error:
             self.view.say(str(error))
             return
-        if parsed is None or parsed[0] in shouts:
+        if parsed is None:
             return
+        earlier = shouts.get(parsed[0])
+        if earlier is not None and (at - start) * 1000 >= earlier.onset_ms:
+            return  # a double tap, or a tap after its voice
         seat, phrase = parsed
         phrase = phrase or self.state.table.race_answers.get(seat, (_race_phrase(decision),))[0]
         onset_ms = max(0.0, (at - start) * 1000)
@@ -950,8 +975,9 @@ class PlaySession:
         return None if parsed is None else parsed[0]
 
     def _race_shout(self, shout: RaceShout) -> None:
-        """A shout in the race under way, on the table at once."""
-        self.race_now = [*self.race_now, shout]
+        """A shout in the race under way, on the table at once (in place of its seat's later one:
+        a voice heard after its tap, begun before it)."""
+        self.race_now = [*(s for s in self.race_now if s.seat != shout.seat), shout]
         name = self.players[shout.seat].name
         self.view.say(f"{name} ({shout.by}): « {words(shout.phrase)} » at {shout.onset_ms:.0f} ms")
         self.view.show(self)

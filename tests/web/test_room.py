@@ -408,6 +408,7 @@ def test_no_move_is_made_while_the_chirp_sounds_and_a_phone_starting_in_a_race_w
     ana = join(room, 0)
     stream_on(room, ana)
     assert listener.sounding()  # asked for: it plays in 0.3 s
+    assert listener.streaming(0) and not listener.streaming(1)  # (a race waits for a voice only if on)
     deadline = time.monotonic() + 5
     while not played and time.monotonic() < deadline:
         time.sleep(0.01)

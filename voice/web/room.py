@@ -929,6 +929,9 @@ class PhoneListener:
     def sounding(self) -> bool:
         return self.room.sounding()
 
+    def streaming(self, seat: int) -> bool:
+        return 0 <= seat < len(self.room.seats) and self.room.seats[seat].mic == "online"
+
     def mark_playback(self, start: float, end: float) -> None:
         self.room.mark_playback(start, end)
 
@@ -993,6 +996,10 @@ class Listeners:
 
     def sounding(self) -> bool:
         return any(getattr(listener, "sounding", lambda: False)() for listener in self.listeners)
+
+    def streaming(self, seat: int) -> bool:
+        return any(seat in listener.seats and getattr(listener, "streaming", lambda _: True)(seat)
+                   for listener in self.listeners)
 
     def mark_playback(self, start: float, end: float) -> None:
         for listener in self.listeners:

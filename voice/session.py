@@ -428,28 +428,37 @@ class PlaySession:
         if self.listener is not None:
             self._listen(intents_for(decision) | set(RACE_SHOUTS))
         while True:
+            # Every phrase of a batch is judged: several come at once where the room holds
+            # utterances back to tell whose they are (an answer and another player's false shout
+            # said together; two false shouts). The first answer that fits is kept.
+            answer: Action | None = None
+            shouted = False  # a false shout the game took
             for item in self._poll_listener():
-                if item.seat == decision.seat and self._not_understood(item):
-                    continue
-                if item.intent is None:
-                    continue  # another player's unclear utterance: not theirs to answer now
                 if item.intent in RACE_SHOUTS:  # outside a race, the engine judges it a false shout
-                    if self._false_shout(item.seat, item.intent, item.onset, "voice"):
-                        return None
+                    shouted = self._false_shout(item.seat, item.intent, item.onset, "voice") or shouted
                     continue
-                if item.seat != decision.seat:
+                if item.seat != decision.seat or answer is not None:
+                    continue  # another player's words (not theirs to answer now), or said after the answer
+                if self._not_understood(item):
                     continue
+                assert item.intent is not None  # (understood)
                 self.view.voice(item.seat, f"heard « {words(item.intent)} »")
                 action, why = action_for(decision, [item.intent], onset_ms=self._since_asked(item.onset))
                 if action is not None:
-                    self._voice_answer = item.intent
-                    return action
+                    answer, self._voice_answer = action, item.intent
+                    continue
                 self.view.voice(item.seat, SAY_AGAIN)
                 name = self.players[item.seat].name
                 self.view.say(Said(f"{name}: heard « {words(item.intent)} »: "
                                    f"{self._plain_reason(why, options, decision)}",
                                    f"{name} : « {{phrase}} » entendu, qui ne répond pas à la question : répétez",
                                    item.seat, item.intent))
+            if shouted:  # the game took a false shout: the answer stands if it still answers the question
+                if answer is not None and self.state.pending == decision:
+                    return answer
+                return None
+            if answer is not None:
+                return answer
             typed = self.keyboard.poll(0.05)
             if typed is None:
                 if self.keyboard.closed and self.listener is None:

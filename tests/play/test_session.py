@@ -221,6 +221,55 @@ def test_a_tap_before_the_voice_counts_and_a_seat_not_heard_is_not_waited_for() 
     assert session.race_now == session.race_log[0]
 
 
+class Batches:
+    """Two players' microphones whose room hands over what it heard in batches: one batch each
+    time a roll is asked for (several utterances come at once where the room holds them back
+    to tell whose they are)."""
+
+    def __init__(self, *batches: list[tuple[int, str]]) -> None:
+        self.seats = [0, 1]
+        self.batches = list(batches)
+        self.armed = False
+        self.lost_at = time.monotonic() + 5  # a game that waits on past it waits for ever: lost
+
+    def listen_for(self, intents: set[str], race: bool = False) -> None:
+        self.armed = "je_lance" in intents
+
+    def poll(self) -> list[Heard]:
+        if time.monotonic() > self.lost_at:
+            raise InputLost("nothing more will be said")
+        if not self.armed or not self.batches:
+            return []
+        self.armed = False
+        return [Heard(seat, intent, time.monotonic()) for seat, intent in self.batches.pop(0)]
+
+    def mark_playback(self, start: float, end: float) -> None:
+        pass
+
+    def close(self) -> None:
+        pass
+
+
+@pytest.mark.parametrize("first", ["answer", "false shout"])
+def test_an_answer_and_another_players_false_shout_heard_together_are_both_taken(first: str) -> None:
+    # Ana is asked to roll; the room hands over at once her « je lance » and Bob's « pas mou le
+    # caillou » said outside any race. Both count, in either order: her roll (1, 3, 6), his
+    # Bévue (-10). Bob then rolls 6, 6, 6 from 290 and wins with 390. (Before, the first of the
+    # batch was judged and the rest dropped without a word.)
+    basic = load_ruleset("basic")
+    rules = basic.model_copy(update={"bevue": basic.bevue.model_copy(update={"enabled": True})})
+    together = [(0, "je_lance"), (1, "pas_mou_le_caillou")]
+    listener = Batches(together if first == "answer" else together[::-1], [(1, "je_lance")])
+    keyboard = TypedLater()
+    keyboard.writer.close()  # nothing typed: with the microphones lost, the game ends in an error
+    session = PlaySession(rules, [SeatPlayer("Ana"), SeatPlayer("Bob")], view=Recorder(),
+                          keyboard=Keyboard(keyboard.reader), listener=listener,
+                          dice=InjectedDice([1, 6, 1, 3, 6, 6, 6, 6]), setup={"scores": [0, 300]})
+    state = session.run()
+    assert [e["seat"] for e in state.log if e["type"] == "false_shout"] == [1]
+    assert state.winner == 1 and state.scores == [0, 390]
+
+
 class HeldListener(LateListener):
     """A LateListener whose room holds the shout back until it delivers it (a crowded reading
     waiting for another phone to bear it out): `holding()` says so meanwhile."""

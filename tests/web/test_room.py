@@ -638,12 +638,21 @@ def test_a_tap_sent_for_the_question_before_never_answers_the_next_one_put_to_th
     assert [text for text, _ in lines(room)] == ["2"]
     # Sent for the question shown, and taken by the room, while her voice was answering it: the
     # game took the voice's answer first, and the tap's line, still unread, is taken back as the
-    # next question is put; it never answers that one.
+    # next question is put, were it equal to this one (the next turn's); it never answers it.
     room.ask(session, sirop, [Pass(), Sirop()])
     room.handle(ana, Choose(type="choose", option=0, question=first["id"] + 3))
     room.keys.put("! 2", 1.0)  # another seat's tap, after it: stays
-    room.ask(session, sirop, [Pass(), Sirop()])
+    again = Decision(0, "sirop", (Pass(), Sirop()))  # the next moment's, equal to it
+    room.view.session = SimpleNamespace(state=SimpleNamespace(pending=again))  # type: ignore[assignment]
+    room.ask(session, again, [Pass(), Sirop()])
     assert [text for text, _ in lines(room)] == ["! 2"]
+    with pytest.raises(ProtocolError, match="answered already"):  # nor is a tap for the one before
+        room.handle(ana, Choose(type="choose", option=0, question=first["id"] + 3))
+    # Taken by the room, and before the game read it, another player's false shout (the « ! 2 »
+    # read first): the very decision is put again, and her answer, still unread, stands.
+    room.handle(ana, Choose(type="choose", option=1, question=first["id"] + 4))
+    room.ask(session, again, [Pass(), Sirop()])
+    assert [text for text, _ in lines(room)] == ["2"]
 
 
 def test_a_closed_socket_leaves_the_seat_taken_and_the_mic_offline() -> None:

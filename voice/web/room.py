@@ -264,7 +264,8 @@ class Room:
         # never answers the next one put to the same seat (« siroter ? »).
         self._asked = 0
         self._put: dict[int, Decision] = {}  # the last questions' numbers: the decision each put
-        self._answer: tuple[str, float] | None = None  # the line the last phone's choice put in `keys`
+        # The line the last phone's choice put in `keys`, and the decision it answers.
+        self._answer: tuple[tuple[str, float], Decision] | None = None
         self._sent_live: Any = None
         self._calibrate = threading.Event()
         self._join_chirp = False  # a chirp asked for a phone that starts (not a recheck)
@@ -514,9 +515,9 @@ class Room:
             if asked is None or asked[0] != seat.index:
                 raise ProtocolError("nothing is asked of your seat now", "not_asked")
             _, decision, options = asked
-            # A number of this very decision put again (after another player's false shout, or
-            # a take-back) is still an answer to it; another question's never is.
-            if choose.question is not None and self._put.get(choose.question) != decision:
+            # A number of this very decision put again (after another player's false shout) is
+            # still an answer to it; another question's never is, were it equal (the next turn's).
+            if choose.question is not None and self._put.get(choose.question) is not decision:
                 raise ProtocolError("this question was answered already", "answered")  # the one shown now waits on
             if not self._still_pending(decision):
                 self._question = None
@@ -535,7 +536,7 @@ class Room:
             self._question = None  # one answer per question: a second tap does nothing
             if self._table is not None:
                 self._table = {**self._table, "question": None}
-            self._answer = self.keys.put(line, self.clock())
+            self._answer = (self.keys.put(line, self.clock()), decision)
         self._send_table()
 
     def _still_pending(self, decision: Decision) -> bool:
@@ -846,8 +847,11 @@ class Room:
             self._put.pop(self._asked - QUESTIONS_KEPT, None)
             # A phone's answer still unread when the next question is put was not the one the
             # game took (its player's voice, or the host, answered first): it is not this one's.
-            if self._answer is not None:
-                self.keys.withdraw(self._answer)
+            # The very decision put again (another player's false shout came first: the game's
+            # pending decision unchanged) keeps it; an equal one is a new moment (the next turn's
+            # « lancer », after a voice answered this one).
+            if self._answer is not None and self._answer[1] is not decision:
+                self.keys.withdraw(self._answer[0])
                 self._answer = None
 
     def close(self) -> None:

@@ -436,6 +436,48 @@ def test_no_move_is_made_while_the_chirp_sounds_and_a_phone_starting_in_a_race_w
     assert not room.sounding()  # a closed room holds nothing
 
 
+def test_a_page_that_keeps_restarting_its_microphone_gets_no_chirp_each_time_and_is_refused_past_a_cap() -> None:
+    """Each stream start asks for the chirp, masked in every phone's audio, and builds a
+    recogniser: a seat's first JOIN_CHIRPS_PER_MIN starts in a minute get it at once, later ones
+    at the recheck's pace; past STREAM_STARTS_PER_MIN a start is refused and the stream under way
+    goes on."""
+    from voice.web.room import JOIN_CHIRPS_PER_MIN, STREAM_STARTS_PER_MIN
+
+    host = [100.0]
+    played: list[float] = []
+    room = make_room([FakeClock()], clock=lambda: host[0])
+    room.play = lambda samples, rate: played.append(host[0])
+    ana = join(room, 0)
+
+    def settled() -> None:  # the chirp asked for played (or none was asked)
+        deadline = time.monotonic() + 5
+        while (room._calibrate.is_set() or room._chirping) and time.monotonic() < deadline:
+            time.sleep(0.01)
+
+    for number in range(1, JOIN_CHIRPS_PER_MIN + 1):
+        stream_on(room, ana, number)
+        settled()
+    assert played and not room.seats[0].chirp_wanted
+    chirps = len(played)
+    stream_on(room, ana, JOIN_CHIRPS_PER_MIN + 1)
+    assert not room._calibrate.is_set() and room.seats[0].chirp_wanted  # at the recheck's pace
+    for number in range(JOIN_CHIRPS_PER_MIN + 2, STREAM_STARTS_PER_MIN + 1):
+        stream_on(room, ana, number)
+    stream = room.seats[0].stream
+    with pytest.raises(ProtocolError, match="started 20 times within a minute"):
+        stream_on(room, ana, STREAM_STARTS_PER_MIN + 1)
+    assert room.seats[0].stream is stream and room.seats[0].mic == "online"  # the one under way goes on
+    assert len(played) == chirps
+    host[0] += RECHECK_EVERY_S  # the recheck's pace: the chirp the last starts asked for plays now
+    room.watch()
+    settled()
+    assert len(played) == chirps + 1 and not room.seats[0].chirp_wanted
+    host[0] += 60
+    stream_on(room, ana, STREAM_STARTS_PER_MIN + 2)  # a minute on: welcome again
+    assert room.seats[0].stream is not stream
+    room.close()
+
+
 def test_binary_frames_are_checked() -> None:
     for bad in (b"", b"\x00" * 15, b"\x00" * 17, b"\x00" * (16 + 2 * 8001)):
         with pytest.raises(ProtocolError):

@@ -67,6 +67,12 @@ TAP_SLACK_S = 5.0  # a tap timed further than this from its arrival: the phone's
 TAP_DELIVERY_S = 0.5
 RECHECK_EVERY_S = 30.0  # a calibration to recheck plays the chirp no sooner than this after the last
 JOIN_CHIRP_WAIT_S = 6.0  # a phone starting in a race: its chirp waits this long at most for the race's end
+# A page starts its microphone's stream when it joins and again when it comes back (hidden, asleep,
+# reconnected). Each start asks for the chirp, which masks every phone's audio: a seat's first
+# JOIN_CHIRPS_PER_MIN starts in a minute get it at once, later ones at the recheck's pace
+# (RECHECK_EVERY_S); past STREAM_STARTS_PER_MIN (each start builds a recogniser) a start is refused.
+JOIN_CHIRPS_PER_MIN = 3
+STREAM_STARTS_PER_MIN = 20
 MIC_TEST_S = 0.4  # a seat's microphone test passes once its phone heard this much voice near it
 QUESTIONS_KEPT = 8  # the last questions' numbers a phone's choice may name (the same decision put again)
 
@@ -162,6 +168,8 @@ class Seat:
     mic_test: str = "none"
     mic_test_since: float = 0.0  # host time up to which the test's audio was looked at (from the stream's start)...
     mic_test_voiced_s: float = 0.0  # ...and how much of the player's voice it held
+    stream_starts: list[float] = field(default_factory=list)  # host times of its streams' starts, the last minute
+    chirp_wanted: bool = False  # a stream started past JOIN_CHIRPS_PER_MIN: its chirp waits for the recheck pace
 
 
 @dataclass(eq=False)
@@ -454,6 +462,13 @@ class Room:
 
     def _audio_state(self, seat: Seat, connection: Connection, message: AudioState) -> None:
         assert connection.clock is not None
+        now = self.clock()
+        if message.state == "on":
+            seat.stream_starts = [t for t in seat.stream_starts if now - t < 60.0]
+            if len(seat.stream_starts) >= STREAM_STARTS_PER_MIN:
+                raise ProtocolError(f"the microphone was started {len(seat.stream_starts)} times within a minute: "
+                                    "this start is refused, the stream under way goes on")
+            seat.stream_starts.append(now)
         self._stop_stream(seat, "offline")
         if message.state == "on":
             connection.clock.reset_stream()
@@ -465,7 +480,10 @@ class Room:
             if seat.mic_test != "heard":
                 seat.mic_test, seat.mic_test_since, seat.mic_test_voiced_s = "waiting", seat.last_frame, 0.0
             stream.thread.start()
-            self.calibrate()
+            if len(seat.stream_starts) <= JOIN_CHIRPS_PER_MIN:
+                self.calibrate()
+            else:  # a page that keeps restarting: not a chirp over everyone's audio each time
+                seat.chirp_wanted = True
         self._send_table()
 
     @staticmethod
@@ -639,14 +657,15 @@ class Room:
         self._calibrate.set()
 
     def _recheck_due(self, now: float) -> bool:
-        """A phone's calibration is to be checked again, no race is open, and the last chirp
-        is at least RECHECK_EVERY_S old: a real table is not to hear chirps all game long."""
+        """A phone's calibration is to be checked again (or its stream started once too often
+        for a chirp at once), no race is open, and the last chirp is at least RECHECK_EVERY_S
+        old: a real table is not to hear chirps all game long."""
         if self.race or self._calibrate.is_set():
             return False
         if self._last_chirp is not None and now - self._last_chirp < RECHECK_EVERY_S:
             return False
         return any(seat.clock is not None and seat.stream is not None
-                   and seat.clock.calibration_state == "rechecking" for seat in self.seats)
+                   and (seat.clock.calibration_state == "rechecking" or seat.chirp_wanted) for seat in self.seats)
 
     def sounding(self) -> bool:
         """The host plays the chirp, or is about to: it is masked in every phone's stream, so a
@@ -691,6 +710,7 @@ class Room:
             for seat in self.seats:
                 if seat.clock is not None and seat.stream is not None:
                     seat.clock.expect_chirp(start)
+                    seat.chirp_wanted = False
             self._sounding_until = start + duration + CHIRP_TAIL_S
             self.mark_playback(start, self._sounding_until)
             self.play(samples, RATE)

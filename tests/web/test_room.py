@@ -478,6 +478,34 @@ def test_a_page_that_keeps_restarting_its_microphone_gets_no_chirp_each_time_and
     room.close()
 
 
+def test_a_stream_restarted_waits_for_the_one_before_to_be_decoded_before_its_numbering_starts() -> None:
+    """The page hidden and back: the stream before may still be decoding what came when the new
+    one starts. Its chunks all reach the phone's clock (and the seat's checks) before the clock
+    is reset for the new numbering and the new stream's chunks: the two never mix."""
+    events: list[tuple[str, int]] = []
+
+    class SlowClock(FakeClock):
+        def chunk(self, first_sample: int, frames: int, phone_ms: float) -> None:
+            time.sleep(0.005)
+            events.append(("chunk", first_sample))
+
+        def reset_stream(self) -> None:
+            events.append(("reset", -1))
+
+    room = make_room([SlowClock()])
+    ana = join(room, 0)
+    stream_on(room, ana, 1)
+    for i in range(30):
+        room.audio(ana, AudioChunk(i * 1600, 100.0 * i, np.zeros(1600, np.int16)))
+    stream_on(room, ana, 2)  # while the first stream's chunks are still being decoded
+    room.audio(ana, AudioChunk(0, 5000.0, np.zeros(1600, np.int16)))
+    deadline = time.monotonic() + 5
+    while len(events) < 33 and time.monotonic() < deadline:
+        time.sleep(0.01)
+    assert events == [("reset", -1), *(("chunk", i * 1600) for i in range(30)), ("reset", -1), ("chunk", 0)]
+    room.close()
+
+
 def test_binary_frames_are_checked() -> None:
     for bad in (b"", b"\x00" * 15, b"\x00" * 17, b"\x00" * (16 + 2 * 8001)):
         with pytest.raises(ProtocolError):

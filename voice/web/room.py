@@ -72,6 +72,7 @@ JOIN_CHIRP_WAIT_S = 6.0  # a phone starting in a race: its chirp waits this long
 # JOIN_CHIRPS_PER_MIN starts in a minute get it at once, later ones at the recheck's pace
 # (RECHECK_EVERY_S); past STREAM_STARTS_PER_MIN (each start builds a recogniser) a start is refused.
 JOIN_CHIRPS_PER_MIN = 3
+PREVIOUS_STREAM_WAIT_S = 20.0  # a new stream waits this long at most for the one before to be decoded
 STREAM_STARTS_PER_MIN = 20
 MIC_TEST_S = 0.4  # a seat's microphone test passes once its phone heard this much voice near it
 QUESTIONS_KEPT = 8  # the last questions' numbers a phone's choice may name (the same decision put again)
@@ -170,6 +171,7 @@ class Seat:
     mic_test_voiced_s: float = 0.0  # ...and how much of the player's voice it held
     stream_starts: list[float] = field(default_factory=list)  # host times of its streams' starts, the last minute
     chirp_wanted: bool = False  # a stream started past JOIN_CHIRPS_PER_MIN: its chirp waits for the recheck pace
+    worker: threading.Thread | None = None  # the last stream's worker (it may still decode what came)
 
 
 @dataclass(eq=False)
@@ -471,11 +473,14 @@ class Room:
             seat.stream_starts.append(now)
         self._stop_stream(seat, "offline")
         if message.state == "on":
-            connection.clock.reset_stream()
             sample_clock = self._sample_clock(connection.clock, self.clock())
             stream = Stream(message.stream, None)
-            stream.thread = threading.Thread(target=self._decode, args=(seat, connection.clock, stream, sample_clock),
-                                             daemon=True, name=f"phone-{seat.index + 1}")
+            # The stream before may still be decoding what came (up to MAX_BACKLOG chunks): the
+            # new one waits for it before resetting the clock and feeding the seat's checks, or
+            # the two numberings would mix in them (the seat's onsets wrong for up to a minute).
+            stream.thread = threading.Thread(target=self._decode, daemon=True, name=f"phone-{seat.index + 1}",
+                                             args=(seat, connection.clock, stream, sample_clock, seat.worker))
+            seat.worker = stream.thread
             seat.stream, seat.mic, seat.last_frame = stream, "online", self.clock()
             if seat.mic_test != "heard":
                 seat.mic_test, seat.mic_test_since, seat.mic_test_voiced_s = "waiting", seat.last_frame, 0.0
@@ -591,7 +596,10 @@ class Room:
                 recogniser.mask_playback(start, end)
 
     def _decode(self, seat: Seat, clock: PhoneClockLike, stream: Stream,
-                sample_clock: Callable[[float], float]) -> None:
+                sample_clock: Callable[[float], float], previous: threading.Thread | None = None) -> None:
+        if previous is not None:
+            previous.join(timeout=PREVIOUS_STREAM_WAIT_S)
+        clock.reset_stream()
         if self.make_recogniser is not None:
             # Made here, not on the server's loop: building one takes a while (the lexicon's grammar).
             try:

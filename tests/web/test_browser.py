@@ -139,6 +139,16 @@ def test_screenshots_of_the_phone_and_the_board_in_french(web_table, browsers: B
     # A shout tapped outside a race: the game's word on it reaches the player under the question,
     # in French, and the board's list (in its screenshot).
     assert css(phone, "#note").get_attribute("hidden") is not None  # nothing said about Zoé yet
+    # A thumb's swipe that starts on the bar (to scroll), and a touch the browser takes for a
+    # scroll (cancelled): no shout. A shout was sent at the touch, a Bévue for a scroll.
+    phone.execute_script("""
+        const b = document.getElementById('shout'), r = b.getBoundingClientRect();
+        const at = (type, dy) => b.dispatchEvent(new PointerEvent(type, {pointerId: 7, pointerType: 'touch',
+            isPrimary: true, bubbles: true, clientX: r.x + r.width / 2, clientY: r.y + r.height / 2 + dy}));
+        at('pointerdown', 0); at('pointermove', -60); at('pointerup', -120);
+        at('pointerdown', 0); at('pointercancel', 0);""")
+    time.sleep(1.5)
+    assert css(phone, "#note").get_attribute("hidden") is not None
     css(phone, "#shout").click()
     wait_for("the note on the phone", lambda: css(phone, "#note").is_displayed(), timeout=15)
     assert css(phone, "#note").text.startswith("Zoé a crié « pas mou le caillou » (touche) ")
@@ -154,7 +164,7 @@ def test_screenshots_of_the_phone_and_the_board_in_french(web_table, browsers: B
     wait_for("the board showing the phone's mic",
              lambda: board.find_elements("css selector", "#players li[data-seat='0'] [data-mic='online']"))
     text = css(board, "body").text
-    assert "Zoé a crié « pas mou le caillou » (touche) " in css(board, "#said").text
+    assert css(board, "#said").text.count("Zoé a crié « pas mou le caillou » (touche) ") == 1  # the tap, not the swipes
     assert "Joueurs" in text.replace("JOUEURS", "Joueurs") and "Journal" in text.replace("JOURNAL", "Journal")
     board.save_screenshot(str(SCREENSHOTS / "board-fr-1280x720.png"))
     assert not script_errors(board)
@@ -206,6 +216,8 @@ def test_the_board_shows_the_way_in_and_a_lost_phones_seat_goes_to_a_new_one(web
     time.sleep(2.5)  # its clock pings (every second) and its microphone's audio would come meanwhile
     assert "Erreur" not in page_errors(lost), page_errors(lost)  # it sends nothing for a seat it lost
     assert css(lost, "#connection").get_attribute("data-state") == "connected"
+    # ...nor does it hear for it: its microphone stopped (left on, it drained the battery).
+    assert lost.execute_script("return window.cdcPhoneAudio() === null && window.cdcPhone.mic") == "off"
     new = browsers.open(lang="fr")
     set_viewport(new, 360, 740, mobile=True)
     new.get(answer.link)  # the link claims the seat at once

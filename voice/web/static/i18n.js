@@ -231,10 +231,18 @@ window.CDC = window.CDC || {};
     for (const el of (root || document).querySelectorAll("[data-i18n-placeholder]")) el.placeholder = CDC.t(el.dataset.i18nPlaceholder);
   };
 
+  // Lines shown under an error key that is a plain string: said again in the new language.
+  const PLAIN_ERRORS = ["reconnecting", "mic_hidden", "seat_lost", "no_room"];
+
   CDC.setLang = function (lang) {
     CDC.lang = lang;
     localStorage.setItem("cdc.lang", lang);
     CDC.applyStatic();
+    if (CDC.connection && CDC.setConnection) CDC.setConnection(CDC.connection); // the badge
+    for (const key of PLAIN_ERRORS) {
+      const shown = document.querySelector(`#errors [data-key="${key}"]`);
+      if (shown) shown.textContent = CDC.t(key);
+    }
     for (const f of CDC.onLang) f();
   };
 

@@ -64,16 +64,22 @@
     state.micStarting = true;
     CDC.clearError("mic_failed");
     CDC.clearError("mic_hidden");
-    let media = null;
+    let media = null, ctx = null;
     try {
       media = await navigator.mediaDevices.getUserMedia({audio: {
         echoCancellation: false, noiseSuppression: false, autoGainControl: false, channelCount: 1}});
-      let ctx;
-      try { ctx = new AudioContext({sampleRate: 16000}); } // Chromium resamples for us
-      catch (e) { ctx = new AudioContext(); }                 // Firefox: the native rate, resampled in the worklet
+      let source;
+      try { // Chromium resamples for us
+        ctx = new AudioContext({sampleRate: 16000});
+        source = ctx.createMediaStreamSource(media);
+      } catch (e) { // Firefox: a context at 16 kHz refuses a microphone at another rate (here, not in
+        // the constructor): the native rate, resampled in the worklet
+        if (ctx) ctx.close().catch(() => {});
+        ctx = new AudioContext();
+        source = ctx.createMediaStreamSource(media);
+      }
       await ctx.resume(); // iOS: only inside a tap's handler chain
       await ctx.audioWorklet.addModule("/static/worklet.js");
-      const source = ctx.createMediaStreamSource(media);
       const node = new AudioWorkletNode(ctx, "pcm-capture", {numberOfInputs: 1, numberOfOutputs: 1, channelCount: 1, channelCountMode: "explicit"});
       node.port.onmessage = (event) => onChunk(event.data.first, event.data.pcm, performance.now());
       source.connect(node);
@@ -87,6 +93,7 @@
       requestWakeLock();
     } catch (e) {
       if (media) for (const track of media.getTracks()) track.stop();
+      if (ctx && !(audio && audio.ctx === ctx)) ctx.close().catch(() => {}); // a failed start leaves no context running
       const refused = e && (e.name === "NotAllowedError" || e.name === "SecurityError");
       CDC.showError(CDC.escape(refused ? CDC.t("mic_refused") : CDC.t("mic_failed") + (e && e.message ? e.message : e)), "mic_failed");
       state.mic = state.mic === "on" ? "on" : "off";
@@ -103,7 +110,7 @@
     for (const track of media.getTracks()) track.stop();
     ctx.close().catch(() => {});
     state.mic = "off";
-    conn.send({type: "audio", stream: state.stream, rate: 16000, state: "off"});
+    if (why !== "lost") conn.send({type: "audio", stream: state.stream, rate: 16000, state: "off"}); // (lost: not ours to say)
     if (why === "hidden") CDC.showError(CDC.escape(CDC.t("mic_hidden")), "mic_hidden");
     render();
   }
@@ -155,7 +162,8 @@
     const q = table && table.question;
     // Rebuilt only when the question changes (not on every table update: a button must not be
     // swapped under a finger, nor a stake being typed lost).
-    const key = JSON.stringify([q, state.seat, state.answered === table, CDC.lang, q && q.seat !== state.seat && CDC.playerName(table, q.seat)]);
+    const answered = !!q && state.answered === q.id; // (a table sent meanwhile is no new question)
+    const key = JSON.stringify([q, state.seat, answered, CDC.lang, q && q.seat !== state.seat && CDC.playerName(table, q.seat)]);
     if (key === renderQuestion.shown) return;
     renderQuestion.shown = key;
     box.replaceChildren();
@@ -166,7 +174,6 @@
       return;
     }
     text.textContent = CDC.pick(q, "text");
-    const answered = state.answered === table;
     // Staked choices are options too (their index in `options`); `stakes` gives their range.
     const staked = new Map((q.stakes || []).map((st) => [st.option, st]));
     (q.options || []).forEach((option, i) => {
@@ -193,7 +200,7 @@
     // The question's number: a tap that crosses the answer its player said aloud is refused,
     // never taken for the next question put to this seat.
     const question = state.table && state.table.question ? state.table.question.id : undefined;
-    if (conn.send({type: "choose", option, stake, question})) { state.answered = state.table; renderQuestion(); }
+    if (conn.send({type: "choose", option, stake, question})) { state.answered = question; renderQuestion(); }
   }
 
   function renderShout() {
@@ -207,10 +214,35 @@
     $("#shoutbar").classList.toggle("in-race", live);
   }
 
-  function shout(event) {
-    const t = performance.now(); // the tap's time, on the phone's clock
-    if (event.type === "click" && event.detail !== 0) return; // pointerdown already sent it
-    event.preventDefault();
+  // A shout is timed at the finger's touch and sent as it lifts. The bar sits at the bottom, where
+  // a thumb starts a swipe: a touch that turns into a scroll (the browser cancels it, or it moves)
+  // is no shout, where one sent at the touch was a false shout, a Bévue.
+  const SCROLL_PX = 24;
+  let press = null; // {id, t, x, y}: the touch under way
+  function tapTime(event) {
+    // The event's own time (the touch's, before a busy page got to it: a table being drawn),
+    // on performance.now()'s scale in every current browser; else the moment handled.
+    const now = performance.now(), t = event.timeStamp;
+    return Number.isFinite(t) && t > 0 && t <= now && now - t < 1000 ? t : now;
+  }
+  function pressShout(event) {
+    press = {id: event.pointerId, t: tapTime(event), x: event.clientX, y: event.clientY};
+  }
+  function moveShout(event) {
+    if (press && event.pointerId === press.id && Math.hypot(event.clientX - press.x, event.clientY - press.y) > SCROLL_PX) press = null;
+  }
+  function cancelShout(event) { if (press && event.pointerId === press.id) press = null; }
+  function releaseShout(event) {
+    if (!press || event.pointerId !== press.id) return;
+    const {t, x, y} = press;
+    press = null;
+    if (Math.hypot(event.clientX - x, event.clientY - y) > SCROLL_PX) return; // a swipe, not a tap
+    shout(t);
+  }
+  function clickShout(event) {
+    if (event.detail === 0) shout(tapTime(event)); // a key (Enter, space) on the focused button; a finger's is released above
+  }
+  function shout(t) {
     if (conn.send({type: "shout", t})) {
       const b = $("#shout");
       b.classList.add("sent");
@@ -297,8 +329,13 @@
     CDC.onLang.push(render);
     $("#name").value = localStorage.getItem("cdc.name") || "";
     $("#mic-button").addEventListener("click", startMic);
-    $("#shout").addEventListener("pointerdown", shout);
-    $("#shout").addEventListener("click", shout);
+    const button = $("#shout");
+    button.addEventListener("pointerdown", pressShout);
+    button.addEventListener("pointermove", moveShout);
+    button.addEventListener("pointercancel", cancelShout);
+    button.addEventListener("pointerleave", cancelShout);
+    button.addEventListener("pointerup", releaseShout);
+    button.addEventListener("click", clickShout);
     if (!window.isSecureContext) showNotSecure();
     if (!CDC.room) { CDC.showError(CDC.escape(CDC.t("no_room")), "no_room"); render(); return; }
     const wanted = CDC.params.has("seat") ? Number(CDC.params.get("seat")) - 1 : null;
@@ -325,8 +362,11 @@
           }
           if (lost) {
             // Nothing more is sent for the seat (clock samples, audio): the host would refuse each.
+            // The microphone stops too: left on, it drained the battery and its badge said "on".
             stopPinging();
             state.live = false;
+            state.resumeMic = false;
+            stopMic("lost");
             CDC.showError(CDC.escape(CDC.t("seat_lost")), "seat_lost");
           }
           state.seats = msg.seats;

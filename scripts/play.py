@@ -69,7 +69,7 @@ from cdc_env.cli import (  # noqa: E402
 )
 from cdc_env.game import Decision, GameError, GameLoadError  # noqa: E402
 from cdc_env.reaction import REACTION_LEVELS  # noqa: E402
-from cdc_env.rules import RulesetError, load_ruleset  # noqa: E402
+from cdc_env.rules import Ruleset, RulesetError, load_ruleset  # noqa: E402
 from voice.intents import check_game_lexicon  # noqa: E402
 from voice.lexicon import LexiconError, load_lexicon  # noqa: E402
 from voice.model import ModelNotFoundError, find_model  # noqa: E402
@@ -205,6 +205,13 @@ def prepare(argv: list[str] | None, console: Console, locks: ExitStack | None = 
         check_save(args.save, args.resume, args.overwrite, locks)
         saved = PlaySession.read_save(args.resume) if args.resume else None
         rules = load_ruleset(args.ruleset).with_house_rules(args.house)
+        if saved is not None and isinstance(saved.get("ruleset"), dict):
+            # The game goes on under its own rules (--ruleset and --house are a new game's):
+            # its bots are checked against those, or a model of another ruleset's table was refused.
+            try:
+                rules = Ruleset.from_dict(saved["ruleset"], source="(saved game)")
+            except RulesetError as error:
+                raise GameLoadError(f"saved game has a bad ruleset: {error}") from None
         players = lineup(args, seed, saved)
         if args.humans is not None:
             bots = [p.name for p in players if not p.human]
@@ -371,9 +378,8 @@ class WebTable:
             return finished(self.app.session, console)  # the last game's (`again` plays more)
         except KeyboardInterrupt:
             return stopped(self.app.session if self.app is not None else self.session, console)
-        except SaveError as error:
-            say_error(console, error)
-            return 2
+        except Exception as error:  # noqa: BLE001 - a bug of ours: said in one line as the terminal table says it
+            return stopped_on(error, console)
         finally:
             self.server.stop()
             if self.listener is not None:
@@ -496,7 +502,11 @@ def finished(session: PlaySession, console: Console) -> int:
 
 
 def stopped(session: PlaySession, console: Console) -> int:
-    where = f" It is saved in {session.save_path}: --resume {session.save_path}" if session.save_path else ""
+    path = session.save_path
+    # The game is saved after each move: stopped before any, there is no file to resume (or the
+    # one there is the game resumed from, as it was).
+    where = f" It is saved in {path}: --resume {path}" if path is not None and path.exists() else \
+        " Nothing was played, so nothing new was saved." if path is not None else ""
     console.print(f"Game stopped.{escape(where)}", highlight=False, emoji=False)
     return 1
 

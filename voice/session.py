@@ -390,6 +390,10 @@ class PlaySession:
                     self.misheard.append(Misheard(index, decision.seat, self._voice_answer, answer=True))
             self._voice_answer = None
             self.save()
+            if self.state.pending is None or self.state.pending.kind != "race":
+                # A race resumed from a save made in it was run for every seat, those that had
+                # answered before the save too: their answers, never asked for, go with it.
+                self._race_answers = {}
             # Time for the table to follow a bot's move, unless the move opened a race: the
             # race's clock starts as its dice are shown, so shouting at once is shouting in it.
             racing = self.state.pending is not None and self.state.pending.kind == "race"
@@ -729,8 +733,8 @@ class PlaySession:
             if choices == 1 and options:
                 return options[0], ""
             return None, f"type the number of your choice (1..{choices}), then Enter"
-        if words[0].isdigit():
-            if decision.kind == "soufflette_keep" and len(words) > 1 and all(w.isdigit() for w in words):
+        if words[0].isdecimal():  # (not isdigit: « ² » is a digit int() refuses, on AZERTY's first key)
+            if decision.kind == "soufflette_keep" and len(words) > 1 and all(w.isdecimal() for w in words):
                 keep = KeepDice(tuple(int(w) for w in words))  # « 3 5 »: the faces kept
                 if decision.allows(keep):
                     return keep, ""
@@ -743,7 +747,7 @@ class PlaySession:
                     return None, f"choice {index + 1} takes no stake: type « {index + 1} » alone"
                 return options[index], ""
             name, stakes = decision.stakes[index - len(options)]
-            if len(words) < 2 or not words[1].lstrip("-").isdigit():
+            if len(words) < 2 or not words[1].lstrip("-").isdecimal():
                 return None, f"give the stake too: « {words[0]} {stakes.stop - 1} » ({stakes.start}..{stakes.stop - 1})"
             action = decision.staked(name, int(words[1]))  # type: ignore[misc]
             if not decision.allows(action):
@@ -896,7 +900,7 @@ class PlaySession:
         no phrase are UnknownPhrase: a typo is never shouted as some other phrase."""
         parts = text.lstrip("!").split()
         seat = default_seat if default_seat in humans else (humans[0] if len(humans) == 1 else None)
-        if parts and parts[0].isdigit():
+        if parts and parts[0].isdecimal():
             seat = int(parts[0]) - 1
             parts = parts[1:]
         if seat is None or seat not in humans:

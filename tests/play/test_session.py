@@ -16,7 +16,7 @@ from cdc_env.actions import Action, KeepDice, Pass, Shout
 from cdc_env.dice import InjectedDice
 from cdc_env.game import Decision, GameState
 from cdc_env.rules import load_ruleset
-from voice.session import Heard, InputLost, Keyboard, PlaySession, RaceShout, Said, SeatPlayer
+from voice.session import Heard, InputLost, Keyboard, PlaySession, RaceShout, Said, SeatPlayer, UnknownPhrase
 
 
 class Recorder:
@@ -268,6 +268,33 @@ def test_an_answer_and_another_players_false_shout_heard_together_are_both_taken
     state = session.run()
     assert [e["seat"] for e in state.log if e["type"] == "false_shout"] == [1]
     assert state.winner == 1 and state.scores == [0, 390]
+
+
+def test_no_race_answer_outlives_its_race() -> None:
+    # A race resumed from a save made in it is run for every seat, those that answered before
+    # the save too; the engine asks only the others, and the answers it never asks for must not
+    # answer the next race in their seats' place (a stale onset, or a phrase of another race).
+    keyboard = TypedLater()
+    keyboard.type("1", 0.0)
+    keyboard.type("", 0.3)
+    session = chouette_velute_session(keyboard, bot_onset_ms=900)
+    real = session._run_race
+    session._run_race = lambda decision: {**real(decision), 5: Shout("pas_mou_le_caillou", 10.0)}  # type: ignore[method-assign]
+    state = session.run()
+    assert state.winner == 1 and session._race_answers == {}
+
+
+@pytest.mark.parametrize("typed", ["²", "1²", "³ 5", "① "])
+def test_a_digit_sign_that_is_no_number_typed_at_the_table_is_refused_in_words(typed: str) -> None:
+    # « ² » is the first key of a French keyboard: a digit to str.isdigit, no number to int(),
+    # which raised, and the game stopped on an error.
+    session = chouette_velute_session(TypedLater(), bot_onset_ms=900)
+    decision = session.state.pending
+    assert decision is not None and decision.seat == 0
+    action, why = session._typed_action(decision, decision.legal_actions(), typed)
+    assert action is None and why
+    with pytest.raises(UnknownPhrase):
+        PlaySession._parse_shout("! " + typed, [0], None, ["pas_mou_le_caillou"])
 
 
 class HeldListener(LateListener):

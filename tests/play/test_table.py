@@ -385,6 +385,63 @@ def test_resume_alone_takes_the_saves_line_up(tmp_path: Path) -> None:
                                                                            ("bold-1", False, "bold")]
 
 
+def test_the_web_table_alone_says_a_fault_of_ours_in_one_line(monkeypatch: pytest.MonkeyPatch) -> None:
+    # --web --no-screen caught only Ctrl+C, the end of input and a save's error: a fault of ours
+    # was a traceback (the terminal's table says it in one line, as here).
+    play = load_play()
+    table = object.__new__(play.WebTable)
+
+    class Server:
+        def start(self) -> None: ...
+        def stop(self) -> None: ...
+
+    class Session:
+        save_path = None
+
+        def save(self) -> None: ...
+
+        def run(self) -> None:
+            raise ValueError("a fault of ours")
+
+    table.server, table.listener, table.app, table.session = Server(), None, None, Session()
+    monkeypatch.setattr(table, "announce", lambda console: None)
+    monkeypatch.setattr(table, "_host_typing", lambda console: None)
+    console = Console(width=2000, record=True, file=io.StringIO())
+    assert table.run(console) == 1
+    said = console.export_text()
+    assert "the game stopped on an error: ValueError('a fault of ours')" in said and "Traceback" not in said
+
+
+def test_a_game_stopped_before_any_move_does_not_say_it_is_saved(tmp_path: Path) -> None:
+    # The game is saved after each move: stopped before one, « --resume game.json » pointed at a
+    # file never written.
+    from types import SimpleNamespace
+
+    def said(path: Path | None) -> str:
+        console = Console(width=2000, record=True, file=io.StringIO())
+        assert load_play().stopped(SimpleNamespace(save_path=path), console) == 1
+        return console.export_text().strip()
+
+    path = tmp_path / "game.json"
+    assert said(path) == "Game stopped. Nothing was played, so nothing new was saved."
+    path.write_text("{}", encoding="utf-8")
+    assert said(path) == f"Game stopped. It is saved in {path}: --resume {path}"
+    assert said(None) == "Game stopped."
+
+
+def test_resume_alone_checks_the_bots_against_the_saves_rules_not_the_default_ones(tmp_path: Path) -> None:
+    # A v004 game against a network of v004 (a model file): --resume alone checked the bot
+    # against --ruleset's default, classic, and refused the save ("trained for v004, not classic").
+    model = str(Path(__file__).resolve().parents[2] / "agents" / "champions" / "v004_2p.npz")
+    state = GameState(load_ruleset("v004"), 2, dice=SeededDice(5))
+    path = tmp_path / "game.json"
+    path.write_text(json.dumps({**state.to_json(), "lineup": [{"name": "Ana", "bot": None},
+                                                             {"name": "net-1", "bot": model}]}), encoding="utf-8")
+    app, said = prepare(["--keyboard", "--resume", str(path)])
+    assert isinstance(app, TableApp), said
+    assert app.session.state.rules.name == "v004"
+
+
 @pytest.mark.parametrize("argv, says", [
     (["--humans", "A", "--bots", "searcher:abc"], "error: searcher:abc: the budget 'abc' is"),  # was 'searcher🔤'
     (["--humans", "A", "--bots", "[bold]x"], "error: unknown bot '[bold]x':"),  # was "unknown bot 'x'"

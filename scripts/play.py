@@ -113,6 +113,23 @@ def say_error(console: Console, error: object, head: str = "error:") -> None:
                   soft_wrap=True)
 
 
+def bots_as_saved(args: argparse.Namespace, saved: dict | None) -> None:
+    """The bots' reaction time and thinking budget: as given, else the saved game's (--resume
+    alone brings the same bots back), else the defaults."""
+    settings = (saved or {}).get("settings", {})
+    if args.reaction is None:
+        reaction = settings.get("reaction", "human")
+        if reaction not in REACTION_LEVELS:
+            levels = ", ".join(sorted(REACTION_LEVELS))
+            raise GameLoadError(f"the save's bots' reaction {reaction!r} is none of {levels}; give --reaction")
+        args.reaction = reaction
+    if args.budget_ms is None and settings.get("budget_ms") is not None:
+        try:
+            args.budget_ms = budget_ms(str(settings["budget_ms"]))
+        except argparse.ArgumentTypeError as error:
+            raise GameLoadError(f"the save's bots' budget: {error}; give --budget-ms") from None
+
+
 def lineup(args: argparse.Namespace, seed: int, saved: dict | None) -> list[SeatPlayer]:
     """The seats: --humans then --bots, or, resuming without them, the save's own line-up."""
     def bot(name: str, seat: int) -> object:
@@ -173,7 +190,8 @@ def prepare(argv: list[str] | None, console: Console, locks: ExitStack | None = 
     parser.add_argument("--bots", nargs="*", default=None,
                         help="bot names or model paths, one per bot seat (default: champion, the shipped "
                              "agent of the table: agents/champion.py)")
-    parser.add_argument("--reaction", default="human", choices=sorted(REACTION_LEVELS), help="the bots' reaction time")
+    parser.add_argument("--reaction", default=None, choices=sorted(REACTION_LEVELS),
+                        help="the bots' reaction time (default human; --resume: the saved game's)")
     parser.add_argument("--budget-ms", type=budget_ms, default=None, metavar="MS", help=BUDGET_HELP)
     parser.add_argument("--seed", type=int, default=None)
     parser.add_argument("--keyboard", action="store_true", help="no microphone: play by keyboard only")
@@ -204,6 +222,7 @@ def prepare(argv: list[str] | None, console: Console, locks: ExitStack | None = 
     try:
         check_save(args.save, args.resume, args.overwrite, locks)
         saved = PlaySession.read_save(args.resume) if args.resume else None
+        bots_as_saved(args, saved)
         rules = load_ruleset(args.ruleset).with_house_rules(args.house)
         if saved is not None and isinstance(saved.get("ruleset"), dict):
             # The game goes on under its own rules (--ruleset and --house are a new game's):
@@ -266,7 +285,8 @@ def prepare(argv: list[str] | None, console: Console, locks: ExitStack | None = 
               keep: Callable[[], dict[str, Any]] | None = None) -> PlaySession:
         common = dict(view=view, keyboard=keyboard, listener=listener, seed=seed, pace=args.pace,
                       speak=espeak if args.speak else None, save_path=args.save or args.resume, keep=keep,
-                      tap_delivery_s=tap_delivery_s)
+                      tap_delivery_s=tap_delivery_s,
+                      settings={"reaction": args.reaction, "budget_ms": args.budget_ms})
         if args.resume:
             return PlaySession.resume(args.resume, players, **common)
         return PlaySession(rules, players, **common)

@@ -262,6 +262,9 @@ class PlaySession:
     # What the table keeps in the save beside the game, read at each save (the web room's secret
     # and seat tokens: voice/web/room.py `kept`), for --resume to take back.
     keep: Callable[[], dict[str, Any]] | None = None
+    # How the table was set that the game does not hold (the bots' reaction time and thinking
+    # budget, play.py): kept in the save, so that --resume alone brings the same bots back.
+    settings: dict[str, Any] = field(default_factory=dict)
     state: GameState = field(init=False)
     race_log: list[list[RaceShout]] = field(default_factory=list)
     race_now: list[RaceShout] = field(default_factory=list)  # the shouts of the race under way
@@ -314,6 +317,14 @@ class PlaySession:
             # Never the default line-up in its place: that would be another game, said nowhere.
             raise GameLoadError(f"{path} is damaged: its line-up is empty (no players); resume from another save, "
                                 "or start a new game without --resume")
+        joining = saved.get("joining", [])
+        if not isinstance(joining, list) or not all(
+                isinstance(j, list) and len(j) == 2 and isinstance(j[0], str) and isinstance(j[1], bool)
+                for j in joining):
+            raise GameLoadError(f"{path} is damaged: its 'joining' must be a list of [name, sung] for the late "
+                                "friends waiting for the next turn; resume from another save")
+        if not isinstance(saved.get("settings", {}), dict):
+            raise GameLoadError(f"{path} is damaged: its 'settings' must be an object; resume from another save")
         return saved
 
     @classmethod
@@ -334,6 +345,7 @@ class PlaySession:
                                 "resume it with the same humans and bots (or with --resume alone)")
         session = cls(state.rules, players, **kwargs)
         session.state = state
+        session.joining = [(name, sung) for name, sung in saved.get("joining", [])]
         return session
 
     def rematch(self, seed: int, save_path: Path | None) -> PlaySession:
@@ -343,15 +355,19 @@ class PlaySession:
         (a shout, a choice) are dropped: they are not the next game's first moves."""
         while self.keyboard.poll(0) is not None:
             pass
-        return PlaySession(self.state.rules, self.players, self.view, self.keyboard, self.listener, seed=seed,
-                           speak=self.speak, clock=self.clock, save_path=save_path, pace=self.pace, keep=self.keep,
-                           tap_delivery_s=self.tap_delivery_s)
+        session = PlaySession(self.state.rules, self.players, self.view, self.keyboard, self.listener, seed=seed,
+                              speak=self.speak, clock=self.clock, save_path=save_path, pace=self.pace, keep=self.keep,
+                              tap_delivery_s=self.tap_delivery_s, settings=self.settings)
+        session.joining = list(self.joining)  # told they would sit down as the next turn began: the next game's
+        return session
 
     def save(self) -> None:
         if self.save_path is not None:
             # Whole or not at all, through a temporary file of its own (a fixed `game.tmp` beside
             # it was a file of the user's, overwritten then renamed away).
             saved = {**self.state.to_json(), "lineup": [p.to_json() for p in self.players],
+                     **({"settings": self.settings} if self.settings else {}),
+                     **({"joining": [[name, sung] for name, sung in self.joining]} if self.joining else {}),
                      **(self.keep() if self.keep is not None else {})}
             try:
                 write_atomic(self.save_path, json.dumps(saved))

@@ -104,3 +104,37 @@ def test_a_bot_that_plays_one_table_size_refuses_the_newcomer() -> None:
     assert state.players == 2
     assert "Zoé cannot join: bot cannot play at 3 seats (model x was trained for 2 seats)" in \
         session.view.said  # type: ignore[attr-defined]
+
+
+def test_a_friend_waiting_for_the_next_turn_is_kept_in_the_save_and_in_the_next_game(tmp_path: Path) -> None:
+    # « + Zoé » typed mid-turn: told she sits down as the next turn begins. The game stopped
+    # before it (a crash, Ctrl+Q) and resumed, she is still waiting; the game over before it,
+    # the next game at the table seats her. Before, she was forgotten either way.
+    save = tmp_path / "game.json"
+    keyboard = TypedLater()
+    session = session_of(keyboard, [1, 1, 2, 6, 6, 6], save=save)
+    session.state.apply_action(session.state.pending.legal_actions()[0], seat=0)  # type: ignore[union-attr]
+    session.join("Zoé", sung=True)
+    assert session.joining == [("Zoé", True)]
+    session.save()
+    assert json.loads(save.read_text(encoding="utf-8"))["joining"] == [["Zoé", True]]
+    resumed = PlaySession.resume(save, [SeatPlayer("Ana"), SeatPlayer("bot", FixedBot(1500))], view=Recorder(),
+                                 keyboard=Keyboard(keyboard.reader), save_path=save)
+    assert resumed.joining == [("Zoé", True)]
+    assert resumed.rematch(seed=1, save_path=None).joining == [("Zoé", True)]
+
+
+def test_a_save_whose_waiting_friends_or_settings_are_damaged_is_refused_in_one_line(tmp_path: Path) -> None:
+    import re
+
+    import pytest
+
+    from cdc_env.game import GameLoadError
+
+    state = GameState(sloubi(), 2)
+    for damage, says in ((("joining", [["Zoé"]]), "its 'joining' must be a list of [name, sung]"),
+                         (("joining", "Zoé"), "its 'joining' must be"), (("settings", [1]), "its 'settings' must be")):
+        path = tmp_path / "game.json"
+        path.write_text(json.dumps({**state.to_json(), damage[0]: damage[1]}), encoding="utf-8")
+        with pytest.raises(GameLoadError, match=re.escape(says)):
+            PlaySession.read_save(path)

@@ -429,6 +429,29 @@ def test_a_game_stopped_before_any_move_does_not_say_it_is_saved(tmp_path: Path)
     assert said(None) == "Game stopped."
 
 
+def test_resume_alone_brings_the_bots_back_as_they_were_set(tmp_path: Path) -> None:
+    # Slow bots for beginners (--reaction slow): --resume alone brought them back at « human »
+    # speed, a different game (a race is won against a bot's reaction). Given again, it wins.
+    path = tmp_path / "game.json"
+    app, said = prepare(["--keyboard", "--humans", "Ana", "--bots", "bold", "--reaction", "slow",
+                         "--budget-ms", "150", "--save", str(path)])
+    assert isinstance(app, TableApp), said
+    app.session.save()
+    assert json.loads(path.read_text(encoding="utf-8"))["settings"] == {"reaction": "slow", "budget_ms": 150.0}
+    resumed, said = prepare(["--keyboard", "--resume", str(path)])
+    assert isinstance(resumed, TableApp), said
+    assert resumed.session.players[1].bot.reaction.level == "slow"
+    assert resumed.session.settings == {"reaction": "slow", "budget_ms": 150.0}
+    faster, _ = prepare(["--keyboard", "--resume", str(path), "--reaction", "fast"])
+    assert faster.session.players[1].bot.reaction.level == "fast"
+    for settings, says in (({"reaction": "warp"}, "bots' reaction 'warp' is none of expert, fast, human, slow"),
+                           ({"budget_ms": -5}, "the save's bots' budget: -5 is out of range")):
+        path.write_text(json.dumps({**json.loads(path.read_text(encoding="utf-8")), "settings": settings}),
+                        encoding="utf-8")
+        status, said = prepare(["--keyboard", "--resume", str(path)])
+        assert status == 2 and says in said and "Traceback" not in said
+
+
 def test_resume_alone_checks_the_bots_against_the_saves_rules_not_the_default_ones(tmp_path: Path) -> None:
     # A v004 game against a network of v004 (a model file): --resume alone checked the bot
     # against --ruleset's default, classic, and refused the save ("trained for v004, not classic").

@@ -704,12 +704,13 @@ class Room:
             if not join:
                 return  # a race opened meanwhile: the recheck waits for its end (watch asks again)
             # A phone that starts during a race: its chirp waits for the race's end, as it would
-            # mask the other phones' shouts. The session goes on meanwhile (the race must end).
-            self._chirping = False
+            # mask the other phones' shouts. The session goes on meanwhile (the race must end);
+            # `sounding` again before the race is looked at, so that no move slips in between.
             deadline = time.monotonic() + JOIN_CHIRP_WAIT_S
             while self.race and not self._closed and time.monotonic() < deadline:
+                self._chirping = False
                 time.sleep(0.05)
-            self._chirping = True
+                self._chirping = True
         try:
             samples = self.chirp()
             duration = len(samples) / RATE

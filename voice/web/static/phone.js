@@ -58,6 +58,7 @@
     conn.send(frame);
   }
 
+  const RESUME_MS = 3000; // an audio context not running by then waits for a tap
   async function startMic() {
     if (state.mic === "on" || state.micStarting) return;
     if (!window.isSecureContext || !navigator.mediaDevices || !navigator.mediaDevices.getUserMedia) { showNotSecure(); return; }
@@ -78,7 +79,10 @@
         ctx = new AudioContext();
         source = ctx.createMediaStreamSource(media);
       }
-      await ctx.resume(); // iOS: only inside a tap's handler chain
+      // iOS resumes a context only inside a tap's handler chain: started again by the page
+      // coming back (no tap), the promise may never settle, and the button would do nothing.
+      const resumed = ctx.resume();
+      await Promise.race([resumed, new Promise((_, fail) => setTimeout(() => fail(new Error(CDC.t("mic_needs_tap"))), RESUME_MS))]);
       await ctx.audioWorklet.addModule("/static/worklet.js");
       const node = new AudioWorkletNode(ctx, "pcm-capture", {numberOfInputs: 1, numberOfOutputs: 1, channelCount: 1, channelCountMode: "explicit"});
       node.port.onmessage = (event) => onChunk(event.data.first, event.data.pcm, performance.now());

@@ -114,7 +114,8 @@ class Sirotage(_Section):
     # F: a winning bet pays only when claimed with "Sirop gagnant !" before the next throw.
     claim_winning_bets: bool = False
     # F: combinations whose rule applies to the siroted dice ("toute combinaison réalisée après
-    # le Sirotage est valable"); RULES.md reads it as the Chouette-Velute.
+    # le Sirotage est valable"): RULES.md reads it as the Chouette-Velute, the Artichette and the
+    # Bleu-Rouge (complete.yaml lists the three).
     rescore_after: list[str] = Field(default_factory=list)
 
     @model_validator(mode="after")

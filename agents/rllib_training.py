@@ -583,8 +583,11 @@ def warm_start(algo: Algorithm, config: TrainConfig, rules: Ruleset) -> str:
 
 
 def train(config: TrainConfig, rules: Ruleset, resume: bool, address: str | None,
-          say: Callable[[str], Any] = print) -> tuple[Path, int, list[dict[str, Any]]]:
-    """Trains with RLlib; returns the exported model's path, the steps done and the curve."""
+          say: Callable[[str], Any] = print,
+          time_limit: float | None = None) -> tuple[Path, int, list[dict[str, Any]]]:
+    """Trains with RLlib; returns the exported model's path, the steps done and the curve.
+    `time_limit`: seconds of learning, after which the run is checkpointed and exported as at
+    its end (train.py --time-limit)."""
     torch.set_num_threads(1)  # tiny networks: one thread is faster than several fighting
     out = config.output
     say(start_ray(address, config.rllib.cpus))
@@ -614,6 +617,10 @@ def train(config: TrainConfig, rules: Ruleset, resume: bool, address: str | None
     league = config.league
     started, at_start = time.monotonic(), steps
     while steps < config.total_timesteps:
+        if time_limit is not None and time.monotonic() - started >= time_limit:
+            say(f"time limit reached at {steps} steps")
+            save_checkpoint(out / "checkpoints", algo, steps, {"curve": curve, "snapshots": snapshots})
+            break
         result = algo.train()
         runners = result.get(ENV_RUNNER_RESULTS, {})
         before, steps = steps, steps + int(runners.get(NUM_ENV_STEPS_SAMPLED, 0))

@@ -27,7 +27,9 @@ class ConfigError(ValueError):
 
 
 class _Strict(BaseModel):
-    model_config = ConfigDict(extra="forbid", frozen=True)
+    # No infinity either (NaN was refused already): `gt=0` lets .inf through, and a learning
+    # rate of .inf trained its imitation and broke at PPO's first rollout, a traceback.
+    model_config = ConfigDict(extra="forbid", frozen=True, allow_inf_nan=False)
 
 
 class PPOConfig(_Strict):

@@ -27,11 +27,11 @@ from cdc_env.cli import (
     OutputError,
     Stopped,
     UsageError,
+    game_count,
     in_use_by_one,
     lock_path,
     output_file,
     parse_json,
-    positive_int,
     processes,
     run_command,
     write_atomic,
@@ -44,9 +44,10 @@ FIELD = ("bold", "prudent", "simple", "random")
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--tables", nargs="*", default=None, help="RULESET_Np names (default: every champion)")
-    parser.add_argument("--bold-games", type=positive_int, default=4000)
-    parser.add_argument("--bold-games-more", type=positive_int, default=3000)
-    parser.add_argument("--others", type=positive_int, default=1000)
+    # (game_count: at most MAX_GAMES, as evaluate.py's: every game's result is held in memory)
+    parser.add_argument("--bold-games", type=game_count, default=4000)
+    parser.add_argument("--bold-games-more", type=game_count, default=3000)
+    parser.add_argument("--others", type=game_count, default=1000)
     parser.add_argument("--seed", type=int, default=30_000_000, help="apart from the training runs' evaluation seed")
     parser.add_argument("--workers", type=processes, default=os.cpu_count() or 1)
     parser.add_argument("--out", type=output_file, default="runs/champions.json",

@@ -22,6 +22,7 @@ import json
 import os
 import shutil
 import sys
+import tempfile
 import time
 from collections.abc import Callable
 from pathlib import Path
@@ -44,6 +45,7 @@ from agents.training import (
     ConfigError,
     CorruptCheckpoint,
     League,
+    PPOConfig,
     TrainConfig,
     clone_teacher,
     latest_checkpoint,
@@ -312,10 +314,18 @@ def finish(config: TrainConfig, rules: Ruleset, final: Path, steps: int, curve: 
               "players": config.players, "steps": steps, "training_seconds": round(trained_s, 1),
               "evaluation_seconds": round(time.monotonic() - started - trained_s, 1),
               "model": str(final), "evaluation": results, "curve": curve}
-    write_atomic(out / "report.json", json.dumps(report, indent=1))
-    if curve:
-        plot_curve(curve, out / "learning_curve.png", rules.max_players == 1, f"{config.run_name} ({rules.name})")
-    print_verdict(results, config)
+    print_verdict(results, config)  # said first: a report that cannot be written loses none of it
+    try:
+        write_atomic(out / "report.json", json.dumps(report, indent=1))
+        if curve:
+            plot_curve(curve, out / "learning_curve.png", rules.max_players == 1, f"{config.run_name} ({rules.name})")
+    except OSError as error:
+        # The evaluation's games are not to be played again for a full disk: the report goes to a
+        # new temporary folder, said where (as evaluate.py does).
+        elsewhere = Path(tempfile.mkdtemp(prefix="cdc-train-")) / "report.json"
+        write_atomic(elsewhere, json.dumps(report, indent=1))
+        raise OutputError(f"{out} cannot be written ({error.strerror or error}): the trained model is "
+                          f"{final}, its evaluation is kept in {elsewhere}") from None
     print(f"wrote {out / 'report.json'}" + (f" and {out / 'learning_curve.png'}" if curve else ""))
 
 
@@ -331,14 +341,21 @@ def train_rllib(config: TrainConfig, rules: Ruleset, args: argparse.Namespace, s
         print(f"error: trainer: rllib needs Ray RLlib ({error}): run scripts/setup.sh, which installs "
               "the project's rllib extra", file=sys.stderr)
         return 2
+    out = config.output
+    if args.resume and rllib_training.latest_checkpoint(out / "checkpoints") is None and earlier_run(out):
+        # (as for sb3: a run with no intact checkpoint is not started again over its model and report)
+        raise OutputError(f"--resume: no intact checkpoint in {out / 'checkpoints'}, and nothing of the run "
+                          "was changed; give --overwrite to start again from nothing")
     try:
         with on_ctrl_c(lambda: f"stopped: the run's last checkpoint is kept in {config.output}; go on with --resume"):
-            final, steps, curve = rllib_training.train(config, rules, args.resume, args.address)
+            final, steps, curve = rllib_training.train(config, rules, args.resume, args.address,
+                                                       time_limit=args.time_limit)
     except rllib_training.RunError as error:
         print(f"error: {error}", file=sys.stderr)
         return 2
     trained_s = time.monotonic() - started
-    finish(config, rules, final, steps, curve, started, trained_s, args.eval_games, args.workers)
+    with on_ctrl_c(lambda: kept(out, evaluating=True)):
+        finish(config, rules, final, steps, curve, started, trained_s, args.eval_games, args.workers)
     return 0
 
 
@@ -353,8 +370,9 @@ def tensorboard_dir(out: Path) -> str | None:
 
 # What a run folder holds once a run has learnt something: never overwritten without asking.
 RUN_OUTPUTS = ("model.zip", "model.json", "report.json", "learning_curve.png", "checkpoints", "snapshots", "tb")
-# The settings a checkpoint's network and observations are made for: a resumed run keeps them.
-RESUME_KEYS = ("trainer", "ruleset", "players", "max_turns", "ppo.net_arch")
+# The settings a checkpoint's network and observations are made for, and the PPO settings it
+# carries (a resumed model learns with its own, whatever the config says): a resumed run keeps them.
+RESUME_KEYS = ("trainer", "ruleset", "players", "max_turns", *(f"ppo.{key}" for key in PPOConfig.model_fields))
 
 
 def earlier_run(out: Path) -> list[str]:
@@ -385,6 +403,9 @@ def check_run_folder(config: TrainConfig, resume: bool, overwrite: bool) -> None
         raise OutputError(f"{out} already holds a run ({', '.join(held)}): go on with --resume, or give "
                           "--overwrite to start again from nothing")
     saved_path = out / "config.json"
+    if saved_path.exists() and not overwrite and not run_config(saved_path):
+        raise OutputError(f"{saved_path} is not a training run's config (a file of yours?): the run would write "
+                          "its own there; give another --out, or --overwrite to replace it")
     if not resume or not saved_path.exists():
         return
     try:
@@ -397,6 +418,15 @@ def check_run_folder(config: TrainConfig, resume: bool, overwrite: bool) -> None
             raise UsageError(f"--resume: the run in {out} was trained with {key}: {setting(saved, key)}, this config "
                              f"gives {setting(mine, key)}; resume with the run's own config, or give another "
                              "out_dir (--out)")
+
+
+def run_config(path: Path) -> bool:
+    """Whether `path` is a config.json a run wrote (a training config's keys), not a file of the user's."""
+    try:
+        data = parse_json(path.read_text(encoding="utf-8"))
+    except (OSError, ValueError):
+        return False
+    return isinstance(data, dict) and {"run_name", "ruleset", "players", "total_timesteps"} <= set(data)
 
 
 def clear_run(out: Path) -> None:

@@ -21,7 +21,7 @@ import yaml
 from doubles import script
 
 from agents.training import ConfigError, load_config
-from cdc_env.cli import in_use_by_one, lock_path
+from cdc_env.cli import OutputError, in_use_by_one, lock_path
 from cdc_env.rules import RulesetError, load_ruleset
 from voice.lexicon import LexiconError, load_lexicon
 
@@ -904,6 +904,59 @@ def test_resume_with_another_seat_count_refuses_before_writing(tmp_path: Path,
     line = one_error_line(capsys.readouterr().err)
     assert "trained with players: 2, this config gives 3" in line
     assert unchanged(run, files), "config.json is the run's own still"
+
+
+def test_resume_with_other_ppo_settings_refuses_before_writing(tmp_path: Path,
+                                                              capsys: pytest.CaptureFixture[str]) -> None:
+    # A resumed model learns with the PPO settings it was saved with: a config that changes them
+    # was resumed all the same, and its config.json then named settings never used.
+    _, run, files = finished_run(tmp_path)
+    faster = tiny_config(tmp_path, ppo={"n_steps": 64, "batch_size": 64, "n_epochs": 1, "net_arch": [16],
+                                        "learning_rate": 1e-5})
+    assert script("train").main(["--config", str(faster), "--resume"]) == 2
+    line = one_error_line(capsys.readouterr().err)
+    assert "trained with ppo.learning_rate: 0.0003, this config gives 1e-05" in line
+    assert unchanged(run, files)
+
+
+def test_training_never_writes_over_a_config_json_of_the_users(tmp_path: Path,
+                                                             capsys: pytest.CaptureFixture[str]) -> None:
+    config = tiny_config(tmp_path)
+    run = tmp_path / "tiny"
+    run.mkdir()
+    (run / "config.json").write_text('{"my": "own settings"}', encoding="utf-8")
+    assert script("train").main(["--config", str(config)]) == 2
+    line = one_error_line(capsys.readouterr().err)
+    assert f"{run / 'config.json'} is not a training run's config (a file of yours?)" in line
+    assert (run / "config.json").read_text(encoding="utf-8") == '{"my": "own settings"}'
+
+
+def test_a_report_that_cannot_be_written_keeps_the_evaluation_elsewhere(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]) -> None:
+    # A full disk at report.json: the evaluation's games were lost (and the line said the run
+    # stopped before its first checkpoint). Now its verdict is said, and the report kept elsewhere.
+    import errno
+
+    train = script("train")
+    config = load_config(tiny_config(tmp_path))
+    config.output.mkdir()
+    written = train.write_atomic
+
+    def full(path: Path, data: Any) -> None:
+        if path.name == "report.json" and path.parent == config.output:
+            raise OSError(errno.ENOSPC, "No space left on device")
+        written(path, data)
+
+    monkeypatch.setattr(train, "write_atomic", full)
+    monkeypatch.setattr(train, "evaluate", lambda *args: {"opponents": {}})
+    monkeypatch.setattr(train, "print_verdict", lambda results, config: print("the verdict"))
+    with pytest.raises(OutputError) as refused:
+        train.finish(config, load_ruleset("classic"), config.output / "model.zip", 256, [], 0.0, 1.0, None, 1)
+    said = str(refused.value)
+    assert said.startswith(f"{config.output} cannot be written (No space left on device): the trained model is ")
+    kept = Path(said.split("its evaluation is kept in ")[1])
+    assert json.loads(kept.read_text(encoding="utf-8"))["steps"] == 256
+    assert "the verdict" in capsys.readouterr().out
 
 
 @pytest.mark.parametrize("option", [[], ["--resume"], ["--overwrite"]])

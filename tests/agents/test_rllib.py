@@ -195,6 +195,13 @@ def test_short_rllib_run_checkpoints_resumes_exports_and_plays_legal_games(tmp_p
     assert saved["steps"] < 300 <= report["steps"] - 150 and report["steps"] < 600
     assert report["curve"][:len(saved["curve"])] == saved["curve"] and report["curve"]
 
+    # --time-limit holds for RLlib too (it was ignored: the run went on to its total_timesteps).
+    limited = run("scripts/train.py", "--config", str(path), "--resume", "--timesteps", "10000000",
+                  "--time-limit", "1", "--eval-games", "0")
+    assert limited.returncode == 0, limited.stderr[-3000:]
+    assert "time limit reached at" in limited.stdout
+    assert json.loads((out / "report.json").read_text())["steps"] < 5000
+
     # The exported model plays whole legal games through evaluate.py (the engine refuses any other).
     played = run("scripts/evaluate.py", "--agents", str(out / "model.zip"), "bold", "--games", "20",
                  "--workers", "1", "--out", str(tmp_path / "evaluation"))
@@ -203,6 +210,16 @@ def test_short_rllib_run_checkpoints_resumes_exports_and_plays_legal_games(tmp_p
     assert len(tournament["games_played"]) == 20
     bot = ModelBot.load(out / "model.zip")
     assert bot.meta["trainer"] == "rllib"
+
+    # No intact checkpoint left: --resume refuses in one line and changes nothing (it started a
+    # new run, over the model and the report).
+    for checkpoint in (out / "checkpoints").glob("step_*"):
+        (checkpoint / "state.json").write_text("{", encoding="utf-8")
+    before = {name: (out / name).read_bytes() for name in ("model.zip", "report.json")}
+    refused = run("scripts/train.py", "--config", str(path), "--resume", "--eval-games", "0")
+    assert refused.returncode == 2 and "--resume: no intact checkpoint in" in refused.stderr, refused.stderr[-3000:]
+    assert "Traceback" not in refused.stderr
+    assert {name: (out / name).read_bytes() for name in before} == before
 
 
 def test_an_unreachable_cluster_is_one_clear_error(tmp_path: Path) -> None:

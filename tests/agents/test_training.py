@@ -4,6 +4,7 @@ a saved model plays as a bot; bad configs and models get clear errors."""
 from __future__ import annotations
 
 import json
+import math
 import os
 import subprocess
 import sys
@@ -120,6 +121,12 @@ def test_bad_config_and_bad_model_files(tmp_path: Path) -> None:
         load_config(tiny_config(tmp_path, ppo={"lerning_rate": 0.1}))
     with pytest.raises(ConfigError, match="total_timesteps"):
         load_config(tiny_config(tmp_path, total_timesteps=-5))
+    # Infinity passes `gt=0`: a learning rate of .inf imitated, then broke at PPO's first rollout.
+    for changes, named in (({"ppo": {"learning_rate": math.inf}}, "ppo.learning_rate"),
+                           ({"shaping": math.inf}, "shaping"),
+                           ({"imitation": {"learning_rate": math.inf}}, "imitation.learning_rate")):
+        with pytest.raises(ConfigError, match=f"{named}: Input should be a finite number"):
+            load_config(tiny_config(tmp_path, **changes))
     broken = tmp_path / "broken.zip"
     broken.write_bytes(b"garbage")
     with pytest.raises(ModelLoadError, match="broken.json is missing"):

@@ -1174,8 +1174,8 @@ def test_fit_value_on_a_full_disk_keeps_the_value_file_it_had(tmp_path: Path) ->
     old = (ROOT / "agents" / "values" / "v004_2p.json").read_text(encoding="utf-8")
     (tmp_path / "v004_2p.json").write_text(old, encoding="utf-8")
     result = subprocess.run([sys.executable, str(ROOT / "scripts" / "fit_value.py"), "--tables", "v004_2p",
-                             "--games", "10", "--out", str(tmp_path)], cwd=ROOT, capture_output=True, text=True,
-                            preexec_fn=files_at_most(200))
+                             "--games", "10", "--out", str(tmp_path), "--overwrite"], cwd=ROOT, capture_output=True,
+                            text=True, preexec_fn=files_at_most(200))
     assert result.returncode == 2
     line = one_error_line(result.stderr)
     assert line.endswith("v004_2p.json cannot be written (File too large); the file there is as it was: "

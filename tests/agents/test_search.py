@@ -317,6 +317,14 @@ def test_a_value_is_fitted_to_the_games_of_the_bots_given(tmp_path) -> None:
     assert fitted["fitted_on"] == "games of network and bold, every turn's start"
     assert len(fitted["weights"]) == len(FEATURES)
     assert load_value("classic", 2, tmp_path) is not None
+    # Again into the same folder: refused before any game (a fit replaced a shipped value, and
+    # with it how a champion searches, without a word), unless --overwrite.
+    before = (tmp_path / "classic_2p.json").read_bytes()
+    again = subprocess.run([sys.executable, str(root / "scripts" / "fit_value.py"), "--tables", "classic_2p",
+                            "--games", "12", "--out", str(tmp_path)], cwd=root, capture_output=True, text=True)
+    assert again.returncode == 2
+    assert "classic_2p.json already there (read by the searcher): give --overwrite" in again.stderr
+    assert (tmp_path / "classic_2p.json").read_bytes() == before
 
 
 def test_a_value_fitted_for_the_network_is_what_the_searcher_over_it_reads(tmp_path) -> None:

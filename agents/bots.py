@@ -101,6 +101,9 @@ def make_bot(name: str, seed: int | str = 0, reaction: str = DEFAULT_REACTION,
     """`budget_ms` (a command's --budget-ms): how long a searcher may think per decision, where
     its name gives no budget (`searcher`, and `champion` where the champion searches); other
     bots do not think in time and ignore it."""
+    if not name.strip():  # (Path("") is the current folder: it was taken for a model, a pathlib error)
+        raise ValueError(f"no bot given (an empty name): give one of {', '.join(BOT_NAMES)}, the path of a saved "
+                         "model (.zip or .npz) or package.module:Name")
     if name in BOT_FACTORIES:
         bot = BOT_FACTORIES[name](seed=seed, reaction=reaction)
         return bot

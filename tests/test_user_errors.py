@@ -193,6 +193,8 @@ LONG = "x" * 5000  # a path no file system takes: stat() itself fails (File name
     ("cdc_env", ["rules-table", "--ruleset", LONG], "error: no ruleset '" + "x" * 60 + "… "
                                                     "(5000 characters)': File name too long; give one of basic,"),
     ("cdc_env", ["rules-table", "--ruleset", ""], "error: no ruleset given (an empty name): give one of basic,"),
+    ("evaluate", ["--agents", "", "--field", "bold", "--games", "1"],  # was "PosixPath('.') has an empty name"
+     "error: no bot given (an empty name): give one of random, simple,"),
     ("evaluate", ["--agents", LONG, "--field", "bold", "--games", "1"],
      "error: " + "x" * 60 + "… (5000 characters): File name too long; give a shorter path"),
     ("train", ["--config", "configs/train/classic_2p.yaml", "--out", LONG], "error: --out: xxxxxxxxxx"),

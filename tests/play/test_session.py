@@ -177,33 +177,34 @@ def test_a_host_sound_that_never_ends_holds_each_move_only_so_long(monkeypatch: 
     assert state.winner == 1  # the game went on to its end
 
 
-def test_a_seat_that_taps_while_shouting_races_at_its_earlier_onset_its_voice() -> None:
-    # The page says « touchez si vous criez »: Ana says « pas mou le caillou » from 250 ms and taps
-    # at 500 ms; the tap arrives at once, her voice is decided at 1.2 s. The bot shouted at
-    # 380 ms. Her shout is her voice's onset, the earlier: she wins (the tap alone, first in,
-    # ended the race, and the bot won).
+def tap_and_voice(tap_s: float, voice_s: float) -> tuple[RaceShout, GameState]:
+    """Ana rolls a Chouette-Velute and both taps (at `tap_s`) and says the phrase (from
+    `voice_s`, decided at 1.2 s); the bot shouts at 380 ms. Her shout in the race, and the game."""
     keyboard = TypedLater()
     keyboard.type("1", 0.0)
-    keyboard.type("", 0.5)
-    listener = LateListener(0, "pas_mou_le_caillou", onset_after_s=0.25, heard_after_s=1.2)
+    keyboard.type("", tap_s)
+    listener = LateListener(0, "pas_mou_le_caillou", onset_after_s=voice_s, heard_after_s=1.2)
     session = chouette_velute_session(keyboard, bot_onset_ms=380, listener=listener)
     state = session.run()
     ana = [s for s in session.race_log[0] if s.seat == 0]
-    assert len(ana) == 1 and ana[0].by == "voice" and ana[0].onset_ms < 300
+    assert len(ana) == 1
+    return ana[0], state
+
+
+def test_a_seat_that_taps_while_shouting_races_at_its_earlier_onset_its_voice() -> None:
+    # The page says « touchez si vous criez »: Ana's voice from 250 ms, her tap at 500 ms. The tap
+    # arrives at once, her voice is decided at 1.2 s. Her shout is her voice's onset, the
+    # earlier: she wins (the tap alone, first in, ended the race, and the bot won).
+    ana, state = tap_and_voice(0.5, 0.25)
+    assert ana.by == "voice" and ana.onset_ms < 300
     assert state.scores[0] == 8
 
 
 def test_a_tap_before_the_voice_counts_and_a_seat_not_heard_is_not_waited_for() -> None:
     # Ana taps at 250 ms and her voice (heard at 1.2 s) began at 400 ms: the tap stands. A
     # listener that says her microphone is off: the race ends at her tap, waiting for no voice.
-    keyboard = TypedLater()
-    keyboard.type("1", 0.0)
-    keyboard.type("", 0.25)
-    listener = LateListener(0, "pas_mou_le_caillou", onset_after_s=0.4, heard_after_s=1.2)
-    session = chouette_velute_session(keyboard, bot_onset_ms=380, listener=listener)
-    state = session.run()
-    ana = [s for s in session.race_log[0] if s.seat == 0]
-    assert len(ana) == 1 and ana[0].by == "keyboard" and ana[0].onset_ms < 300
+    ana, state = tap_and_voice(0.25, 0.4)
+    assert ana.by == "keyboard" and ana.onset_ms < 300
     assert state.scores[0] == 8
 
     class MicOff(LateListener):

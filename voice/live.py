@@ -129,16 +129,23 @@ def open_listener(vosk_model: Any, words: Lexicon, seats: Sequence[int],
                   specs: Sequence[str]) -> MicrophoneListener:
     """One microphone and recogniser per seat (specs: one `DEVICE[:CHANNEL]` per seat, or none
     for the default input), started, with audio flowing."""
-    ears = []
-    for index, seat in enumerate(seats):
-        device, channel = parse_device(specs[index] if specs else None)
-        microphone = Microphone(device, channel)
-        # Nothing is listened for until the game asks (listen_for): intents that share a
-        # phrase (the bird Chouette, the combination Chouette) are never active together.
-        # crowded: several microphones in one room hear each other's players (voice/crosstalk.py).
-        recogniser = Recogniser(vosk_model, words, intents=[], clock=microphone.clock, crowded=len(seats) > 1)
-        microphone.start()
-        ears.append(_Ear(seat, microphone, recogniser, threading.Lock()))
-    for ear in ears:
-        ear.microphone.wait_started()
+    ears: list[_Ear] = []
+    try:
+        for index, seat in enumerate(seats):
+            device, channel = parse_device(specs[index] if specs else None)
+            microphone = Microphone(device, channel)
+            # Nothing is listened for until the game asks (listen_for): intents that share a
+            # phrase (the bird Chouette, the combination Chouette) are never active together.
+            # crowded: several microphones in one room hear each other's players (voice/crosstalk.py).
+            recogniser = Recogniser(vosk_model, words, intents=[], clock=microphone.clock, crowded=len(seats) > 1)
+            microphone.start()
+            ears.append(_Ear(seat, microphone, recogniser, threading.Lock()))
+        for ear in ears:
+            ear.microphone.wait_started()
+    except BaseException:
+        # One microphone that cannot start stops them all: the game goes on by keyboard, and a
+        # microphone left recording filled a queue nobody read (and kept its device open).
+        for ear in ears:
+            ear.microphone.stop()
+        raise
     return MicrophoneListener(ears)

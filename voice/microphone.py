@@ -149,6 +149,10 @@ class Microphone:
         now = time.monotonic()
         if status and getattr(status, "input_overflow", False):
             log.warning("input overflow: some audio was lost")
+            # The samples lost are not counted: every later one was captured later than its
+            # number says, and the old blocks' bounds (the window's minimum) dated them up to the
+            # gap early, for CLOCK_WINDOW_S. The clock starts again from the blocks after it.
+            self._bounds.clear()
         start = self._count
         self._count += frames
         self._bounds.append((now, now - self._count / self.rate))

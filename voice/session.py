@@ -270,6 +270,9 @@ class PlaySession:
     race_now: list[RaceShout] = field(default_factory=list)  # the shouts of the race under way
     _race_answers: dict[int, Action] = field(default_factory=dict)
     _moment: float = 0.0  # when the current decision was put (false shouts' onsets count from it)
+    # When this game began to be played here (`run`): a phrase begun before it was said over the
+    # game before (a shout at its end, heard as `again` starts this one): not this game's.
+    _began: float | None = None
     # The last race run: its start, the end of its window (session clock) and its phrases. A
     # shout said in it but heard after it was settled is late, not a false shout.
     _last_race: tuple[float, float, frozenset[str]] | None = None
@@ -380,6 +383,7 @@ class PlaySession:
     # ------------------------------------------------------------------ the loop
 
     def run(self) -> GameState:
+        self._began = self.clock()
         for seat, player in enumerate(self.players):
             if player.human:
                 self.view.voice(seat, LISTENING if self._hears(seat) else KEYBOARD_ONLY)
@@ -496,6 +500,8 @@ class PlaySession:
                 if self.take_back():
                     return None  # the game changed: ask again
                 continue
+            if not typed[0].strip() and self._repeated_key(decision.seat, typed[1]):
+                continue  # Enter pressed twice for a shout, the race over at the first: no answer
             action, why = self._typed_action(decision, options, typed[0])
             if action is not None:
                 return self._timed(action, typed[1])
@@ -644,6 +650,15 @@ class PlaySession:
                                    f"{name} : « {{phrase}} » {how_fr} après la course réglée : non compté",
                                    seat, phrase))
         return True
+
+    def _repeated_key(self, seat: int, at: float) -> bool:
+        """Enter pressed again, up to REPEAT_S after the seat's own key shout in the race just
+        settled (which ended as soon as every shout was in): that shout repeated, not the answer
+        to the question put since (Enter alone takes a question's only option)."""
+        if self._last_race is None or not self.race_log:
+            return False
+        own = next((s for s in self.race_log[-1] if s.seat == seat and s.by == "keyboard"), None)
+        return own is not None and at <= self._last_race[0] + own.onset_ms / 1000 + REPEAT_S
 
     def _listener_holds(self) -> bool:
         holding = getattr(self.listener, "holding", None)
@@ -803,10 +818,11 @@ class PlaySession:
         if self.listener is None:
             return []
         try:
-            return self.listener.poll()
+            heard = self.listener.poll()
         except InputLost as error:
             self._lose_listener(error)
             return []
+        return [h for h in heard if self._began is None or h.onset >= self._began]
 
     def _lose_listener(self, error: Exception) -> None:
         self.view.say(Said(f"microphone lost ({error}); going on with the keyboard — the game is kept",

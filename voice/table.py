@@ -23,6 +23,7 @@ from rich.text import Text
 from textual.app import App, ComposeResult
 from textual.binding import Binding
 from textual.containers import Horizontal
+from textual.css.query import NoMatches
 from textual.widgets import Footer, Header, Input, RichLog, Static
 
 from cdc_env.actions import (
@@ -282,7 +283,7 @@ class TableView:
             raise EOFError("the table was closed")  # stops the session, between two moves
         try:
             self.app.call_from_thread(update, *args)
-        except RuntimeError:  # the app is closing: nothing more to show
+        except (RuntimeError, NoMatches):  # the app is closing (its widgets already gone): nothing more to show
             pass
 
     def show(self, session: PlaySession) -> None:
@@ -402,7 +403,10 @@ class TableApp(App[GameState | None]):
             self.error = error
             self.call_from_thread(self.exit, None)
             return
-        self.call_from_thread(self.game_over, state)
+        try:
+            self.call_from_thread(self.game_over, state)
+        except (RuntimeError, NoMatches):  # closed as the game ended: its save holds the end
+            pass
 
     def on_input_submitted(self, event: Input.Submitted) -> None:
         at = time.monotonic()  # Enter's moment, before anything else: a race shout's onset

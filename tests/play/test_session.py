@@ -298,6 +298,41 @@ def test_a_digit_sign_that_is_no_number_typed_at_the_table_is_refused_in_words(t
         PlaySession._parse_shout("! " + typed, [0], None, ["pas_mou_le_caillou"])
 
 
+def test_enter_pressed_twice_for_a_shout_does_not_answer_the_next_question() -> None:
+    # The bot throws 1, 1, 2 and shouts at 200 ms; Ana (keyboard) presses Enter twice, at 0.5 and
+    # 0.62 s. The race ends at her first press; her turn's roll is asked next, and Enter alone
+    # takes its only option: her second press threw her dice before she saw the question. It is
+    # her shout repeated; her roll is her « 1 » at 3 s (6, 6, 6 from 300: she wins).
+    keyboard = TypedLater()
+    keyboard.type("", 0.5)
+    keyboard.type("", 0.62)
+    keyboard.type("1", 3.0)
+    session = PlaySession(load_ruleset("basic"), [SeatPlayer("Ana"), SeatPlayer("bot", FixedBot(200))],
+                          view=Recorder(), keyboard=Keyboard(keyboard.reader),
+                          dice=InjectedDice([6, 1, 1, 1, 2, 6, 6, 6]), setup={"scores": [300, 0]})
+    began = time.monotonic()
+    state = session.run()
+    assert state.winner == 0 and time.monotonic() - began >= 2.9
+    assert [s.by for s in session.race_log[0] if s.seat == 0] == ["keyboard"]
+
+
+def test_a_phrase_said_before_the_game_began_is_not_heard_in_it() -> None:
+    # « again » after a game: a shout of joy at its end, held by the microphone, came out as the
+    # new game's first heard phrase, and was judged a false shout in it (a Bévue).
+    class SaidBefore(LateListener):
+        def poll(self) -> list[Heard]:
+            if self.delivered:
+                return []
+            self.delivered = True
+            return [Heard(0, "pas_mou_le_caillou", time.monotonic() - 5.0)]
+
+    keyboard = TypedLater()
+    keyboard.type("1", 0.3)
+    session = chouette_velute_session(keyboard, bot_onset_ms=1200, listener=SaidBefore(0, "x", 0, 0))
+    state = session.run()
+    assert not [e for e in state.log if e["type"] == "false_shout"]
+
+
 class HeldListener(LateListener):
     """A LateListener whose room holds the shout back until it delivers it (a crowded reading
     waiting for another phone to bear it out): `holding()` says so meanwhile."""
@@ -709,11 +744,11 @@ def test_a_shout_said_in_the_window_but_decided_after_it_still_counts() -> None:
 
 
 def test_a_shout_that_began_before_the_dice_were_shown_does_not_count() -> None:
-    # Heard with an onset half a second before the race opened: shouting before seeing the dice
-    # is no reaction to them, so it is not a 0 ms shout; the bot wins the race.
+    # Heard with an onset half a second before the race opened (Ana rolls at 0.6 s): shouting
+    # before seeing the dice is no reaction to them, so it is not a 0 ms shout; the bot wins.
     keyboard = TypedLater()
-    keyboard.type("1", 0.0)
-    listener = LateListener(0, "pas_mou_le_caillou", onset_after_s=-0.5, heard_after_s=0.1)
+    keyboard.type("1", 0.6)
+    listener = LateListener(0, "pas_mou_le_caillou", onset_after_s=0.1, heard_after_s=0.7)
     session = chouette_velute_session(keyboard, bot_onset_ms=600, listener=listener)
     state = session.run()
     assert [s.seat for s in session.race_log[0]] == [1]

@@ -795,3 +795,21 @@ def test_again_where_the_next_save_cannot_be_made_says_so_and_the_table_stays(tm
             return screen
 
     asyncio.run(run())
+
+
+def test_a_table_whose_widgets_are_gone_as_it_closes_takes_no_more_updates_without_an_error() -> None:
+    # Ctrl+Q: Textual removes the widgets a few ms before the keyboard is marked closed; an update
+    # posted then (a bot's shout) raised NoMatches, and the game "stopped on an error".
+    from types import SimpleNamespace
+
+    from textual.css.query import NoMatches
+
+    from voice.table import TableView
+
+    class Closing:
+        keyboard = SimpleNamespace(closed=False)
+
+        def call_from_thread(self, update: Any, *args: Any) -> None:
+            raise NoMatches("No nodes match '#dice' on Screen()")
+
+    TableView(Closing())._post(lambda: None)  # type: ignore[arg-type]

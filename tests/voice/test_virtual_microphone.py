@@ -90,3 +90,40 @@ def test_missing_device_or_channel_is_a_clear_error(virtual_microphone) -> None:
         Microphone("no-such-microphone").start()
     with pytest.raises(MicrophoneError, match="channel 999 .0-based. does not exist"):
         Microphone("pulse", channel=999).start()
+
+
+def test_one_microphone_that_cannot_start_stops_the_others(virtual_microphone, ko_model, ko_lexicon,
+                                                           monkeypatch: pytest.MonkeyPatch) -> None:
+    # Seat 1's microphone started, seat 2's device is misspelt: the game goes on by keyboard, and
+    # seat 1's stream kept recording into a queue nobody read (and kept the device open).
+    from voice import live
+
+    started: list[Microphone] = []
+    real_start = Microphone.start
+
+    def start(self: Microphone) -> None:
+        real_start(self)
+        started.append(self)
+
+    monkeypatch.setattr(Microphone, "start", start)
+    with pytest.raises(MicrophoneError, match="no input device 'no-such-microphone'"):
+        live.open_listener(ko_model, ko_lexicon, [0, 1], ["pulse", "no-such-microphone"])
+    assert len(started) == 1 and started[0]._stream is None  # stopped and closed
+
+
+def test_audio_lost_in_an_overflow_does_not_date_the_samples_after_it_early(monkeypatch: pytest.MonkeyPatch) -> None:
+    # The samples lost are not counted: the window's oldest bounds dated every later sample up to
+    # the gap early, for 20 s. After an overflow the clock starts again from the blocks after it.
+    from types import SimpleNamespace
+
+    mic = Microphone("pulse")
+    block = np.zeros((1600, 1), np.int16)
+    now = [100.0]
+    monkeypatch.setattr("voice.microphone.time.monotonic", lambda: now[0])
+    for _ in range(10):  # 1 s of blocks, each arriving 100 ms after the last
+        now[0] += 0.1
+        mic._callback(block, 1600, None, None)
+    assert mic.clock(16000) == pytest.approx(101.0)
+    now[0] += 0.3  # 200 ms of audio lost: the next block, numbered on, was captured 0.2 s later
+    mic._callback(block, 1600, None, SimpleNamespace(input_overflow=True))
+    assert mic.clock(17600) == pytest.approx(101.3)

@@ -91,13 +91,15 @@ class LateListener:
         pass
 
 
-def chouette_velute_session(keyboard: TypedLater, bot_onset_ms: float, listener=None) -> PlaySession:
+def chouette_velute_session(keyboard: TypedLater, bot_onset_ms: float, listener=None,
+                            bot_first: bool = False) -> PlaySession:
     # Seat 0 (human) starts (dice 1 vs 6), rolls 1,1,2: a Chouette-Velute of 8. Then seat 1
-    # (bot) rolls 6,6,6 with a score set to win at once, to end the game.
-    dice = InjectedDice([1, 6, 1, 1, 2, 6, 6, 6])
+    # (bot) rolls 6,6,6 with a score set to win at once, to end the game. `bot_first`: the bot
+    # starts (6 vs 1) and rolls the Chouette-Velute, then Ana wins with 6,6,6 from 300.
+    dice = InjectedDice([6, 1, 1, 1, 2, 6, 6, 6] if bot_first else [1, 6, 1, 1, 2, 6, 6, 6])
     session = PlaySession(load_ruleset("basic"), [SeatPlayer("Ana"), SeatPlayer("bot", FixedBot(bot_onset_ms))],
                           view=Recorder(), keyboard=Keyboard(keyboard.reader), listener=listener, dice=dice,
-                          setup={"scores": [0, 300]})
+                          setup={"scores": [300, 0] if bot_first else [0, 300]})
     return session
 
 
@@ -307,9 +309,7 @@ def test_enter_pressed_twice_for_a_shout_does_not_answer_the_next_question() -> 
     keyboard.type("", 0.5)
     keyboard.type("", 0.62)
     keyboard.type("1", 3.0)
-    session = PlaySession(load_ruleset("basic"), [SeatPlayer("Ana"), SeatPlayer("bot", FixedBot(200))],
-                          view=Recorder(), keyboard=Keyboard(keyboard.reader),
-                          dice=InjectedDice([6, 1, 1, 1, 2, 6, 6, 6]), setup={"scores": [300, 0]})
+    session = chouette_velute_session(keyboard, bot_onset_ms=200, bot_first=True)
     began = time.monotonic()
     state = session.run()
     assert state.winner == 0 and time.monotonic() - began >= 2.9

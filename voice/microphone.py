@@ -89,8 +89,9 @@ class Microphone:
         except sd.PortAudioError as error:
             self._stream = None
             raise MicrophoneError(
-                f"cannot record from '{info['name']}' at {self.rate} Hz ({error}); the "
-                f"'pulse' or 'default' device converts rates for you. {_hint()}") from None
+                f"cannot record from '{info['name']}' at {self.rate} Hz ({error}): if another program (or "
+                f"another seat's --devices) holds it, free it; if it cannot take {self.rate} Hz, the 'pulse' or "
+                f"'default' device converts rates for you. {_hint()}") from None
         log.info("recording from '%s' channel %d", info["name"], self.channel)
 
     def stop(self) -> None:

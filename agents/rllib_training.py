@@ -161,7 +161,9 @@ class TableEnv(MultiAgentEnv):
             observations = {a: self.game.observe(f"seat_{seat_of[a]}") for a in self.seen}
             assert self.game.state is not None
             winner = decided_winner(self.game.state)  # a cut game by the scores, as the reward
-            infos = {a: {"won": winner == seat_of[a]} for a in self.seen}
+            # A Doublette's team wins together (as the reward has it): the learner's logged win rate too.
+            team = () if winner is None else self.game.state.teams[winner]
+            infos = {a: {"won": seat_of[a] in team} for a in self.seen}
             terminated = any(self.game.terminations.values())
             return (observations, {a: rewards.get(a, 0.0) for a in self.seen},
                     {"__all__": terminated}, {"__all__": not terminated}, infos)

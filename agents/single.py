@@ -163,6 +163,7 @@ class CulDeChouetteEnv(gymnasium.Env[np.ndarray, np.int64]):
     def reset(self, *, seed: int | None = None,
               options: dict[str, Any] | None = None) -> tuple[np.ndarray, dict[str, Any]]:
         super().reset(seed=seed)
+        chosen = (options or {}).get("setup")  # the caller's start, as the raw environment takes it
         for _ in range(MAX_EMPTY_GAMES):
             game_seed = int(seed) if seed is not None else int(self.np_random.integers(2**63))
             seed = None
@@ -172,8 +173,8 @@ class CulDeChouetteEnv(gymnasium.Env[np.ndarray, np.int64]):
                 self.learner = self.learner_seat_option
             self._learner_agent = self.game.possible_agents[self.learner]
             self._policies = self._seat_policies(game_seed)
-            setup = None
-            if self.random_starts and self.np_random.random() < self.random_starts:
+            setup = chosen
+            if setup is None and self.random_starts and self.np_random.random() < self.random_starts:
                 setup = {"scores": random_position(self.np_random, self.game.rules, self.players)}
             self.game.reset(seed=game_seed, options={"setup": setup})
             self._play_opponents()

@@ -119,6 +119,37 @@ def test_table_env_deals_the_seats_and_pays_the_game_outcome(self_play_fraction:
     assert len(learner_seats) > 1
 
 
+def test_a_doublette_teams_win_is_logged_for_both_partners() -> None:
+    # The reward pays a Doublette's team together; the logged "won" (the learner's win-rate
+    # curve) counted the winning seat alone, so a partner's win was logged as the learner's loss.
+    from cdc_env.env import decided_winner
+    from cdc_env.rules import load_ruleset
+
+    rules = load_ruleset("classic").with_house_rules(["doublette"])
+    env = TableEnv({"ruleset": rules, "players": 4, "opponents": ["bold"], "max_turns": 40})
+    rng = np.random.default_rng(1)
+    partners_won = 0
+    for game in range(12):
+        observations, _ = env.reset(seed=game)
+        returns: dict[str, float] = {}
+        while True:
+            (agent, observation), = observations.items()
+            choice = int(rng.choice(np.flatnonzero(observation["action_mask"])))
+            observations, rewards, terminated, truncated, infos = env.step({agent: choice})
+            for name, reward in rewards.items():
+                returns[name] = returns.get(name, 0.0) + reward
+            if terminated["__all__"] or truncated["__all__"]:
+                break
+        state = env.game.state
+        assert state is not None
+        winner = decided_winner(state)
+        (learner,) = env.seen
+        if winner is not None:
+            assert infos[learner]["won"] == (returns[learner] > 0) == (env.learner_seat in state.teams[winner])
+            partners_won += winner != env.learner_seat and env.learner_seat in state.teams[winner]
+    assert partners_won  # the case the log had wrong came up
+
+
 def test_exported_model_plays_exactly_as_the_module(tmp_path: Path) -> None:
     config = TrainConfig(run_name="export", players=2, ppo={"net_arch": [24, 24]})
     rules = load_ruleset("classic")

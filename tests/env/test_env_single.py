@@ -177,3 +177,12 @@ def test_random_starts_begin_games_part_way_and_only_as_often_as_asked() -> None
     assert starts == [{}] * 20
     with pytest.raises(ValueError, match="random_starts"):
         CulDeChouetteEnv("classic", 2, opponents="simple", random_starts=1.5)
+
+
+def test_reset_takes_a_starting_position_as_the_raw_environment_does() -> None:
+    # `options={"setup": ...}` was dropped without a word by the Gymnasium environment (a
+    # curriculum from chosen positions trained on ordinary starts, random ones here).
+    env = CulDeChouetteEnv("classic", 2, random_starts=1.0)
+    env.reset(seed=0, options={"setup": {"scores": [300, 250]}})
+    state = env.game.state
+    assert state is not None and state.scores == [300, 250]

@@ -561,7 +561,8 @@ def web_table(args: argparse.Namespace, players: list[SeatPlayer], build: Build,
         console.print(f"[yellow]the phones play by tapping only: {escape(why)}; give --model or CDC_VOSK_MODEL "
                       f"for their voices[/yellow]", highlight=False)
     try:
-        certificates = ensure_certificates()
+        # --host names the address the phones are shown: the certificate must name it too.
+        certificates = ensure_certificates(also=[args.host] if args.host not in ("0.0.0.0", "") else None)
         room = Room(players, make_recogniser=make_recogniser)
         server = WebServer(room, certificates, args.host, args.port)
     except OSError as error:

@@ -1100,6 +1100,43 @@ def test_a_damaged_certificate_authority_gets_one_clear_error_and_is_not_replace
     assert ensure_certificates(tmp_path, addresses=["192.168.1.20"]).ca_cert.read_bytes() == cert
 
 
+def test_half_a_certificate_authority_is_never_made_again_on_its_own(tmp_path: Path) -> None:
+    # ca.key gone: a new CA was made without a word, every phone had to trust again, and the kept
+    # server certificate (its issuer of the same name) was signed by the old one: refused.
+    ensure_certificates(tmp_path, addresses=["192.168.1.20"])
+    cert = (tmp_path / "ca.crt").read_bytes()
+    (tmp_path / "ca.key").unlink()
+    with pytest.raises(OSError, match="has ca.crt alone, without ca.key; put it back, or move that folder aside"):
+        ensure_certificates(tmp_path, addresses=["192.168.1.20"])
+    assert (tmp_path / "ca.crt").read_bytes() == cert and not (tmp_path / "ca.key").exists()
+
+
+def test_a_server_certificate_that_does_not_fit_its_key_or_its_ca_is_made_again(tmp_path: Path) -> None:
+    # A reissue cut short (its new key written, the old certificate kept): the table did not
+    # start (KEY_VALUES_MISMATCH) until the addresses changed. One of another CA: phones refused it.
+    first = ensure_certificates(tmp_path, addresses=["192.168.1.20"])
+    other = ensure_certificates(tmp_path / "other", addresses=["192.168.1.20"])
+    (tmp_path / "server.key").write_bytes((other.directory / "server.key").read_bytes())
+    again = ensure_certificates(tmp_path, addresses=["192.168.1.20"])
+    assert again.issued
+    ssl.create_default_context(ssl.Purpose.CLIENT_AUTH).load_cert_chain(again.server_cert, again.server_key)
+    (tmp_path / "server.crt").write_bytes((other.directory / "server.crt").read_bytes())
+    (tmp_path / "server.key").write_bytes((other.directory / "server.key").read_bytes())
+    assert ensure_certificates(tmp_path, addresses=["192.168.1.20"]).issued  # signed by another CA
+    assert first.ca_cert.read_bytes() == again.ca_cert.read_bytes()
+    assert (first.server_key.stat().st_mode & 0o077) == 0 and (first.directory / "ca.key").stat().st_mode & 0o077 == 0
+
+
+def test_the_address_play_web_shows_is_in_the_certificate_and_a_long_host_name_is_no_error(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    # --host 10.8.0.2 (an address the LAN probe missed, behind a VPN): phones were shown it and
+    # refused its certificate. A 60-character host name raised (a common name is 64 at most).
+    made = ensure_certificates(tmp_path, addresses=["192.168.1.20"], also=["10.8.0.2"])
+    assert "10.8.0.2" in made.names
+    monkeypatch.setattr("voice.web.certs.socket.gethostname", lambda: "h" * 60)
+    assert ensure_certificates(tmp_path / "long", addresses=["192.168.1.20"]).issued
+
+
 @pytest.mark.parametrize("where", ["file", "inside a file"])
 def test_a_certificate_folder_that_cannot_be_made_is_one_clear_error(tmp_path: Path, where: str,
                                                                       monkeypatch: pytest.MonkeyPatch) -> None:

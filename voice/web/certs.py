@@ -21,6 +21,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from cryptography import x509
+from cryptography.exceptions import InvalidSignature
 from cryptography.hazmat.primitives import hashes, serialization
 from cryptography.hazmat.primitives.asymmetric import ec
 from cryptography.x509.oid import ExtendedKeyUsageOID, NameOID
@@ -73,10 +74,23 @@ class Certificates:
     issued: bool  # the server certificate was (re-)made on this run
 
 
+def _write(path: Path, data: bytes, mode: int = 0o644) -> None:
+    """Whole or not at all (a temporary file renamed into place), and a key never readable by
+    others, not even for a moment (made with its mode, not chmod-ed after)."""
+    temporary = path.with_name(f".{path.name}.{os.getpid()}.tmp")
+    descriptor = os.open(temporary, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, mode)
+    try:
+        with os.fdopen(descriptor, "wb") as file:
+            file.write(data)
+        os.replace(temporary, path)
+    except BaseException:
+        temporary.unlink(missing_ok=True)
+        raise
+
+
 def _write_key(path: Path, key: ec.EllipticCurvePrivateKey) -> None:
-    path.write_bytes(key.private_bytes(serialization.Encoding.PEM, serialization.PrivateFormat.PKCS8,
-                                       serialization.NoEncryption()))
-    path.chmod(0o600)
+    _write(path, key.private_bytes(serialization.Encoding.PEM, serialization.PrivateFormat.PKCS8,
+                                   serialization.NoEncryption()), 0o600)
 
 
 def _load_key(path: Path) -> ec.EllipticCurvePrivateKey:
@@ -94,7 +108,8 @@ def _name(common: str) -> x509.Name:
 def _make_ca(directory: Path) -> None:
     key = ec.generate_private_key(ec.SECP256R1())
     now = datetime.datetime.now(datetime.timezone.utc)
-    name = _name(f"cdc local CA ({socket.gethostname()})")
+    # A common name holds 64 characters at most (a long host name raised, a traceback).
+    name = _name(f"cdc local CA ({socket.gethostname()[:48]})")
     cert = (x509.CertificateBuilder().subject_name(name).issuer_name(name).public_key(key.public_key())
             .serial_number(x509.random_serial_number())
             .not_valid_before(now - datetime.timedelta(days=1))
@@ -107,7 +122,7 @@ def _make_ca(directory: Path) -> None:
             .add_extension(x509.SubjectKeyIdentifier.from_public_key(key.public_key()), critical=False)
             .sign(key, hashes.SHA256()))
     _write_key(directory / "ca.key", key)
-    (directory / "ca.crt").write_bytes(cert.public_bytes(serialization.Encoding.PEM))
+    _write(directory / "ca.crt", cert.public_bytes(serialization.Encoding.PEM))
 
 
 def _make_server(directory: Path, names: tuple[str, ...]) -> None:
@@ -121,19 +136,22 @@ def _make_server(directory: Path, names: tuple[str, ...]) -> None:
             alt.append(x509.IPAddress(ipaddress.ip_address(name)))
         except ValueError:
             alt.append(x509.DNSName(name))
-    cert = (x509.CertificateBuilder().subject_name(_name(names[0])).issuer_name(ca_cert.subject)
+    ends = min(now + datetime.timedelta(days=SERVER_DAYS), ca_cert.not_valid_after_utc)  # not past its CA
+    cert = (x509.CertificateBuilder().subject_name(_name(names[0][:64])).issuer_name(ca_cert.subject)
             .public_key(key.public_key()).serial_number(x509.random_serial_number())
             .not_valid_before(now - datetime.timedelta(days=1))
-            .not_valid_after(now + datetime.timedelta(days=SERVER_DAYS))
+            .not_valid_after(ends)
             .add_extension(x509.SubjectAlternativeName(alt), critical=False)
             .add_extension(x509.BasicConstraints(ca=False, path_length=None), critical=True)
             .add_extension(x509.ExtendedKeyUsage([ExtendedKeyUsageOID.SERVER_AUTH]), critical=False)
             .add_extension(x509.AuthorityKeyIdentifier.from_issuer_public_key(ca_key.public_key()),
                            critical=False)
             .sign(ca_key, hashes.SHA256()))
+    # The names last: a reissue cut short leaves no record that the key and the certificate fit.
+    (directory / "server.json").unlink(missing_ok=True)
     _write_key(directory / "server.key", key)
-    (directory / "server.crt").write_bytes(cert.public_bytes(serialization.Encoding.PEM))
-    (directory / "server.json").write_text(json.dumps({"names": list(names)}), encoding="utf-8")
+    _write(directory / "server.crt", cert.public_bytes(serialization.Encoding.PEM))
+    _write(directory / "server.json", json.dumps({"names": list(names)}).encode())
 
 
 def _server_current(directory: Path, names: tuple[str, ...]) -> bool:
@@ -143,11 +161,15 @@ def _server_current(directory: Path, names: tuple[str, ...]) -> bool:
         kept = parse_json((directory / "server.json").read_text(encoding="utf-8"))
         cert = x509.load_pem_x509_certificate((directory / "server.crt").read_bytes())
         ca_cert = x509.load_pem_x509_certificate((directory / "ca.crt").read_bytes())
-        (directory / "server.key").read_bytes()
-    except (OSError, ValueError):
+        key = _load_key(directory / "server.key")
+        # Signed by this very CA (every CA of this host has the same name), with this key.
+        cert.verify_directly_issued_by(ca_cert)
+        if cert.public_key() != key.public_key():
+            return False
+    except (OSError, ValueError, TypeError, InvalidSignature):
         return False
     left = cert.not_valid_after_utc - datetime.datetime.now(datetime.timezone.utc)
-    return (sorted(kept.get("names", [])) == sorted(names) and cert.issuer == ca_cert.subject
+    return (isinstance(kept, dict) and sorted(kept.get("names", [])) == sorted(names)
             and left > datetime.timedelta(days=30))
 
 
@@ -209,6 +231,9 @@ def _check_ca(folder: Path) -> None:
                                f"{ANOTHER_CA}") from None
     if cert.public_key() != key.public_key():
         raise CertificateError(f"{folder / 'ca.crt'} and {folder / 'ca.key'} do not belong together; {ANOTHER_CA}")
+    if cert.not_valid_after_utc < datetime.datetime.now(datetime.timezone.utc) + datetime.timedelta(days=30):
+        raise CertificateError(f"the table's certificate authority in {folder} ends on "
+                               f"{cert.not_valid_after_utc:%Y-%m-%d} (made for {CA_DAYS // 365} years); {ANOTHER_CA}")
 
 
 def _unwritable(folder: Path, error: OSError) -> CertificateError:
@@ -216,16 +241,24 @@ def _unwritable(folder: Path, error: OSError) -> CertificateError:
                             f"({error.strerror or error}); set CDC_WEB_DIR to a folder of your own")
 
 
-def ensure_certificates(directory: str | Path | None = None, addresses: list[str] | None = None) -> Certificates:
+def ensure_certificates(directory: str | Path | None = None, addresses: list[str] | None = None,
+                        also: list[str] | None = None) -> Certificates:
     """The CA (made once) and a server certificate for 127.0.0.1, localhost, the host name and
-    the LAN addresses (re-issued when they change)."""
+    the LAN addresses (re-issued when they change). `also`: more names (play.py's --host: an
+    address the LAN probe may miss, behind a VPN)."""
     folder = web_dir(directory)
-    lan = lan_addresses() if addresses is None else addresses
+    lan = [*(also or []), *(lan_addresses() if addresses is None else addresses)]
     names = tuple(dict.fromkeys([*lan, "127.0.0.1", "localhost", socket.gethostname()]))
     try:
         folder.mkdir(parents=True, exist_ok=True, mode=0o700)  # the CA's key is in it
-        if not ((folder / "ca.crt").is_file() and (folder / "ca.key").is_file()):
+        kept = [name for name in ("ca.crt", "ca.key") if (folder / name).is_file()]
+        if len(kept) == 1:  # half a CA: made again, the phones trusting the old one would refuse the table
+            raise CertificateError(f"the table's certificate authority in {folder} has {kept[0]} alone, without "
+                                   f"{({'ca.crt', 'ca.key'} - set(kept)).pop()}; put it back, or {ANOTHER_CA}")
+        if not kept:
             _make_ca(folder)
+    except CertificateError:
+        raise
     except OSError as error:  # a file where the folder goes (XDG_CONFIG_HOME a file), a read-only home
         raise _unwritable(folder, error) from None
     _check_ca(folder)

@@ -213,6 +213,11 @@ def run_tournament(names: Sequence[str], rules: Ruleset, seats: int, games: int,
     records: list[dict[str, Any]] = []
     results: list[tuple[list[str], str | None]] = []
     unfinished = 0
+    # Per name, the games it sat in and those one of its seats won: a field's copies share a
+    # game (at most one of them wins it: no independent trials), so their interval is one of
+    # games, not of seats, shared among the copies.
+    tables = {n: 0 for n in everyone}
+    tables_won = {n: 0 for n in everyone}
     schedule = [(seatings[game % len(seatings)], seed + game) for game in range(games)]
     outcomes = _outcomes(schedule, runner, workers, rules, reaction, max_turns, budget_ms)
     for game, ((seating, _), (winner, scores)) in enumerate(zip(schedule, outcomes, strict=True)):
@@ -224,6 +229,9 @@ def run_tournament(names: Sequence[str], rules: Ruleset, seats: int, games: int,
             agent.points += scores[seat]
             agent.seats[seat] = agent.seats.get(seat, 0) + 1
             agent.wins += winner == seat
+        for name in set(seating):
+            tables[name] += 1
+            tables_won[name] += winner_name == name
         results.append((seating, winner_name))
         records.append({"game": game, "seed": seed + game, "seating": seating, "winner": winner,
                         "scores": scores})
@@ -232,7 +240,9 @@ def run_tournament(names: Sequence[str], rules: Ruleset, seats: int, games: int,
     ratings = elo_ratings(results, everyone)
     for agent in agents.values():
         agent.win_rate = agent.wins / agent.games if agent.games else 0.0
-        agent.ci_low, agent.ci_high = wilson_interval(agent.wins, agent.games)
+        copies = agent.games / tables[agent.name] if tables[agent.name] else 1.0
+        low, high = wilson_interval(tables_won[agent.name], tables[agent.name])
+        agent.ci_low, agent.ci_high = low / copies, high / copies  # (one seat a game: the same as before)
         agent.mean_points = agent.points / agent.games if agent.games else 0.0
         agent.elo = ratings[agent.name]
     ordered = sorted(agents.values(), key=lambda a: -a.elo)

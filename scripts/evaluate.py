@@ -7,10 +7,15 @@
 An agent is a bot name (random, simple, prudent, bold, champion: the shipped agent of the
 table), a saved model (.zip, or .npz weights), or `package.module:Name`, a class or factory whose
 objects have `act(state, decision) -> action`. With --field BOT each agent plays against
-seats − 1 copies of BOT (the copies pooled under BOT's name). Seats are rotated; prints win rates
+seats − 1 copies of BOT (the copies pooled under BOT's name; their interval counts games, as
+they share each one). Seats are rotated; prints win rates
 with 95 % intervals, Elo ratings and mean points, and
 writes tournament.json and tournament.png to --out (tournament-2.json… when the folder holds
 an earlier report: none is replaced).
+
+Game N of a run has the dice of seed --seed + N. With --field, several agents in one run take
+the games in turn (agent A seeds 0, 1, agent B 2, 3, …): to compare agents on the same games,
+give each its own run with the same --seed.
 """
 
 from __future__ import annotations

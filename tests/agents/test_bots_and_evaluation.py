@@ -105,6 +105,24 @@ def test_rigged_matchup_gives_the_known_answer() -> None:
     assert strong.mean_points == pytest.approx(0.75 * 343 + 0.25 * 100)
 
 
+def test_a_fields_copies_share_each_game_in_its_interval() -> None:
+    # At 4 seats the field's three copies sit in every game and at most one of them wins it: its
+    # row took 3 seats a game for 3 independent games (here an interval a third too wide). It is
+    # now the interval of the games the field won, shared among its copies.
+    def runner(seating: list[str], seed: int):
+        winner_name = "agent" if seed % 2 == 0 else "bold"
+        return seating.index(winner_name), [343 if n == winner_name else 100 for n in seating]
+
+    tournament = run_tournament(["agent"], load_ruleset("classic"), seats=4, games=400, runner=runner,
+                                field="bold")
+    agent, field = sorted(tournament.agents, key=lambda a: a.name != "agent")
+    assert (agent.games, agent.wins) == (400, 200) and (field.games, field.wins) == (1200, 200)
+    assert (agent.ci_low, agent.ci_high) == wilson_interval(200, 400)
+    low, high = wilson_interval(200, 400)
+    assert (field.ci_low, field.ci_high) == pytest.approx((low / 3, high / 3))
+    assert (field.ci_low, field.ci_high) != pytest.approx(wilson_interval(200, 1200))  # the seats' count
+
+
 def test_elo_orders_a_cycle_free_result_set() -> None:
     results = [(["a", "b"], "a")] * 9 + [(["a", "b"], "b")] + [(["b", "c"], "b")] * 9 + [(["b", "c"], "c")]
     ratings = elo_ratings(results, ["a", "b", "c"])

@@ -9,6 +9,7 @@ import json
 import subprocess
 import sys
 from pathlib import Path
+from typing import Any
 
 import numpy as np
 import pytest
@@ -91,6 +92,21 @@ def test_table_env_refuses_an_illegal_action_and_changes_nothing() -> None:
     assert json.dumps(env.game.state.to_json(), sort_keys=True) == before
 
 
+def play_out(env: TableEnv, observations: dict[Any, Any], rng: np.random.Generator) -> tuple[
+        dict[Any, Any], dict[Any, Any], dict[Any, Any], dict[str, float]]:
+    """Random legal choices to the game's end: the last step's observations, rewards and infos,
+    and each agent's return."""
+    returns: dict[str, float] = {}
+    while True:
+        (agent, observation), = observations.items()
+        choice = int(rng.choice(np.flatnonzero(observation["action_mask"])))
+        observations, rewards, terminated, truncated, infos = env.step({agent: choice})
+        for name, reward in rewards.items():
+            returns[name] = returns.get(name, 0.0) + reward
+        if terminated["__all__"] or truncated["__all__"]:
+            return observations, rewards, infos, returns
+
+
 @pytest.mark.parametrize("self_play_fraction", [0.0, 1.0])
 def test_table_env_deals_the_seats_and_pays_the_game_outcome(self_play_fraction: float) -> None:
     env = TableEnv({"players": 4, "opponents": ["prudent", "bold"], "league_size": 2,
@@ -103,15 +119,7 @@ def test_table_env_deals_the_seats_and_pays_the_game_outcome(self_play_fraction:
         expected_agents = 1 if self_play_fraction == 0 else 4
         assert len(env.agents) == expected_agents and len(env.bots) == 4 - expected_agents
         learner_seats.add(env.learner_seat)
-        returns: dict[str, float] = {}
-        while True:
-            (agent, observation), = observations.items()
-            choice = int(rng.choice(np.flatnonzero(observation["action_mask"])))
-            observations, rewards, terminated, truncated, infos = env.step({agent: choice})
-            for name, reward in rewards.items():
-                returns[name] = returns.get(name, 0.0) + reward
-            if terminated["__all__"] or truncated["__all__"]:
-                break
+        observations, rewards, infos, returns = play_out(env, observations, rng)
         assert set(observations) == set(rewards) == env.seen
         winners = [a for a in env.seen if infos[a]["won"]]
         for name in env.seen:  # win/loss reward: +1 to the winner, -1 to the others
@@ -131,15 +139,7 @@ def test_a_doublette_teams_win_is_logged_for_both_partners() -> None:
     partners_won = 0
     for game in range(12):
         observations, _ = env.reset(seed=game)
-        returns: dict[str, float] = {}
-        while True:
-            (agent, observation), = observations.items()
-            choice = int(rng.choice(np.flatnonzero(observation["action_mask"])))
-            observations, rewards, terminated, truncated, infos = env.step({agent: choice})
-            for name, reward in rewards.items():
-                returns[name] = returns.get(name, 0.0) + reward
-            if terminated["__all__"] or truncated["__all__"]:
-                break
+        observations, rewards, infos, returns = play_out(env, observations, rng)
         state = env.game.state
         assert state is not None
         winner = decided_winner(state)

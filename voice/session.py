@@ -500,8 +500,8 @@ class PlaySession:
                 if self.take_back():
                     return None  # the game changed: ask again
                 continue
-            if not typed[0].strip() and self._repeated_key(decision.seat, typed[1]):
-                continue  # Enter pressed twice for a shout, the race over at the first: no answer
+            if not typed[0].strip() and self._own_shout_repeated(decision.seat, typed[1], by="keyboard"):
+                continue  # Enter pressed twice for a shout: no answer to the question put since
             action, why = self._typed_action(decision, options, typed[0])
             if action is not None:
                 return self._timed(action, typed[1])
@@ -634,12 +634,11 @@ class PlaySession:
         start, end, phrases = self._last_race
         if phrase is not None and phrase not in phrases:
             return False
-        own = next((shout for shout in self.race_log[-1] if shout.seat == seat), None)
-        if own is not None and at <= start + own.onset_ms / 1000 + REPEAT_S:
+        if self._own_shout_repeated(seat, at):
             return at >= start - EARLY_TOLERANCE_S
         if not start - EARLY_TOLERANCE_S <= at <= end:
             return False
-        if own is None:
+        if not any(shout.seat == seat for shout in self.race_log[-1]):
             name = self.players[seat].name
             how, how_fr = ("heard", "entendu") if by == "voice" else ("pressed", "touché")
             if phrase is None:  # « ! » alone, a phone's tap: the shout of whatever race it was
@@ -651,13 +650,13 @@ class PlaySession:
                                    seat, phrase))
         return True
 
-    def _repeated_key(self, seat: int, at: float) -> bool:
-        """Enter pressed again, up to REPEAT_S after the seat's own key shout in the race just
-        settled (which ended as soon as every shout was in): that shout repeated, not the answer
-        to the question put since (Enter alone takes a question's only option)."""
+    def _own_shout_repeated(self, seat: int, at: float, by: str | None = None) -> bool:
+        """Whether `at` is up to REPEAT_S after the seat's own shout (made `by` that means, where
+        given) in the last race: that shout repeated (the phrase said twice, a double tap or
+        press), the race having ended as soon as every shout was in."""
         if self._last_race is None or not self.race_log:
             return False
-        own = next((s for s in self.race_log[-1] if s.seat == seat and s.by == "keyboard"), None)
+        own = next((s for s in self.race_log[-1] if s.seat == seat and by in (None, s.by)), None)
         return own is not None and at <= self._last_race[0] + own.onset_ms / 1000 + REPEAT_S
 
     def _listener_holds(self) -> bool:

@@ -26,7 +26,7 @@ from cryptography.hazmat.primitives import hashes, serialization
 from cryptography.hazmat.primitives.asymmetric import ec
 from cryptography.x509.oid import ExtendedKeyUsageOID, NameOID
 
-from cdc_env.cli import parse_json, short_path
+from cdc_env.cli import parse_json, short_path, write_atomic
 
 CA_DAYS = 3650
 # iOS refuses TLS server certificates valid for more than 825 days.
@@ -74,23 +74,11 @@ class Certificates:
     issued: bool  # the server certificate was (re-)made on this run
 
 
-def _write(path: Path, data: bytes, mode: int = 0o644) -> None:
-    """Whole or not at all (a temporary file renamed into place), and a key never readable by
-    others, not even for a moment (made with its mode, not chmod-ed after)."""
-    temporary = path.with_name(f".{path.name}.{os.getpid()}.tmp")
-    descriptor = os.open(temporary, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, mode)
-    try:
-        with os.fdopen(descriptor, "wb") as file:
-            file.write(data)
-        os.replace(temporary, path)
-    except BaseException:
-        temporary.unlink(missing_ok=True)
-        raise
-
-
 def _write_key(path: Path, key: ec.EllipticCurvePrivateKey) -> None:
-    _write(path, key.private_bytes(serialization.Encoding.PEM, serialization.PrivateFormat.PKCS8,
-                                   serialization.NoEncryption()), 0o600)
+    # write_atomic: whole or not at all, and its temporary file is the user's alone from the
+    # start (mkstemp's 0600), so a key is never readable by others, not even for a moment.
+    write_atomic(path, key.private_bytes(serialization.Encoding.PEM, serialization.PrivateFormat.PKCS8,
+                                         serialization.NoEncryption()))
 
 
 def _load_key(path: Path) -> ec.EllipticCurvePrivateKey:
@@ -122,7 +110,7 @@ def _make_ca(directory: Path) -> None:
             .add_extension(x509.SubjectKeyIdentifier.from_public_key(key.public_key()), critical=False)
             .sign(key, hashes.SHA256()))
     _write_key(directory / "ca.key", key)
-    _write(directory / "ca.crt", cert.public_bytes(serialization.Encoding.PEM))
+    write_atomic(directory / "ca.crt", cert.public_bytes(serialization.Encoding.PEM))
 
 
 def _make_server(directory: Path, names: tuple[str, ...]) -> None:
@@ -150,8 +138,8 @@ def _make_server(directory: Path, names: tuple[str, ...]) -> None:
     # The names last: a reissue cut short leaves no record that the key and the certificate fit.
     (directory / "server.json").unlink(missing_ok=True)
     _write_key(directory / "server.key", key)
-    _write(directory / "server.crt", cert.public_bytes(serialization.Encoding.PEM))
-    _write(directory / "server.json", json.dumps({"names": list(names)}).encode())
+    write_atomic(directory / "server.crt", cert.public_bytes(serialization.Encoding.PEM))
+    write_atomic(directory / "server.json", json.dumps({"names": list(names)}).encode())
 
 
 def _server_current(directory: Path, names: tuple[str, ...]) -> bool:

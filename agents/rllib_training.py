@@ -584,12 +584,13 @@ def warm_start(algo: Algorithm, config: TrainConfig, rules: Ruleset) -> str:
             f"loss {losses[0]:.3f} → {losses[-1]:.3f}")
 
 
-def train(config: TrainConfig, rules: Ruleset, resume: bool, address: str | None,
+def train(config: TrainConfig, rules: Ruleset, found: tuple[Path, dict[str, Any]] | None, address: str | None,
           say: Callable[[str], Any] = print,
           time_limit: float | None = None) -> tuple[Path, int, list[dict[str, Any]]]:
     """Trains with RLlib; returns the exported model's path, the steps done and the curve.
-    `time_limit`: seconds of learning, after which the run is checkpointed and exported as at
-    its end (train.py --time-limit)."""
+    `found`: the checkpoint to resume from (`latest_checkpoint`; None: a new run). `time_limit`:
+    seconds of learning, after which the run is checkpointed and exported as at its end
+    (train.py --time-limit)."""
     torch.set_num_threads(1)  # tiny networks: one thread is faster than several fighting
     out = config.output
     say(start_ray(address, config.rllib.cpus))
@@ -597,9 +598,6 @@ def train(config: TrainConfig, rules: Ruleset, resume: bool, address: str | None
     check_capacity(config.rllib, f"the Ray cluster at {cluster}" if cluster else "the local Ray")
     algo = algorithm_config(config, rules).build_algo()
     steps, curve, snapshots = 0, [], 0
-    found = latest_checkpoint(out / "checkpoints", report=say) if resume else None
-    if resume and found is None:
-        say("no intact checkpoint to resume from: starting a new run")
     if found is not None:
         path, state = found
         say(f"resuming from {path} ({state['steps']} steps)")

@@ -342,13 +342,10 @@ def train_rllib(config: TrainConfig, rules: Ruleset, args: argparse.Namespace, s
               "the project's rllib extra", file=sys.stderr)
         return 2
     out = config.output
-    if args.resume and rllib_training.latest_checkpoint(out / "checkpoints") is None and earlier_run(out):
-        # (as for sb3: a run with no intact checkpoint is not started again over its model and report)
-        raise OutputError(f"--resume: no intact checkpoint in {out / 'checkpoints'}, and nothing of the run "
-                          "was changed; give --overwrite to start again from nothing")
+    found = resumable(out, rllib_training.latest_checkpoint(out / "checkpoints")) if args.resume else None
     try:
         with on_ctrl_c(lambda: f"stopped: the run's last checkpoint is kept in {config.output}; go on with --resume"):
-            final, steps, curve = rllib_training.train(config, rules, args.resume, args.address,
+            final, steps, curve = rllib_training.train(config, rules, found, args.address,
                                                        time_limit=args.time_limit)
     except rllib_training.RunError as error:
         print(f"error: {error}", file=sys.stderr)
@@ -427,6 +424,17 @@ def run_config(path: Path) -> bool:
     except (OSError, ValueError):
         return False
     return isinstance(data, dict) and {"run_name", "ruleset", "players", "total_timesteps"} <= set(data)
+
+
+def resumable(out: Path, found: tuple[Path, dict[str, Any]] | None) -> tuple[Path, dict[str, Any]] | None:
+    """--resume: the newest intact checkpoint (either trainer's); none, a run that holds
+    something is refused (not started again over its model and report), an empty one starts."""
+    if found is None and earlier_run(out):
+        raise OutputError(f"--resume: no intact checkpoint in {out / 'checkpoints'}, and nothing of the run "
+                          "was changed; give --overwrite to start again from nothing")
+    if found is None:
+        print(f"no checkpoint in {out}: starting a new run")
+    return found
 
 
 def clear_run(out: Path) -> None:
@@ -508,13 +516,8 @@ def train_in(config: TrainConfig, rules: Ruleset, args: argparse.Namespace) -> i
     out = config.output
     check_run_folder(config, args.resume, args.overwrite)
     found = None
-    if args.resume and config.trainer == "sb3":
-        found = latest_checkpoint(out / "checkpoints")
-        if found is None and earlier_run(out):
-            raise OutputError(f"--resume: no intact checkpoint in {out / 'checkpoints'}, and nothing of the run "
-                              "was changed; give --overwrite to start again from nothing")
-        if found is None:
-            print(f"no checkpoint in {out}: starting a new run")
+    if args.resume and config.trainer == "sb3":  # (rllib's checkpoints are its own: train_rllib)
+        found = resumable(out, latest_checkpoint(out / "checkpoints"))
     if args.overwrite:
         clear_run(out)
     # Tiny networks on 2 cores: one torch thread is many times faster than two fighting.

@@ -473,7 +473,7 @@ class Room:
             seat.stream_starts.append(now)
         self._stop_stream(seat, "offline")
         if message.state == "on":
-            sample_clock = self._sample_clock(connection.clock, self.clock())
+            sample_clock = self._sample_clock(connection.clock, now)
             stream = Stream(message.stream, None)
             # The stream before may still be decoding what came (up to MAX_BACKLOG chunks): the
             # new one waits for it before resetting the clock and feeding the seat's checks, or
@@ -481,7 +481,7 @@ class Room:
             stream.thread = threading.Thread(target=self._decode, daemon=True, name=f"phone-{seat.index + 1}",
                                              args=(seat, connection.clock, stream, sample_clock, seat.worker))
             seat.worker = stream.thread
-            seat.stream, seat.mic, seat.last_frame = stream, "online", self.clock()
+            seat.stream, seat.mic, seat.last_frame = stream, "online", now
             if seat.mic_test != "heard":
                 seat.mic_test, seat.mic_test_since, seat.mic_test_voiced_s = "waiting", seat.last_frame, 0.0
             stream.thread.start()

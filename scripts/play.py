@@ -373,6 +373,10 @@ class WebTable:
         console.print(f"[bold]board:[/bold]  {where['board']}", highlight=False, soft_wrap=True)
         console.print(f"[bold]first time on a phone:[/bold] {where['trust']} (trust the table's certificate)",
                       highlight=False, soft_wrap=True)
+        others = [n for n in self.server.certificates.lan if n != self.shown_host]
+        if others:  # a VPN's or a second network's: the phones may be on that one
+            console.print(f"this machine's other addresses: {', '.join(others)} (phones that cannot open the one "
+                          f"above: --host ADDRESS)", highlight=False, soft_wrap=True)
         sys.stdout.flush()
 
     def run(self, console: Console) -> int:
@@ -571,7 +575,7 @@ def web_table(args: argparse.Namespace, players: list[SeatPlayer], build: Build,
     listeners = [x for x in (host_listener, room.listener) if x is not None]
     listener = Listeners(*listeners, report=room.view.say) if len(listeners) > 1 else \
         (listeners[0] if listeners else None)
-    lan = [n for n in certificates.names if n[0].isdigit() and n != "127.0.0.1"]
+    lan = certificates.lan
     shown = args.host if args.host not in ("0.0.0.0", "") else (lan[0] if lan else "127.0.0.1")
     if saved is not None and "web" in saved:
         console.print(escape(take_back_room(room, saved["web"], addresses(server, shown)["phone"])), style="yellow",

@@ -1150,3 +1150,35 @@ def test_a_certificate_folder_that_cannot_be_made_is_one_clear_error(tmp_path: P
                                       r"\(Not a directory\); set CDC_WEB_DIR to a folder of your own$"):
         ensure_certificates(addresses=["192.168.1.20"])
     assert (tmp_path / "config").read_text() == "mine"
+
+
+def test_the_phones_are_shown_a_home_networks_address_before_a_vpns_and_told_the_others(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    # Sorted as strings, 10.8.0.2 (a VPN's) came before 192.168.1.20 (the Wi-Fi the phones are
+    # on): the QR code sent every phone to an address it could not reach, with no other named.
+    from voice.web import certs
+
+    found = ["10.8.0.2", "100.101.1.7", "169.254.3.3", "172.20.0.5", "192.168.1.20", "84.12.0.9"]
+    assert certs.by_rank([*found, "192.168.1.3"]) == [
+        "192.168.1.3", "192.168.1.20", "172.20.0.5", "10.8.0.2", "100.101.1.7", "84.12.0.9", "169.254.3.3"]
+    monkeypatch.setattr(certs, "lan_addresses", lambda: ["10.8.0.2", "192.168.1.20"])
+    import io
+
+    from rich.console import Console
+
+    monkeypatch.setenv("CDC_WEB_DIR", str(tmp_path / "certs"))
+    monkeypatch.setenv("CDC_VOSK_MODEL", "")
+    console = Console(width=200, record=True, file=io.StringIO())
+    web = load_play().prepare(["--web", "--port", "0", "--keyboard", "--humans", "Ana", "--bots", "bold",
+                               "--seed", "3", "--pace", "0"], console)
+    assert type(web).__name__ == "WebTable", console.export_text()
+    try:
+        assert web.shown_host == "192.168.1.20"
+        assert web.server.certificates.lan == ["192.168.1.20", "10.8.0.2"]
+        web.server.start()
+        web.announce(console)
+    finally:
+        web.server.stop()
+    shown = console.export_text()
+    assert f"phones: https://192.168.1.20:{web.server.port}/?room=" in shown
+    assert "this machine's other addresses: 10.8.0.2 (phones that cannot open the one above: --host ADDRESS)" in shown

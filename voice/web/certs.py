@@ -44,7 +44,7 @@ def web_dir(explicit: str | Path | None = None) -> Path:
 
 
 def lan_addresses() -> list[str]:
-    """This machine's IPv4 LAN addresses, loopback left out. Connecting a UDP socket only picks
+    """This machine's IPv4 LAN addresses, loopback left out (in no order: `by_rank`). Connecting a UDP socket only picks
     the route (no packet is sent); the host name's own addresses add the other interfaces."""
     found: list[str] = []
     for probe in ("10.255.255.255", "192.168.255.255", "172.31.255.255"):
@@ -61,7 +61,30 @@ def lan_addresses() -> list[str]:
         pass
     usable = [a for a in dict.fromkeys(found)
               if not ipaddress.ip_address(a).is_loopback and not ipaddress.ip_address(a).is_unspecified]
-    return sorted(usable)
+    return usable
+
+
+# The address shown to the phones is the first: a home or café Wi-Fi's range before the others.
+# A VPN's address (often in 10/8, or 100.64/10 for Tailscale) first would send every phone to an
+# address it cannot reach.
+_LAN_RANKS = [ipaddress.ip_network(n) for n in ("192.168.0.0/16", "172.16.0.0/12", "10.0.0.0/8", "100.64.0.0/10")]
+_LINK_LOCAL = ipaddress.ip_network("169.254.0.0/16")  # no DHCP answered: last
+
+
+def lan_rank(address: str) -> int:
+    """How likely the phones at the table reach `address`: 0 (a home network's range) first."""
+    ip = ipaddress.ip_address(address)
+    if ip in _LINK_LOCAL:
+        return len(_LAN_RANKS) + 1
+    return next((rank for rank, net in enumerate(_LAN_RANKS) if ip in net), len(_LAN_RANKS))
+
+
+def by_rank(addresses: list[str]) -> list[str]:
+    """`addresses` in the order to show them to the phones (`lan_rank`, then by number); a name
+    that is no address last, as given."""
+    def key(name: str) -> tuple[int, int]:
+        return (lan_rank(name), int(ipaddress.ip_address(name))) if _is_address(name) else (len(_LAN_RANKS) + 2, 0)
+    return sorted(addresses, key=key)
 
 
 @dataclass(frozen=True)
@@ -72,6 +95,20 @@ class Certificates:
     server_key: Path
     names: tuple[str, ...]  # the server certificate's subject alternative names
     issued: bool  # the server certificate was (re-)made on this run
+
+    @property
+    def lan(self) -> list[str]:
+        """The LAN addresses it names, the one to show the phones first (`lan_addresses`' order;
+        an address given with `also`, play.py's --host, before them)."""
+        return [n for n in self.names if _is_address(n) and not ipaddress.ip_address(n).is_loopback]
+
+
+def _is_address(name: str) -> bool:
+    try:
+        ipaddress.ip_address(name)
+    except ValueError:
+        return False
+    return True
 
 
 def _write_key(path: Path, key: ec.EllipticCurvePrivateKey) -> None:
@@ -235,7 +272,7 @@ def ensure_certificates(directory: str | Path | None = None, addresses: list[str
     the LAN addresses (re-issued when they change). `also`: more names (play.py's --host: an
     address the LAN probe may miss, behind a VPN)."""
     folder = web_dir(directory)
-    lan = [*(also or []), *(lan_addresses() if addresses is None else addresses)]
+    lan = [*(also or []), *by_rank(lan_addresses() if addresses is None else addresses)]
     names = tuple(dict.fromkeys([*lan, "127.0.0.1", "localhost", socket.gethostname()]))
     try:
         folder.mkdir(parents=True, exist_ok=True, mode=0o700)  # the CA's key is in it

@@ -459,8 +459,11 @@ def kept(out: Path, evaluating: bool) -> str:
     return f"stopped: the checkpoint at {state['steps']} steps is kept in {path}; go on with --resume"
 
 
-def main(argv: list[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+def arguments() -> argparse.ArgumentParser:
+    """train.py's options (scripts/train_tables.py checks what it passes on with them). Only whole
+    names: `--ou` for `--out` would get past train_tables.py's checks of the options it passes on."""
+    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter,
+                                     allow_abbrev=False)
     parser.add_argument("--config", default="configs/train/classic_2p.yaml")
     parser.add_argument("--resume", action="store_true", help="go on from the last intact checkpoint")
     parser.add_argument("--overwrite", action="store_true",
@@ -480,6 +483,11 @@ def main(argv: list[str] | None = None) -> int:
                         help="train nothing: install RUN's model (RUN/model.zip) as the champion of its table")
     parser.add_argument("--champions", type=named_path, default=CHAMPIONS_DIR,
                         help="where --publish writes (default: the package's champions)")
+    return parser
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = arguments()
     args = parser.parse_args(argv)
     if args.resume and args.overwrite:
         parser.error("--resume goes on with a run, --overwrite deletes it: give one of them")

@@ -10,6 +10,7 @@ Options after `--` go to every scripts/train.py (e.g. `-- --eval-games 200`).
 from __future__ import annotations
 
 import argparse
+import importlib.util
 import subprocess
 import sys
 import time
@@ -44,8 +45,23 @@ def main(argv: list[str] | None = None) -> int:
     return run_command(lambda: train_tables(args, extra), (ConfigError,))
 
 
+def check_passed_on(extra: list[str]) -> None:
+    """The options after `--` are scripts/train.py's, whole names (a misspelt one made every run
+    fail in its log, an abbreviated `--ou` got past `check_apart`)."""
+    spec = importlib.util.spec_from_file_location("cdc_train", ROOT / "scripts" / "train.py")
+    assert spec is not None and spec.loader is not None
+    train = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(train)
+    _, unknown = train.arguments().parse_known_args(["--config", "-", *extra])
+    if unknown:
+        raise UsageError(f"{unknown[0]} after --: not an option of scripts/train.py (its --help lists them, "
+                         f"names in full)")
+
+
 def check_apart(configs: list[Path], extra: list[str]) -> None:
     """Two runs never share a folder or a log: each would overwrite the other's."""
+    if extra:
+        check_passed_on(extra)
     given = {arg.split("=", 1)[0] for arg in extra}  # `--out=x` as well as `--out x`
     if "--out" in given:
         raise UsageError("--out after --: every run would write into that one folder; set each config's out_dir")

@@ -1026,10 +1026,17 @@ def test_train_tables_reads_options_after_dashes_as_train_options_and_refuses_a_
     # Options after `--` that would make every run the same one (`--out=x` got past the check).
     for extra, says in (([f"--out={tmp_path / 'elsewhere'}"], "--out after --"),
                         (["--config", str(config)], "--config after --"),
-                        ([f"--publish={tmp_path / 'tiny'}"], "--publish after --")):
+                        ([f"--publish={tmp_path / 'tiny'}"], "--publish after --"),
+                        # Abbreviated, `--ou` was train.py's `--out` and got past the check above.
+                        ([f"--ou={tmp_path / 'elsewhere'}"], "--ou=" + str(tmp_path / "elsewhere")
+                         + " after --: not an option of scripts/train.py"),
+                        (["--eval-game", "20"], "--eval-game after --: not an option")):
         assert tables.main([str(config), "--logs", str(logs), "--", *extra]) == 2
         assert says in one_error_line(capsys.readouterr().err)
     assert not (tmp_path / "tiny").exists() and not list(logs.iterdir()), "nothing was started"
+    with pytest.raises(SystemExit) as stop:  # nor does train.py take a name cut short
+        script("train").main(["--config", str(config), "--overwr"])
+    assert stop.value.code == 2 and "unrecognized arguments: --overwr" in capsys.readouterr().err
 
 
 def test_publish_of_a_path_that_is_not_there_names_the_path_typed(tmp_path: Path,

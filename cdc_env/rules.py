@@ -363,13 +363,17 @@ class Ruleset(BaseModel):
 
     def with_house_rules(self, names: list[str], source: str = "--house") -> Ruleset:
         """This ruleset with the house rules `names` switched on at their defaults (a table
-        choosing rules by name: `--house verdier civet_double`). Its name says so, so that a
+        choosing rules by name: `--house verdier civet_double`; one it plays already keeps its
+        parameters). Its name says so, so that a
         champion trained without them is not taken for one trained with them."""
         if not names:
             return self
         chosen = {name.replace("-", "_"): True for name in names}
         data = self.to_dict()
-        data["house_rules"] = {**data.get("house_rules", {}), **chosen}
+        # A rule the ruleset already plays keeps its own parameters (a table's Verdier at 40/8
+        # named again was set back to the defaults, under the table's own name).
+        kept = data.get("house_rules", {})
+        data["house_rules"] = {**kept, **{name: on for name, on in chosen.items() if name not in kept}}
         data["name"] = "+".join([self.name, *(n for n in chosen if n not in self.house_rules)])
         return Ruleset.from_dict(data, source=f"{self.name} with {source} {' '.join(names)}")
 

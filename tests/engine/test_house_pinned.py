@@ -9,7 +9,7 @@ from typing import Any
 
 from engine_helpers import PASS, ROLL, event, new_game, play, ruleset
 
-from cdc_env.actions import BetOnSuccess, DeclareCivet, Dice, Shout, Sirop
+from cdc_env.actions import BetOnSuccess, BuyCul, DeclareCivet, Dice, Shout, Sirop
 from cdc_env.rulebook.house.chante_sloubi import start_points
 from cdc_env.rulebook.house.doublette import teams
 
@@ -120,10 +120,38 @@ def test_a_later_holder_flans_and_the_events_say_who() -> None:
         event("score", seat=0, points=32, delta=32, score=68, reason="velute", capped=False)]
 
 
+def test_without_negative_scores_a_flanned_throw_still_costs_its_points_and_never_gains() -> None:
+    # negative_scores: false (F's option): the −2 × 36 charged ahead stopped at 0, then the
+    # Velute of 6 gave its 72, so a thrower at 50 ended at 72, flanned. The charge the floor
+    # held back is taken once the points are given: 50 → 0 → 72 → 0 (at 100: 100 − 72 = 28).
+    rules = ruleset("complete", house_rules={"flan_use": True}, dice_buying={"enabled": False},
+                    negative_scores=False)
+    for start, end in ((50, 0), (0, 0), (100, 28), (150, 78)):
+        state = new_game(rules, 2, dice=[2, 4, 6], items=[{}, {"flan": 1}], scores=[start, 100])
+        play(state, BetOnSuccess(), ROLL)
+        assert state.scores[0] == end, (start, state.scores)
+        charged = [e["delta"] for e in state.log if e.get("reason") in ("flan", "velute")]
+        assert sum(charged) == end - start and all(e.get("score", 0) >= 0 for e in state.log)
+
+
 def test_a_flanned_neant_gives_the_flan_back_with_its_reason() -> None:
     state = new_game(flan_rules(), 2, dice=[1, 3, 6], items=[{}, {"flan": 1}])
     play(state, BetOnSuccess(), ROLL)
     assert event("item", seat=1, item="flan", change=1, reason="flan_kept") in state.log
+
+
+def test_a_flanned_throw_whose_cul_is_bought_spends_the_flan_for_nothing_even_on_a_neant() -> None:
+    # Seat 1 flans seat 0 and then buys seat 0's cul: the throw, a Néant (1, 3, 6), is seat 1's
+    # own. It gave seat 1's Flan back as if seat 0 had thrown that Néant (docs/rules.md: spent).
+    rules = ruleset("complete", house_rules={"flan_use": True})
+    state = new_game(rules, 3, dice=[1, 3, 6], items=[{}, {"flan": 1}, {}], scores=[100, 100, 100])
+    play(state, BetOnSuccess(), ROLL)
+    while state.pending is not None and state.pending.kind != "buy_cul":
+        play(state, PASS)
+    assert state.pending is not None and state.pending.seat == 1
+    play(state, BuyCul())
+    assert [e["combination"] for e in state.log if e["type"] == "combination"] == ["neant"]
+    assert state.items[1]["flan"] == 0 and not [e for e in state.log if e.get("reason") == "flan_kept"]
 
 
 def test_a_flanned_combination_that_is_not_inverted_costs_nothing() -> None:

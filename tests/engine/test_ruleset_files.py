@@ -184,6 +184,12 @@ def test_house_rules_chosen_by_name_play_at_their_defaults_and_rename_the_rulese
     assert again.name == "classic+verdier+civet_double+doublette"
     assert list(again.house_rules) == ["verdier", "civet_double", "doublette"]
     assert again.house_rules["verdier"] == {"win": 25, "loss": 5}
+    # A table's own parameters stay: `--house verdier` on a ruleset with a Verdier at 40/8 set
+    # it back to 25/5, under the table's own name (its champion taken for this table's).
+    mine = Ruleset.from_dict({**classic.to_dict(), "name": "mytable", "house_rules": {"verdier": {"win": 40,
+                                                                                                  "loss": 8}}})
+    named = mine.with_house_rules(["verdier", "doublette"])
+    assert named.house_rules["verdier"] == {"win": 40, "loss": 8} and named.name == "mytable+doublette"
 
 
 def test_a_house_rule_chosen_by_name_is_checked_like_one_in_a_file() -> None:
@@ -203,6 +209,9 @@ def test_a_house_rule_chosen_by_name_is_checked_like_one_in_a_file() -> None:
     ({"verdier": 3}, "house_rules.verdier: give true, or a mapping of its parameters (win, loss), not 3"),
     ({"verdier": {"foo": 1}}, "house_rules.verdier.foo: unknown parameter (its parameters: win, loss)"),
     ({"verdier": {"win": "a"}}, "house_rules.verdier.win: expected int like its default 25, got 'a'"),
+    # A negative loss paid the losers, a negative win charged the winners.
+    ({"verdier": {"loss": -5}}, "house_rules.verdier.loss: must be 0 or more, got -5"),
+    ({"verdier": {"win": -25}}, "house_rules.verdier.win: must be 0 or more, got -25"),
     ({"nope": True}, "house_rules.nope: no such house rule (known: attrape_oiseau, chante_sloubi, civet_double, "
                      "contre_sirop, cul_de_chouette_contre, doublette, flan_use, tichette, verdier); "
                      "see docs/rules.md"),

@@ -8,7 +8,9 @@ Our reading where aribautg is special or silent: its Chouette-Velute and Suite r
 first shouter loses) are not played, those races run as usual; a bought cul makes the
 combination the buyer's and the Flan is spent for nothing; a flanned Chouette that is siroted is
 judged by its sirop (the sirop is not inverted). The inversion is charged before the
-combination scores (−2 × its points, then its points), so a flanned throw never wins."""
+combination scores (−2 × its points, then its points), so a flanned throw never wins. Without
+negative scores (F's option) that charge stops at 0: what it could not take is charged once the
+points are given, so a flanned throw still costs its points (down to 0) and never gains."""
 
 from __future__ import annotations
 
@@ -41,22 +43,31 @@ def invert(game: Game, _parameters: Mapping[str, Any], outcome: RollOutcome) -> 
     flan = game.table.house.pop("flan", None)
     if flan is None:
         return None
+    if outcome.scorer != flan["on"]:
+        return None  # a bought cul: the throw is the buyer's, the Flan spent for nothing (a Néant too)
     if outcome.combination.name == "neant":
         game.give_item(flan["by"], "flan", "flan_kept")
         return None
-    if outcome.scorer != flan["on"] or outcome.combination.name not in INVERTED:
+    if outcome.combination.name not in INVERTED:
         return None
     points = outcome.combination.value
+    before = game.scores[outcome.scorer]
     game.change_score(outcome.scorer, -2 * points, "flan", by=flan["by"])
-    return points
+    return {"by": flan["by"], "due": 2 * points, "taken": before - game.scores[outcome.scorer]}
     yield  # a generator, like every moment rule
 
 
-def siroted_back(game: Game, _parameters: Mapping[str, Any], made: Any) -> Flow:
-    """A flanned Chouette that was siroted: its sirop judges it, the inversion is given back."""
+def settled(game: Game, _parameters: Mapping[str, Any], made: Any) -> Flow:
+    """Once the flanned throw has scored: a siroted Chouette is judged by its sirop, so the
+    inversion is given back; otherwise what the charge ahead could not take (a score stopped at
+    0) is charged now that the points are given."""
     outcome, charged = made
-    if charged and outcome.sirop_success is not None:
-        game.change_score(outcome.scorer, 2 * charged, "flan_siroted")
+    if not charged:
+        return
+    if outcome.sirop_success is not None:
+        game.change_score(outcome.scorer, charged["taken"], "flan_siroted")
+    elif charged["taken"] < charged["due"]:
+        game.change_score(outcome.scorer, charged["taken"] - charged["due"], "flan", by=charged["by"])
     return
     yield
 
@@ -64,7 +75,7 @@ def siroted_back(game: Game, _parameters: Mapping[str, Any], made: Any) -> Flow:
 RULE = HouseRule(
     name="flan_use",
     source="aribautg/cul-de-chouette (js/main.js: offerFlanUse, getFlanResult)",
-    moments={"turn_started": offer, "combination_shown": invert, "roll_made": siroted_back},
+    moments={"turn_started": offer, "combination_shown": invert, "roll_made": settled},
     needs=("flan",),
     decisions={"flan_use": "flan the thrower (« Tatan elle fait des Flans ! »): their points are inverted"},
 )

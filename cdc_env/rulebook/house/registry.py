@@ -63,6 +63,9 @@ class HouseRule:
     source: str
     moments: Mapping[str, MomentRule]
     parameters: Mapping[str, Any] = field(default_factory=dict)
+    # The least value of a number parameter, where it has one (points won or lost are given as
+    # amounts, as the rulesets' bet_win/bet_loss: a negative loss would pay the losers).
+    minimums: Mapping[str, int] = field(default_factory=dict)
     needs: tuple[str, ...] = ()
     decisions: Mapping[str, str] = field(default_factory=dict)  # kind -> what it asks
     phrases: tuple[str, ...] = ()  # shouts it adds (voice intents), answered by `Shout`
@@ -118,6 +121,9 @@ def parameters_of(name: str, given: Any, rules: Any) -> dict[str, Any]:
         if type(value) is not type(default):
             raise ValueError(f"house_rules.{name}.{key}: expected {type(default).__name__} "
                              f"like its default {default!r}, got {value!r}")
+        least = rule.minimums.get(key)
+        if least is not None and value < least:
+            raise ValueError(f"house_rules.{name}.{key}: must be {least} or more, got {value!r}")
         values[key] = value
     for need in rule.needs:
         part = RULESET_PARTS.get(need)

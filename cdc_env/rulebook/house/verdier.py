@@ -70,6 +70,7 @@ RULE = HouseRule(
     source="Kize's cdc-engine, level 3 (lib/rule-runner/rules/level-3/verdier-rule.ts)",
     moments={"chouettes": bets, "roll_made": settle},
     parameters={"win": 25, "loss": 5},
+    minimums={"win": 0, "loss": 0},
     # « Vert-Linette ! » answers the verdier_bet decision (voice/intents.py): a bet, not a shout.
     decisions={"verdier_bet": "bet « Vert-Linette ! » that the cul makes 2, 4, 6, or pass"},
     shown_seats=("verdier_bets",),  # the observation marks who has bet on the throw in play

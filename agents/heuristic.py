@@ -267,9 +267,9 @@ class HeuristicBot:
         # House rule Flan's use: a flanned throw loses what it would have gained (about twice a
         # throw's mean points). Spend the Flan on the leader only, once they are near the end
         # (bold: from 250, prudent: from 300), when it can stop a win.
-        thrower = state.table.thrower
-        if thrower is None or state.scores[thrower] < max(state.scores):
-            return Pass()
+        thrower, seat = state.table.thrower, decision.seat
+        if thrower is None or seat is None or state.scores[thrower] < max(state.scores) or thrower in state.teams[seat]:
+            return Pass()  # (never one's partner at a Doublette)
         return BetOnSuccess() if state.scores[thrower] >= (250 if self.style == "bold" else 300) else Pass()
 
     def _civet_double(self, state: GameState, decision: Decision) -> Action:
@@ -279,8 +279,9 @@ class HeuristicBot:
         # (bold: 10 points, prudent: 20).
         civet = state.table.civet or {}
         declarer, seat = civet.get("seat"), decision.seat
-        if declarer is None or seat is None or state.scores[declarer] < state.scores[seat]:
-            return Pass()
+        if declarer is None or seat is None or state.scores[declarer] < state.scores[seat] \
+                or declarer in state.teams[seat]:
+            return Pass()  # (never one's partner's Civet at a Doublette)
         p = made_probability(state.rules, civet.get("combination", "chouette"), False)
         doubled_loss = civet.get("stake", 0) * civet.get("multiplier", 1) * (1 - 2 * p)
         return BetOnSuccess() if doubled_loss > (10 if self.style == "bold" else 20) else Pass()

@@ -37,10 +37,10 @@ from typing import Any
 
 from agents import heuristic
 from agents.simple import Bot
-from agents.value import ValueModel, decided_winner, load_value
+from agents.value import ValueModel, load_value
 from cdc_env.actions import Action, BirdBet, ChallengeGrelottine, DeclareCivet
 from cdc_env.dice import SeededDice
-from cdc_env.game import Decision, GameState
+from cdc_env.game import Decision, GameState, on_winning_side
 from cdc_env.reaction import DEFAULT_REACTION, reaction_model
 from cdc_env.rules import Ruleset
 
@@ -243,7 +243,7 @@ class SearchBot:
             assert decision.seat is not None
             game.apply_action(players[decision.seat].act(game, decision))
         if game.pending is None or value is None:
-            return float(decided_winner(game) == seat)
+            return float(on_winning_side(game, seat))  # a partner's win is the team's (the Doublette)
         return value.win_chances(game, self.clip)[seat]
 
 

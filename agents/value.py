@@ -56,16 +56,6 @@ def features(state: GameState, seat: int, clip: bool = True) -> list[float]:
     ]
 
 
-def decided_winner(state: GameState) -> int | None:
-    """The winner, or the single leader of a game cut short (cdc_env.env's rule, without
-    importing the environments)."""
-    if state.winner is not None:
-        return state.winner
-    best = max(state.scores)
-    leaders = [seat for seat, score in enumerate(state.scores) if score == best]
-    return leaders[0] if len(leaders) == 1 else None
-
-
 class ValueModel:
     """Each seat's chance to win from a position, for one table."""
 

@@ -39,7 +39,7 @@ from pettingzoo.utils import wrappers
 
 from cdc_env.actions import Action, IllegalActionError, Join, Shout
 from cdc_env.dice import SeededDice
-from cdc_env.game import GameState, JoinRefused
+from cdc_env.game import GameState, JoinRefused, decided_winner
 from cdc_env.play import words
 from cdc_env.reaction import DEFAULT_REACTION, ReactionModel, reaction_model
 from cdc_env.rulebook.house import added_names
@@ -56,16 +56,6 @@ class Reward(Protocol):
     def reset(self, state: GameState) -> None: ...
 
     def __call__(self, state: GameState, truncated: bool) -> Sequence[float] | None: ...
-
-
-def decided_winner(state: GameState) -> int | None:
-    """The game's winner, or else the single leader by score (what decides a game cut short
-    after `max_turns`); None when several share the lead."""
-    if state.winner is not None:
-        return state.winner
-    best = max(state.scores)
-    leaders = [seat for seat, score in enumerate(state.scores) if score == best]
-    return leaders[0] if len(leaders) == 1 else None
 
 
 class WinLoss:

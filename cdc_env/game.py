@@ -648,6 +648,25 @@ class _TurnStart:
     history_length: int
 
 
+def decided_winner(state: GameState) -> int | None:
+    """The game's winner, or else the single leader by score (what decides a game cut short,
+    as the environments' reward and the searcher's samples read it); None when several share
+    the lead. At a table in teams (the Doublette) the lead is the team's sum, and the seat
+    returned is one of the leading team (`on_winning_side` for either of its players)."""
+    if state.winner is not None:
+        return state.winner
+    totals = [state.team_score(seat) for seat in range(state.players)]
+    best = max(totals)
+    leading = {state.teams[seat] for seat, total in enumerate(totals) if total == best}
+    return min(leading.pop()) if len(leading) == 1 else None
+
+
+def on_winning_side(state: GameState, seat: int) -> bool:
+    """The seat won the game, or (cut short) leads it: alone, or with its team."""
+    winner = decided_winner(state)
+    return winner is not None and seat in state.teams[winner]
+
+
 def _the_rules_see_a_game(state: GameState) -> Game:
     """Checked by mypy: GameState is the `Game` the rule modules are written against."""
     return state

@@ -35,7 +35,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
 from agents.bots import check_table, make_bot
 from agents.search import BASES, NETWORK
-from agents.value import FEATURES, VALUES_DIR, ValueModel, decided_winner, features, fit_logistic, value_path
+from agents.value import FEATURES, VALUES_DIR, ValueModel, features, fit_logistic, value_path
 from cdc_env.cli import (
     OutputError,
     Stopped,
@@ -48,7 +48,7 @@ from cdc_env.cli import (
     write_atomic,
 )
 from cdc_env.dice import SeededDice
-from cdc_env.game import GameError, GameState
+from cdc_env.game import GameError, GameState, on_winning_side
 from cdc_env.rules import RulesetError, load_ruleset
 
 MAX_TURNS = 1000
@@ -68,8 +68,7 @@ def game_rows(ruleset: str, players: int, seed: int,
                 rows.append(features(state, seat))
                 seats.append(seat)
         state.apply_action(bots[decision.seat].act(state, decision))
-    winner = decided_winner(state)
-    return rows, [int(seat == winner) for seat in seats]
+    return rows, [int(on_winning_side(state, seat)) for seat in seats]
 
 
 def _job(args: tuple[str, int, int, int, tuple[str, ...]]) -> list[tuple[list[list[float]], list[int]]]:

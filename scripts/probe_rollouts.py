@@ -50,8 +50,7 @@ from cdc_env.cli import (
     write_atomic,
 )
 from cdc_env.dice import SeededDice
-from cdc_env.env import decided_winner
-from cdc_env.game import GameError, GameState
+from cdc_env.game import GameError, GameState, on_winning_side
 from cdc_env.rules import Ruleset, RulesetError, load_ruleset
 
 MAX_TURNS = 300
@@ -75,13 +74,14 @@ def rollout(state: GameState, action: Action, bot: str, key: int) -> int:
     """1 when the deciding seat wins after `action`, every seat playing `bot`; `key` fixes the
     dice and the bots' seeds, so two actions rolled out with one key meet the same luck."""
     seat = state.current_seat
+    assert seat is not None  # a decision's seat
     game = state.clone(dice=SeededDice(key))  # the dice the action calls for come from here
     game.apply_action(action)
     bots = [seated_bot(bot, s, f"rollout {key}:{s}") for s in range(state.players)]
     while (decision := game.pending) is not None and game.turn_number <= MAX_TURNS:
         assert decision.seat is not None  # the seeded dice answer every chance moment
         game.apply_action(bots[decision.seat].act(game, decision))
-    return int(decided_winner(game) == seat)
+    return int(on_winning_side(game, seat))
 
 
 def probe(rules: Ruleset, seats: int, bot: str, games: range, rollouts: int, share: float,

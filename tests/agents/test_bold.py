@@ -302,3 +302,19 @@ def test_a_bet_worth_less_than_a_point_is_still_taken() -> None:
                             items=[{}, {"grelottine": 1}, {}],
                             answers={"grelottine": ChallengeGrelottine("velute", 10)}, rules=rules)
     assert choice(bold(), state, decision) == BetOnSuccess()
+
+
+def test_at_a_doublette_bold_never_flans_its_partner() -> None:
+    # Seat 0 leads at 300 and throws; seat 1 (a rival) and seat 2 (seat 0's partner) hold a
+    # Flan. The rival flans; the partner flanned too, as bold took any leader for a rival.
+    from cdc_env.dice import SeededDice
+    from cdc_env.rules import load_ruleset
+
+    rules = load_ruleset("maison").with_house_rules(["doublette"])
+    state = GameState(rules, 4, dice=SeededDice(2), setup={"scores": [300, 100, 100, 100],
+                                                            "items": [{}, {"flan": 1}, {"flan": 1}, {}]})
+    assert state.table.thrower == 0 and state.pending is not None and state.pending.seat == 1
+    assert bold().act(state, state.pending) == BetOnSuccess()
+    state.apply_action(Pass())
+    assert state.pending is not None and (state.pending.kind, state.pending.seat) == ("flan_use", 2)
+    assert bold().act(state, state.pending) == Pass()

@@ -382,3 +382,33 @@ def test_play_seats_a_searching_champion_with_the_budget_given() -> None:
     champion = play_script.lineup(args, 1, None)[1].bot  # the default bot: the table's champion
     check_table(champion, load_ruleset("v004"), 2)
     assert champion._players[("v004", 2)].budget_ms == 150.0
+
+
+def test_at_a_doublette_table_a_sample_won_by_the_partner_is_a_win(monkeypatch: pytest.MonkeyPatch) -> None:
+    # No value is fitted for a table in teams: samples play to the end of the game, and one won
+    # by the searcher's partner (seat 2) was scored 0, as a rival's win.
+    from agents.search import searched_options
+
+    rules = load_ruleset("classic").with_house_rules(["doublette"])
+    state = GameState(rules, 4, dice=SeededDice(5), setup={"scores": [100, 150, 200, 150]})
+    bold, bot = make_bot("bold"), SearchBot(seed=1, rounds=16, budget_ms=10**6)
+    while True:
+        decision = state.pending
+        assert decision is not None and decision.seat is not None
+        chosen = bot._bot(bot.base_for(state), -1, state.rules, state.players).act(state, decision)
+        if decision.seat == 0 and len(options := searched_options(decision, chosen)) > 1:
+            break
+        state.apply_action(bold.act(state, decision))
+    samples: list[GameState] = []
+    clone = GameState.clone
+
+    def kept(self: GameState, *args: object, **kwargs: object) -> GameState:
+        samples.append(clone(self, *args, **kwargs))  # type: ignore[arg-type]
+        return samples[-1]
+
+    monkeypatch.setattr(GameState, "clone", kept)
+    outcomes = bot.outcomes(state, 0, options, options.index(chosen))
+    scored = [outcomes[o][r] for r in range(len(outcomes[0])) for o in range(len(options))]
+    winners = [game.winner for game in samples]
+    assert len(scored) == len(samples) and 2 in winners  # the partner won some samples
+    assert scored == [float(w in (0, 2)) for w in winners]

@@ -8,7 +8,7 @@ import pytest
 from cdc_env.actions import BuyCul, Pass
 from cdc_env.env import ScoreShaping, WinLoss, decided_winner, raw_env
 from cdc_env.flow import Table
-from cdc_env.game import Decision, GameState
+from cdc_env.game import Decision, GameState, on_winning_side
 from cdc_env.rules import load_ruleset
 
 CLASSIC = load_ruleset("classic")
@@ -41,6 +41,18 @@ def test_win_loss_rewards_a_game_cut_short() -> None:
     assert reward(game([10, 40, 30]), truncated=False) is None  # not over, not cut: nothing yet
     assert reward(game([10, 40, 30]), truncated=True) == [-1.0, 1.0, -1.0]
     assert reward(game([40, 40, 30]), truncated=True) is None  # shared lead: 0 to all
+
+
+def test_a_doublette_cut_short_is_won_by_the_team_with_the_higher_sum() -> None:
+    # Teams {0, 2} (200 + 0) and {1, 3} (150 + 149): the best single score is seat 0's, and the
+    # team of that seat was paid +1 while the team ahead by 99 points got −1.
+    doublette = CLASSIC.with_house_rules(["doublette"])
+    state = GameState(doublette, 4, setup={"scores": [200, 150, 0, 149]})
+    assert decided_winner(state) in (1, 3)
+    assert WinLoss()(state, truncated=True) == [-1.0, 1.0, -1.0, 1.0]
+    assert [on_winning_side(state, seat) for seat in range(4)] == [False, True, False, True]
+    tied = GameState(doublette, 4, setup={"scores": [200, 150, 0, 50]})  # 200 each: no winner
+    assert decided_winner(tied) is None and WinLoss()(tied, truncated=True) is None
 
 
 def test_a_truncated_env_game_pays_the_leader() -> None:

@@ -124,7 +124,8 @@ class SearchBot:
     def __init__(self, seed: int | str = 0, reaction: str = DEFAULT_REACTION,
                  budget_ms: float = DEFAULT_BUDGET_MS, rounds: int = DEFAULT_ROUNDS,
                  base: str | None = None, horizon: str = "turn", margin: float = 1.0,
-                 opponents: str = "bold", latin: bool = True, clip: bool = True, base_value: bool = True) -> None:
+                 opponents: str = "bold", latin: bool = True, clip: bool = True, base_value: bool = True,
+                 settle: bool = True) -> None:
         if budget_ms <= 0 or rounds < 2:
             raise ValueError(f"a searcher needs a budget above 0 ms and 2 rounds or more "
                              f"(got {budget_ms} ms, {rounds} rounds)")
@@ -143,6 +144,9 @@ class SearchBot:
         # The value fitted to the base's own games where there is one (False: the table's, fitted
         # to bold's games, as before session 38).
         self.base_value = base_value
+        # Stop a search once its decision is settled (False: every round played, as a reference
+        # search that others are judged against must: scripts/probe_search.py's --truth).
+        self.settle = settle
         self.reaction = reaction_model(reaction)
         self.stats = SearchStats()
         # Built when the table is known: the base bot (its own choices, and its seat in the
@@ -212,12 +216,20 @@ class SearchBot:
             if self.latin and rounds % FACES == 0:
                 faces = [self.rng.sample(range(1, FACES + 1), FACES) for _ in range(LATIN_DICE)]
             first = [order[rounds % FACES] for order in faces]
-            for index, action in enumerate(options):
-                outcomes[index].append(self._sample(state, seat, action, key, value, first))
+            results = []
+            for action in options:
+                result = self._sample(state, seat, action, key, value, first, deadline)
+                if result is None:
+                    break
+                results.append(result)
+            if len(results) < len(options):
+                break  # the budget ended inside this round: left out, so that the candidates stay paired
+            for index, result in enumerate(results):
+                outcomes[index].append(result)
             rounds += 1
             # Most decisions are settled early: stop once every alternative is clearly behind
             # the base choice, or one clearly ahead of it.
-            if rounds % BATCH == 0 and rounds < self.rounds and _settled(outcomes, base):
+            if self.settle and rounds % BATCH == 0 and rounds < self.rounds and _settled(outcomes, base):
                 break
         self.stats.searched += 1
         self.stats.samples += rounds * len(options)
@@ -225,10 +237,11 @@ class SearchBot:
         return outcomes
 
     def _sample(self, state: GameState, seat: int, action: Action, key: int, value: ValueModel | None,
-                first: list[int]) -> float:
+                first: list[int], deadline: float = math.inf) -> float | None:
         """Seat's result after `action` with the luck fixed by `key` and the `first` dice: a
         win (1/0) at the end of the game, or the fitted chance to win at the start of the next
-        turn."""
+        turn. None when `deadline` (perf_counter's) passes first: a sample to the end of a game
+        of 8 took the searcher half a second past a 50 ms budget."""
         game = state.clone(dice=LatinDice(first, key))
         game.apply_action(action, seat=seat)
         base = self.base_for(state)
@@ -240,6 +253,8 @@ class SearchBot:
         while (decision := game.pending) is not None and game.turn_number <= MAX_TURNS:
             if value is not None and game.turn_number > turn:
                 break  # the next turn's start: the value takes over
+            if time.perf_counter() > deadline:
+                return None
             assert decision.seat is not None
             game.apply_action(players[decision.seat].act(game, decision))
         if game.pending is None or value is None:

@@ -80,7 +80,7 @@ def probe(args: argparse.Namespace) -> int:
     rules = load_ruleset(args.ruleset)
     GameState(rules, args.seats)  # the engine's own check of the seat count
     # Unbounded time: the rounds alone end a search, so the probe does not depend on the machine.
-    long_search = SearchBot(seed=1, rounds=args.truth, budget_ms=1e9, base=args.base)
+    long_search = SearchBot(seed=1, rounds=args.truth, budget_ms=1e9, base=args.base, settle=False)
     long_search.check_seats(rules, args.seats)
     variants = [(f"{kind} {rounds}", SearchBot(seed=2, rounds=rounds, budget_ms=1e9, base=args.base,
                                                latin=latin, margin=margin))

@@ -2,16 +2,18 @@
 
 from __future__ import annotations
 
+import math
 import random
 import re
+from typing import Any
 
 import pytest
 
 from agents.bots import check_table, make_bot
 from agents.champion import SEARCH_CHAMPIONS, ChampionBot
-from agents.search import FACES, LatinDice, SearchBot, _pick, candidates
+from agents.search import FACES, LatinDice, SearchBot, _pick, candidates, searched_options
 from agents.value import FEATURES, ValueModel, features, load_value
-from cdc_env.actions import BirdBet, Pass, Sirop
+from cdc_env.actions import Action, BirdBet, Pass, Sirop
 from cdc_env.dice import SeededDice
 from cdc_env.flow import Decision
 from cdc_env.game import GameState
@@ -70,7 +72,8 @@ def test_every_face_comes_once_a_block_at_each_of_a_samples_first_dice() -> None
     seen: list[list[int]] = []
     noise = random.Random(0)  # samples that never settle the decision: all twelve rounds run
 
-    def record(state: GameState, seat: int, action: object, key: int, value: object, first: list[int]) -> float:
+    def record(state: GameState, seat: int, action: Action, key: int, value: ValueModel | None, first: list[int],
+               deadline: float = math.inf) -> float | None:
         seen.append(list(first))
         return noise.random()
 
@@ -387,8 +390,6 @@ def test_play_seats_a_searching_champion_with_the_budget_given() -> None:
 def test_at_a_doublette_table_a_sample_won_by_the_partner_is_a_win(monkeypatch: pytest.MonkeyPatch) -> None:
     # No value is fitted for a table in teams: samples play to the end of the game, and one won
     # by the searcher's partner (seat 2) was scored 0, as a rival's win.
-    from agents.search import searched_options
-
     rules = load_ruleset("classic").with_house_rules(["doublette"])
     state = GameState(rules, 4, dice=SeededDice(5), setup={"scores": [100, 150, 200, 150]})
     bold, bot = make_bot("bold"), SearchBot(seed=1, rounds=16, budget_ms=10**6)
@@ -412,3 +413,61 @@ def test_at_a_doublette_table_a_sample_won_by_the_partner_is_a_win(monkeypatch: 
     winners = [game.winner for game in samples]
     assert len(scored) == len(samples) and 2 in winners  # the partner won some samples
     assert scored == [float(w in (0, 2)) for w in winners]
+
+
+def test_the_budget_ends_a_sample_played_to_the_end_of_the_game(monkeypatch: pytest.MonkeyPatch) -> None:
+    # At a table with no fitted value a sample plays to the end of the game, and the budget was
+    # looked at only between rounds: at 8 seats a decision of `searcher:50` took up to 0.5 s.
+    # On a clock that moves 1 ms with each move played, the search ends within a move of its
+    # budget, and a round cut short is left out (the candidates stay paired).
+    import types
+
+    import agents.search as search
+
+    bot = SearchBot(seed=1, rounds=64, budget_ms=50)
+    state = GameState(load_ruleset("classic"), 8, dice=SeededDice(4))
+    assert bot.value("classic", 8) is None
+    bold = make_bot("bold")
+    while True:
+        decision = state.pending
+        assert decision is not None and decision.seat is not None
+        chosen = bold.act(state, decision)
+        if decision.seat == 0 and len(options := searched_options(decision, chosen)) > 1:
+            break
+        state.apply_action(chosen)
+    moves = [0]
+    apply = GameState.apply_action
+
+    def timed(self: GameState, *args: Any, **kwargs: Any) -> None:
+        moves[0] += 1
+        apply(self, *args, **kwargs)
+
+    monkeypatch.setattr(GameState, "apply_action", timed)
+    monkeypatch.setattr(search, "time", types.SimpleNamespace(perf_counter=lambda: moves[0] / 1000))
+    outcomes = bot.outcomes(state, 0, options, options.index(chosen))
+    assert len({len(samples) for samples in outcomes}) == 1
+    assert moves[0] <= 51, moves
+    assert bot.act(state, decision) in options
+
+
+def test_a_reference_search_plays_every_round_where_a_searcher_stops_once_settled() -> None:
+    # scripts/probe_search.py judges searches of 16 rounds against one of --truth rounds; that one
+    # stopped once its decision looked settled, after 8 rounds at times: the truth rested on 8.
+    state = GameState(load_ruleset("v004"), 2, dice=SeededDice(3))
+    bold = make_bot("bold")
+    counted: dict[bool, list[int]] = {True: [], False: []}
+    for _ in range(40):
+        decision = state.pending
+        if decision is None:
+            break
+        assert decision.seat is not None
+        chosen = bold.act(state, decision)
+        options = searched_options(decision, chosen) if decision.seat == 0 else []
+        if len(options) > 1:
+            base = options.index(chosen)
+            for settle in (True, False):
+                bot = SearchBot(seed=1, rounds=64, budget_ms=10**9, settle=settle)
+                counted[settle].append(len(bot.outcomes(state, 0, options, base)[0]))
+        state.apply_action(chosen)
+    assert counted[False] and set(counted[False]) == {64}
+    assert min(counted[True]) < 64  # (the decisions played here settle early)

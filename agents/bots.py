@@ -36,11 +36,15 @@ class SoloOptimalBot:
         self.rng = random.Random(seed)
         self.reaction = reaction_model(reaction)
 
+    def check_seats(self, rules: Ruleset, players: int) -> None:
+        """Said before any game (`check_table`): fit_value.py met it only in its first game."""
+        if rules.max_players != 1:
+            raise ValueError("the solo optimum plays only one-player rulesets (solo)")
+
     def act(self, state: GameState, decision: Decision) -> Action:
         from cdc_env.solo_optimum import optimal_action
 
-        if state.rules.max_players != 1:
-            raise ValueError("the solo optimum plays only one-player rulesets (solo)")
+        self.check_seats(state.rules, state.players)
         action = optimal_action(state, decision)
         if isinstance(action, Shout) and decision.kind == "race":
             return Shout(action.phrase, self.reaction.sample(self.rng))

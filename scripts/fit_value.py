@@ -34,7 +34,7 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
 from agents.bots import check_table, make_bot
-from agents.search import BASES, NETWORK
+from agents.search import BASES
 from agents.value import FEATURES, VALUES_DIR, ValueModel, features, fit_logistic, value_path
 from cdc_env.cli import (
     OutputError,
@@ -106,7 +106,7 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--workers", type=processes, default=1)
     parser.add_argument("--bots", nargs="+", metavar="BOT",
                         help="the games' players, taking the seats in turn (default: bold against itself; "
-                             "with --base network, the network against bold)")
+                             "with --base B, B against bold)")
     parser.add_argument("--base", choices=BASES,
                         help="fit the value a searcher over this base reads (RULESET_Np_BASE.json)")
     # Checked (and made) before any game: a file there, or a folder that cannot be written, is a usage error.
@@ -128,25 +128,25 @@ def main(argv: list[str] | None = None) -> int:
             print(f"error: --tables {table!r}: give RULESET_Np (e.g. v004_2p) of a ruleset and seat count "
                   f"that exist ({error})", file=sys.stderr)
             return 2
-        tables.append((ruleset, players))
+        tables.append((ruleset, load_ruleset(ruleset).name, players))
     if args.games < 10:
         print("error: --games must be 10 or more", file=sys.stderr)
         return 2
     if not args.compare and not args.overwrite:
         # Before any game: a fit replaced a shipped value (and with it how a champion searches)
         # without a word, a fit of 10 games as readily as one of 12,000.
-        paths = [value_path(ruleset, players, args.out, args.base) for ruleset, players in tables]
+        paths = [value_path(name, players, args.out, args.base) for _, name, players in tables]
         there = [path for path in paths if path.exists()]
         if there:
             print(f"error: {', '.join(map(str, there))} already there (read by the searcher): give --overwrite to "
                   "replace it, or --out another folder", file=sys.stderr)
             return 2
-    for ruleset, players in tables:
+    for ruleset, _, players in tables:
         for name in dict.fromkeys(table_bots(args, players)):
             try:  # a bot that cannot sit there (a champion missing) is said now
                 check_table(make_bot(name), load_ruleset(ruleset), players)
             except (ValueError, RulesetError) as error:
-                flag = "--bots" if args.bots else "--base network"
+                flag = "--bots" if args.bots else f"--base {args.base}"
                 print(f"error: {flag}: {name}: {one_line(str(error))}", file=sys.stderr)
                 return 2
     args.out.mkdir(parents=True, exist_ok=True)
@@ -157,18 +157,21 @@ def table_bots(args: argparse.Namespace, players: int) -> tuple[str, ...]:
     """The games' players at a table of `players` seats, taking the seats in turn."""
     if args.bots:
         return tuple(args.bots)
-    if args.base == NETWORK:
-        # One network, in every seat in turn (`network`: also where `champion` is the searcher).
-        return ("network", *["bold"] * (players - 1))
+    if args.base is not None:
+        # The base, in every seat in turn, against bold (`network`: also where `champion` is the
+        # searcher). `--base patient` alone fitted bold's games under patient's name.
+        return (args.base, *["bold"] * (players - 1))
     return ("bold",)
 
 
-def fit(args: argparse.Namespace, tables: list[tuple[str, int]]) -> int:
-    """Each table's value file in turn; Ctrl+C says which were written and how to fit the rest."""
+def fit(args: argparse.Namespace, tables: list[tuple[str, str, int]]) -> int:
+    """Each table's value file in turn; Ctrl+C says which were written and how to fit the rest.
+    A table is (the ruleset as given, a name or a file; its name, which names the value file the
+    searcher looks for; seats)."""
     written: list[str] = []
-    for table, (ruleset, players) in zip(args.tables, tables, strict=True):
+    for table, (ruleset, name, players) in zip(args.tables, tables, strict=True):
         try:
-            fit_table(args, ruleset, players)
+            fit_table(args, ruleset, name, players)
         except KeyboardInterrupt:
             kept = f"the values of {', '.join(written)} were written" if written else "nothing was written"
             rest = " ".join(args.tables[len(written):])
@@ -177,7 +180,7 @@ def fit(args: argparse.Namespace, tables: list[tuple[str, int]]) -> int:
     return 0
 
 
-def fit_table(args: argparse.Namespace, ruleset: str, players: int) -> None:
+def fit_table(args: argparse.Namespace, ruleset: str, name: str, players: int) -> None:
     cut = max(1, args.games // (args.workers * 4))
     names = table_bots(args, players)
     jobs = [(ruleset, players, args.seed + start, args.seed + min(args.games, start + cut), names)
@@ -191,10 +194,10 @@ def fit_table(args: argparse.Namespace, ruleset: str, players: int) -> None:
     train = [(r, o) for rows, outs in games[:split] for r, o in zip(rows, outs, strict=True)]
     test = [(r, o) for rows, outs in games[split:] for r, o in zip(rows, outs, strict=True)]
     if args.compare:
-        compare_forms(ruleset, players, train, test)
+        compare_forms(name, players, train, test)
         return
     weights = fit_logistic([r for r, _ in train], [o for _, o in train])
-    meta = {"ruleset": ruleset, "players": players, "games": args.games, "seed": args.seed,
+    meta = {"ruleset": name, "players": players, "games": args.games, "seed": args.seed,
             "fitted_on": ("self-play of bold" if names == ("bold",) else f"games of {' and '.join(names)}")
             + ", every turn's start"}
     model = ValueModel(weights, meta)
@@ -203,13 +206,13 @@ def fit_table(args: argparse.Namespace, ruleset: str, players: int) -> None:
     fitted, plain = log_loss(model, test_rows, test_out, base), log_loss(None, test_rows, test_out, base)
     meta["held_out_log_loss"] = round(fitted, 4)
     meta["held_out_log_loss_base_rate"] = round(plain, 4)
-    path = value_path(ruleset, players, args.out, args.base)
+    path = value_path(name, players, args.out, args.base)
     try:  # whole or not at all: a value file cut short stops the searcher that reads it
         write_atomic(path, json.dumps(model.to_json(), indent=1) + "\n")
     except OSError as error:
         raise OutputError(f"{path} cannot be written ({error.strerror or error}); the file there is as it was: "
                           "make room and fit again") from None
-    print(f"{ruleset} at {players} seats: {len(train)} rows, held-out log loss {fitted:.4f} "
+    print(f"{name} at {players} seats: {len(train)} rows, held-out log loss {fitted:.4f} "
           f"(base rate alone {plain:.4f}); {len(FEATURES)} features → {path}")
 
 

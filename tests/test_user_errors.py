@@ -449,6 +449,30 @@ def test_probe_search_reports_the_regret_of_each_variant(capsys: pytest.CaptureF
     assert "cross-checked (the best on half of its rounds, measured on the other half)" in words
 
 
+def test_fit_value_names_its_file_as_the_searcher_looks_for_it_and_refuses_a_bot_before_any_game(
+        tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    # A ruleset given as a file (`--tables mine.yaml_2p`) wrote `mine.yaml_2p.json` beside it,
+    # outside --out, where the searcher (which looks for its `name:`) never reads.
+    rules = tmp_path / "mine.yaml"
+    rules.write_text(Path("configs/rules/classic.yaml").read_text(encoding="utf-8").replace(
+        "name: classic", "name: ours"), encoding="utf-8")
+    out = tmp_path / "values"
+    assert script("fit_value").main(["--tables", f"{rules}_2p", "--games", "10", "--out", str(out)]) == 0
+    assert [p.name for p in out.iterdir()] == ["ours_2p.json"] and not (tmp_path / "mine.yaml_2p.json").exists()
+    assert json.loads((out / "ours_2p.json").read_text(encoding="utf-8"))["ruleset"] == "ours"
+    capsys.readouterr()
+    # `--base patient` alone fitted bold's self-play and filed it as patient's value.
+    assert script("fit_value").main(["--tables", "v004_2p", "--games", "10", "--out", str(out), "--base",
+                                     "patient"]) == 0
+    assert json.loads((out / "v004_2p_patient.json").read_text(encoding="utf-8"))["fitted_on"] == (
+        "games of patient and bold, every turn's start")
+    # A bot that cannot play the table: a traceback after the games had begun.
+    assert script("fit_value").main(["--tables", "classic_2p", "--games", "10", "--out", str(tmp_path / "o"),
+                                     "--bots", "solo_optimal"]) == 2
+    assert one_error_line(capsys.readouterr().err) == (
+        "error: --bots: solo_optimal: the solo optimum plays only one-player rulesets (solo)")
+
+
 def test_fit_value_compare_prints_each_forms_held_out_loss_and_writes_nothing(
         tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setenv("COLUMNS", "200")  # the table's rows unwrapped

@@ -13,7 +13,7 @@ from typing import TYPE_CHECKING
 
 from agents.bots import make_bot
 from cdc_env.cli import BUDGET_HELP, budget_ms, run_command, standard_output
-from cdc_env.game import GameError
+from cdc_env.game import GameError, turns_played
 from cdc_env.play import describe_event, play_game
 from cdc_env.reaction import REACTION_LEVELS
 from cdc_env.rules import Ruleset, RulesetError, load_ruleset
@@ -65,7 +65,7 @@ def show_game(args: argparse.Namespace, rules: Ruleset, players: int, state: Gam
     if args.json:
         print(json.dumps({
             "ruleset": rules.name, "players": players, "seed": args.seed,
-            "winner": state.winner, "scores": state.scores, "turns": state.turn_number,
+            "winner": state.winner, "scores": state.scores, "turns": turns_played(state),
             "log": state.log, "decisions": state.decisions(),
             **({"solo": solo.__dict__} if solo else {}),
         }, ensure_ascii=False))

@@ -126,6 +126,9 @@ class CulDeChouetteEnv(gymnasium.Env[np.ndarray, np.int64]):
         random_starts: float = 0.0,
         render_mode: str | None = None,
     ) -> None:
+        if render_mode not in (None, *self.metadata["render_modes"]):  # ("rgb_array" gave a str)
+            raise ValueError(f"render_mode must be one of {self.metadata['render_modes']} or None, "
+                             f"got {render_mode!r}")
         rules = ruleset if isinstance(ruleset, Ruleset) else load_ruleset(ruleset)
         self.game = raw_env(rules, default_players(rules, players, preferred=2),
                             max_turns=max_turns, reaction=reaction, auto_forced=auto_forced,

@@ -39,7 +39,7 @@ from pettingzoo.utils import wrappers
 
 from cdc_env.actions import Action, IllegalActionError, Join, Shout
 from cdc_env.dice import SeededDice
-from cdc_env.game import GameState, JoinRefused, decided_winner
+from cdc_env.game import GameState, JoinRefused, decided_winner, turns_played
 from cdc_env.play import words
 from cdc_env.reaction import DEFAULT_REACTION, ReactionModel, reaction_model
 from cdc_env.rulebook.house import added_names
@@ -82,15 +82,10 @@ class TurnPenalty:
     turns it took to reach the target, so fewer turns is better)."""
 
     def reset(self, state: GameState) -> None:
-        self._played = self._turns_played(state)
-
-    @staticmethod
-    def _turns_played(state: GameState) -> int:
-        # The turn in progress counts once it is over: when the next one starts or the game ends.
-        return state.turn_number - (0 if state.is_over else 1)
+        self._played = turns_played(state)
 
     def __call__(self, state: GameState, truncated: bool) -> Sequence[float] | None:
-        played = self._turns_played(state)
+        played = turns_played(state)
         new, self._played = played - self._played, played
         return [-float(new)] * state.players if new else None
 
@@ -323,7 +318,7 @@ class raw_env(AECEnv[str, dict[str, np.ndarray], int]):
         if over or truncated:
             ends = self.terminations if over else self.truncations
             summary = {"winner": state.winner, "scores": list(state.scores),
-                       "turns": state.turn_number}
+                       "turns": turns_played(state)}
             for agent in self.agents:
                 ends[agent] = True
                 self.infos[agent] = dict(summary)
@@ -349,7 +344,8 @@ class raw_env(AECEnv[str, dict[str, np.ndarray], int]):
         if state is None:
             return "(no game: call reset())"
         table = state.table
-        lines = [f"Cul de Chouette — {self.rules.name}, turn {state.turn_number}/{self.max_turns}"]
+        turn = min(state.turn_number, self.max_turns)  # (cut short: turn max_turns + 1 has begun, unplayed)
+        lines = [f"Cul de Chouette — {self.rules.name}, turn {turn}/{self.max_turns}"]
         for seat in range(self.players):
             marks = ("▶" if state.pending is not None and state.pending.seat == seat else " ")
             role = " throws" if table.thrower == seat else ""

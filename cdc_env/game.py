@@ -661,6 +661,12 @@ def decided_winner(state: GameState) -> int | None:
     return min(leading.pop()) if len(leading) == 1 else None
 
 
+def turns_played(state: GameState) -> int:
+    """The turns played: the turn in progress counts once it is over, when the next one starts
+    or the game ends (a game cut short after `max_turns` has begun turn `max_turns` + 1)."""
+    return state.turn_number - (0 if state.is_over else 1)
+
+
 def on_winning_side(state: GameState, seat: int) -> bool:
     """The seat won the game, or (cut short) leads it: alone, or with its team."""
     winner = decided_winner(state)

@@ -365,6 +365,8 @@ class ObservationEncoder:
             self._team_marks = [tuple(team_start + (mate - seat) % players for mate in teams[seat] if mate != seat)
                                 for seat in range(players)]
         self._shown_seats = tuple((key, self.layout[key].start) for key in shown_seats)
+        # In teams (the Doublette) the game is won on the team's sum: the reaches read it.
+        self._teamed = "team" in self.layout
         # P(a fresh roll is worth ≥ n points to its thrower), for every n up to the best roll.
         values = [classify(dice, rules).value for dice in itertools.product(range(1, 7), repeat=3)]
         self._reach = [sum(v >= need for v in values) / len(values) for need in range(max(values) + 2)]
@@ -392,11 +394,12 @@ class ObservationEncoder:
         scale = self._scale
         limit = self.rules.target_score
         reach_offset = self._feature["win_reach"]
+        totals = [state.team_score(s) for s in range(self.players)] if self._teamed else state.scores
         for other, score in enumerate(state.scores):
             if score:
                 # (min/max builtins would cost more than the rest of the loop)
                 obs[base[other]] = score * scale if -limit < score < limit else (score > 0) - (score < 0)
-            obs[base[other] + reach_offset] = self.reach(limit - score)
+            obs[base[other] + reach_offset] = self.reach(limit - totals[other])
         item_offset = self._item_offset
         for other, held in enumerate(state.items):
             for item, count in held.items():
@@ -466,5 +469,5 @@ class ObservationEncoder:
         # Soufflette's dice score otherwise): the buy-the-cul decision's key number near the end.
         if (table.thrower is not None and len(table.dice) < 3 and not table.challenge
                 and not table.soufflette):
-            obs[self._throw_reach] = self.throw_reach(table.dice[:3], limit - state.scores[table.thrower])
+            obs[self._throw_reach] = self.throw_reach(table.dice[:3], limit - totals[table.thrower])
         return obs

@@ -111,6 +111,21 @@ def test_render_modes() -> None:
     with pytest.warns(UserWarning, match="without a render_mode"):
         assert silent.render() is None  # nothing drawn
     assert raw_env("classic", 2, render_mode="ansi").render() == "(no game: call reset())"
+    from agents.single import CulDeChouetteEnv
+
+    with pytest.raises(ValueError, match="render_mode must be one of"):  # it drew a str for "rgb_array"
+        CulDeChouetteEnv("classic", 2, render_mode="rgb_array")
+
+
+def test_a_game_cut_short_says_the_turns_it_played() -> None:
+    # Cut after 3 turns, turn 4 has begun: the info said 4 turns and the table "turn 4/3".
+    table = raw_env("classic", 2, max_turns=3, render_mode="ansi")
+    table.reset(seed=3)
+    while not any(table.truncations.values()) and not any(table.terminations.values()):
+        table.step(int(table.action_mask().argmax()))
+    assert all(table.truncations.values())
+    assert table.infos["seat_0"]["turns"] == 3
+    assert str(table.render()).splitlines()[0].endswith("turn 3/3")
 
 
 def test_score_shaping_alone_at_the_table() -> None:

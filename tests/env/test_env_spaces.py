@@ -263,3 +263,21 @@ def test_endgame_reach_features_by_hand() -> None:
     state.table.thrower, state.table.dice = 1, (3, 4)
     observation = encoder.encode(state, 0)
     assert observation[encoder.layout["throw_reach"]][0] == pytest.approx(encoder.throw_reach((3, 4), 23))
+
+
+def test_at_a_doublette_the_reaches_read_the_teams_sum() -> None:
+    # Seats 0 and 2 play together with 200 + 140: seat 0 wins with 3 points of its own turn,
+    # and the reaches read its own 200 (143 to go: "cannot end") where it was 3.
+    rules = load_ruleset("maison").with_house_rules(["doublette"])
+    table = raw_env(rules, 4)
+    table.reset(seed=2, options={"setup": {"scores": [200, 0, 140, 0]}})
+    encoder, state = table.encoder, table.state
+    assert state is not None
+    width = len(SEAT_FEATURES)
+    reach_at = SEAT_FEATURES.index("win_reach")
+    seats = encoder.encode(state, 0)[encoder.layout["seats"]].reshape(4, width)
+    assert [seats[s, reach_at] for s in range(4)] == pytest.approx(
+        [encoder.reach(3), encoder.reach(343), encoder.reach(3), encoder.reach(343)])
+    state.table.thrower, state.table.dice = 2, (3, 4)
+    observation = encoder.encode(state, 0)
+    assert observation[encoder.layout["throw_reach"]][0] == pytest.approx(encoder.throw_reach((3, 4), 3))

@@ -17,6 +17,10 @@ from cdc_env.yamlfile import YamlFileError, read_yaml, shown, wrong_kind
 
 RULES_DIR = Path(__file__).resolve().parent.parent / "configs" / "rules"
 RULESET_NAMES = ("basic", "classic", "v004", "complete", "solo")
+# Every ruleset shipped by name (configs/rules/): the five above and `maison`, complete with the
+# house rules (a user's choice of rules, left out of the engine's own checks over RULESET_NAMES).
+SHIPPED_RULESETS = (*RULESET_NAMES, "maison")
+FIX_THE_FILE = "Fix the file, or start again from a copy of configs/rules/classic.yaml."
 
 # The combinations a Grelottine challenge may name (S adds the Sirop-Grelot, a Cul de Chouette
 # made by a sirop), and those a Civet may bet on.
@@ -375,7 +379,8 @@ class Ruleset(BaseModel):
         kept = data.get("house_rules", {})
         data["house_rules"] = {**kept, **{name: on for name, on in chosen.items() if name not in kept}}
         data["name"] = "+".join([self.name, *(n for n in chosen if n not in self.house_rules)])
-        return Ruleset.from_dict(data, source=f"{self.name} with {source} {' '.join(names)}")
+        return Ruleset.from_dict(data, source=f"{self.name} with {source} {' '.join(names)}",
+                                 fix=f"Give {source} other house rules (docs/rules.md: each rule and what it needs).")
 
     def to_dict(self) -> dict[str, Any]:
         """Plain JSON-able data; fractions as 'n/d' strings so they load back exactly."""
@@ -395,14 +400,15 @@ class Ruleset(BaseModel):
         return data
 
     @classmethod
-    def from_dict(cls, data: dict[str, Any], source: str = "<dict>") -> Ruleset:
+    def from_dict(cls, data: dict[str, Any], source: str = "<dict>", fix: str = FIX_THE_FILE) -> Ruleset:
+        """`fix`: what to do, the error's last line (a ruleset not from a file is not fixed in one)."""
         try:
             return cls.model_validate(data)
         except ValidationError as error:
-            raise RulesetError(_describe(error, source)) from None
+            raise RulesetError(_describe(error, source, fix)) from None
 
 
-def _describe(error: ValidationError, source: str) -> str:
+def _describe(error: ValidationError, source: str, fix: str = FIX_THE_FILE) -> str:
     lines = [f"ruleset {source} is not valid:"]
     for problem in error.errors():
         key = ".".join(str(part) for part in problem["loc"]) or "(top level)"
@@ -416,7 +422,7 @@ def _describe(error: ValidationError, source: str) -> str:
             lines.append(f"  - {key}: {problem['msg']}")
         else:
             lines.append(f"  - {key}: {problem['msg']} (got {shown(problem.get('input'))})")
-    lines.append("Fix the file, or start again from a copy of configs/rules/classic.yaml.")
+    lines.append(fix)
     return "\n".join(lines)
 
 
@@ -428,14 +434,14 @@ def load_ruleset(name_or_path: str | Path) -> Ruleset:
         # cdc_env.cli.short_path's cut, written here: the engine does not import the commands' helpers.
         name = str(name_or_path)
         given = name if len(name) <= 200 else f"{name[:60]}… ({len(name)} characters)"
-        raise RulesetError(f"no ruleset {given!r}: {error.strerror}; give one of {', '.join(RULESET_NAMES)} "
+        raise RulesetError(f"no ruleset {given!r}: {error.strerror}; give one of {', '.join(SHIPPED_RULESETS)} "
                            "or the path of a YAML file") from None
 
 
 def _load_ruleset(name_or_path: str | Path) -> Ruleset:
     path = Path(name_or_path)
     if not str(name_or_path).strip():  # Path("") is the folder ".": it was "'' is a directory"
-        raise RulesetError(f"no ruleset given (an empty name): give one of {', '.join(RULESET_NAMES)} "
+        raise RulesetError(f"no ruleset given (an empty name): give one of {', '.join(SHIPPED_RULESETS)} "
                            "or the path of a YAML file")
     if not path.suffix and str(name_or_path) in RULESET_NAMES or (
         not path.exists() and (RULES_DIR / f"{name_or_path}.yaml").exists()
@@ -443,12 +449,12 @@ def _load_ruleset(name_or_path: str | Path) -> Ruleset:
         path = RULES_DIR / f"{name_or_path}.yaml"
     if not path.exists():
         raise RulesetError(
-            f"no ruleset {str(name_or_path)!r}: give one of {', '.join(RULESET_NAMES)} "
+            f"no ruleset {str(name_or_path)!r}: give one of {', '.join(SHIPPED_RULESETS)} "
             f"or the path of a YAML file"
         )
     if path.is_dir():
         raise RulesetError(f"ruleset {str(name_or_path)!r} is a directory, not a YAML file: give one of "
-                           f"{', '.join(RULESET_NAMES)} or the path of a ruleset's .yaml file")
+                           f"{', '.join(SHIPPED_RULESETS)} or the path of a ruleset's .yaml file")
     try:
         data = read_yaml(path)
     except OSError as error:

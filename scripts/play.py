@@ -32,6 +32,7 @@ from __future__ import annotations
 
 import argparse
 import itertools
+import json
 import os
 import re
 import shutil
@@ -72,6 +73,7 @@ from cdc_env.reaction import REACTION_LEVELS  # noqa: E402
 from cdc_env.rules import Ruleset, RulesetError, load_ruleset  # noqa: E402
 from voice.intents import check_game_lexicon  # noqa: E402
 from voice.lexicon import LexiconError, load_lexicon  # noqa: E402
+from voice.microphone import devices_refusal  # noqa: E402
 from voice.model import ModelNotFoundError, find_model  # noqa: E402
 from voice.session import (  # noqa: E402
     KeyLines,
@@ -156,6 +158,9 @@ def pace(text: str) -> float:
     return value
 
 
+SAVE_LOOK_BYTES = 64 << 20  # a save is read whole to tell; a file larger than a long game's is none
+
+
 def check_save(save: Path | None, resume: Path | None, overwrite: bool, locks: ExitStack) -> None:
     """--save never replaces another game's save unless --overwrite: only the game it holds
     (--resume FILE) goes on in it. The file the game writes (--save, else --resume) is locked
@@ -171,8 +176,21 @@ def check_save(save: Path | None, resume: Path | None, overwrite: bool, locks: E
     if save is None:
         return
     if save.exists() and not overwrite and (resume is None or save.resolve() != resume.resolve()):
+        if not holds_a_game(save):  # (it said "holds another game; go on with it", which then failed)
+            raise OutputError(f"--save {save}: the file exists and is no saved game (a file of yours?); save "
+                              "elsewhere, or give --overwrite to replace it")
         raise OutputError(f"--save {save}: the file exists and holds another game; go on with it (--resume {save}), "
                           "save elsewhere, or give --overwrite to replace it")
+
+
+def holds_a_game(path: Path) -> bool:
+    """Whether `path` looks like a game play.py saved (a JSON object with the lineup)."""
+    try:
+        with path.open("rb") as file:
+            data = json.loads(file.read(SAVE_LOOK_BYTES))
+    except (OSError, ValueError):  # (UnicodeDecodeError and JSON errors are ValueErrors)
+        return False
+    return isinstance(data, dict) and "lineup" in data
 
 
 def prepare(argv: list[str] | None, console: Console, locks: ExitStack | None = None) -> TableApp | WebTable | int:
@@ -182,7 +200,7 @@ def prepare(argv: list[str] | None, console: Console, locks: ExitStack | None = 
         with ExitStack() as checked:
             return prepare(argv, console, checked)
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    parser.add_argument("--ruleset", default="classic")
+    parser.add_argument("--ruleset", default=None, help="a ruleset's name or YAML file (default: classic)")
     parser.add_argument("--house", nargs="*", default=[], metavar="RULE",
                         help="house rules to play on top of the ruleset, by name (see docs/rules.md): "
                              "--house verdier")
@@ -223,14 +241,19 @@ def prepare(argv: list[str] | None, console: Console, locks: ExitStack | None = 
         check_save(args.save, args.resume, args.overwrite, locks)
         saved = PlaySession.read_save(args.resume) if args.resume else None
         bots_as_saved(args, saved)
-        rules = load_ruleset(args.ruleset).with_house_rules(args.house)
+        rules = load_ruleset(args.ruleset or "classic").with_house_rules(args.house)
         if saved is not None and isinstance(saved.get("ruleset"), dict):
             # The game goes on under its own rules (--ruleset and --house are a new game's):
             # its bots are checked against those, or a model of another ruleset's table was refused.
+            given = rules
             try:
                 rules = Ruleset.from_dict(saved["ruleset"], source="(saved game)")
             except RulesetError as error:
                 raise GameLoadError(f"saved game has a bad ruleset: {error}") from None
+            if (args.ruleset is not None or args.house) and given.name != rules.name:
+                # It was dropped without a word: the table played other rules than asked.
+                raise ValueError(f"--ruleset/--house ask for {given.name}, and the saved game plays on under its "
+                                 f"own rules ({rules.name}): drop them to go on with it, or start a new game")
         players = lineup(args, seed, saved)
         if args.humans is not None:
             bots = [p.name for p in players if not p.human]
@@ -247,6 +270,14 @@ def prepare(argv: list[str] | None, console: Console, locks: ExitStack | None = 
         if not args.keyboard:
             # A bad lexicon is the user's to fix, not a reason to play without voice.
             check_game_lexicon(load_lexicon(args.lexicon))
+            speaking = sum(p.human for p in players)
+            if speaking and (not args.web or args.devices is not None):  # the host's own microphones
+                if (refusal := devices_refusal(speaking, args.devices)) is not None:
+                    raise ValueError(refusal)
+        if args.speak and shutil.which("espeak-ng") is None:
+            # It was taken without a word: nothing spoken, and the microphones masked all the same.
+            raise ValueError("--speak speaks the bots' shouts with espeak-ng, which is not installed "
+                             "(Debian: apt install espeak-ng); install it or play without --speak")
         if args.model and (args.web or not args.keyboard):
             # Nor a --model that is no model folder (a typo): it was a game without voices, the
             # reason said once and soon gone (the table takes the screen; the phones just tap).

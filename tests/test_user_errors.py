@@ -132,6 +132,27 @@ def test_an_empty_lexicon_name_says_none_was_given(name: str) -> None:
     assert console.export_text().strip() == f"error: {says}"
 
 
+@pytest.mark.parametrize(("argv", "says"), [
+    # Each fell back to the keyboard with its reason printed, hidden at once by the table.
+    (["--humans", "Ana", "Léo"], "2 humans, no --devices entries: give one --devices entry per human"),
+    (["--humans", "Ana", "--devices", "1", "2"], "1 human, 2 --devices entries: give one --devices entry per human"),
+    (["--humans", "Ana", "--devices", "pulse:0"], "--devices pulse:0: channels count from 1 (pulse:1 is the first)"),
+    # Taken without a word, nothing spoken, and the microphones masked all the same.
+    (["--keyboard", "--humans", "Ana", "--speak"], "--speak speaks the bots' shouts with espeak-ng, which is not "
+                                                   "installed (Debian: apt install espeak-ng)"),
+])
+def test_play_refuses_microphones_it_cannot_give_and_a_voice_it_has_not(
+        argv: list[str], says: str, monkeypatch: pytest.MonkeyPatch) -> None:
+    import io
+
+    from rich.console import Console
+
+    monkeypatch.setattr("shutil.which", lambda name: None)  # no espeak-ng on this PATH
+    console = Console(width=2000, record=True, file=io.StringIO())
+    assert script("play").prepare([*argv, "--bots", "bold"], console) == 2
+    assert console.export_text().strip().startswith(f"error: {says}")
+
+
 def test_a_ruleset_and_a_training_config_given_for_each_other_are_named(tmp_path: Path) -> None:
     with pytest.raises(ConfigError) as error:
         load_config(ROOT / "configs" / "rules" / "classic.yaml")

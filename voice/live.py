@@ -18,7 +18,7 @@ from typing import Any
 from voice.crosstalk import Attribution
 from voice.intents import check_game_lexicon
 from voice.lexicon import Lexicon, load_lexicon
-from voice.microphone import Microphone, MicrophoneError
+from voice.microphone import Microphone, MicrophoneError, devices_refusal, parse_device
 from voice.model import find_model, load_model
 from voice.recogniser import Detection, Outcome, Recogniser
 from voice.session import Heard, InputLost
@@ -28,17 +28,6 @@ def heard(seat: int, outcome: Outcome) -> Heard:
     """What the session hears: the intent, or None for "not understood"."""
     intent = outcome.intent if isinstance(outcome, Detection) else None
     return Heard(seat, intent, outcome.onset_s)
-
-
-def parse_device(spec: str | None) -> tuple[int | str | None, int]:
-    """`DEVICE` or `DEVICE:CHANNEL` (channel 1-based, as a sound card labels it)."""
-    if spec is None or spec == "":
-        return None, 0
-    name, _, channel = spec.rpartition(":") if ":" in spec else (spec, "", "")
-    if channel and not channel.isdigit():
-        name, channel = spec, ""
-    device: int | str = int(name) if name.isdigit() else name
-    return device, (int(channel) - 1 if channel else 0)
 
 
 @dataclass
@@ -108,9 +97,9 @@ def build_listener(model: str | None, lexicon: str, seats: Sequence[int], device
     """Load the model and the lexicon, open one input per human seat, wait for audio to flow.
     Raises ModelNotFoundError, LexiconError or MicrophoneError with what to do."""
     specs = list(devices or [])
-    if len(specs) not in (0, len(seats)) or (not specs and len(seats) > 1):
-        raise MicrophoneError(f"give one --devices entry per human ({len(seats)}), e.g. "
-                              "--devices pulse:1 pulse:2 for two channels of one card")
+    refusal = devices_refusal(len(seats), devices)
+    if refusal is not None:
+        raise MicrophoneError(refusal)
     vosk_model = load_model(find_model(model, download=model is None))
     words = check_game_lexicon(load_lexicon(lexicon))
     listener = open_listener(vosk_model, words, seats, specs)

@@ -19,6 +19,7 @@ import queue
 import threading
 import time
 from collections import deque
+from collections.abc import Sequence
 from types import TracebackType
 from typing import Any
 
@@ -30,6 +31,39 @@ log = logging.getLogger(__name__)
 
 CLOCK_WINDOW_S = 20.0  # blocks whose arrival times pin the clock (sound-card drift is slower)
 
+
+
+def parse_device(spec: str | None) -> tuple[int | str | None, int]:
+    """`DEVICE` or `DEVICE:CHANNEL` (channel 1-based, as a sound card labels it) as (device,
+    0-based channel). ValueError for channel 0."""
+    if spec is None or spec == "":
+        return None, 0
+    name, _, channel = spec.rpartition(":") if ":" in spec else (spec, "", "")
+    if channel and not channel.isdigit():
+        name, channel = spec, ""
+    if channel and int(channel) == 0:  # it became channel -1: a stream of 0 channels, blamed on the card
+        raise ValueError(f"--devices {spec}: channels count from 1 ({name}:1 is the first)")
+    device: int | str = int(name) if name.isdigit() else name
+    return device, (int(channel) - 1 if channel else 0)
+
+
+def devices_refusal(humans: int, devices: Sequence[str] | None) -> str | None:
+    """Why `--devices` cannot give each of `humans` players a microphone, or None. A wrong
+    entry is the user's mistake, said before the game (it fell back to the keyboard, its reason
+    hidden at once by the table)."""
+    specs = list(devices or [])
+    if len(specs) not in (0, humans) or (not specs and humans > 1):
+        players = f"{humans} human{'s' * (humans > 1)}"
+        given = f"{len(specs) or 'no'} --devices entr{'y' if len(specs) == 1 else 'ies'}"
+        return (f"{players}, {given}: give one --devices entry per human, e.g. --devices pulse:1 pulse:2 "
+                f"for two channels of one card (with one microphone for all: --web, each phone its player's "
+                f"microphone, or --keyboard)")
+    for spec in specs:
+        try:
+            parse_device(spec)
+        except ValueError as error:
+            return str(error)
+    return None
 
 class MicrophoneError(RuntimeError):
     """The input device is missing, unusable or stopped; the message says what to do."""
@@ -80,7 +114,7 @@ class Microphone:
         if self.channel >= info["max_input_channels"]:
             raise MicrophoneError(
                 f"input device '{info['name']}' has {info['max_input_channels']} channel(s); "
-                f"channel {self.channel} (0-based) does not exist. {_hint()}")
+                f"channel {self.channel + 1} does not exist (channels count from 1). {_hint()}")
         try:
             self._stream = sd.InputStream(
                 device=self.device, samplerate=self.rate, channels=self.channel + 1,

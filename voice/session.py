@@ -58,6 +58,11 @@ VOICE_AFTER_TAP_S = 2.0
 # the phones' chirp and its echo, 0.45 s, asked for 0.3 s before): a sound that never ends
 # (a stuck player) is not to stop the game.
 HOST_SOUND_WAIT_S = 2.0
+# What the host plays (a bot's spoken shout) is masked this long past its end in the microphones'
+# audio: the sound card's output latency and the room's echo.
+PLAYBACK_TAIL_S = 0.3
+# The longest the game waits for the bots' shouts spoken after a race (`--speak`).
+SPEECH_WAIT_S = 6.0
 # Typed alone, takes back the last thing a microphone heard that the game took, a false shout
 # or an answer (PlaySession.take_back): a recogniser now and then takes talk for a phrase, and
 # the table knows who said nothing.
@@ -917,6 +922,7 @@ class PlaySession:
             if typed is not None:  # pressed after the window: said so, not counted
                 self._typed_shout(typed, start, humans, phrases, decision, shouts, window)
         self._last_race = (start, start + window, frozenset(phrases))
+        self._speak_bots_after_race([s for s in sorted(shouts.values(), key=lambda s: s.onset_ms) if s.by == "bot"])
         self.race_log.append(sorted(shouts.values(), key=lambda s: s.onset_ms))
         self.race_now = self.race_log[-1]
         answered: dict[int, Action] = {seat: Pass() for seat in seats}
@@ -1029,12 +1035,21 @@ class PlaySession:
     def _bot_shouts(self, seat: int, action: Shout) -> None:
         assert action.onset_ms is not None
         self._race_shout(RaceShout(seat, action.phrase, action.onset_ms, "bot"))
-        if self.speak is not None:
-            begin = self.clock()
-            duration = self.speak(words(action.phrase))
-            if self.listener is not None:
-                # What we play must not be heard as a player's shout.
-                self.listener.mark_playback(begin, begin + duration + 0.3)
+        if self.speak is not None and self.listener is None:
+            self.speak(words(action.phrase))  # nobody listens: heard as it is made
+
+    def _speak_bots_after_race(self, said: list[RaceShout]) -> None:
+        """Where the game listens, the bots' shouts are spoken once the race is decided (each is
+        on the table at its onset all the same). What we play is masked in every microphone, as it
+        must not be taken for a player's shout; spoken during the race, each bot's shout masked a
+        second of it, the heart of the players' own reaction times, and a player's shout begun
+        under it was lost. The game waits for the speech to end: an answer said under it is lost too."""
+        if self.speak is None or self.listener is None or not said:
+            return
+        begin = self.clock()
+        duration = self.speak(" ".join(words(shout.phrase) for shout in said))
+        self.listener.mark_playback(begin, begin + duration + PLAYBACK_TAIL_S)
+        time.sleep(min(duration + PLAYBACK_TAIL_S, SPEECH_WAIT_S))
 
 
 def _race_phrase(decision: Decision) -> str:

@@ -60,7 +60,7 @@ def test_a_file_given_by_path_wins_over_a_shipped_ruleset_of_the_same_name(
 def test_a_missing_ruleset_says_which_names_there_are() -> None:
     with pytest.raises(RulesetError) as error:
         load_ruleset("missing")
-    assert str(error.value) == ("no ruleset 'missing': give one of basic, classic, v004, complete, solo "
+    assert str(error.value) == ("no ruleset 'missing': give one of basic, classic, v004, complete, solo, maison "
                                 "or the path of a YAML file")
     assert RULESET_NAMES == ("basic", "classic", "v004", "complete", "solo")
 
@@ -69,7 +69,7 @@ def test_a_directory_is_no_ruleset(tmp_path: Path) -> None:
     with pytest.raises(RulesetError) as error:
         load_ruleset(tmp_path)
     assert str(error.value) == (f"ruleset {str(tmp_path)!r} is a directory, not a YAML file: give one of basic, "
-                                "classic, v004, complete, solo or the path of a ruleset's .yaml file")
+                                "classic, v004, complete, solo, maison or the path of a ruleset's .yaml file")
 
 
 def test_an_unreadable_file_says_why(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
@@ -195,8 +195,10 @@ def test_house_rules_chosen_by_name_play_at_their_defaults_and_rename_the_rulese
 def test_a_house_rule_chosen_by_name_is_checked_like_one_in_a_file() -> None:
     with pytest.raises(RulesetError) as error:
         load_ruleset("basic").with_house_rules(["civet_double"])
+    # (No file: its last line said to fix one.)
     assert str(error.value) == ("ruleset basic with --house civet_double is not valid:\n"
-                                f"  - house_rules.civet_double: needs the civet switched on\n{FIX}")
+                                "  - house_rules.civet_double: needs the civet switched on\n"
+                                "Give --house other house rules (docs/rules.md: each rule and what it needs).")
     # The message says what the table asked for, as it was typed.
     with pytest.raises(RulesetError) as error:
         load_ruleset("classic").with_house_rules(["verdier", "nope"], source="--web")

@@ -141,6 +141,39 @@ def test_race_is_decided_by_onset_not_by_recognition_time() -> None:
     assert [intents for intents, race in listener.asked if race] == [{"pas_mou_le_caillou"}]
 
 
+def test_where_the_game_listens_the_bots_shouts_are_spoken_once_the_race_is_decided() -> None:
+    # --speak: the bot's shout at 400 ms was spoken at once and masked in the microphones for its
+    # length and 0.3 s more, so Ana's shout begun at 900 ms (under it) was not heard: she lost.
+    # Now the bots' shouts are spoken after the race, and the mask covers no part of it.
+    keyboard = TypedLater()
+    keyboard.type("1", 0.0)
+    listener = LateListener(0, "pas_mou_le_caillou", onset_after_s=0.9, heard_after_s=1.2)
+    session = chouette_velute_session(keyboard, bot_onset_ms=400, listener=listener)
+    spoken: list[tuple[str, float]] = []
+
+    def speak(text: str) -> float:
+        spoken.append((text, time.monotonic()))
+        return 0.2
+
+    session.speak = speak
+    session.run()
+    assert listener.started is not None
+    assert [text for text, _ in spoken] == ["pas mou le caillou"]
+    assert spoken[0][1] >= listener.started + 1.2  # after Ana's shout was heard: the race decided
+    assert [end - start for start, end in listener.marked] == [pytest.approx(0.2 + 0.3)]
+    assert listener.marked[0][0] > listener.started + 0.9  # her onset is under no mask
+    # Where nobody listens (keys alone), a bot's shout is heard as it is made.
+    keyboard = TypedLater()
+    keyboard.type("1", 0.0)
+    keyboard.type("", 0.9)
+    session = chouette_velute_session(keyboard, bot_onset_ms=400)
+    spoken.clear()
+    session.speak = speak
+    began = time.monotonic()
+    session.run()
+    assert [text for text, _ in spoken] == ["pas mou le caillou"] and spoken[0][1] - began < 0.85
+
+
 class SoundingListener(LateListener):
     """A LateListener whose host plays a sound masked in its audio (the phones' chirp) for
     `sound_s` from its making: `sounding()` says so meanwhile."""

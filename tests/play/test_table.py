@@ -640,6 +640,25 @@ def test_save_never_replaces_another_games_save(tmp_path: Path) -> None:
     assert isinstance(replaced, TableApp)
     status, said = prepare(["--keyboard", "--humans", "Ana", "Bob", "--bots", "--save", str(tmp_path)])
     assert status == 2 and "is a folder: give a file name" in said
+    # A file of the user's that is no save: it was said to hold a game, to go on with (--resume failed).
+    notes = tmp_path / "notes.txt"
+    notes.write_text("my notes", encoding="utf-8")
+    status, said = prepare(["--keyboard", "--humans", "Ana", "Bob", "--bots", "--save", str(notes)])
+    assert status == 2 and f"--save {notes}: the file exists and is no saved game (a file of yours?)" in said
+    assert "--resume" not in said and notes.read_text(encoding="utf-8") == "my notes"
+
+
+def test_resume_with_other_rules_asked_for_says_the_save_keeps_its_own(tmp_path: Path) -> None:
+    # --ruleset v004 --house verdier beside a classic save: dropped without a word, the table
+    # played classic; the same rules named again are no error.
+    game = saved_game(tmp_path)
+    status, said = prepare(["--keyboard", "--resume", str(game), "--ruleset", "v004", "--house", "verdier"])
+    assert status == 2 and ("--ruleset/--house ask for v004+verdier, and the saved game plays on under its own "
+                            "rules (classic)") in said
+    status, said = prepare(["--keyboard", "--resume", str(game), "--house", "verdier"])
+    assert status == 2 and "ask for classic+verdier" in said
+    resumed, _ = prepare(["--keyboard", "--resume", str(game), "--ruleset", "classic"])
+    assert isinstance(resumed, TableApp)
 
 
 def test_a_late_friend_typed_at_the_table_sits_down_and_is_saved(tmp_path: Path) -> None:

@@ -109,12 +109,29 @@ def report_name(out: Path) -> str:
     return name
 
 
+def claim_report_name(out: Path) -> Path:
+    """The report's JSON path, claimed by making it empty (exclusively): two evaluations into one
+    folder, ending together, both took `tournament` and one report replaced the other."""
+    out.mkdir(parents=True, exist_ok=True)
+    while True:
+        path = out / f"{report_name(out)}.json"
+        try:
+            path.open("x").close()
+        except FileExistsError:
+            continue  # another run claimed it between the look and the claim
+        return path
+
+
 def write_report(tournament: Tournament, out: Path, console: Console) -> int:
     """The report in `out`; if that fails now (a full disk, a folder gone), in a new temporary
     folder, said where: the games played are never lost."""
+    claimed: Path | None = None
     try:
-        json_path, png_path = save_report(tournament, out, report_name(out))
+        claimed = claim_report_name(out)
+        json_path, png_path = save_report(tournament, out, claimed.stem)
     except OSError as error:
+        if claimed is not None:
+            claimed.unlink(missing_ok=True)  # our empty claim, not a report
         elsewhere = Path(tempfile.mkdtemp(prefix="cdc-evaluate-"))
         json_path, png_path = save_report(tournament, elsewhere)
         console.print(f"[red]error:[/red] {out} cannot be written ({error.strerror}); the results are kept in "

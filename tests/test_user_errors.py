@@ -1312,6 +1312,31 @@ def test_evaluate_never_replaces_an_earlier_report(tmp_path: Path, capsys: pytes
     assert "tournament-2.json" in capsys.readouterr().out
 
 
+def test_two_evaluations_ending_together_in_one_folder_keep_both_reports(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    # Both took `tournament` (the name free when each looked) and one report replaced the other.
+    import io
+
+    from rich.console import Console
+
+    evaluate = script("evaluate")
+    save = evaluate.save_report
+    nested: list[int] = []
+
+    def another_run_ends_meanwhile(tournament: Any, out: Path, name: str = "tournament") -> tuple[Path, Path]:
+        if not nested:  # the other evaluation writes while this one is about to
+            nested.append(-1)
+            nested[0] = evaluate.write_report(tournament, out, Console(file=io.StringIO()))
+        return save(tournament, out, name)
+
+    monkeypatch.setattr(evaluate, "save_report", another_run_ends_meanwhile)
+    assert evaluate.main(["--agents", "bold", "simple", "--games", "2", "--workers", "1", "--out", str(tmp_path)]) == 0
+    assert nested == [0]
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["tournament-2.json", "tournament-2.png", "tournament.json",
+                                                          "tournament.png"]
+    assert all(json.loads(p.read_text(encoding="utf-8"))["games"] == 2 for p in tmp_path.glob("*.json"))
+
+
 @pytest.mark.slow
 def test_ctrl_c_in_fit_value_says_which_tables_were_written(tmp_path: Path) -> None:
     # It was a KeyboardInterrupt traceback (and one per worker), with no word of what was kept.

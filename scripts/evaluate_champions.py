@@ -95,7 +95,11 @@ def is_table_result(result: Any) -> bool:
     return (isinstance(field, dict) and isinstance(result["fair_share"], int | float)
             and all(isinstance(field.get(bot), dict) and isinstance(field[bot].get("win_rate"), int | float)
                     and isinstance(field[bot].get("games"), int) and isinstance(field[bot].get("ci95"), list)
-                    and len(field[bot]["ci95"]) == 2 for bot in FIELD))
+                    and len(field[bot]["ci95"]) == 2
+                    # (its bounds are printed and compared at the end: a null was a traceback then)
+                    and all(isinstance(bound, int | float) and not isinstance(bound, bool)
+                            for bound in field[bot]["ci95"])
+                    for bot in FIELD))
 
 
 def evaluate(args: argparse.Namespace) -> int:

@@ -826,7 +826,16 @@ def test_evaluate_champions_names_the_known_tables(table: str, capsys: pytest.Ca
     assert f"--tables: no champion '{table}'; give some of " in line and "classic_2p" in line
 
 
-@pytest.mark.parametrize("report", [{"mine": 1}, {"classic_2p": {"ruleset": "classic", "players": 2}}])
+def damaged_interval() -> dict[str, Any]:
+    """The shipped report with one interval's bounds null: a traceback after every game was played."""
+    report = json.loads((ROOT / "docs" / "results" / "champions.json").read_text(encoding="utf-8"))
+    table = next(iter(report))
+    report[table]["field"]["bold"]["ci95"] = [None, None]
+    return report
+
+
+@pytest.mark.parametrize("report", [{"mine": 1}, {"classic_2p": {"ruleset": "classic", "players": 2}},
+                                    damaged_interval()])
 def test_evaluate_champions_refuses_an_out_file_that_is_no_champions_report_before_any_game(
         report: dict[str, Any], tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
     out = tmp_path / "tournament.json"  # another command's JSON object: it used to be added to, then a traceback

@@ -19,6 +19,7 @@ import json
 import os
 import re
 import signal
+import stat
 import sys
 import tempfile
 from collections.abc import Callable, Iterator
@@ -252,13 +253,17 @@ def check_output_dir(path: Path, argument: str) -> None:
         raise OutputError(f"{argument}: {error}") from None
 
 
-def write_atomic(path: Path, data: str | bytes) -> None:
+def write_atomic(path: Path, data: str | bytes, private: bool = False) -> None:
     """Writes `path` whole or not at all: a temporary file beside it, then a rename (atomic on
-    one file system), so that an interruption or a full disk leaves the old file as it was."""
+    one file system), so that an interruption or a full disk leaves the old file as it was.
+    The file gets the mode of the one it replaces, or a new file's (the umask's); `private`:
+    the user's alone (0600), from the first byte (a key)."""
     path = Path(path)
     handle, temporary = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.", suffix=".tmp")
     try:
         with os.fdopen(handle, "wb") as out:
+            if not private:  # (mkstemp's 0600 made every report, model and save private)
+                os.fchmod(out.fileno(), _mode_for(path))
             out.write(data.encode("utf-8") if isinstance(data, str) else data)
             out.flush()
             os.fsync(out.fileno())
@@ -266,6 +271,16 @@ def write_atomic(path: Path, data: str | bytes) -> None:
     except BaseException:
         Path(temporary).unlink(missing_ok=True)
         raise
+
+
+def _mode_for(path: Path) -> int:
+    """The mode of the file at `path`, or that of a new file (0666 less the umask)."""
+    try:
+        return stat.S_IMODE(os.stat(path).st_mode)
+    except OSError:
+        umask = os.umask(0o077)  # read by setting it (meanwhile the strictest), then set back at once
+        os.umask(umask)
+        return 0o666 & ~umask
 
 
 # The first words of every lock file: a file at a lock's path without them is someone's own,

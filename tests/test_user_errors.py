@@ -1157,6 +1157,26 @@ def test_files_are_written_whole_or_not_at_all(tmp_path: Path, monkeypatch: pyte
     assert [p.name for p in tmp_path.iterdir()] == ["report.json"], "no temporary file is left behind"
 
 
+def test_a_file_written_whole_keeps_the_mode_of_the_one_it_replaces(tmp_path: Path) -> None:
+    # mkstemp's 0600 stayed: a shared report (0644) rewritten became its writer's alone, and
+    # every new report, model and value file too; a key asks for 0600 (`private`).
+    from cdc_env.cli import write_atomic
+
+    shared = tmp_path / "shared.json"
+    shared.write_text("{}", encoding="utf-8")
+    shared.chmod(0o644)
+    write_atomic(shared, '{"new": true}')
+    assert shared.stat().st_mode & 0o777 == 0o644
+    umask = os.umask(0o027)
+    try:
+        write_atomic(tmp_path / "new.json", "{}")
+        write_atomic(tmp_path / "key.pem", "secret", private=True)
+    finally:
+        os.umask(umask)
+    assert (tmp_path / "new.json").stat().st_mode & 0o777 == 0o640
+    assert (tmp_path / "key.pem").stat().st_mode & 0o777 == 0o600
+
+
 def files_at_most(size: int) -> Any:
     """A child process's preexec_fn: files of at most `size` bytes, a full disk in miniature (a
     write past it fails with EFBIG instead of killing the process)."""

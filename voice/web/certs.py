@@ -112,10 +112,10 @@ def _is_address(name: str) -> bool:
 
 
 def _write_key(path: Path, key: ec.EllipticCurvePrivateKey) -> None:
-    # write_atomic: whole or not at all, and its temporary file is the user's alone from the
-    # start (mkstemp's 0600), so a key is never readable by others, not even for a moment.
+    # write_atomic: whole or not at all, and (private) its temporary file is the user's alone from
+    # the start (mkstemp's 0600), so a key is never readable by others, not even for a moment.
     write_atomic(path, key.private_bytes(serialization.Encoding.PEM, serialization.PrivateFormat.PKCS8,
-                                         serialization.NoEncryption()))
+                                         serialization.NoEncryption()), private=True)
 
 
 def _load_key(path: Path) -> ec.EllipticCurvePrivateKey:
@@ -147,7 +147,7 @@ def _make_ca(directory: Path) -> None:
             .add_extension(x509.SubjectKeyIdentifier.from_public_key(key.public_key()), critical=False)
             .sign(key, hashes.SHA256()))
     _write_key(directory / "ca.key", key)
-    write_atomic(directory / "ca.crt", cert.public_bytes(serialization.Encoding.PEM))
+    write_atomic(directory / "ca.crt", cert.public_bytes(serialization.Encoding.PEM), private=True)
 
 
 def _make_server(directory: Path, names: tuple[str, ...]) -> None:
@@ -175,8 +175,8 @@ def _make_server(directory: Path, names: tuple[str, ...]) -> None:
     # The names last: a reissue cut short leaves no record that the key and the certificate fit.
     (directory / "server.json").unlink(missing_ok=True)
     _write_key(directory / "server.key", key)
-    write_atomic(directory / "server.crt", cert.public_bytes(serialization.Encoding.PEM))
-    write_atomic(directory / "server.json", json.dumps({"names": list(names)}).encode())
+    write_atomic(directory / "server.crt", cert.public_bytes(serialization.Encoding.PEM), private=True)
+    write_atomic(directory / "server.json", json.dumps({"names": list(names)}).encode(), private=True)
 
 
 def _server_current(directory: Path, names: tuple[str, ...]) -> bool:

@@ -52,10 +52,18 @@ def check_passed_on(extra: list[str]) -> None:
     assert spec is not None and spec.loader is not None
     train = importlib.util.module_from_spec(spec)
     spec.loader.exec_module(train)
-    _, unknown = train.arguments().parse_known_args(["--config", "-", *extra])
+    parser = train.arguments()
+    parser.exit_on_error = False  # its errors said here, in one line naming train.py (not its usage as ours)
+    try:
+        passed, unknown = parser.parse_known_args(["--config", "-", *extra])
+    except argparse.ArgumentError as error:
+        raise UsageError(f"after --: scripts/train.py's {error}") from None
     if unknown:
         raise UsageError(f"{unknown[0]} after --: not an option of scripts/train.py (its --help lists them, "
                          f"names in full)")
+    if passed.resume and passed.overwrite:  # (train.py's own check, after its parsing: each run failed in its log)
+        raise UsageError("--resume and --overwrite after --: --resume goes on with each run, --overwrite deletes it; "
+                         "give one of them")
 
 
 def check_apart(configs: list[Path], extra: list[str]) -> None:

@@ -1084,7 +1084,10 @@ def test_train_tables_reads_options_after_dashes_as_train_options_and_refuses_a_
                         # Abbreviated, `--ou` was train.py's `--out` and got past the check above.
                         ([f"--ou={tmp_path / 'elsewhere'}"], "--ou=" + str(tmp_path / "elsewhere")
                          + " after --: not an option of scripts/train.py"),
-                        (["--eval-game", "20"], "--eval-game after --: not an option")):
+                        (["--eval-game", "20"], "--eval-game after --: not an option"),
+                        # train.py's usage was shown as train_tables.py's; a clash failed each run in its log.
+                        (["--publish"], "after --: scripts/train.py's argument --publish: expected one argument"),
+                        (["--resume", "--overwrite"], "--resume and --overwrite after --: --resume goes on")):
         assert tables.main([str(config), "--logs", str(logs), "--", *extra]) == 2
         assert says in one_error_line(capsys.readouterr().err)
     assert not (tmp_path / "tiny").exists() and not list(logs.iterdir()), "nothing was started"

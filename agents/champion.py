@@ -80,6 +80,8 @@ class ChampionBot:
         self.network = network
         # Where the champion searches: its time per decision instead of the 300 ms it was
         # measured with (a slower machine's live table, or a longer think).
+        if budget_ms is not None and not budget_ms > 0:  # (0 made a searching champion never search)
+            raise ValueError(f"a champion's budget is a time above 0 ms, not {budget_ms}")
         self.budget_ms = budget_ms
         self.name = "network" if network else "champion"
         self._players: dict[tuple[str, int], Any] = {}

@@ -358,7 +358,8 @@ def searcher(seed: int | str = 0, reaction: str = DEFAULT_REACTION, spec: str = 
         wrong = f"the last part {parts[4]!r} is not {PLAIN}"
     if wrong:
         raise ValueError(f"searcher{spec}: {wrong}; {usage}")
-    budget = float(parts[0]) if parts else budget_ms or DEFAULT_BUDGET_MS
+    # (`budget_ms or …` took 0 for "none given": a searcher asked for 0 ms thought 300)
+    budget = float(parts[0]) if parts else DEFAULT_BUDGET_MS if budget_ms is None else budget_ms
     rounds = int(parts[1]) if len(parts) > 1 else DEFAULT_ROUNDS
     horizon = parts[2] if len(parts) > 2 else "turn"
     base = parts[3] if len(parts) > 3 else None

@@ -229,6 +229,10 @@ def test_a_commands_budget_is_each_searchers_where_its_name_gives_none() -> None
     check_table(network, classic, 2)
     assert not isinstance(network._players[("classic", 2)], SearchBot)  # type: ignore[attr-defined]
     assert type(make_bot("bold", budget_ms=50)) is type(make_bot("bold"))
+    # No time at all is refused (it was taken for "none given": 300 ms, or a champion that never searched).
+    for name in ("searcher", "champion"):
+        with pytest.raises(ValueError, match="above 0 ms"):
+            make_bot(name, budget_ms=0)
 
 
 def test_a_searcher_with_a_tiny_budget_stops_sampling_early() -> None:

@@ -72,12 +72,17 @@ def show_game(args: argparse.Namespace, rules: Ruleset, players: int, state: Gam
         return
     who = "1 player" if players == 1 else f"{players} players"
     print(f"Cul de Chouette — ruleset {rules.name}, {who} ({args.bot} bots), seed {args.seed}")
-    for event in state.log:
+    log = state.log
+    if not state.is_over and log and log[-1]["type"] == "turn_start":
+        log = log[:-1]  # cut short as turn max_turns + 1 began: a turn nobody played
+    for event in log:
         print(describe_event(event))
     if state.winner is None:
         print(f"No winner: stopped after {args.max_turns} turns; scores {state.scores}")
     else:
-        print(f"Final scores: {state.scores} after {state.turn_number} turns; winner: seat {state.winner}")
+        team = state.teams[state.winner]
+        who = f"seats {' and '.join(map(str, team))} as a team" if len(team) > 1 else f"seat {state.winner}"
+        print(f"Final scores: {state.scores} after {state.turn_number} turns; winner: {who}")
     if solo:
         print(f"Solo: {solo.describe()}")
 

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import re
 from collections.abc import Callable, Sequence
 from typing import Any, Protocol
 
@@ -39,6 +40,7 @@ SPELLED = {
     "je_suis_un_miserable": "je suis un misérable", "mecreant": "mécréant", "neant": "néant",
     "neant_souffle": "néant soufflé", "passe_montagne": "passe-montagne", "pelican": "pélican",
     "suite_velutee": "suite velutée", "velutee": "velutée",
+    "j_apprecie_les_fruits_au_sirop": "j'apprécie les fruits au sirop",
 }
 
 
@@ -59,6 +61,8 @@ def _race(event: dict[str, Any], who: Names) -> str:
         return f"  race {words(event['race'])}: {who(tied)} tied {place}"
     if tied:
         return f"  race {words(event['race'])}: {who(tied[0])} {place}"
+    if event.get("shouts"):  # a last-loses race with nobody last: alone against the clock (S), in time
+        return f"  race {words(event['race'])}: shouted in time, nobody loses"
     return f"  race {words(event['race'])}: nobody shouted in time"
 
 
@@ -98,7 +102,8 @@ EVENT_LINES: dict[str, Callable[[dict[str, Any], Names], str]] = {
     "bet_unclaimed": lambda e, who: f"  {who(e['seat'])}'s winning bet was not claimed",
     "velutee_tie": lambda e, who: f"  Velutée tie between {who(e['seats'])}: {e['dice']} = "
                                   f"{words(e['combination'])}",
-    "join": lambda e, who: f"+++ {e['name']} joins the game at seat {e['seat']} ({e['rule'].replace('_', '-')})",
+    # (seats counted from 1, as every table shows them)
+    "join": lambda e, who: f"+++ {e['name']} joins the game at seat {e['seat'] + 1} ({e['rule'].replace('_', '-')})",
     "jarret": lambda e, who: f"  {who(e['seat'])}: a Jarret {e['dice']}",
     # house rules (docs/rules.md, House rules)
     "verdier_bet": lambda e, who: f"  {who(e['seat'])} bets « Vert-Linette ! »",
@@ -128,10 +133,17 @@ def describe_event(event: dict[str, Any], names: Sequence[str] | None = None) ->
     return f"  {who(event.get('seat'))} {words(event['type'])}" + (f": {fields}" if fields else "")
 
 
+def bevue_words(why: str) -> str:
+    """A Bévue's reason with the engine's names in words: "shouted « grelotte ça picote » in the
+    chouette velute race" (the engine writes 'grelotte_ca_picote' and chouette_velute)."""
+    why = re.sub(r"'(\w+)'", lambda m: f"« {words(m[1])} »", why)
+    return re.sub(r"in the (\w+) race", lambda m: f"in the {words(m[1])} race", why)
+
+
 def _describe_score(event: dict[str, Any], name: str) -> str:
     reason = words(event["reason"])
     if event["reason"] == "bevue":
-        reason = f"a Bévue ({event['why']})" if event.get("why") else "a Bévue"
+        reason = f"a Bévue ({bevue_words(event['why'])})" if event.get("why") else "a Bévue"
     line = f"{name} {event['delta']:+d} for {reason}"
     if event["delta"] != event["points"]:
         # Held by the cap (a gain) or by negative_scores: false (a loss held at 0).

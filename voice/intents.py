@@ -31,7 +31,7 @@ from cdc_env.actions import (
 )
 from cdc_env.game import SHOUTABLE_PHRASES, Decision
 from cdc_env.rulebook.house import REGISTRY as HOUSE_RULES
-from cdc_env.rulebook.phrases import CLAIM_PHRASES
+from cdc_env.rulebook.phrases import CLAIM_PHRASES, RACE_SHOUTS
 from voice.lexicon import Lexicon, LexiconError
 
 BIRD_INTENTS = {
@@ -107,14 +107,60 @@ def intents_for(decision: Decision) -> set[str]:
 
 
 def check_game_lexicon(lexicon: Lexicon) -> Lexicon:
-    """The lexicon, after checking that each key is an intent the game asks for: a key with a
-    typo would otherwise be a phrase nobody can ever use."""
+    """The lexicon, after checking that each key is an intent the game asks for (a key with a
+    typo would otherwise be a phrase nobody can ever use), and that no two intents listened for
+    at one moment share a phrase (found only when that moment came, it stopped the game)."""
     for key in lexicon.intents:
         if key not in GAME_INTENTS:
             near = difflib.get_close_matches(key, sorted(GAME_INTENTS), n=1)
             hint = f"did you mean '{near[0]}'?" if near else "see configs/voice/fr.yaml for the intents"
             raise LexiconError(f"{lexicon.path}: key '{key}' is not an intent of the game; {hint}")
+    for kind, intents in MOMENT_INTENTS.items():
+        # A race listens for its own phrases; every other moment for the race shouts too (false shouts).
+        listened = intents if kind == "race" else {*intents, *RACE_SHOUTS}
+        lexicon.check_shared_phrases(i for i in sorted(listened) if i in lexicon.intents)
     return lexicon
+
+
+def unsayable(lexicon: Lexicon) -> list[str]:
+    """The game's intents the lexicon has no phrase for: they cannot be said (start-up's report)."""
+    return sorted(GAME_INTENTS - set(lexicon.intents))
+
+
+def answer_in_parts(decision: Decision, before: Sequence[str], intent: str,
+                    onset_ms: float | None = None) -> tuple[list[str], Action | None, str, bool]:
+    """`intent` heard from the player asked, after `before` (their parts of an answer so far):
+    (the parts now, the action they ask for or None, why not, whether more may come). The
+    recogniser decides one phrase an utterance, so an answer of several (« civet », « velute »,
+    « quarante »; « en garde ma mignonne », « joueur deux »; two dice kept, « trois », « cinq »)
+    comes in parts. A part that does not go on with `before` starts the answer again. More may
+    come after a begun answer (a Civet without its stake) and after one die kept where two may
+    be: the caller waits a moment for the second (`KEEP_MORE_S`)."""
+    parts = [*before, intent] if before and intent in _going_on(decision, before[0]) else [intent]
+    action, why = action_for(decision, parts, onset_ms)
+    if action is None:
+        return parts, None, why, bool(_going_on(decision, parts[0])) and (decision.kind, parts[0]) in BEGUN
+    more = (isinstance(action, KeepDice) and len(action.keep) == 1
+            and any(isinstance(o, KeepDice) and len(o.keep) == 2 and action.keep[0] in o.keep
+                    for o in decision.options))
+    return parts, action, why, more
+
+
+# The first parts of answers said in parts, at their moment: (the decision's kind, the intent).
+BEGUN = {("turn_start", "civet"), ("grelottine", "grelottine"), ("soufflette", "en_garde_ma_mignonne")}
+# How long a die kept alone waits for a second one named after it.
+KEEP_MORE_S = 1.5
+
+
+def _going_on(decision: Decision, first: str) -> set[str]:
+    """The intents that go on with an answer begun by `first` at this moment."""
+    if (decision.kind, first) in (("turn_start", "civet"), ("grelottine", "grelottine")):
+        return {*COMBINATION_INTENTS, *NUMBERS}
+    if (decision.kind, first) == ("soufflette", "en_garde_ma_mignonne"):
+        return SEATS
+    if decision.kind == "soufflette_keep" and number(first) is not None:
+        return NUMBERS
+    return set()
 
 
 def action_for(decision: Decision, intents: Sequence[str],

@@ -16,7 +16,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from voice.crosstalk import Attribution
-from voice.intents import check_game_lexicon
+from voice.intents import check_game_lexicon, unsayable
 from voice.lexicon import Lexicon, load_lexicon
 from voice.microphone import Microphone, MicrophoneError, devices_refusal, parse_device
 from voice.model import find_model, load_model
@@ -110,6 +110,10 @@ def build_listener(model: str | None, lexicon: str, seats: Sequence[int], device
         report(f"lexicon: {problem}; add a sound-alike spelling to {lexicon}")
     for intent in first.silent_intents:
         report(f"lexicon: '{intent}' has no phrase the model knows: it cannot be said")
+    if missing := unsayable(words):
+        shown = ", ".join(missing[:8]) + (f" and {len(missing) - 8} more" if len(missing) > 8 else "")
+        report(f"lexicon: {len(missing)} of the game's intents have no entry in {lexicon}, so they cannot be said: "
+               f"{shown} (configs/voice/fr.yaml has them all)")
     report(f"listening on {len(seats)} microphone(s) with the model {vosk_model.path}")
     return listener
 

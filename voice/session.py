@@ -28,7 +28,7 @@ from cdc_env.dice import DiceSource, SeededDice
 from cdc_env.game import RACE_PHRASES, RACE_SHOUTS, Decision, GameLoadError, GameState, JoinRefused
 from cdc_env.play import words
 from cdc_env.rules import Ruleset
-from voice.intents import action_for, intents_for
+from voice.intents import KEEP_MORE_S, action_for, answer_in_parts, intents_for
 
 # RACE_SHOUTS, the race phrases, may be shouted at any moment: outside the seat's race they are
 # false shouts, which the engine answers (a Bévue in rulesets with Bévues).
@@ -456,6 +456,8 @@ class PlaySession:
         self.view.ask(self, decision, options)
         if self.listener is not None:
             self._listen(intents_for(decision) | set(RACE_SHOUTS))
+        parts: list[str] = []  # the asked player's answer said in parts so far (voice/intents.py)
+        held: tuple[Action, float] | None = None  # one die kept, waiting a moment for a second
         while True:
             # Every phrase of a batch is judged: several come at once where the room holds
             # utterances back to tell whose they are (an answer and another player's false shout
@@ -471,11 +473,18 @@ class PlaySession:
                 if self._not_understood(item):
                     continue
                 assert item.intent is not None  # (understood)
-                self.view.voice(item.seat, f"heard « {words(item.intent)} »")
-                action, why = action_for(decision, [item.intent], onset_ms=self._since_asked(item.onset))
-                if action is not None:
-                    answer, self._voice_answer = action, item.intent
+                parts, action, why, more = answer_in_parts(decision, parts, item.intent,
+                                                           onset_ms=self._since_asked(item.onset))
+                self.view.voice(item.seat, f"heard « {', '.join(map(words, parts))} »" + (" …" if more else ""))
+                if action is not None and more:
+                    held = (action, self.clock() + KEEP_MORE_S)  # a second die may be named
                     continue
+                if action is not None:
+                    answer, self._voice_answer, held = action, item.intent, None
+                    continue
+                if more:
+                    continue  # begun (« civet »): its combination and stake to come
+                parts, held = [], None
                 self.view.voice(item.seat, SAY_AGAIN)
                 name = self.players[item.seat].name
                 self.view.say(Said(f"{name}: heard « {words(item.intent)} »: "
@@ -486,6 +495,8 @@ class PlaySession:
                 if answer is not None and self.state.pending == decision:
                     return answer
                 return None
+            if answer is None and held is not None and self.clock() >= held[1]:
+                answer, self._voice_answer = held[0], parts[-1]  # no second die named: one kept
             if answer is not None:
                 return answer
             typed = self.keyboard.poll(0.05)
@@ -854,11 +865,13 @@ class PlaySession:
 
     def _run_race(self, decision: Decision) -> dict[int, Action]:
         seats = self._race_seats(decision)
-        phrases = [a.phrase for a in decision.options if isinstance(a, Shout)]
+        allowed = race_phrases_by_seat(self.state.table.race_answers, decision, seats)
+        phrases = list(dict.fromkeys(p for own in allowed.values() for p in own))
         window = self.rules.races.race_window_ms / 1000
         self.race_now = []
         self.view.show(self)
-        self.view.say(f"RACE: {words(decision.reason)}! — shout « {words(_race_phrase(decision))} »"
+        callout = race_callout(self.state.table.race_answers, decision, [p.name for p in self.players])
+        self.view.say(f"RACE: {words(decision.reason)}! — shout {callout}"
                       f" ({'Enter, or say it' if self.listener is not None else 'Enter'})")
         start = self.clock()
         if self.listener is not None:
@@ -871,7 +884,7 @@ class PlaySession:
             if not player.human:
                 # The engine asks each seat in turn; a bot's choice is taken now, with the
                 # phrases that count for its seat, so that it can be shown at its onset.
-                own = answers.get(seat, (_race_phrase(decision),))
+                own = answers.get(seat, (race_phrase_of(decision),))
                 options = decision.options + tuple(Shout(p) for p in own if Shout(p) not in decision.options)
                 action = player.bot.act(self.state, Decision(seat, "race", options, reason=decision.reason,
                                                              answers=own))
@@ -887,6 +900,7 @@ class PlaySession:
             return (shout is not None and shout.by == "keyboard" and self._streaming(seat)
                     and self.clock() < start + shout.onset_ms / 1000 + VOICE_AFTER_TAP_S)
 
+        phrases_of = {seat: allowed.get(seat, phrases) for seat in humans}
         while self.clock() - start < window:
             now = self.clock() - start
             while pending_bots and pending_bots[0][0] <= now:
@@ -897,11 +911,11 @@ class PlaySession:
             if all(s in shouts for s in humans) and not pending_bots and not any(map(voice_may_come, humans)):
                 break
             for heard in self._poll_listener():
-                self._heard_shout(heard, start, window, humans, phrases, shouts)
+                self._heard_shout(heard, start, window, humans, phrases_of, shouts)
             next_bot = pending_bots[0][0] - now if pending_bots else window - now
             typed = self.keyboard.poll(min(0.02, max(0.0, next_bot)))
             if typed is not None:
-                self._typed_shout(typed, start, humans, phrases, decision, shouts, window)
+                self._typed_shout(typed, start, humans, phrases_of, decision, shouts, window)
         # A shout said inside the window is decided a few hundred ms after it ends (the
         # recogniser waits for the utterance to end), and a phone's tap made inside it may still
         # be on the network: wait for those before settling the race.
@@ -917,10 +931,10 @@ class PlaySession:
 
         while any(awaited(s) for s in humans):
             for heard in self._poll_listener():
-                self._heard_shout(heard, start, window, humans, phrases, shouts)
+                self._heard_shout(heard, start, window, humans, phrases_of, shouts)
             typed = self.keyboard.poll(0.02)
             if typed is not None:  # pressed after the window: said so, not counted
-                self._typed_shout(typed, start, humans, phrases, decision, shouts, window)
+                self._typed_shout(typed, start, humans, phrases_of, decision, shouts, window)
         self._last_race = (start, start + window, frozenset(phrases))
         self._speak_bots_after_race([s for s in sorted(shouts.values(), key=lambda s: s.onset_ms) if s.by == "bot"])
         self.race_log.append(sorted(shouts.values(), key=lambda s: s.onset_ms))
@@ -950,12 +964,13 @@ class PlaySession:
         return seat, chosen[0] if chosen else None
 
     def _heard_shout(self, heard: Heard, start: float, window: float, humans: list[int],
-                     phrases: list[str], shouts: dict[int, RaceShout]) -> None:
+                     phrases_of: dict[int, list[str]], shouts: dict[int, RaceShout]) -> None:
         """A phrase a human said during a race: their shout, if it began inside the window (and
-        before their tap, where they tapped too: a seat's shout is its earliest)."""
+        before their tap, where they tapped too: a seat's shout is its earliest). `phrases_of`:
+        what each seat may shout (a thrower's own phrase differs from the others' in some races)."""
         if heard.seat not in humans:
             return
-        if self._not_understood(heard) or heard.intent not in phrases:
+        if self._not_understood(heard) or heard.intent not in phrases_of[heard.seat]:
             return
         earlier = shouts.get(heard.seat)
         if earlier is not None and heard.onset - start >= earlier.onset_ms / 1000:
@@ -974,9 +989,10 @@ class PlaySession:
         self._race_shout(shouts[heard.seat])
 
     def _typed_shout(self, typed: tuple[str, float], start: float, humans: list[int],
-                     phrases: list[str], decision: Decision, shouts: dict[int, RaceShout],
+                     phrases_of: dict[int, list[str]], decision: Decision, shouts: dict[int, RaceShout],
                      window: float) -> None:
         text, at = typed
+        phrases = list(dict.fromkeys(p for own in phrases_of.values() for p in own))
         if text.startswith("+"):
             self._typed_join(text)  # a late friend: seated once the turn is over
             return
@@ -1011,7 +1027,11 @@ class PlaySession:
         if earlier is not None and (at - start) * 1000 >= earlier.onset_ms:
             return  # a double tap, or a tap after its voice
         seat, phrase = parsed
-        phrase = phrase or self.state.table.race_answers.get(seat, (_race_phrase(decision),))[0]
+        if phrase is not None and phrase not in phrases_of[seat]:
+            self.view.say(f"« {words(phrase)} » is not {self.players[seat].name}'s to shout in this race: "
+                          f"« {words(phrases_of[seat][0])} »")
+            return
+        phrase = phrase or self.state.table.race_answers.get(seat, (race_phrase_of(decision),))[0]
         onset_ms = max(0.0, (at - start) * 1000)
         shouts[seat] = RaceShout(seat, phrase, onset_ms, "keyboard")
         self._race_shout(shouts[seat])
@@ -1052,7 +1072,27 @@ class PlaySession:
         time.sleep(min(duration + PLAYBACK_TAIL_S, SPEECH_WAIT_S))
 
 
-def _race_phrase(decision: Decision) -> str:
+def race_phrases_by_seat(answers: dict[int, tuple[str, ...]], decision: Decision,
+                         seats: Sequence[int]) -> dict[int, list[str]]:
+    """What each seat of a race may shout: its own phrases (`race_answers`; a Suite Velutée's
+    thrower says « patte de canard », the others « velutée »), and where the ruleset offers the
+    wrong phrases too (a Bévue to say), those. `decision` is the first seat's."""
+    offered = [a.phrase for a in decision.options if isinstance(a, Shout)]
+    wrong_offered = set(offered) != set(decision.answers or offered)
+    return {seat: list(dict.fromkeys([*answers.get(seat, (race_phrase_of(decision),)),
+                                      *(offered if wrong_offered else ())])) for seat in seats}
+
+
+def race_callout(answers: dict[int, tuple[str, ...]], decision: Decision, names: Sequence[str]) -> str:
+    """« the phrase » to shout, and where some seats have their own (the thrower's in a Suite
+    Velutée, an Artichette), whose it is: « velutée » (Ana: « patte de canard »)."""
+    own = {seat: phrases[0] for seat, phrases in answers.items() if phrases}
+    common = race_phrase_of(decision)
+    others = [f"{names[seat]}: « {words(phrase)} »" for seat, phrase in own.items() if phrase != common]
+    return f"« {words(common)} »" + (f" ({', '.join(others)})" if others else "")
+
+
+def race_phrase_of(decision: Decision) -> str:
     """The race's phrase: the engine's table of them, or the decision's own answers (a house
     rule's race, such as the Tichette, is in no table)."""
     return RACE_PHRASES.get(decision.reason) or (decision.answers[0] if decision.answers else decision.reason)

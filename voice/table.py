@@ -46,8 +46,8 @@ from cdc_env.actions import (
     UseBoucliette,
     UseGrelottine,
 )
-from cdc_env.game import Decision, GameState
-from cdc_env.play import describe_event, words
+from cdc_env.game import Decision, GameState, turns_played
+from cdc_env.play import bevue_words, describe_event, words
 from cdc_env.rulebook.races import LAST_SHOUTER_LOSES
 from voice.session import PlaySession
 
@@ -199,7 +199,7 @@ def race_panel(session: PlaySession) -> RenderableType:
     last_bevue = _last_index(log, lambda e: e["type"] == "score" and e["reason"] == "bevue")
     if last_bevue is not None:
         last = log[last_bevue]
-        lines.append(Text(f"Bévue: {names[last['seat']]} {last['delta']:+d} — {last.get('why', '')}",
+        lines.append(Text(f"Bévue: {names[last['seat']]} {last['delta']:+d} — {bevue_words(last.get('why', ''))}",
                           style="bold red"))
     if lines:
         return Group(*lines)
@@ -214,7 +214,10 @@ def summary(session: PlaySession) -> str:
     state = session.state
     names = [p.name for p in session.players]
     if state.winner is None:
-        head = f"No winner after {state.turn_number} turns."
+        head = f"No winner after {turns_played(state)} turns."
+    elif len(team := state.teams[state.winner]) > 1:  # the Doublette: the team's sum won
+        head = (f"{' and '.join(names[s] for s in team)} win as a team with {state.team_score(state.winner)} "
+                f"points after {state.turn_number} turns.")
     else:
         head = f"{names[state.winner]} wins with {state.scores[state.winner]} points after {state.turn_number} turns."
     won = [0] * state.players
@@ -305,13 +308,19 @@ class TableView:
         if decision is None or decision.seat is None:
             return None
         if decision.kind == "race":
-            humans = [s for s in session.state.table.race_answers if session.players[s].human]
+            answers = session.state.table.race_answers
+            humans = [s for s in answers if session.players[s].human]
             if not humans:
                 return Text(f"the bots race: {words(decision.reason)}", style="bold")
-            phrase = session.state.table.race_answers[humans[0]][0]
             how = "Enter, or say it" if session.listener is not None else "press Enter"
-            return Group(Text(f"RACE — {words(decision.reason)}!", style="bold red"),
-                         Text(f"shout « {words(phrase)} » now: {how}"))
+            # Each human's own phrase (a Suite Velutée's thrower says another than the others).
+            phrases = {answers[s][0] for s in humans}
+            if len(phrases) == 1:
+                shout = f"shout « {words(phrases.pop())} » now: {how}"
+            else:
+                named = ", ".join(f"{session.players[s].name} « {words(answers[s][0])} »" for s in humans)
+                shout = f"shout now ({how}): {named}"
+            return Group(Text(f"RACE — {words(decision.reason)}!", style="bold red"), Text(shout))
         player = session.players[decision.seat]
         if not player.human:
             return Text(f"{player.name} is playing…", style="dim")

@@ -26,6 +26,18 @@ def test_play_cli_prints_a_whole_game() -> None:
     assert f"winner: seat {game['winner']}" in text
 
 
+def test_a_game_cut_short_prints_no_turn_it_did_not_play_and_a_team_wins_together(
+        capsys: pytest.CaptureFixture[str]) -> None:
+    # --max-turns 2 printed "— turn 3: seat 0 throws" above "stopped after 2 turns".
+    assert main(["play", "--players", "4", "--max-turns", "2", "--seed", "1"]) == 0
+    out = capsys.readouterr().out
+    assert "— turn 2:" in out and "— turn 3:" not in out and "stopped after 2 turns" in out
+    # A Doublette's winners are both seats (it said "winner: seat 2" under the team's win).
+    assert main(["play", "--players", "4", "--house", "doublette", "--seed", "2", "--bot", "bold"]) == 0
+    out = capsys.readouterr().out
+    assert "win as a team" in out and "winner: seats " in out and " as a team" in out.splitlines()[-1]
+
+
 def test_play_cli_prints_the_rank_and_grade() -> None:
     out = subprocess.run([sys.executable, "-m", "agents", "play", "--ruleset", "solo", "--seed", "3"],
                          capture_output=True, text=True, check=True, cwd=ROOT).stdout

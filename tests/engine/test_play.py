@@ -38,9 +38,16 @@ def test_a_game_stops_as_the_turn_after_its_last_begins() -> None:
      "  race suite tie: seat 0, seat 2 tied last"),
     ({"type": "race", "turn": 1, "race": "tichette", "shouts": {}, "tied": []},
      "  race tichette: nobody shouted in time"),
+    # Alone against the clock (solo), shouted in time: it said nobody had.
+    ({"type": "race", "turn": 1, "race": "suite", "shouts": {"0": 819.0}, "tied": []},
+     "  race suite: shouted in time, nobody loses"),
+    # The engine's names in the Bévue's reason, in words.
     ({"type": "score", "turn": 1, "seat": 0, "points": -5, "delta": -5, "score": 10, "reason": "bevue",
-      "why": "shouted 'sans_fin' in the suite race"},
-     "  seat 0 -5 for a Bévue (shouted 'sans_fin' in the suite race) → 10"),
+      "why": "shouted 'sans_fin' in the suite_tie race"},
+     "  seat 0 -5 for a Bévue (shouted « sans fin » in the suite tie race) → 10"),
+    # Seats counted from 1, as every table shows them (the line beside it said seat 4, this one 3).
+    ({"type": "join", "turn": 4, "seat": 3, "name": "Zoé", "rule": "chante_sloubi"},
+     "+++ Zoé joins the game at seat 4 (chante-sloubi)"),
     ({"type": "score", "turn": 1, "seat": 0, "points": -5, "delta": -5, "score": 10, "reason": "bevue"},
      "  seat 0 -5 for a Bévue → 10"),
     ({"type": "score", "turn": 1, "seat": 1, "points": 25, "delta": 10, "score": 343, "reason": "sirop_failure"},

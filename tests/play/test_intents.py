@@ -84,3 +84,24 @@ def test_house_rule_moments_take_their_word_or_oui() -> None:
         for other in set(words.values()) - {word}:
             action, why = action_for(moment, [other])
             assert action is None and "does not answer this moment" in why, (kind, other)
+
+
+def test_two_intents_listened_for_at_one_moment_sharing_a_phrase_are_refused_at_start_up() -> None:
+    # « ouais » for « oui » and « je sirote »: both listened for at a sirop. Only the moment found
+    # it, and the game stopped on it; the start-up check let it through.
+    import pytest
+
+    from voice.intents import check_game_lexicon, unsayable
+    from voice.lexicon import Lexicon, LexiconError, load_lexicon
+
+    fine = load_lexicon("configs/voice/fr.yaml")
+    assert check_game_lexicon(fine) is fine and unsayable(fine) == []  # the shipped lexicon says everything
+    intents = dict(fine.intents)
+    intents["je_sirote"] = (*intents["je_sirote"], "ouais")
+    intents["oui"] = (*intents["oui"], "ouais")
+    with pytest.raises(LexiconError, match="intents '(je_sirote|oui)' and '(oui|je_sirote)' are both active and "
+                                           "share the phrase 'ouais'"):
+        check_game_lexicon(Lexicon(fine.path, intents))
+    # Intents left out of a copy cannot be said: named at start-up (before, nothing was said).
+    del intents["non"]
+    assert "non" in unsayable(Lexicon(fine.path, intents))

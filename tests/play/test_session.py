@@ -12,7 +12,16 @@ from typing import Any
 import pytest
 from doubles import FixedBot
 
-from cdc_env.actions import Action, KeepDice, Pass, Shout
+from cdc_env.actions import (
+    Action,
+    ChallengeGrelottine,
+    ChallengeSoufflette,
+    DeclareCivet,
+    KeepDice,
+    Pass,
+    Roll,
+    Shout,
+)
 from cdc_env.dice import InjectedDice
 from cdc_env.game import Decision, GameState
 from cdc_env.rules import load_ruleset
@@ -489,7 +498,8 @@ def test_a_second_tap_after_the_window_is_a_repeat_not_a_shout_too_late() -> Non
     race = Decision(0, "race", (Pass(), Shout("pas_mou_le_caillou")), reason="chouette_velute")
     shouts = {0: RaceShout(0, "pas_mou_le_caillou", 500.0, "keyboard")}
     for line in ("! 1", "! 2"):
-        session._typed_shout((line, 103.3), 100.0, [0, 1], ["pas_mou_le_caillou"], race, shouts, 3.0)
+        session._typed_shout((line, 103.3), 100.0, [0, 1], {0: ["pas_mou_le_caillou"], 1: ["pas_mou_le_caillou"]},
+                             race, shouts, 3.0)
     assert session.view.said == ["Léo's « ! 2 » was pressed after the race's window: not counted in this race"]  # type: ignore[attr-defined]
     assert list(shouts) == [0]
 
@@ -890,3 +900,100 @@ def test_a_phrase_typed_for_a_shout_is_found_by_its_first_letters_as_written_or_
     # The table writes the Néant Soufflé's calls as said (« mécréant »): their first letters,
     # typed with or without the accent, name them.
     assert PlaySession._parse_shout(typed, [0], None, ["mecreant", "je_suis_un_miserable"]) == (0, phrase)
+
+
+class Utterances:
+    """A microphone whose recogniser hears one phrase an utterance (as the real one decides them):
+    the intents given, one each poll, `apart_s` apart."""
+
+    def __init__(self, intents: list[str], apart_s: float = 0.0) -> None:
+        self.seats = [0]
+        self.intents, self.apart_s = list(intents), apart_s
+        self.last = 0.0
+
+    def listen_for(self, intents: set[str], race: bool = False) -> None:
+        pass
+
+    def poll(self) -> list[Heard]:
+        if not self.intents:
+            raise InputLost("nothing more is said")
+        if time.monotonic() - self.last < self.apart_s:
+            return []
+        self.last = time.monotonic()
+        return [Heard(0, self.intents.pop(0), time.monotonic())]
+
+    def mark_playback(self, start: float, end: float) -> None:
+        pass
+
+    def close(self) -> None:
+        pass
+
+
+@pytest.mark.parametrize(("decision", "said", "answer"), [
+    (Decision(0, "turn_start", (Roll(),), staked=DeclareCivet, stakes=(("velute", range(1, 51)),)),
+     ["civet", "combo_velute", "nombre_40"], DeclareCivet("velute", 40)),
+    (Decision(0, "grelottine", (Pass(),), staked=ChallengeGrelottine, stakes=(("chouette", range(1, 34)),)),
+     ["grelottine", "combo_chouette", "nombre_20"], ChallengeGrelottine("chouette", 20)),
+    (Decision(0, "soufflette", (Pass(), ChallengeSoufflette(1))), ["en_garde_ma_mignonne", "joueur_2"],
+     ChallengeSoufflette(1)),
+    # Two dice kept: it kept the first alone, at once.
+    (Decision(0, "soufflette_keep", (KeepDice(()), KeepDice((3,)), KeepDice((5,)), KeepDice((3, 5)))),
+     ["nombre_3", "nombre_5"], KeepDice((3, 5))),
+    # A begun answer that something else follows starts again: « civet », then « je lance ».
+    (Decision(0, "turn_start", (Roll(),), staked=DeclareCivet, stakes=(("velute", range(1, 51)),)),
+     ["civet", "je_lance"], Roll()),
+])
+def test_an_answer_of_several_phrases_is_said_one_phrase_an_utterance(decision: Decision, said: list[str],
+                                                                       answer: Action) -> None:
+    # The recogniser decides one phrase an utterance, and each was judged alone: « civet » was
+    # "say it again", « velute » and « quarante » fit nothing; a two-dice keep kept one.
+    read, write = os.pipe()
+    os.close(write)
+    session = PlaySession(load_ruleset("basic"), [SeatPlayer("Ana"), SeatPlayer("bot", FixedBot(500))],
+                          view=Recorder(), keyboard=Keyboard(os.fdopen(read)), listener=Utterances(said), seed=0)
+    assert session._ask_human(decision) == answer
+
+
+def test_one_die_kept_alone_is_answered_once_no_second_is_named() -> None:
+    read, write = os.pipe()
+    os.close(write)
+    keep = Decision(0, "soufflette_keep", (KeepDice(()), KeepDice((3,)), KeepDice((5,)), KeepDice((3, 5))))
+
+    class ThenQuiet(Utterances):
+        def poll(self) -> list[Heard]:
+            return super().poll() if self.intents else []  # the player says nothing more
+
+    listener = ThenQuiet(["nombre_3"])
+    session = PlaySession(load_ruleset("basic"), [SeatPlayer("Ana"), SeatPlayer("bot", FixedBot(500))],
+                          view=Recorder(), keyboard=Keyboard(os.fdopen(read)), listener=listener, seed=0)
+    began = time.monotonic()
+    assert session._ask_human(keep) == KeepDice((3,))
+    assert 1.4 <= time.monotonic() - began < 3  # it waited KEEP_MORE_S for a second die
+
+
+def test_a_race_whose_thrower_has_its_own_phrase_hears_each_seat_its_own() -> None:
+    # A Suite Velutée (1, 2, 3) of `complete` without Bévues (the wrong phrases not offered): the
+    # thrower says « patte de canard », the others « velutée ». Only the thrower's phrase was
+    # listened for, so Bob's « velutée » was dropped, and the table was told « velutée » alone.
+    rules = load_ruleset("complete")
+    rules = rules.model_copy(update={"bevue": rules.bevue.model_copy(update={"enabled": False})})
+    state = GameState(rules, 2, dice=InjectedDice([6, 1, 1, 2, 3] + [6] * 60))
+    while (decision := state.pending) is not None and not (decision.kind == "race"
+                                                           and decision.reason == "suite_velutee"):
+        assert decision.seat is not None
+        first = decision.options[1] if decision.kind == "race" and decision.seat == 0 else None
+        state.apply_action(Shout(first.phrase, 100.0) if isinstance(first, Shout) else decision.options[0],
+                           seat=decision.seat)
+    assert state.pending is not None and state.table.race_answers == {0: ("patte_de_canard",), 1: ("velutee",)}
+    listener = LateListener(1, "velutee", onset_after_s=0.2, heard_after_s=0.3)
+    read, write = os.pipe()
+    os.close(write)
+    session = PlaySession(rules, [SeatPlayer("Ana"), SeatPlayer("Bob")], view=Recorder(),
+                          keyboard=Keyboard(os.fdopen(read)), listener=listener, seed=0)
+    session.state = state
+    answers = session._run_race(state.pending)
+    assert [sorted(intents) for intents, race in listener.asked if race] == [["patte_de_canard", "velutee"]]
+    shout = answers[1]
+    assert isinstance(shout, Shout) and shout.phrase == "velutee" and abs((shout.onset_ms or 0) - 200) < 60
+    said = session.view.said  # type: ignore[attr-defined]
+    assert said[0].startswith("RACE: suite velutée! — shout « velutée » (Ana: « patte de canard »)")

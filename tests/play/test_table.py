@@ -557,7 +557,7 @@ def test_a_false_shout_at_the_keyboard_ends_that_moment_with_a_bevue_on_the_tabl
         screen = await until(pilot, app, "Bévue: Ana -10")
         race = screen[screen.index("race ─"):]
         assert "false shout: Ana « pas mou le caillou » with no race on" in race
-        assert "'pas_mou_le_caillou' when no race was on" in race  # the Bévue's reason
+        assert "shouted « pas mou le caillou » when no race was on" in race  # the Bévue's reason, in words
         assert "Bob: buy the cul (the third die) or pass" in screen  # the moment goes on
         assert "Ana shouted « pas mou le caillou » (keyboard) with no race to shout for" in screen
 
@@ -581,9 +581,20 @@ def test_the_summary_counts_races_won_not_a_suites_loser() -> None:
     log = [{"type": "race", "race": "chouette_velute", "tied": [1]},
            {"type": "race", "race": "suite", "tied": [0]},        # Ana lost the Suite
            {"type": "race", "race": "suite_tie", "tied": [0]}]
-    state = SimpleNamespace(winner=None, turn_number=9, players=2, log=log, scores=[0, 0])
+    state = SimpleNamespace(winner=None, turn_number=9, players=2, log=log, scores=[0, 0], is_over=False)
     session = SimpleNamespace(state=state, players=[SimpleNamespace(name="Ana"), SimpleNamespace(name="Bob")])
-    assert "Races won: Bob 1." in summary(session)  # type: ignore[arg-type]  # a stand-in: only what summary reads
+    said = summary(session)  # type: ignore[arg-type]  # a stand-in: only what summary reads
+    assert "Races won: Bob 1." in said
+    assert said.startswith("No winner after 8 turns.")  # cut short as turn 9 began: 8 played
+    # A Doublette: "Ana wins with 209 points", the team's 346 and Cy unnamed.
+    from cdc_env.game import GameState
+
+    doublette = GameState(load_ruleset("classic").with_house_rules(["doublette"]), 4,
+                          setup={"scores": [209, 100, 137, 50]})
+    doublette.winner, doublette.turn_number = 0, 15
+    names = [SimpleNamespace(name=n) for n in ("Ana", "Bob", "Cy", "Dan")]
+    assert summary(SimpleNamespace(state=doublette, players=names)).startswith(  # type: ignore[arg-type]
+        "Ana and Cy win as a team with 346 points after 15 turns.")
 
 
 def test_a_race_phrase_at_ones_own_claim_is_a_false_shout_and_the_claim_still_waits() -> None:
@@ -675,7 +686,7 @@ def test_a_late_friend_typed_at_the_table_sits_down_and_is_saved(tmp_path: Path)
         await until(pilot, app, "Ana: roll the dice")
         await type_line(pilot, app, "+ Zoé")
         screen = await until(pilot, app, "Zoé joins at seat 3 with 20 points")
-        assert "+++ Zoé joins the game at seat 2 (chante-sloubi)" in screen
+        assert "+++ Zoé joins the game at seat 3 (chante-sloubi)" in screen  # as the line above: seats from 1
         assert "Zoé" in screen.split("players")[1]
         app.exit()
 

@@ -9,6 +9,7 @@ import ctypes
 import itertools
 import json
 import queue
+import re
 import time
 from typing import Any
 
@@ -796,7 +797,7 @@ def test_every_moment_of_whole_games_has_its_question_and_log_in_both_languages(
     from agents.bots import make_bot
     from cdc_env.dice import SeededDice
     from cdc_env.game import GameState
-    from voice.web.snapshot import question_json
+    from voice.web.snapshot import question_json, race_json
 
     rules = load_ruleset(ruleset)
     kinds: set[str] = set()
@@ -810,6 +811,9 @@ def test_every_moment_of_whole_games_has_its_question_and_log_in_both_languages(
         while (decision := session.state.pending) is not None and turns < 3000:
             turns += 1
             assert decision.seat is not None
+            if decision.kind == "race":  # a house race (Tichette…) showed « touchez si vous criez «  » »
+                race = race_json(session, room.french)
+                assert race is not None and race["phrase"] and race["phrase_fr"], (decision.reason, race)
             if decision.kind != "race":
                 options = decision.legal_actions() if decision.staked is None else list(decision.options)
                 asked = question_json(session, decision, options, room.french)
@@ -1144,7 +1148,7 @@ def test_house_rules_have_their_own_french_in_the_log_and_the_questions() -> Non
     from cdc_env.dice import SeededDice
     from cdc_env.game import GameState
     from cdc_env.rulebook.house import added_names
-    from voice.web.snapshot import VERBS_FR, question_json
+    from voice.web.snapshot import VERBS_FR, question_json, race_json
 
     maison = load_ruleset("maison")
     house_kinds = set(added_names(maison.with_house_rules(["doublette"]).house_rules, "decisions"))
@@ -1159,6 +1163,10 @@ def test_house_rules_have_their_own_french_in_the_log_and_the_questions() -> Non
         shown = 0  # log lines already in a snapshot (a snapshot holds the last LOG_LINES)
         while (decision := session.state.pending) is not None:
             assert decision.seat is not None
+            if decision.kind == "race":  # a house race (Tichette…) showed « touchez si vous criez «  » »
+                race = race_json(session, room.french)
+                assert race is not None and race["phrase"] and race["phrase_fr"], (decision.reason, race)
+                seen.add(f"race:{decision.reason}")
             if decision.kind != "race":
                 options = decision.legal_actions() if decision.staked is None else list(decision.options)
                 asked = question_json(session, decision, options, room.french)
@@ -1177,13 +1185,21 @@ def test_house_rules_have_their_own_french_in_the_log_and_the_questions() -> Non
                 lines = snapshot["log"][-(len(log) - shown):]
                 for event, line in zip(log[shown:], lines, strict=True):
                     assert line["fr"] != line["en"], (event, line)
+                    # No engine id in the French: « sur chouette_velute », « dés (first player) ».
+                    assert not re.search(r"[a-z]_[a-z]", line["fr"]) and "first player" not in line["fr"], line
                     if event["type"] in ("score", "item"):
                         reason = event["reason"].replace("_", " ")
                         assert f"pour {reason} " not in line["fr"] and f"({reason})" not in line["fr"], line
                     seen.add(event["type"] + (f":{event['reason']}" if event["type"] in ("score", "item") else "")
                              + (":team" if "team" in event else ""))
                 shown = len(log)
+        if session.state.winner is not None:  # a team wins together (the board named one of it)
+            team = session.state.teams[session.state.winner]
+            winners = table_json(session, None, {}, [], room.french)["winners"]
+            assert winners[0] == session.state.winner and sorted(winners) == sorted(team)
+            seen.add(f"winners:{len(team)}")
     assert HOUSE_LINES <= seen, HOUSE_LINES - seen
+    assert {"winners:1", "winners:2", "race:tichette", "race:contre_sirop", "race:cul_de_chouette_contre"} <= seen
     assert {f"question:{kind}" for kind in house_kinds} <= seen
 
 
@@ -1388,3 +1404,35 @@ def test_a_phone_whose_capture_slipped_is_set_right_against_the_others_and_its_c
     assert [c.calibration_state for c in clocks] == ["ok", "ok"]
     assert room.alignment.flagged == set()  # their readings from before the chirp forgotten
     room.close()
+
+
+@pytest.mark.parametrize(("why", "french"), [
+    ("shouted 'pas_mou_le_caillou' when no race was on", "« pas mou le caillou » crié hors de toute course"),
+    ("shouted 'sans_fin' in the suite_tie race", "« sans fin » crié dans l'égalité de la Suite"),
+    ("challenged with 'grelottine' without holding a Grelottine", "« Grelottine ! » sans avoir de Grelottine"),
+    ("said nothing on a sirop (Couche-Sirop or File-Sirop)", "rien dit sur un sirop (« Couche-Sirop ! » ou "
+                                                              "« File-Sirop ! »)"),
+    ("named the chouette's own bird instead of Beau-Sirop",
+     "l'oiseau de la Chouette nommé au lieu de « Beau-Sirop ! »"),
+    ("bet on a sirop below the minimum score", "un pari sur un sirop sous le score minimum"),
+    ("a Soufflette below the minimum score", "une Soufflette sous le score minimum"),
+    ("shouted Mécréant below the minimum score", "« Mécréant ! » crié sous le score minimum"),
+])
+def test_every_bevue_the_engine_charges_has_its_reason_in_french(why: str, french: str) -> None:
+    # The French log pasted the engine's English: « une Bévue (shouted 'pas_mou_le_caillou' when no race was on) ».
+    from voice.web.snapshot import bevue_fr, log_line
+
+    assert bevue_fr(why) == french
+    line = log_line({"type": "score", "seat": 0, "points": -10, "delta": -10, "score": 5, "reason": "bevue",
+                     "capped": False, "why": why}, ["Ana"])
+    assert line["fr"] == f"Ana -10 pour une Bévue ({french}) → 5"
+    assert "_" not in line["en"] and "'" not in line["en"].replace("chouette's", "")  # the English in words too
+
+
+def test_a_heard_answer_is_shown_in_the_pages_words_and_in_parts() -> None:
+    from voice.web.snapshot import voice_fr
+
+    french = {"civet": "civet", "combo_velute": "velute", "bird_alouette": "alouette"}
+    assert voice_fr("heard « bird alouette »", french) == "entendu « alouette »"
+    assert voice_fr("heard « civet, combo velute » …", french) == "entendu « civet, velute » …"
+    assert voice_fr("listening", french) == "à l'écoute"

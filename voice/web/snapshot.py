@@ -9,6 +9,7 @@ session's thread; the engine knows nothing of it.
 
 from __future__ import annotations
 
+import re
 from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import Any
@@ -35,9 +36,10 @@ from cdc_env.actions import (
 )
 from cdc_env.game import RACE_PHRASES, Decision
 from cdc_env.play import describe_event, words
+from cdc_env.rulebook.house import REGISTRY as HOUSE_RULES
 from cdc_env.rulebook.races import LAST_SHOUTER_LOSES
 from voice.lexicon import LexiconError, load_lexicon
-from voice.session import PlaySession, Said
+from voice.session import PlaySession, Said, race_phrase_of
 from voice.table import option_label, question, verb
 
 LOG_LINES = 40
@@ -134,11 +136,13 @@ def _who(names: Sequence[str]) -> Callable[[Any], str]:
 
 def _race_fr(e: dict[str, Any], who: Callable[[Any], str]) -> str:
     place = "dernier" if e["race"] in LAST_SHOUTER_LOSES else "premier"
-    race = words(e["race"])
+    race = RACES_FR.get(e["race"], words(e["race"]))
     if len(e["tied"]) > 1:
         return f"  course {race} : {who(e['tied'])} ex æquo {place}s"
     if e["tied"]:
         return f"  course {race} : {who(e['tied'][0])} {place}"
+    if e.get("shouts"):  # a last-loses race with nobody last: alone against the clock (S), in time
+        return f"  course {race} : crié à temps, personne ne perd"
     return f"  course {race} : personne n'a crié à temps"
 
 
@@ -167,6 +171,7 @@ REASONS_FR: dict[str, str] = {
     "tichette_won": "« Tichette ! » réclamée seul", "tichette_lost": "« Tichette ! » réclamée à plusieurs",
     "contre_sirop": "le Contre-Sirop (« J'apprécie les fruits au sirop ! »)",
     "cul_de_chouette_contre": "un Cul de Chouette contré", "flan_siroted": "le Flan rendu (la Chouette sirotée)",
+    "chante_sloubi": "le Chante-Sloubi (un départ en cours de partie)",
 }
 # Why an item comes or goes.
 ITEM_REASONS_FR: dict[str, str] = {
@@ -179,9 +184,51 @@ ITEM_REASONS_FR: dict[str, str] = {
 }
 
 
+# The races by their engine names, in French (a Bévue's reason names the race it was shouted in).
+RACES_FR: dict[str, str] = {
+    "chouette_velute": "la Chouette-Velute", "suite": "la Suite", "suite_tie": "l'égalité de la Suite",
+    "chouette_velute_tie": "l'égalité de la Chouette-Velute", "suite_velutee": "la Suite Velutée",
+    "velutee_tie": "l'égalité de la Velutée", "artichette": "l'Artichette", "neant_souffle": "le Néant soufflé",
+    "pelican": "le Pélican", "passe_montagne": "le Passe-Montagne", "zbradaraldjan": "le Zbradaraldjan",
+    "fort_heureusement": "« Fort heureusement »", "tichette": "la Tichette", "contre_sirop": "le Contre-Sirop",
+    "cul_de_chouette_contre": "le Cul de Chouette contré",
+}
+# Why dice are thrown (a `dice` event's `reason`), in French.
+DICE_REASONS_FR: dict[str, str] = {
+    "first_player": "qui commence", "chouettes": "les chouettes", "cul": "le cul", "sirop": "le sirop",
+    "soufflette": "la Soufflette", "suite_tie": "l'égalité de la Suite",
+    "chouette_velute_tie": "l'égalité de la Chouette-Velute", "velutee": "l'égalité de la Velutée",
+    "grelottine_combination": "la combinaison de la Grelottine", "bleu_rouge": "le Bleu-Rouge",
+    "robobrol": "le Robobrol",
+}
+# A Bévue's reason (the engine's English `why`: cdc_env/rulebook/), in French.
+BEVUES_FR: list[tuple[re.Pattern[str], Callable[[re.Match[str]], str]]] = [
+    (re.compile(r"shouted '(\w+)' when no race was on"), lambda m: f"« {words(m[1])} » crié hors de toute course"),
+    (re.compile(r"shouted '(\w+)' in the (\w+) race"),
+     lambda m: f"« {words(m[1])} » crié dans {RACES_FR.get(m[2], words(m[2]))}"),
+    (re.compile(r"challenged with '(\w+)' without holding a Grelottine"),
+     lambda m: "« Grelottine ! » sans avoir de Grelottine"),
+    (re.compile(r"said nothing on a sirop \(Couche-Sirop or File-Sirop\)"),
+     lambda m: "rien dit sur un sirop (« Couche-Sirop ! » ou « File-Sirop ! »)"),
+    (re.compile(r"named the chouette's own bird instead of Beau-Sirop"),
+     lambda m: "l'oiseau de la Chouette nommé au lieu de « Beau-Sirop ! »"),
+    (re.compile(r"bet on a sirop below the minimum score"), lambda m: "un pari sur un sirop sous le score minimum"),
+    (re.compile(r"a Soufflette below the minimum score"), lambda m: "une Soufflette sous le score minimum"),
+    (re.compile(r"shouted Mécréant below the minimum score"), lambda m: "« Mécréant ! » crié sous le score minimum"),
+]
+
+
+def bevue_fr(why: str) -> str:
+    """A Bévue's reason in French (one the engine gives that is not listed stays as it is)."""
+    for pattern, french in BEVUES_FR:
+        if (match := pattern.fullmatch(why)) is not None:
+            return french(match)
+    return why
+
+
 def _score_fr(e: dict[str, Any], who: Callable[[Any], str]) -> str:
     if e["reason"] == "bevue":
-        reason = "une Bévue" + (f" ({e['why']})" if e.get("why") else "")
+        reason = "une Bévue" + (f" ({bevue_fr(e['why'])})" if e.get("why") else "")
     elif e["reason"] == "flan" and "by" in e:  # the Flan's use: the throw's points inverted
         reason = f"le Flan de {who(e['by'])} (« Tatan elle fait des Flans ! »)"
     else:
@@ -202,10 +249,12 @@ def _win_fr(e: dict[str, Any], who: Callable[[Any], str]) -> str:
 EVENTS_FR: dict[str, Callable[[dict[str, Any], Callable[[Any], str]], str]] = {
     "first_player": lambda e, who: f"{who(e['seat'])} commence",
     "turn_start": lambda e, who: f"— tour {e['turn']} : {who(e['seat'])} lance",
-    "dice": lambda e, who: f"  dés ({words(e['reason'])})"
+    "dice": lambda e, who: f"  dés ({DICE_REASONS_FR.get(e['reason'], words(e['reason']))})"
                            + ("" if e["seat"] is None else f" ({who(e['seat'])})") + f" : {e['values']}",
     "combination": lambda e, who: f"  {who(e['seat'])} : {e['dice']} = {words(e['combination'])} "
-                                  f"({e['value']})" + (f", courses : {', '.join(e['races'])}" if e["races"] else ""),
+                                  f"({e['value']})" + (", courses : " + ", ".join(RACES_FR.get(r, words(r))
+                                                                                  for r in e["races"])
+                                                       if e["races"] else ""),
     "score": _score_fr,
     "item": lambda e, who: f"  {who(e['seat'])} {'gagne' if e['change'] > 0 else 'utilise'} "
                            f"{ITEMS_FR.get(e['item'], e['item'])} "
@@ -214,9 +263,9 @@ EVENTS_FR: dict[str, Callable[[dict[str, Any], Callable[[Any], str]], str]] = {
     "false_shout": lambda e, who: f"  {who(e['seat'])} crie {words(e['phrase'])} hors de toute course",
     "race": _race_fr,
     "win": _win_fr,
-    "civet": lambda e, who: f"  {who(e['seat'])} annonce un Civet de {e['stake']} sur {e['combination']}",
+    "civet": lambda e, who: f"  {who(e['seat'])} annonce un Civet de {e['stake']} sur {words(e['combination'])}",
     "grelottine": lambda e, who: f"  {who(e['seat'])} défie {who(e['challenged'])} : Grelottine de "
-                                 f"{e['stake']} sur {e['combination']}",
+                                 f"{e['stake']} sur {words(e['combination'])}",
     "challenge_result": lambda e, who: f"  {who(e['challenged'])} {'réussit' if e['made'] else 'rate'} "
                                        f"(défi de {who(e['challenger'])})",
     "sirop": lambda e, who: f"  {who(e['seat'])} sirote la Chouette de {e['face']}",
@@ -252,10 +301,13 @@ VOICE_FR = {"listening": "à l'écoute", "keyboard only": "clavier seulement", "
 
 def voice_fr(status: str, french: dict[str, str]) -> str:
     """A human's voice status (the session's English words) in French."""
-    if status.startswith("heard « ") and status.endswith(" »"):
-        said = status[len("heard « "):-2]  # the phrase in words (cdc_env.play.words): its intent's
-        intent = next((name for name in french if words(name) == said), said.replace(" ", "_"))
-        return f"entendu « {_phrase(intent, french)} »"
+    heard = re.fullmatch(r"heard « (.*) »( …)?", status)
+    if heard is not None:
+        # The phrases in words (cdc_env.play.words), their intents'; an answer said in parts
+        # (« civet, velute ») names each, « … » where more is awaited.
+        said = [next((name for name in french if words(name) == part), part.replace(" ", "_"))
+                for part in heard[1].split(", ")]
+        return f"entendu « {', '.join(_phrase(intent, french) for intent in said)} »" + (heard[2] or "")
     return VOICE_FR.get(status, status)
 
 
@@ -267,6 +319,18 @@ def log_line(event: dict[str, Any], names: Sequence[str]) -> dict[str, str]:
     except (KeyError, IndexError, TypeError):  # an event of another shape: the English is right
         french = english
     return {"fr": french.strip(), "en": english.strip()}
+
+
+def race_phrase(reason: str, pending: Decision | None) -> str:
+    """The phrase of the race `reason`: the pending race's own (a house rule's race, such as the
+    Tichette, is in no table: the phone said « touchez si vous criez «  » »), else the table's,
+    else the house rule's that runs it."""
+    if pending is not None:
+        return race_phrase_of(pending)
+    if reason in RACE_PHRASES:
+        return RACE_PHRASES[reason]
+    rule = next((rule for rule in HOUSE_RULES.values() if reason in rule.races and rule.phrases), None)
+    return rule.phrases[0] if rule is not None else ""
 
 
 def race_json(session: PlaySession, french: dict[str, str]) -> dict[str, Any] | None:
@@ -284,13 +348,18 @@ def race_json(session: PlaySession, french: dict[str, str]) -> dict[str, Any] | 
         if last is not None:
             result = log_line(last, names)
             reason = last["race"]
-    phrase = RACE_PHRASES.get(reason, "")
+    phrase = race_phrase(reason, pending if racing else None)
     shouts = [{"seat": s.seat, "name": names[s.seat], "phrase": s.phrase, "phrase_fr": _phrase(s.phrase, french),
                "phrase_en": words(s.phrase), "onset_ms": round(s.onset_ms, 1), "by": s.by}
               for s in sorted(session.race_now, key=lambda s: s.onset_ms)]
-    return {"reason": reason, "reason_fr": words(reason), "reason_en": words(reason),
+    # Each seat's own phrase where it is not the race's (a Suite Velutée's thrower: « patte de
+    # canard »): a phone shows its own player's.
+    answers = session.state.table.race_answers if racing else {}
+    own = [{"seat": seat, "phrase": phrases[0], "phrase_fr": _phrase(phrases[0], french),
+            "phrase_en": words(phrases[0])} for seat, phrases in answers.items() if phrases and phrases[0] != phrase]
+    return {"reason": reason, "reason_fr": RACES_FR.get(reason, words(reason)), "reason_en": words(reason),
             "phrase": phrase, "phrase_fr": _phrase(phrase, french), "phrase_en": words(phrase),
-            "running": racing, "shouts": shouts, "result": result}
+            "own": own, "running": racing, "shouts": shouts, "result": result}
 
 
 def said_json(number: int, line: Said, french: dict[str, str]) -> dict[str, Any]:
@@ -322,4 +391,7 @@ def table_json(session: PlaySession, question_: dict[str, Any] | None, voices: d
             "dice": list(table.dice or []), "throw": throw, "players": players, "question": question_,
             "race": race_json(session, french), "log": [log_line(e, names) for e in state.log[-LOG_LINES:]],
             "said": [said_json(n, line, french) for n, line in said[-SAID_LINES:]], "over": state.winner is not None,
-            "winner": state.winner}
+            "winner": state.winner,
+            # A team wins together (the Doublette): every seat of it, the winner's first.
+            "winners": [] if state.winner is None else [state.winner, *(s for s in state.teams[state.winner]
+                                                                        if s != state.winner)]}

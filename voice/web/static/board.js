@@ -153,7 +153,7 @@ window.CDC = window.CDC || {};
           items.length ? el("span", {class: "items"}, CDC.t("items") + CDC.colon() + items.join(", ")) : null,
           !isBot(p) ? el("span", {class: "mic mic-" + mic, "data-mic": mic}, CDC.t(mic === "online" ? "mic_on" : mic === "offline" ? "mic_off" : "mic_none")) : null,
           !isBot(p) && mic === "online" && p.mic_test === "waiting" ? el("span", {class: "mic-test", "data-test": "waiting"}, CDC.t("mic_test_board")) : null,
-          !isBot(p) && p.voice ? el("span", {class: "voice"}, CDC.t("voice") + CDC.colon() + CDC.voiceText(CDC.pick(p.voice, "text"))) : null,
+          !isBot(p) && p.voice ? el("span", {class: "voice"}, CDC.t("voice") + CDC.colon() + CDC.voiceText(CDC.pick(p, "voice"))) : null,
           !isBot(p) ? el("span", {class: "cal cal-" + ((p.calibration && p.calibration.state) || "none"), "data-cal": (p.calibration && p.calibration.state) || "none"}, CDC.t("calibration") + CDC.colon() + calibrationText(p.calibration)) : null));
       root.append(row);
     });
@@ -215,8 +215,11 @@ window.CDC = window.CDC || {};
     root.hidden = !over;
     if (over) {
       const w = table.winner;
+      // A team wins together (the Doublette): every seat of it is named.
+      const team = Array.isArray(table.winners) && table.winners.length > 1 ? table.winners : null;
       const name = w === null || w === undefined ? "" : (typeof w === "number" ? CDC.playerName(table, w) : CDC.pick(w, "name"));
-      root.textContent = name ? CDC.t("won_by", {name}) : CDC.t("over");
+      root.textContent = team ? CDC.t("won_by_team", {names: team.map((s) => CDC.playerName(table, s)).join(CDC.t("and"))})
+        : name ? CDC.t("won_by", {name}) : CDC.t("over");
       root.append(el("small", {class: "again"}, CDC.t("again_hint")));
     }
   };

@@ -214,7 +214,9 @@
     $("#shoutbar").hidden = state.seat === null;
     button.classList.toggle("in-race", live);
     button.disabled = state.seat === null || !!(state.table && state.table.over);
-    $("#shout-hint").textContent = live ? CDC.t("shout_race", {phrase: CDC.pick(race, "phrase")}) : CDC.t("shout_no_race");
+    // A seat whose phrase is not the race's (a Suite Velutée's thrower) is shown its own.
+    const own = live && Array.isArray(race.own) ? race.own.find((o) => o.seat === state.seat) : undefined;
+    $("#shout-hint").textContent = live ? CDC.t("shout_race", {phrase: CDC.pick(own || race, "phrase")}) : CDC.t("shout_no_race");
     $("#shoutbar").classList.toggle("in-race", live);
   }
 

@@ -16,7 +16,7 @@ from typing import Any
 from cdc_env.actions import Action
 from cdc_env.game import Decision, GameState
 from cdc_env.reaction import DEFAULT_REACTION
-from cdc_env.rules import Ruleset
+from cdc_env.rules import SHIPPED_RULESETS, Ruleset, load_ruleset
 
 CHAMPIONS_DIR = Path(__file__).resolve().parent / "champions"
 
@@ -124,5 +124,23 @@ def publish(model_path: str | Path, directory: Path = CHAMPIONS_DIR,
     from agents.model_bot import load_model, save_weights
 
     _, meta = load_model(model_path)
+    check_shipped_rules(Ruleset.from_dict(meta["ruleset"], source=f"(the rules {model_path} was trained on)"))
     out = champion_file(meta["ruleset"]["name"], int(meta["players"]), directory)
     return save_weights(model_path, out, extra)
+
+
+class NotShippedRules(ValueError):
+    """Rules that bear a shipped ruleset's name and are not its."""
+
+
+def check_shipped_rules(rules: Ruleset) -> None:
+    """A model trained on rules that bear a shipped ruleset's name but are not its (a copy of
+    classic.yaml with another target, its name kept) would be taken for that table's champion:
+    NotShippedRules. A champion is found by its ruleset's name."""
+    if rules.name not in SHIPPED_RULESETS or rules == load_ruleset(rules.name):
+        return
+    shipped = load_ruleset(rules.name).to_dict()
+    changed = sorted(key for key, value in rules.to_dict().items() if shipped.get(key) != value)
+    raise NotShippedRules(f"the model was trained on rules named {rules.name} that are not the shipped {rules.name}'s "
+                     f"({', '.join(changed)} differ): give your ruleset a name of its own, train again, and "
+                     "publish that")

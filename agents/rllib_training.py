@@ -334,10 +334,12 @@ def algorithm_config(config: TrainConfig, rules: Ruleset) -> PPOConfig:
         .environment(TableEnv, env_config=env_config(config), disable_env_checking=True)
         .env_runners(num_env_runners=spread.env_runners, num_envs_per_env_runner=spread.envs_per_env_runner,
                      num_cpus_per_env_runner=1, custom_resources_per_env_runner=dict(spread.env_runner_resources))
-        .learners(num_learners=spread.learners)
+        .learners(num_learners=spread.learners, num_gpus_per_learner=spread.gpus_per_learner)
         .training(lr=ppo.learning_rate, gamma=ppo.gamma, lambda_=ppo.gae_lambda, clip_param=ppo.clip_range,
                   entropy_coeff=ppo.ent_coef, num_epochs=ppo.n_epochs, minibatch_size=ppo.batch_size,
-                  train_batch_size_per_learner=spread.train_batch_size, use_kl_loss=False, vf_loss_coeff=0.5)
+                  # (train_batch_size is the update's, over all learners: each learns on its share)
+                  train_batch_size_per_learner=spread.train_batch_size // max(1, spread.learners),
+                  use_kl_loss=False, vf_loss_coeff=0.5)
         .multi_agent(policies=set(modules), policy_mapping_fn=module_of, policies_to_train=[MAIN])
         .rl_module(rl_module_spec=MultiRLModuleSpec(rl_module_specs={m: spec for m in modules}))
         .callbacks(WinRate)
@@ -495,17 +497,38 @@ def check_capacity(spread: RllibConfig, where: str) -> None:
     import ray
 
     have = ray.cluster_resources()
-    needs = {"CPU": float(spread.env_runners)}  # num_cpus_per_env_runner=1
+    # num_cpus_per_env_runner=1; a learner's is RLlib's "auto": a CPU of its own where it has no GPU
+    # (not counted, a learner on a cluster of 2 CPUs and 2 runners waited for ever); its GPUs.
+    needs = {"CPU": float(spread.env_runners + (spread.learners if not spread.gpus_per_learner else 0))}
+    if spread.gpus_per_learner:
+        needs["GPU"] = spread.gpus_per_learner * max(1, spread.learners)
     for name, amount in spread.env_runner_resources.items():
         needs[name] = needs.get(name, 0.0) + amount * spread.env_runners
     short = [f"{need:g} {name} (it has {have.get(name, 0):g})"
              for name, need in needs.items() if have.get(name, 0) < need]
     if short:
-        custom = any(name != "CPU" for name, need in needs.items() if have.get(name, 0) < need)
-        raise RunError(f"{where} cannot hold {spread.env_runners} env runners, which need {', '.join(short)}: "
-                       + ("lower rllib.env_runners or rllib.env_runner_resources, or start nodes with that resource "
-                          "(`ray start --address=HEAD_IP:PORT --resources='{\"NAME\": COUNT}'`)" if custom else
-                          "lower rllib.env_runners, or add machines (`ray start --address=HEAD_IP:PORT`)"))
+        lacking = {name for name, need in needs.items() if have.get(name, 0) < need}
+        learners = f" and {spread.learners} learner(s)" if spread.learners else ""
+        if "GPU" in lacking:
+            fix = "lower rllib.gpus_per_learner or rllib.learners, or add machines with GPUs"
+        elif lacking - {"CPU"}:
+            fix = ("lower rllib.env_runners or rllib.env_runner_resources, or start nodes with that resource "
+                   "(`ray start --address=HEAD_IP:PORT --resources='{\"NAME\": COUNT}'`)")
+        else:
+            fix = "lower rllib.env_runners or rllib.learners, or add machines (`ray start --address=HEAD_IP:PORT`)"
+        raise RunError(f"{where} cannot hold {spread.env_runners} env runners{learners}, which need "
+                       f"{', '.join(short)}: {fix}")
+
+
+def ready_ray(config: TrainConfig, address: str | None, say: Callable[[str], None] = print) -> None:
+    """Ray started (or joined) and able to hold the run's env runners and learners, or RunError:
+    train.py asks before it deletes an earlier run (--overwrite), which a refusal then cost."""
+    import ray
+
+    if not ray.is_initialized():
+        say(start_ray(address, config.rllib.cpus))
+    cluster = address or os.environ.get("RAY_ADDRESS")
+    check_capacity(config.rllib, f"the Ray cluster at {cluster}" if cluster else "the local Ray")
 
 
 def start_ray(address: str | None, cpus: int | None) -> str:
@@ -593,9 +616,7 @@ def train(config: TrainConfig, rules: Ruleset, found: tuple[Path, dict[str, Any]
     (train.py --time-limit)."""
     torch.set_num_threads(1)  # tiny networks: one thread is faster than several fighting
     out = config.output
-    say(start_ray(address, config.rllib.cpus))
-    cluster = address or os.environ.get("RAY_ADDRESS")
-    check_capacity(config.rllib, f"the Ray cluster at {cluster}" if cluster else "the local Ray")
+    ready_ray(config, address, say)
     algo = algorithm_config(config, rules).build_algo()
     steps, curve, snapshots = 0, [], 0
     if found is not None:

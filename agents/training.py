@@ -33,7 +33,7 @@ class _Strict(BaseModel):
 
 
 class PPOConfig(_Strict):
-    learning_rate: float = Field(default=3e-4, gt=0)
+    learning_rate: float = Field(default=3e-4, gt=0, le=10)  # (1e300 overflowed torch's float32, mid-run)
     n_steps: int = Field(default=1024, ge=8)  # per environment, between updates
     batch_size: int = Field(default=256, ge=8)
     n_epochs: int = Field(default=5, ge=1)
@@ -83,7 +83,10 @@ class RllibConfig(_Strict):
     env_runners: int = Field(default=1, ge=0, le=MAX_RUNNERS)  # sampling processes (0: in the driver)
     envs_per_env_runner: int = Field(default=4, ge=1, le=MAX_ENVS)
     learners: int = Field(default=0, ge=0, le=MAX_RUNNERS)  # 0: learn in the driver process
-    train_batch_size: int = Field(default=4000, ge=16)   # environment steps per PPO update
+    # GPUs each learner uses (0: it learns on a CPU of its own; 1: one GPU each, `learners` being
+    # the cluster's GPUs). With `learners: 0`, the driver's own.
+    gpus_per_learner: float = Field(default=0, ge=0, le=8)
+    train_batch_size: int = Field(default=4000, ge=16)   # environment steps per PPO update, over all learners
     cpus: int | None = Field(default=None, ge=1, le=MAX_RUNNERS)  # CPUs a local Ray may use (None: all)
     # Custom Ray resources each env runner needs, beyond its CPU: runners go only to the nodes
     # started with them (`ray start --resources='{"sampler": 8}'`).
@@ -161,10 +164,11 @@ def config_name_problems(config: TrainConfig) -> list[str]:
     """Every name in a config that would fail later (a bot, a reaction level, the ruleset and its
     seat count), found when the config is loaded, before any work: a typo in the evaluation's
     opponents must not wait for the end of a training run to be found."""
-    from agents.bots import make_bot
+    from agents.bots import check_table, make_bot
     from agents.champion import champion_path
+    from cdc_env.cli import one_line
     from cdc_env.reaction import REACTION_LEVELS
-    from cdc_env.rules import RulesetError, load_ruleset
+    from cdc_env.rules import Ruleset, RulesetError, load_ruleset
 
     problems = []
     try:
@@ -185,10 +189,15 @@ def config_name_problems(config: TrainConfig) -> list[str]:
     if config.trainer == "rllib" and config.ppo.batch_size > config.rllib.train_batch_size:
         problems.append(f"ppo.batch_size: {config.ppo.batch_size} is more than rllib.train_batch_size "
                         f"({config.rllib.train_batch_size}); give at most that")
+    rules: Ruleset | None = None
     try:
         rules = load_ruleset(config.ruleset)
         if (refusal := rules.players_refusal(config.players)) is not None:
             problems.append(f"players: {refusal}")
+            rules = None
+        elif config.trainer == "rllib" and rules.max_players == 1:
+            problems.append(f"trainer: rllib trains tables of several seats; {rules.name} is played alone: "
+                            "use trainer: sb3")
     except RulesetError as error:
         problems.append(f"ruleset: {error}")
     if config.reaction not in REACTION_LEVELS:
@@ -201,12 +210,32 @@ def config_name_problems(config: TrainConfig) -> list[str]:
         try:
             if name in ("champion", "network"):
                 champion_path(config.ruleset, config.players)
+            elif rules is not None:
+                # A bot that exists but cannot sit at this table (solo_optimal at 2 seats, a model of
+                # 4 seats at 2) was met only in the run: the evaluation's, after all the learning.
+                check_table(make_bot(name), rules, config.players)
             else:
                 make_bot(name)
         except ValueError as error:
-            problems.append(f"{key}: {error}")
+            problems.append(f"{key}: {one_line(str(error))}")
     if config.players > 1 and not config.opponents:
         problems.append("opponents: a table of several players needs at least one opponent bot")
+    problems += other_trainers_keys(config)
+    return problems
+
+
+def other_trainers_keys(config: TrainConfig) -> list[str]:
+    """Keys the config's trainer does not read, given all the same (they were taken without a
+    word: an `rllib:` section trained with SB3 on one machine)."""
+    if config.trainer == "sb3":
+        return ["rllib: a section of trainer: rllib, and this config trains with sb3 (the default): set "
+                "trainer: rllib, or drop the section"] if "rllib" in config.model_fields_set else []
+    sb3_only = {"n_envs": "rllib.env_runners and rllib.envs_per_env_runner", "vec_env": "rllib.env_runners"}
+    problems = [f"{key}: sb3's, and this config trains with rllib: set {instead} instead"
+                for key, instead in sb3_only.items() if key in config.model_fields_set]
+    if "n_steps" in config.ppo.model_fields_set:
+        problems.append("ppo.n_steps: sb3's, and this config trains with rllib: set rllib.train_batch_size "
+                        "(the steps of one update) instead")
     return problems
 
 

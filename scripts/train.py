@@ -36,7 +36,7 @@ from stable_baselines3.common.callbacks import BaseCallback
 from stable_baselines3.common.vec_env import SubprocVecEnv
 
 from agents.bots import make_bot
-from agents.champion import CHAMPIONS_DIR, SEARCH_CHAMPIONS, champion_file, publish
+from agents.champion import CHAMPIONS_DIR, SEARCH_CHAMPIONS, NotShippedRules, champion_file, publish
 from agents.evaluation import run_tournament
 from agents.model_bot import ModelBot, ModelLoadError, write_metadata
 from agents.search import NETWORK, SearchBot
@@ -255,7 +255,10 @@ def publish_run(target: Path, directory: Path) -> int:
     check_output_dir(directory, "--champions")  # a file there was a FileExistsError traceback
     report_path = model.parent / "report.json"
     extra: dict[str, Any] = {"source": str(model)}
-    if report_path.exists():
+    stale = report_path.exists() and report_path.stat().st_mtime < model.stat().st_mtime - 1
+    if stale:  # (a run resumed, then stopped in its evaluation: the report is an earlier model's)
+        print(f"{report_path} is older than {model.name} (an earlier model's): published without it")
+    if report_path.exists() and not stale:
         try:
             report = parse_json(report_path.read_text(encoding="utf-8"))
             if not isinstance(report, dict):
@@ -270,7 +273,10 @@ def publish_run(target: Path, directory: Path) -> int:
             extra["steps"] = read_state(model.parent).get("steps")
         except CorruptCheckpoint:
             pass  # the weights are what matters; a damaged step count is left out
-    out = publish(model, directory, extra)
+    try:
+        out = publish(model, directory, extra)
+    except NotShippedRules as error:
+        raise UsageError(f"--publish {target}: {error}") from None
     print(f"published {model} as {out} ({out.stat().st_size // 1024} kB) with {out.with_suffix('.json').name}")
     for (ruleset, players), searcher in SEARCH_CHAMPIONS.items():
         if champion_file(ruleset, players, directory) == out:
@@ -329,22 +335,35 @@ def finish(config: TrainConfig, rules: Ruleset, final: Path, steps: int, curve: 
     print(f"wrote {out / 'report.json'}" + (f" and {out / 'learning_curve.png'}" if curve else ""))
 
 
-def train_rllib(config: TrainConfig, rules: Ruleset, args: argparse.Namespace, started: float) -> int:
-    """`trainer: rllib`: Ray RLlib trains (agents/rllib_training.py), the same report follows."""
-    if rules.max_players == 1:
-        print(f"error: trainer: rllib trains tables of several seats; {rules.name} is played alone: "
-              "use trainer: sb3", file=sys.stderr)
-        return 2
+def rllib_ready(config: TrainConfig, args: argparse.Namespace) -> str | None:
+    """Why `trainer: rllib` cannot run here (no Ray RLlib, no room in the Ray for the run), or None
+    with Ray started."""
     try:
         from agents import rllib_training
     except ImportError as error:
-        print(f"error: trainer: rllib needs Ray RLlib ({error}): run scripts/setup.sh, which installs "
-              "the project's rllib extra", file=sys.stderr)
-        return 2
+        return (f"trainer: rllib needs Ray RLlib ({error}): run scripts/setup.sh, which installs the project's "
+                "rllib extra")
+    try:
+        rllib_training.ready_ray(config, args.address)
+    except rllib_training.RunError as error:
+        return str(error)
+    return None
+
+
+def train_rllib(config: TrainConfig, rules: Ruleset, args: argparse.Namespace, started: float) -> int:
+    """`trainer: rllib`: Ray RLlib trains (agents/rllib_training.py), the same report follows."""
+    from agents import rllib_training
+
     out = config.output
     found = resumable(out, rllib_training.latest_checkpoint(out / "checkpoints")) if args.resume else None
+
+    def stopped() -> str:
+        if rllib_training.latest_checkpoint(out / "checkpoints", report=lambda _: None) is None:
+            return "stopped before the first checkpoint: nothing learnt is kept; start again"
+        return f"stopped: the run's last checkpoint is kept in {out}; go on with --resume"
+
     try:
-        with on_ctrl_c(lambda: f"stopped: the run's last checkpoint is kept in {config.output}; go on with --resume"):
+        with on_ctrl_c(stopped):
             final, steps, curve = rllib_training.train(config, rules, found, args.address,
                                                        time_limit=args.time_limit)
     except rllib_training.RunError as error:
@@ -526,6 +545,12 @@ def train_in(config: TrainConfig, rules: Ruleset, args: argparse.Namespace) -> i
     found = None
     if args.resume and config.trainer == "sb3":  # (rllib's checkpoints are its own: train_rllib)
         found = resumable(out, latest_checkpoint(out / "checkpoints"))
+    if config.trainer == "rllib":
+        # Ray, and room in it for the run, before anything of an earlier run is deleted below.
+        refusal = rllib_ready(config, args)
+        if refusal is not None:
+            print(f"error: {refusal}", file=sys.stderr)
+            return 2
     if args.overwrite:
         clear_run(out)
     # Tiny networks on 2 cores: one torch thread is many times faster than two fighting.

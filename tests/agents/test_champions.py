@@ -5,6 +5,7 @@ run's model into a champion file that loads and plays; the field mode and brough
 from __future__ import annotations
 
 import json
+import os
 import shutil
 import subprocess
 import sys
@@ -142,6 +143,31 @@ def test_published_champion_loads_and_plays(tmp_path: Path) -> None:
     meta = json.loads(champion_path("complete", 3, tmp_path / "early").with_suffix(".json").read_text())
     report = json.loads((tmp_path / "run" / "report.json").read_text())
     assert meta["steps"] == int(checkpoint.name[5:]) < report["steps"]
+    # A model newer than its report (a run resumed, then stopped in its evaluation): the report
+    # was an earlier model's, and went with the new weights.
+    model = tmp_path / "run" / "model.zip"
+    later = (tmp_path / "run" / "report.json").stat().st_mtime + 60
+    os.utime(model, (later, later))
+    published = subprocess.run([*train, "--publish", str(tmp_path / "run"), "--champions", str(tmp_path / "stale")],
+                               cwd=ROOT, capture_output=True, text=True, timeout=300)
+    assert published.returncode == 0 and "is older than model.zip (an earlier model's): published without it" in \
+        published.stdout, published.stdout + published.stderr
+    meta = json.loads(champion_path("complete", 3, tmp_path / "stale").with_suffix(".json").read_text())
+    assert "run_evaluation" not in meta and "steps" not in meta
+
+
+def test_a_model_of_rules_that_only_bear_a_shipped_name_is_no_champion_of_that_table() -> None:
+    # A copy of classic.yaml with another target, its name kept: --publish made its model the
+    # shipped classic champion, which then passed every check of classic's table.
+    from agents.champion import NotShippedRules, check_shipped_rules
+    from cdc_env.rules import Ruleset, load_ruleset
+
+    classic = load_ruleset("classic")
+    check_shipped_rules(classic)
+    check_shipped_rules(Ruleset.from_dict({**classic.to_dict(), "name": "mine", "target_score": 300, "cap_score": 290}))
+    with pytest.raises(NotShippedRules, match="rules named classic that are not the shipped classic's "
+                                              r"\(cap_score, target_score differ\): give your ruleset a name"):
+        check_shipped_rules(Ruleset.from_dict({**classic.to_dict(), "target_score": 300, "cap_score": 290}))
 
 
 def test_the_champions_report_says_what_each_searching_champion_plays() -> None:

@@ -253,11 +253,19 @@ def test_short_rllib_run_checkpoints_resumes_exports_and_plays_legal_games(tmp_p
     assert {name: (out / name).read_bytes() for name in before} == before
 
 
-def test_an_unreachable_cluster_is_one_clear_error(tmp_path: Path) -> None:
+def test_an_unreachable_cluster_is_one_clear_error_and_overwrites_nothing(tmp_path: Path) -> None:
+    # --overwrite deleted the earlier run first; the refusal (no cluster there, no room in it)
+    # then left a folder holding config.json alone.
+    out = tmp_path / "run"
+    out.mkdir()
+    earlier = {"model.zip": b"an earlier model", "report.json": b"{}", "config.json": b"{}"}
+    for name, data in earlier.items():
+        (out / name).write_bytes(data)
     result = run("scripts/train.py", "--config", "configs/train/classic_2p_rllib.yaml", "--address", "127.0.0.1:1",
-                 "--out", str(tmp_path / "run"))
+                 "--out", str(out), "--overwrite")
     assert result.returncode == 2
     assert "no Ray head answers at 127.0.0.1:1" in result.stderr and "Traceback" not in result.stderr
+    assert {name: (out / name).read_bytes() for name in earlier} == earlier
 
 
 def test_a_snapshot_reaches_the_env_runners_that_play_it() -> None:

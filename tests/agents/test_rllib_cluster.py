@@ -274,3 +274,22 @@ def test_env_runners_the_ray_cannot_hold_are_one_error(monkeypatch: pytest.Monke
         check_capacity(RllibConfig(env_runners=16), "the cluster")
     with pytest.raises(RunError, match=r"need 3 sampler \(it has 2\): .*--resources"):
         check_capacity(RllibConfig(env_runners=3, env_runner_resources={"sampler": 1}), "the cluster")
+    # A learner without a GPU takes a CPU of its own: 4 runners and a learner on 4 CPUs waited for ever.
+    with pytest.raises(RunError, match=r"cannot hold 4 env runners and 1 learner\(s\), which need 5 CPU \(it has 4\)"):
+        check_capacity(RllibConfig(env_runners=4, learners=1), "the cluster")
+    check_capacity(RllibConfig(env_runners=3, learners=1), "the cluster")
+    # Learners on GPUs need them (they learnt on CPUs: gpus_per_learner was never asked for).
+    with pytest.raises(RunError, match=r"need 2 GPU \(it has 0\): lower rllib.gpus_per_learner"):
+        check_capacity(RllibConfig(env_runners=4, learners=2, gpus_per_learner=1), "the cluster")
+
+
+def test_learners_get_their_gpus_and_the_train_batch_is_the_whole_updates() -> None:
+    from agents.rllib_training import algorithm_config
+    from agents.training import load_config
+    from cdc_env.rules import load_ruleset
+
+    config = load_config(ROOT / "configs" / "train" / "complete_8p_rllib.yaml")
+    spread = config.rllib.model_copy(update={"learners": 4, "gpus_per_learner": 1.0})
+    built = algorithm_config(config.model_copy(update={"rllib": spread}), load_ruleset(config.ruleset))
+    assert built.num_learners == 4 and built.num_gpus_per_learner == 1.0
+    assert built.train_batch_size_per_learner * 4 == config.rllib.train_batch_size

@@ -390,6 +390,10 @@ def standard_output(what: str) -> Iterator[None]:
     except OSError as error:
         # What stays buffered would be written again as Python exits, with its own traceback.
         os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
+        if isinstance(error, BrokenPipeError):
+            # `| head` read what it wanted and closed the pipe: no mistake, nothing to say; the
+            # status of a command the pipe ended (128 + SIGPIPE), as other tools give.
+            raise SystemExit(128 + signal.SIGPIPE) from None
         raise OutputError(f"{what} cannot be written to the standard output ({error.strerror}); "
                           "write it where there is room") from None
 

@@ -80,3 +80,15 @@ def test_a_full_disk_is_one_line(as_json: bool) -> None:
     assert result.returncode == 2
     assert result.stderr == ("error: the game cannot be written to the standard output (No space left on device); "
                              "write it where there is room\n")
+
+
+def test_a_pipe_closed_by_its_reader_ends_the_command_quietly() -> None:
+    # `python -m agents play … | head`: it said "(Broken pipe); write it where there is room", exit 2.
+    child = subprocess.Popen([sys.executable, "-c", "from cdc_env.cli import standard_output\n"
+                              "with standard_output('the game'):\n    print('x' * 2_000_000)"],
+                             stdout=subprocess.PIPE, stderr=subprocess.PIPE, cwd=ROOT)
+    assert child.stdout is not None and child.stderr is not None
+    child.stdout.read(10)
+    child.stdout.close()  # as `head` does, having read its lines
+    assert child.wait(timeout=60) == 141
+    assert child.stderr.read() == b""

@@ -61,12 +61,14 @@ def bench(args: argparse.Namespace) -> int:
     overrides: dict = {key: value for key, value in (("vec_env", args.vec_env), ("n_envs", args.n_envs),
                                                      ("ppo.n_steps", args.n_steps),
                                                      ("ppo.batch_size", args.batch_size)) if value}
+    # This bench times stable-baselines3's loop: on an RLlib config its figure would be of a loop never run
+    # (said first: the bench's sb3 settings would be refused in such a config as another trainer's).
+    trainer = load_config(args.config).trainer
+    if trainer != "sb3":
+        raise UsageError(f"--config {args.config} trains with {trainer}: time its sampling with "
+                         "scripts/bench_rllib.py, or give a stable-baselines3 config")
     # The config's own checks (a batch no larger than a rollout, say) hold for the bench's changes too.
     config = load_config(args.config, overrides)
-    # This bench times stable-baselines3's loop: on an RLlib config its figure would be of a loop never run.
-    if config.trainer != "sb3":
-        raise UsageError(f"--config {args.config} trains with {config.trainer}: time its sampling with "
-                         "scripts/bench_rllib.py, or give a stable-baselines3 config")
     ppo = config.ppo
 
     import torch

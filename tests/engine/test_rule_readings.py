@@ -268,7 +268,7 @@ def test_a_bevue_line_says_why() -> None:
     state = new_game("classic", 2)
     state.apply_action(Shout(GRELOTTE, 0.0), seat=1)
     line = describe_event(state.log[-1], ["Ana", "Bob"])
-    assert line.strip() == "Bob -10 for a Bévue (shouted 'grelotte_ca_picote' when no race was on) → -10"
+    assert line.strip() == "Bob -10 for a Bévue (shouted « grelotte ça picote » when no race was on) → -10"
 
 
 def test_a_score_held_at_zero_is_not_called_capped() -> None:

@@ -130,7 +130,7 @@ def test_truncation_flags_and_infos() -> None:
         table.step(rng.choice(np.flatnonzero(table.action_mask()).tolist()))
     assert all(table.truncations.values()) and not any(table.terminations.values())
     info = table.infos["seat_0"]
-    assert info["winner"] is None and info["turns"] == 3 and len(info["scores"]) == 2
+    assert info["winner"] is None and info["turns"] == 2 and len(info["scores"]) == 2
 
 
 def test_illegal_actions_raise_and_change_nothing() -> None:

@@ -88,7 +88,7 @@ def test_a_microphone_that_stops_delivering_raises(virtual_microphone) -> None:
 def test_missing_device_or_channel_is_a_clear_error(virtual_microphone) -> None:
     with pytest.raises(MicrophoneError, match="no input device 'no-such-microphone'.*--keyboard"):
         Microphone("no-such-microphone").start()
-    with pytest.raises(MicrophoneError, match="channel 999 .0-based. does not exist"):
+    with pytest.raises(MicrophoneError, match="channel 1000 does not exist .channels count from 1."):
         Microphone("pulse", channel=999).start()
 
 

@@ -124,7 +124,9 @@ def publish(model_path: str | Path, directory: Path = CHAMPIONS_DIR,
     from agents.model_bot import load_model, save_weights
 
     _, meta = load_model(model_path)
-    check_shipped_rules(Ruleset.from_dict(meta["ruleset"], source=f"(the rules {model_path} was trained on)"))
+    check_shipped_rules(Ruleset.from_dict(meta["ruleset"], source=f"(the rules {model_path} was trained on)",
+                                          fix="The model's metadata is damaged: train it again, or take it back "
+                                              "from where it came."))
     out = champion_file(meta["ruleset"]["name"], int(meta["players"]), directory)
     return save_weights(model_path, out, extra)
 

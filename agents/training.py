@@ -186,9 +186,10 @@ def config_name_problems(config: TrainConfig) -> list[str]:
     elif config.trainer == "sb3" and config.ppo.batch_size > rollout:
         problems.append(f"ppo.batch_size: {config.ppo.batch_size} is more than a rollout (ppo.n_steps × n_envs = "
                         f"{config.ppo.n_steps} × {config.n_envs} = {rollout}); give at most {rollout}")
-    if config.trainer == "rllib" and config.ppo.batch_size > config.rllib.train_batch_size:
-        problems.append(f"ppo.batch_size: {config.ppo.batch_size} is more than rllib.train_batch_size "
-                        f"({config.rllib.train_batch_size}); give at most that")
+    share = config.rllib.train_batch_size // max(1, config.rllib.learners)  # each learner's part of an update
+    if config.trainer == "rllib" and config.ppo.batch_size > share:
+        problems.append(f"ppo.batch_size: {config.ppo.batch_size} is more than each learner's share of "
+                        f"rllib.train_batch_size ({share}); give at most that")
     rules: Ruleset | None = None
     try:
         rules = load_ruleset(config.ruleset)

@@ -443,7 +443,7 @@ def _load_ruleset(name_or_path: str | Path) -> Ruleset:
     if not str(name_or_path).strip():  # Path("") is the folder ".": it was "'' is a directory"
         raise RulesetError(f"no ruleset given (an empty name): give one of {', '.join(SHIPPED_RULESETS)} "
                            "or the path of a YAML file")
-    if not path.suffix and str(name_or_path) in RULESET_NAMES or (
+    if not path.suffix and str(name_or_path) in SHIPPED_RULESETS or (
         not path.exists() and (RULES_DIR / f"{name_or_path}.yaml").exists()
     ):
         path = RULES_DIR / f"{name_or_path}.yaml"

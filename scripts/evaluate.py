@@ -103,7 +103,8 @@ def evaluate(args: argparse.Namespace) -> int:
 def report_name(out: Path) -> str:
     """`tournament`, or `tournament-2`, `-3`…: an earlier report in the folder is never replaced."""
     name, number = "tournament", 1
-    while (out / f"{name}.json").exists() or (out / f"{name}.png").exists():
+    # (lexists: a dangling link there is taken too, or claiming its name failed for ever)
+    while os.path.lexists(out / f"{name}.json") or os.path.lexists(out / f"{name}.png"):
         number += 1
         name = f"tournament-{number}"
     return name

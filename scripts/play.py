@@ -31,6 +31,7 @@ take-back, a line refused) is printed in that terminal, where the host's lines a
 from __future__ import annotations
 
 import argparse
+import io
 import itertools
 import json
 import os
@@ -40,6 +41,7 @@ import subprocess
 import sys
 import threading
 import time
+import wave
 from collections.abc import Callable
 from contextlib import ExitStack
 from functools import partial
@@ -91,10 +93,20 @@ Again = Callable[[PlaySession], PlaySession]
 
 
 def espeak(text: str) -> float:
-    """Speaks a bot's shout without waiting; returns roughly how long it lasts."""
-    if shutil.which("espeak-ng"):
-        subprocess.Popen(["espeak-ng", "-v", "fr", text], stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
-    return 0.08 * len(text.split()) + 0.4
+    """Speaks a bot's shout without waiting; returns how long it lasts, in seconds: the speech
+    made (the microphones' mask and the game's wait end with it; an estimate from its words was
+    2 s short of three shouts said together)."""
+    subprocess.Popen(["espeak-ng", "-v", "fr", text], stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    return speech_length(text)
+
+
+def speech_length(text: str) -> float:
+    """How long espeak-ng says `text` (made without playing it: about 50 ms)."""
+    made = subprocess.run(["espeak-ng", "-v", "fr", "--stdout", text], capture_output=True, timeout=30).stdout
+    with wave.open(io.BytesIO(made)) as speech:
+        # (--stdout's header cannot know the length: the frames are counted to the end)
+        frames = len(speech.readframes(2**31 - 1)) // (speech.getsampwidth() * speech.getnchannels())
+        return frames / speech.getframerate()
 
 
 def make_listener(args: argparse.Namespace, human_seats: list[int], console: Console):
@@ -185,6 +197,8 @@ def check_save(save: Path | None, resume: Path | None, overwrite: bool, locks: E
 
 def holds_a_game(path: Path) -> bool:
     """Whether `path` looks like a game play.py saved (a JSON object with the lineup)."""
+    if not path.is_file():  # (a pipe there: reading it waited for a writer for ever)
+        return False
     try:
         with path.open("rb") as file:
             data = json.loads(file.read(SAVE_LOOK_BYTES))
@@ -250,7 +264,8 @@ def prepare(argv: list[str] | None, console: Console, locks: ExitStack | None = 
                 rules = Ruleset.from_dict(saved["ruleset"], source="(saved game)")
             except RulesetError as error:
                 raise GameLoadError(f"saved game has a bad ruleset: {error}") from None
-            if (args.ruleset is not None or args.house) and given.name != rules.name:
+            # (compared as rules, not by name: the same house rules in another order are the same)
+            if (args.ruleset is not None or args.house) and given.model_copy(update={"name": rules.name}) != rules:
                 # It was dropped without a word: the table played other rules than asked.
                 raise ValueError(f"--ruleset/--house ask for {given.name}, and the saved game plays on under its "
                                  f"own rules ({rules.name}): drop them to go on with it, or start a new game")

@@ -255,7 +255,9 @@ def publish_run(target: Path, directory: Path) -> int:
     check_output_dir(directory, "--champions")  # a file there was a FileExistsError traceback
     report_path = model.parent / "report.json"
     extra: dict[str, Any] = {"source": str(model)}
-    stale = report_path.exists() and report_path.stat().st_mtime < model.stat().st_mtime - 1
+    weights = model.with_suffix(".zip")  # (a model may be given without its .zip: load_model adds it)
+    stale = (report_path.exists() and weights.is_file()
+             and report_path.stat().st_mtime < weights.stat().st_mtime - 1)
     if stale:  # (a run resumed, then stopped in its evaluation: the report is an earlier model's)
         print(f"{report_path} is older than {model.name} (an earlier model's): published without it")
     if report_path.exists() and not stale:

@@ -1344,6 +1344,12 @@ def test_evaluate_never_replaces_an_earlier_report(tmp_path: Path, capsys: pytes
     assert "tournament-2.json" in capsys.readouterr().out
 
 
+def test_a_dangling_link_where_the_report_goes_is_passed_over(tmp_path: Path) -> None:
+    # exists() is False for it, and claiming its name failed for ever: the evaluation hung at its end.
+    (tmp_path / "tournament.json").symlink_to(tmp_path / "gone.json")
+    assert script("evaluate").claim_report_name(tmp_path) == tmp_path / "tournament-2.json"
+
+
 def test_two_evaluations_ending_together_in_one_folder_keep_both_reports(
         tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     # Both took `tournament` (the name free when each looked) and one report replaced the other.

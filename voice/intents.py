@@ -139,7 +139,9 @@ def answer_in_parts(decision: Decision, before: Sequence[str], intent: str,
     parts = [*before, intent] if before and intent in _going_on(decision, before[0]) else [intent]
     action, why = action_for(decision, parts, onset_ms)
     if action is None:
-        return parts, None, why, bool(_going_on(decision, parts[0])) and (decision.kind, parts[0]) in BEGUN
+        # More may come only to an answer still missing a part: a whole one refused (a stake
+        # above what is allowed) is said so, and the player starts again.
+        return parts, None, why, (decision.kind, parts[0]) in BEGUN and not _whole(parts)
     more = (isinstance(action, KeepDice) and len(action.keep) == 1
             and any(isinstance(o, KeepDice) and len(o.keep) == 2 and action.keep[0] in o.keep
                     for o in decision.options))
@@ -150,6 +152,14 @@ def answer_in_parts(decision: Decision, before: Sequence[str], intent: str,
 BEGUN = {("turn_start", "civet"), ("grelottine", "grelottine"), ("soufflette", "en_garde_ma_mignonne")}
 # How long a die kept alone waits for a second one named after it.
 KEEP_MORE_S = 1.5
+
+
+def _whole(parts: Sequence[str]) -> bool:
+    """Whether an answer begun in parts has all of them: a combination and a stake (a Civet, a
+    Grelottine), or the player challenged (a Soufflette)."""
+    if parts[0] == "en_garde_ma_mignonne":
+        return any(seat_of(p) is not None for p in parts)
+    return any(p in COMBINATION_INTENTS for p in parts) and any(number(p) is not None for p in parts)
 
 
 def _going_on(decision: Decision, first: str) -> set[str]:

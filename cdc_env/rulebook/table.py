@@ -30,6 +30,7 @@ class Game(Protocol):
     turn_number: int
     round_number: int  # the round (tour de table) in play: how many turns the first player has begun
     table: Table  # the public context of the moment (dice, the race on, bets)
+    log: list[dict[str, Any]]  # what happened so far (read only: rules note events with `event`)
 
     def seats_from(self, seat: int, include_self: bool = False) -> list[int]:
         """The seats in playing order after `seat` (from `seat` itself with include_self)."""

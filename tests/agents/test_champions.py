@@ -154,6 +154,10 @@ def test_published_champion_loads_and_plays(tmp_path: Path) -> None:
         published.stdout, published.stdout + published.stderr
     meta = json.loads(champion_path("complete", 3, tmp_path / "stale").with_suffix(".json").read_text())
     assert "run_evaluation" not in meta and "steps" not in meta
+    # A model given without its .zip (load_model adds it) was a FileNotFoundError traceback.
+    published = subprocess.run([*train, "--publish", str(tmp_path / "run" / "model"), "--champions",
+                                str(tmp_path / "bare")], cwd=ROOT, capture_output=True, text=True, timeout=300)
+    assert published.returncode == 0 and "Traceback" not in published.stderr, published.stderr
 
 
 def test_a_model_of_rules_that_only_bear_a_shipped_name_is_no_champion_of_that_table() -> None:

@@ -293,3 +293,10 @@ def test_learners_get_their_gpus_and_the_train_batch_is_the_whole_updates() -> N
     built = algorithm_config(config.model_copy(update={"rllib": spread}), load_ruleset(config.ruleset))
     assert built.num_learners == 4 and built.num_gpus_per_learner == 1.0
     assert built.train_batch_size_per_learner * 4 == config.rllib.train_batch_size
+    # A minibatch larger than a learner's share was let through, then refused by RLlib mid-run.
+    from agents.training import ConfigError
+
+    with pytest.raises(ConfigError, match=r"ppo.batch_size: 3000 is more than each learner's share of "
+                                          r"rllib.train_batch_size \(2000\)"):
+        load_config(ROOT / "configs" / "train" / "classic_2p_rllib.yaml",
+                    {"rllib.learners": 2, "rllib.train_batch_size": 4000, "ppo.batch_size": 3000})

@@ -9,7 +9,7 @@ from typing import Any
 
 from engine_helpers import PASS, ROLL, event, new_game, play, ruleset
 
-from cdc_env.actions import BetOnSuccess, BuyCul, DeclareCivet, Dice, Shout, Sirop
+from cdc_env.actions import BetOnSuccess, BuyCul, CoucheSirop, DeclareCivet, Dice, Shout, Sirop
 from cdc_env.rulebook.house.chante_sloubi import start_points
 from cdc_env.rulebook.house.doublette import teams
 
@@ -132,6 +132,22 @@ def test_without_negative_scores_a_flanned_throw_still_costs_its_points_and_neve
         assert state.scores[0] == end, (start, state.scores)
         charged = [e["delta"] for e in state.log if e.get("reason") in ("flan", "velute")]
         assert sum(charged) == end - start and all(e.get("score", 0) >= 0 for e in state.log)
+
+
+def test_a_siroted_flanned_chouette_is_judged_by_its_sirop_alone_even_at_the_floor() -> None:
+    # Without negative scores, a thrower at 6 flanned on a Chouette of 2 (4) who sirops and fails:
+    # the −8 charge stopped at 0, the failure's −4 too, then the 6 taken was given back: 6, where
+    # the same sirop unflanned ends at 2.
+    rules = ruleset("complete", house_rules={"flan_use": True}, dice_buying={"enabled": False}, negative_scores=False,
+                    minimum_scores={"soufflette": 30, "grelottine": 30, "sirop_bet": 5,
+                                    "sirotage_covers_chouette": False})
+    for start in (6, 20):
+        ends = []
+        for flanned in (True, False):
+            state = new_game(rules, 2, dice=[2, 2, 5, 3], items=[{}, {"flan": 1}], scores=[start, 50])
+            play(state, BetOnSuccess() if flanned else PASS, ROLL, Sirop(), CoucheSirop())
+            ends.append(state.scores[0])
+        assert ends[0] == ends[1] == start - 4, (start, ends)
 
 
 def test_a_flanned_neant_gives_the_flan_back_with_its_reason() -> None:

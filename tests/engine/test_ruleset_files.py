@@ -57,6 +57,14 @@ def test_a_file_given_by_path_wins_over_a_shipped_ruleset_of_the_same_name(
     assert load_ruleset("maison").dice_buying.cost == 12
 
 
+def test_maison_is_found_by_name_as_the_others_are(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    # Offered by name with the five, it lost to a folder of that name in the current folder.
+    (tmp_path / "maison").mkdir()
+    (tmp_path / "classic").mkdir()
+    monkeypatch.chdir(tmp_path)
+    assert load_ruleset("maison").name == "maison" and load_ruleset("classic").name == "classic"
+
+
 def test_a_missing_ruleset_says_which_names_there_are() -> None:
     with pytest.raises(RulesetError) as error:
         load_ruleset("missing")

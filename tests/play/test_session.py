@@ -997,3 +997,17 @@ def test_a_race_whose_thrower_has_its_own_phrase_hears_each_seat_its_own() -> No
     assert isinstance(shout, Shout) and shout.phrase == "velutee" and abs((shout.onset_ms or 0) - 200) < 60
     said = session.view.said  # type: ignore[attr-defined]
     assert said[0].startswith("RACE: suite velutée! — shout « velutée » (Ana: « patte de canard »)")
+
+
+def test_a_whole_answer_said_in_parts_that_is_not_allowed_is_said_so_and_begun_again() -> None:
+    # « civet, velute, quarante » with stakes to 30: it waited for more for ever, saying nothing.
+    read, write = os.pipe()
+    os.close(write)
+    civet = Decision(0, "turn_start", (Roll(),), staked=DeclareCivet, stakes=(("velute", range(1, 31)),))
+    view = Recorder()
+    session = PlaySession(load_ruleset("basic"), [SeatPlayer("Ana"), SeatPlayer("bot", FixedBot(500))], view=view,
+                          keyboard=Keyboard(os.fdopen(read)),
+                          listener=Utterances(["civet", "combo_velute", "nombre_40", "civet", "combo_velute",
+                                               "nombre_20"]), seed=0)
+    assert session._ask_human(civet) == DeclareCivet("velute", 20)
+    assert "voice 0: say it again" in view.said  # after the 40, then begun again

@@ -843,3 +843,29 @@ def test_a_table_whose_widgets_are_gone_as_it_closes_takes_no_more_updates_witho
             raise NoMatches("No nodes match '#dice' on Screen()")
 
     TableView(Closing())._post(lambda: None)  # type: ignore[arg-type]
+
+
+def test_espeak_says_how_long_its_speech_lasts() -> None:
+    # The words' estimate (0.08 s a word + 0.4) was 0.72 s for a 1.05 s shout and 1.1 s for
+    # three shouts of 3 s: the microphones' mask and the game's wait ended with the speech playing.
+    play = load_play()
+    one = play.speech_length("pas mou le caillou")
+    three = play.speech_length("grelotte ça picote grelotte ça picote grelotte ça picote")
+    assert 0.8 < one < 1.4 and 2.5 < three < 3.6 and three > 2.5 * one
+
+
+def test_resume_takes_its_own_house_rules_named_in_any_order_and_a_pipe_as_save_is_no_wait(tmp_path: Path) -> None:
+    import os
+
+    rules = load_ruleset("classic").with_house_rules(["verdier", "tichette"])
+    state = GameState(rules, 2, dice=SeededDice(5))
+    game = tmp_path / "game.json"
+    game.write_text(json.dumps({**state.to_json(), "lineup": [{"name": "Ana", "bot": None},
+                                                               {"name": "bold-1", "bot": "bold"}]}), encoding="utf-8")
+    resumed, said = prepare(["--keyboard", "--resume", str(game), "--house", "tichette", "verdier"])
+    assert isinstance(resumed, TableApp), said  # it asked for classic+tichette+verdier: "other rules"
+    # A pipe given as --save: reading it to tell whether it holds a game waited for a writer for ever.
+    pipe = tmp_path / "pipe"
+    os.mkfifo(pipe)
+    status, said = prepare(["--keyboard", "--humans", "Ana", "--bots", "bold", "--save", str(pipe)])
+    assert status == 2 and "--save" in said

@@ -1436,3 +1436,11 @@ def test_a_heard_answer_is_shown_in_the_pages_words_and_in_parts() -> None:
     assert voice_fr("heard « bird alouette »", french) == "entendu « alouette »"
     assert voice_fr("heard « civet, combo velute » …", french) == "entendu « civet, velute » …"
     assert voice_fr("listening", french) == "à l'écoute"
+    assert voice_fr("keyboard only", french) == "au toucher seulement"  # the pages' own words for it
+    # Dice thrown for a lone Velutée's winner were called a tie's; a Pélican's tie was in English.
+    from voice.web.snapshot import log_line
+
+    for reason, fr in (("velutee", "la Velutée"), ("pelican_tie", "l'égalité du Pélican"),
+                       ("neant_souffle_tie", "l'égalité du Néant soufflé")):
+        line = log_line({"type": "dice", "reason": reason, "seat": 1, "values": [4]}, ["Ana", "Bob"])
+        assert line["fr"] == f"dés ({fr}) (Bob) : [4]"

@@ -197,7 +197,8 @@ RACES_FR: dict[str, str] = {
 DICE_REASONS_FR: dict[str, str] = {
     "first_player": "qui commence", "chouettes": "les chouettes", "cul": "le cul", "sirop": "le sirop",
     "soufflette": "la Soufflette", "suite_tie": "l'égalité de la Suite",
-    "chouette_velute_tie": "l'égalité de la Chouette-Velute", "velutee": "l'égalité de la Velutée",
+    "chouette_velute_tie": "l'égalité de la Chouette-Velute", "velutee": "la Velutée",
+    "pelican_tie": "l'égalité du Pélican", "neant_souffle_tie": "l'égalité du Néant soufflé",
     "grelottine_combination": "la combinaison de la Grelottine", "bleu_rouge": "le Bleu-Rouge",
     "robobrol": "le Robobrol",
 }
@@ -296,7 +297,8 @@ EVENTS_FR: dict[str, Callable[[dict[str, Any], Callable[[Any], str]], str]] = {
 }
 
 
-VOICE_FR = {"listening": "à l'écoute", "keyboard only": "clavier seulement", "say it again": "répétez"}
+# (as the pages' own words for these, voice/web/static/i18n.js)
+VOICE_FR = {"listening": "à l'écoute", "keyboard only": "au toucher seulement", "say it again": "répétez"}
 
 
 def voice_fr(status: str, french: dict[str, str]) -> str:

@@ -53,7 +53,8 @@ def invert(game: Game, _parameters: Mapping[str, Any], outcome: RollOutcome) -> 
     points = outcome.combination.value
     before = game.scores[outcome.scorer]
     game.change_score(outcome.scorer, -2 * points, "flan", by=flan["by"])
-    return {"by": flan["by"], "due": 2 * points, "taken": before - game.scores[outcome.scorer]}
+    return {"by": flan["by"], "due": 2 * points, "taken": before - game.scores[outcome.scorer], "before": before,
+            "at": len(game.log)}
     yield  # a generator, like every moment rule
 
 
@@ -65,7 +66,13 @@ def settled(game: Game, _parameters: Mapping[str, Any], made: Any) -> Flow:
     if not charged:
         return
     if outcome.sirop_success is not None:
-        game.change_score(outcome.scorer, charged["taken"], "flan_siroted")
+        # The score the thrower would have without the flan: its start and what the sirop moved
+        # since (asked, not held: without negative scores the charge's floor held a failed sirop's
+        # loss, and giving back what was taken made the flan a gain).
+        seat = outcome.scorer
+        moved = sum(e["points"] for e in game.log[charged["at"]:] if e["type"] == "score" and e["seat"] == seat)
+        target = charged["before"] + moved if game.rules.negative_scores else max(0, charged["before"] + moved)
+        game.change_score(seat, target - game.scores[seat], "flan_siroted")
     elif charged["taken"] < charged["due"]:
         game.change_score(outcome.scorer, charged["taken"] - charged["due"], "flan", by=charged["by"])
     return

@@ -248,6 +248,12 @@ def prepare(argv: list[str] | None, console: Console, locks: ExitStack | None = 
     args = parser.parse_args(argv)
     if (args.no_screen or args.port != 8443 or args.host != "0.0.0.0") and not args.web:
         parser.error("--port, --host and --no-screen go with --web")
+    if args.keyboard and args.devices is not None:  # (the table started with them unused, without a word)
+        parser.error("--devices gives the humans microphones, and --keyboard plays without the host's: give one "
+                     "of them")
+    if args.keyboard and args.model and not args.web:
+        parser.error("--model is the voices' model, and --keyboard plays without voices (with --web, the phones': "
+                     "add --web); give one of them")
     if not 0 <= args.port <= 65534:
         parser.error(f"--port {args.port}: give a port from 1 to 65534 (or 0 for any free port)")
     seed = args.seed if args.seed is not None else int.from_bytes(os.urandom(4), "little")

@@ -316,6 +316,9 @@ def test_a_ray_address_for_a_run_that_does_not_use_ray_is_refused(
     ("evaluate", ["--agents", "searcher", "--budget-ms", "nan"], "argument --budget-ms: 'nan' is not a finite number"),
     ("play", ["--keyboard", "--budget-ms", "3e9"], "argument --budget-ms: 3e+09 is out of range: give 1 to 600000"),
     ("play", ["--keyboard", "--budget-ms", "fast"], "argument --budget-ms: 'fast' is not a number"),
+    # Options the table then ignored, without a word.
+    ("play", ["--keyboard", "--devices", "pulse:1"], "--devices gives the humans microphones, and --keyboard plays"),
+    ("play", ["--keyboard", "--model", "/models/fr"], "--model is the voices' model, and --keyboard plays without"),
     ("compare_decisions", ["bold", "--games", "-5"], "argument --games: -5: give 1 or more"),
     ("compare_decisions", ["bold", "--ruleset", "solo", "--seats", "1", "--games", "1"],
      "--seats 1: the agent plays the reference, so give 2 seats or more"),  # was a ZeroDivisionError after the games

@@ -691,6 +691,9 @@ def _check_setup(setup: dict[str, Any] | None, players: int) -> dict[str, Any]:
         if len(items) != players:
             raise GameError(f"setup items must give one mapping per seat ({players})")
         for holding in items:
+            if not isinstance(holding, dict):  # (a list there was an AttributeError)
+                raise GameError(f"setup items must give one mapping per seat ({players}), such as "
+                                f"{{'civet': 1}}, got {holding!r}")
             if set(holding) - set(ITEMS) or any(v not in (0, 1) for v in holding.values()):
                 raise GameError(f"setup items: each of {', '.join(ITEMS)} is held 0 or 1 times, got {holding!r}")
     return copy.deepcopy(setup)

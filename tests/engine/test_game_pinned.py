@@ -113,6 +113,8 @@ def test_a_grelottine_is_held_once_and_a_civet_spent_is_logged() -> None:
     ({"scores": [0]}, "setup scores must be 2 whole numbers, got [0]"),
     ({"scores": [0, 1.5]}, "setup scores must be 2 whole numbers, got [0, 1.5]"),
     ({"items": [{}]}, "setup items must give one mapping per seat (2)"),
+    # A list per seat was an AttributeError.
+    ({"items": [[], []]}, "setup items must give one mapping per seat (2), such as {'civet': 1}, got []"),
     ({"items": [{"civet": 2}, {}]},
      "setup items: each of grelottine, civet, boucliette, flan is held 0 or 1 times, got {'civet': 2}"),
     ({"items": [{}, {"jarret": 1}]},

@@ -79,7 +79,7 @@ window.CDC = window.CDC || {};
         attempt += 1;
         CDC.setConnection("reconnecting");
         // 0.5 s, 1 s, 2 s, … at most 10 s, with a little jitter so phones do not come back in step.
-        const delay = Math.min(10000, 500 * 2 ** (attempt - 1)) * (0.8 + 0.4 * Math.random());
+        const delay = Math.min(10000, 500 * 2 ** (attempt - 1) * (0.8 + 0.4 * Math.random()));
         setTimeout(open, delay);
       };
     }

@@ -273,6 +273,23 @@ def write_atomic(path: Path, data: str | bytes, private: bool = False) -> None:
         raise
 
 
+def write_new(path: Path, data: str | bytes) -> None:
+    """Writes `path` whole, as a new file: OutputError if one appeared there since the command
+    checked (`--json` is a new file, never overwritten: two runs given one name, the second's
+    write_atomic replaced the first's figures). The data is then kept beside it, said where."""
+    path = Path(path)
+    handle, temporary = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.", suffix=".tmp")
+    with os.fdopen(handle, "wb") as out:
+        os.fchmod(out.fileno(), _mode_for(path))
+        out.write(data.encode("utf-8") if isinstance(data, str) else data)
+    try:
+        os.link(temporary, path)  # fails where a file is: no replacing, unlike a rename
+    except FileExistsError:
+        raise OutputError(f"{path} was written by another command meanwhile, and is not replaced: these results "
+                          f"are in {temporary}") from None
+    os.unlink(temporary)
+
+
 def _mode_for(path: Path) -> int:
     """The mode of the file at `path`, or that of a new file (0666 less the umask)."""
     try:

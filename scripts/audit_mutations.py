@@ -23,7 +23,7 @@ from typing import NamedTuple
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
-from cdc_env.cli import run_command  # noqa: E402
+from cdc_env.cli import UsageError, run_command  # noqa: E402
 
 
 class Mutation(NamedTuple):
@@ -67,7 +67,12 @@ MUTATIONS = (
 
 def copy_tree(destination: Path) -> None:
     """The files git tracks, as they are in the working tree, copied under `destination`."""
-    listed = subprocess.run(["git", "ls-files", "-z"], cwd=ROOT, capture_output=True, check=True).stdout
+    done = subprocess.run(["git", "ls-files", "-z"], cwd=ROOT, capture_output=True)
+    if done.returncode != 0:  # (a CalledProcessError traceback outside a git checkout: an archive's files)
+        said = done.stderr.decode(errors="replace").strip().splitlines()
+        raise UsageError(f"the audit copies the files git tracks, and {ROOT} is no git checkout "
+                         f"({said[0] if said else 'git failed'})")
+    listed = done.stdout
     for name in listed.decode().split("\0"):
         source = ROOT / name
         if name and source.is_file():

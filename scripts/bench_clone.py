@@ -108,7 +108,7 @@ def bench(args: argparse.Namespace) -> int:
         for turn in TURNS:
             state = next((s for seed in range(100) if (s := stopped_at(args.ruleset, players, turn, seed))), None)
             if state is None:  # a short ruleset's games may all be over by then
-                print(f"{players:>5} {turn:>4}  (none of 100 games reached this turn)")
+                print(f"{players:>5} {turn:>4}  (none of 100 games had a choice to make at this turn or after)")
                 continue
             ways: dict[str, Callable[[], object]] = {
                 "clone": state.clone,

@@ -26,7 +26,7 @@ import numpy as np
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
-from cdc_env.cli import number_between, run_command
+from cdc_env.cli import number_between, run_command, standard_output
 from voice.phone_clock import PhoneClock, make_chirp
 
 RATE = 16000
@@ -103,7 +103,11 @@ def main(argv: list[str] | None = None) -> int:
                         help=f"drifts added to the stamps, comma-separated, each within ±{MAX_DRIFT_PPM:g} "
                              "(default: 0,100,-150)")
     args = parser.parse_args(argv)
-    return run_command(lambda: bench(args.set, args.drift_ppm), ())  # Ctrl+C: one line, not a traceback
+    def figures() -> int:
+        with standard_output("the figures"):  # `| head`: quiet, not a BrokenPipeError traceback
+            return bench(args.set, args.drift_ppm)
+
+    return run_command(figures, ())  # Ctrl+C: one line, not a traceback
 
 
 if __name__ == "__main__":

@@ -33,6 +33,7 @@ from __future__ import annotations
 import argparse
 import hashlib
 import json
+import math
 import multiprocessing
 import random
 import resource
@@ -54,6 +55,7 @@ from cdc_env.cli import (  # noqa: E402
     run_command,
     worker_pool,
     write_atomic,
+    write_new,
 )
 from voice.audio import RATE, load_clip, pink_noise, rms, sound_span, synthesise, to_pcm16, write_wav  # noqa: E402
 from voice.lexicon import load_lexicon  # noqa: E402
@@ -465,7 +467,23 @@ def recogniser_option(text: str) -> tuple[str, object]:
         kind, fits = "a JSON list, like its default", isinstance(parsed, list)
     if not fits:
         raise argparse.ArgumentTypeError(f"{given}: {name} takes {kind}")
+    # Its range too: NaN, infinity, 0 or an empty list got past the kind, and failed in the
+    # recogniser once the bench had begun (a chunk of -5 gave a figure of nothing).
+    if isinstance(parsed, float) and not math.isfinite(parsed):
+        raise argparse.ArgumentTypeError(f"{given}: {name} takes a finite number")
+    if isinstance(default, int) and not isinstance(default, bool) and parsed < 1:
+        raise argparse.ArgumentTypeError(f"{given}: {name} takes a whole number of 1 or more")
+    if isinstance(default, float) and name not in SIGNED_OPTIONS and parsed < 0:
+        raise argparse.ArgumentTypeError(f"{given}: {name} takes a number of 0 or more")
+    if isinstance(parsed, list) and not (parsed and all(
+            isinstance(pair, list) and len(pair) == 2 and all(isinstance(n, int) and not isinstance(n, bool) and n > 0
+                                                              for n in pair) for pair in parsed)):
+        raise argparse.ArgumentTypeError(f"{given}: {name} takes a list of pairs of whole numbers above 0, like its "
+                                         f"default {json.dumps([list(pair) for pair in default])}")
     return name, parsed
+
+
+SIGNED_OPTIONS = {"onset_bias_s"}  # the recogniser's options that may be below 0 (a bias either way)
 
 
 def bench(args: argparse.Namespace) -> int:
@@ -494,7 +512,7 @@ def bench(args: argparse.Namespace) -> int:
         for key, value in with_look.items():
             print(f"{key:<{width}}  {value:>14}  {without[key]:>14}")
         if args.json:
-            write_atomic(args.json, json.dumps({"set": args.set, "race_look": with_look, "without": without},
+            write_new(args.json, json.dumps({"set": args.set, "race_look": with_look, "without": without},
                                                indent=2))
         return 0
     jobs = [(name, model_path, plain, options) for name in ("ours", "baseline")]
@@ -507,7 +525,7 @@ def bench(args: argparse.Namespace) -> int:
                "single_words_clip_by_clip": clip_by_clip(clips, ours, baseline)}
     _print_table(figures)
     if args.json:
-        write_atomic(args.json, json.dumps(figures, indent=2))
+        write_new(args.json, json.dumps(figures, indent=2))
     return 0
 
 

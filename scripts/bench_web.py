@@ -114,7 +114,7 @@ ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 sys.path.insert(0, str(ROOT / "scripts"))
 
-from cdc_env.cli import output_file, refuse_existing, run_command, write_atomic  # noqa: E402
+from cdc_env.cli import output_file, refuse_existing, run_command, write_new  # noqa: E402
 from voice.alignment import Alignment  # noqa: E402
 from voice.audio import RATE, load_clip, pink_noise, rms  # noqa: E402
 from voice.crosstalk import Crosstalk, confirmed  # noqa: E402
@@ -994,17 +994,24 @@ def bench(args: argparse.Namespace) -> int:
     crosstalk += ", captures slipping" if args.capture_slips else ""
     crosstalk += ", phones not checked against each other" if args.no_align else ""
     crosstalk += ", the chirp never played again" if args.no_recheck else ""
+    # (these too: two runs that differed by them were labelled alike, their figures apart)
+    crosstalk += ", no crosstalk check" if args.no_check else ""
+    crosstalk += ", no race-time look" if args.no_race_look else ""
+    crosstalk += ", shouts not read out of the crowd" if args.no_crowded else ""
+    crosstalk += ", players talking during the game" if args.table_talk else ""
     print(f"web timing bench, {args.set} set, seed {args.seed}, {args.rounds} shouts per phone, "
           f"{len(shouts)} shout clips{crosstalk} ({time.time() - started:.0f} s)")
     _print(results)
     if args.json:
         # Whole or not at all: a full disk left a file cut short, which the next run refused as existing.
-        write_atomic(args.json, json.dumps({"set": args.set, "seed": args.seed, "rounds": args.rounds,
-                                            "mic_test": not args.no_mic_test, "lobby_s": args.lobby_s,
+        write_new(args.json, json.dumps({"set": args.set, "seed": args.seed, "rounds": args.rounds,
+                                         "mic_test": not args.no_mic_test, "lobby_s": args.lobby_s,
                                             "quiet_db": args.quiet_db, "local_noise": args.local_noise,
                                             "browser_stamps": args.browser_stamps,
                                             "capture_slips": args.capture_slips, "align": not args.no_align,
-                                            "recheck": not args.no_recheck,
+                                            "recheck": not args.no_recheck, "crosstalk_db": args.crosstalk_db,
+                                            "check": not args.no_check, "race_look": not args.no_race_look,
+                                            "crowded": not args.no_crowded, "table_talk": args.table_talk,
                                             "tables": results}, indent=2))
     return 0
 

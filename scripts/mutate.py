@@ -99,7 +99,7 @@ def module_files(names: Sequence[str], source_paths: Sequence[str]) -> list[str]
         if path is None:
             raise UsageError(f"module {name!r} not found: give a path such as voice/intents.py or a dotted "
                              f"name such as cdc_env.spaces, relative to {ROOT}")
-        top = path.parts[0]
+        top = path.parts[0] if path.parts else ""  # ("." and "" have none: an IndexError)
         if top not in source_paths:
             raise UsageError(f"module {name!r} is outside the mutated packages {', '.join(source_paths)} "
                              f"([tool.mutmut] source_paths in pyproject.toml)")

@@ -47,7 +47,7 @@ from cdc_env.cli import (
     refuse_existing,
     run_command,
     worker_pool,
-    write_atomic,
+    write_new,
 )
 from cdc_env.dice import SeededDice
 from cdc_env.game import GameError, GameState, on_winning_side
@@ -214,7 +214,7 @@ def run_probe(args: argparse.Namespace) -> int:
                 parts = pool.map(_probe_job, jobs)
     records = [record for part in parts for record in part]
     if args.json:
-        write_atomic(args.json, json.dumps(records))
+        write_new(args.json, json.dumps(records))
     # A decision probed stands for 1/share decisions; one seat's share of a game is 1/seats.
     per_seat_game = 1 / (args.share * args.games * args.seats)
 

@@ -340,6 +340,10 @@ def test_a_ray_address_for_a_run_that_does_not_use_ray_is_refused(
     ("bench_voice", ["--option", "margin=" + "[" * 50_000],
      "argument --option: 'margin=[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[['… (50007 characters): the value is not a JSON"),
     ("mutate", ["cdc_env/dice.py", "--report", "--fresh"], "argument --fresh: not allowed with argument --report"),
+    # Values of the right kind out of range failed in the recogniser, the bench begun.
+    ("bench_voice", ["--option", "stable_s=NaN"], "stable_s takes a finite number"),
+    ("bench_voice", ["--option", "chunk=-5"], "chunk takes a whole number of 1 or more"),
+    ("bench_voice", ["--option", "look_speeds=[1]"], "look_speeds takes a list of pairs of whole numbers above 0"),
     ("bench_voice", ["--cpu-ratio", "--json", "new.json"], "--json: --cpu-ratio prints its ratio and writes no file"),
     ("bench_voice", ["--cpu-ratio", "--races"], "argument --races: not allowed with argument --cpu-ratio"),  # ran one
     ("fit_value", ["--tables", "v004_2p", "--workers", "0"], "argument --workers: 0: give 1 or more"),  # was / 0
@@ -568,7 +572,7 @@ def test_bench_clone_refuses_a_ruleset_without_its_tables_and_skips_a_turn_no_ga
     monkeypatch.setattr(bench, "decision_cost", lambda *_, **__: 1.0)
     monkeypatch.setattr(bench, "stopped_at", lambda rules, players, turn, seed: None)
     assert bench.main(["--ruleset", "classic", "--repeat", "1"]) == 0
-    assert capsys.readouterr().out.count("none of 100 games reached this turn") == 6
+    assert capsys.readouterr().out.count("none of 100 games had a choice to make at this turn or after") == 6
     # Ctrl+C while it times: one line and exit 130, not a KeyboardInterrupt traceback.
     monkeypatch.setattr(bench, "decision_cost", lambda *_, **__: (_ for _ in ()).throw(KeyboardInterrupt))
     assert bench.main(["--ruleset", "classic", "--repeat", "1"]) == 130
@@ -1161,6 +1165,32 @@ def test_files_are_written_whole_or_not_at_all(tmp_path: Path, monkeypatch: pyte
         write_atomic(report, '{"new": true}')
     assert report.read_text(encoding="utf-8") == '{"old": true}'
     assert [p.name for p in tmp_path.iterdir()] == ["report.json"], "no temporary file is left behind"
+
+
+@pytest.mark.parametrize("module", [".", ""])
+def test_mutate_says_a_module_it_cannot_mutate_in_one_line(module: str, capsys: pytest.CaptureFixture[str],
+                                                           monkeypatch: pytest.MonkeyPatch) -> None:
+    # "." and "" (an unset $MODULE) were an IndexError.
+    monkeypatch.chdir(ROOT)
+    assert script("mutate").main([module, "--report"]) == 2
+    said = capsys.readouterr().err.strip()
+    assert said == (f"mutate.py: error: module {module!r} is outside the mutated packages cdc_env, voice, agents "
+                    "([tool.mutmut] source_paths in pyproject.toml)")
+
+
+def test_a_new_file_written_at_the_end_never_replaces_one_made_meanwhile(tmp_path: Path) -> None:
+    # --json is checked to be a new file at the start and written at the end: two runs given the
+    # same name both passed the check, and the second's figures replaced the first's.
+    from cdc_env.cli import OutputError, write_new
+
+    figures = tmp_path / "figures.json"
+    write_new(figures, '{"first": 1}')
+    with pytest.raises(OutputError, match="was written by another command meanwhile, and is not replaced: these "
+                                          "results are in .*figures.json.*tmp"):
+        write_new(figures, '{"second": 2}')
+    assert figures.read_text(encoding="utf-8") == '{"first": 1}'
+    kept = [p for p in tmp_path.iterdir() if p != figures]
+    assert len(kept) == 1 and kept[0].read_text(encoding="utf-8") == '{"second": 2}'
 
 
 def test_a_file_written_whole_keeps_the_mode_of_the_one_it_replaces(tmp_path: Path) -> None:

@@ -6,7 +6,6 @@ replayed, and sent across a process or a network.
 
 from __future__ import annotations
 
-import math
 from collections.abc import Callable
 from dataclasses import dataclass, fields
 from numbers import Integral, Real
@@ -272,6 +271,11 @@ def action_from_json(data: Any) -> Action:
         raise IllegalActionError(f"action {data['kind']!r}: {error}") from None
 
 
+# A shout's onset is at most this many ms (31 years): a whole number past a float's range made
+# math.isfinite raise OverflowError, and a saved game holding one was a traceback on --resume.
+MAX_ONSET_MS = 1e12
+
+
 def valid_onset(onset_ms: float | None) -> bool:
     return (isinstance(onset_ms, (int, float)) and not isinstance(onset_ms, bool)
-            and math.isfinite(onset_ms) and onset_ms >= 0)
+            and 0 <= onset_ms <= MAX_ONSET_MS)  # (NaN compares False: refused too)

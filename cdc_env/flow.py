@@ -4,6 +4,7 @@ each `yield` is a moment where a player, or the dice, must decide."""
 
 from __future__ import annotations
 
+import copy
 import itertools
 from collections.abc import Generator
 from dataclasses import dataclass, field
@@ -128,9 +129,11 @@ class Table:
             "combination": self.combination,
             "thrower": self.thrower,
             "buyer": self.buyer,
-            "civet": self.civet,
-            "challenge": self.challenge,
-            "soufflette": self.soufflette,
+            # Copies: the rules change these in place (a Soufflette's throw count), and a save or a
+            # snapshot kept in memory went on changing with the game, then failed to load.
+            "civet": copy.deepcopy(self.civet),
+            "challenge": copy.deepcopy(self.challenge),
+            "soufflette": copy.deepcopy(self.soufflette),
             "sirop_bets": {str(k): v for k, v in self.sirop_bets.items()},
             "success_bets": list(self.success_bets),
             "race": self.race,
@@ -138,7 +141,7 @@ class Table:
             "race_answers": {str(k): list(v) for k, v in self.race_answers.items()},
             "sum_bets": {str(k): v for k, v in self.sum_bets.items()},
             # Only where a house rule put something: the tables of the five texts stay as saved.
-            **({"house": dict(self.house)} if self.house else {}),
+            **({"house": copy.deepcopy(self.house)} if self.house else {}),
         }
 
 

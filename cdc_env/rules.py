@@ -443,7 +443,10 @@ def _load_ruleset(name_or_path: str | Path) -> Ruleset:
     if not str(name_or_path).strip():  # Path("") is the folder ".": it was "'' is a directory"
         raise RulesetError(f"no ruleset given (an empty name): give one of {', '.join(SHIPPED_RULESETS)} "
                            "or the path of a YAML file")
-    if not path.suffix and str(name_or_path) in SHIPPED_RULESETS or (
+    # The five texts' names are always theirs; `maison` too, unless a file of the table's own by
+    # that name is in the working folder (a folder there is no ruleset: it was refused by name).
+    shipped = str(name_or_path) in RULESET_NAMES or (str(name_or_path) in SHIPPED_RULESETS and not path.is_file())
+    if not path.suffix and shipped or (
         not path.exists() and (RULES_DIR / f"{name_or_path}.yaml").exists()
     ):
         path = RULES_DIR / f"{name_or_path}.yaml"

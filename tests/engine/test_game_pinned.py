@@ -491,3 +491,27 @@ def test_games_equal_only_in_their_saves_and_logs() -> None:
     assert plain.log == with_dice.log == [] and plain != with_dice  # the saves differ (the dice)
     assert plain == GameState(load_ruleset("classic"), 2)
     assert plain != "a game"
+
+
+def test_a_save_kept_in_memory_stays_as_taken_and_a_shout_of_no_possible_time_is_refused() -> None:
+    # to_json() shared the Soufflette's live dict: the game's next throw changed the save kept,
+    # which then no longer loaded. A shout timed 10**400 ms was an OverflowError (a damaged save's
+    # --resume: a traceback), not the engine's refusal.
+    from agents.bots import make_bot
+    from cdc_env.actions import IllegalActionError, Shout
+    from cdc_env.dice import SeededDice
+
+    state = GameState(load_ruleset("classic"), 3, dice=SeededDice(1))
+    bots = [make_bot("simple", seed=i) for i in range(3)]
+    while not (state.table.soufflette and state.table.soufflette.get("throw") == 1):
+        assert state.pending is not None and state.pending.seat is not None
+        state.apply_action(bots[state.pending.seat].act(state, state.pending))
+    saved = state.to_json()
+    assert state.pending is not None and state.pending.seat is not None
+    state.apply_action(bots[state.pending.seat].act(state, state.pending))
+    assert saved["snapshot"]["table"]["soufflette"]["throw"] == 1
+    loaded = GameState.from_json(saved).table.soufflette
+    assert loaded is not None and loaded["throw"] == 1
+    fresh = GameState(load_ruleset("classic"), 2)
+    with pytest.raises(IllegalActionError, match="a shout needs its onset in ms"):
+        fresh.apply_action(Shout("grelotte_ca_picote", 10**400), seat=1)

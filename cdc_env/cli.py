@@ -279,9 +279,13 @@ def write_new(path: Path, data: str | bytes) -> None:
     write_atomic replaced the first's figures). The data is then kept beside it, said where."""
     path = Path(path)
     handle, temporary = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.", suffix=".tmp")
-    with os.fdopen(handle, "wb") as out:
-        os.fchmod(out.fileno(), _mode_for(path))
-        out.write(data.encode("utf-8") if isinstance(data, str) else data)
+    try:
+        with os.fdopen(handle, "wb") as out:
+            os.fchmod(out.fileno(), _mode_for(path))
+            out.write(data.encode("utf-8") if isinstance(data, str) else data)
+    except BaseException:  # a full disk: nothing left behind, as write_atomic
+        Path(temporary).unlink(missing_ok=True)
+        raise
     try:
         os.link(temporary, path)  # fails where a file is: no replacing, unlike a rename
     except FileExistsError:

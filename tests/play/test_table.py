@@ -774,7 +774,7 @@ def test_again_after_the_end_plays_another_game_with_the_same_players_in_a_save_
                 assert "« again »: another game, the same players" in screen
                 kept = save.read_text(encoding="utf-8")
                 await type_line(pilot, app, "again")
-                await until(pilot, app, "a new game, the same players, saved in")
+                await until(pilot, app, "a new game, the same players, saved in", timeout=20)  # (loaded CI)
                 assert app.session.save_path == tmp_path / "game-2.json"
                 assert app.session is not first and app.session.players is first.players
                 await until(pilot, app, "game over", timeout=20)

@@ -78,6 +78,7 @@ from voice.lexicon import LexiconError, load_lexicon  # noqa: E402
 from voice.microphone import devices_refusal  # noqa: E402
 from voice.model import ModelNotFoundError, find_model  # noqa: E402
 from voice.session import (  # noqa: E402
+    TAKE_BACK,
     KeyLines,
     Listener,
     PlaySession,
@@ -490,13 +491,25 @@ class WebTable:
     def _host_typing(self, console: Console) -> None:
         """--no-screen: lines typed at the host's terminal, as on the terminal's table: the room's
         (`phone 2`) or the game's (`+ Name`; a choice, for a human playing at the laptop)."""
-        for line in sys.stdin:
+        # Bytes not of its encoding replaced: a line in another one ended this thread (a
+        # UnicodeDecodeError), and the host could type nothing more.
+        if isinstance(sys.stdin, io.TextIOWrapper):
+            sys.stdin.reconfigure(errors="replace")
+        for typed in sys.stdin:
             at = time.monotonic()  # Enter's moment (the game's lines carry it)
-            answer = host_line(self.room, line.strip())
-            if answer is None and self.over.is_set() and line.strip().casefold() == "again":
-                answer = self._next_game()
+            line = typed.strip()
+            try:
+                answer = host_line(self.room, line)
+                if answer is None and self.over.is_set() and line.casefold() == "again":
+                    answer = self._next_game()
+                elif answer is None and self.over.is_set() and (line.startswith("+") or line == TAKE_BACK):
+                    answer = Text("the game is over: type « again » for the next one, then « + Name » there",
+                                  style="yellow")
+            except Exception as error:  # noqa: BLE001 - a fault of ours on one line: said, the host types on
+                answer = Text(f"« {line[:40]} » could not be taken ({type(error).__name__}: "
+                              f"{one_line(str(error))[:120]}): type it again", style="red")
             if answer is None:
-                self.room.keys.put(line.strip(), at)
+                self.room.keys.put(line, at)
             else:
                 console.print(answer, highlight=False, soft_wrap=True)  # an address never cut
                 sys.stdout.flush()

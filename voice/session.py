@@ -422,7 +422,10 @@ class PlaySession:
             # Time for the table to follow a bot's move, unless the move opened a race: the
             # race's clock starts as its dice are shown, so shouting at once is shouting in it.
             racing = self.state.pending is not None and self.state.pending.kind == "race"
-            if not player.human and decision.kind != "race" and self.pace > 0 and not racing:
+            # (not after the winning move: a line typed then was "not your turn yet", a `!` the
+            # engine's "game is over (seat 1 won)", its seat counted from 0)
+            over = self.state.pending is None
+            if not player.human and decision.kind != "race" and self.pace > 0 and not racing and not over:
                 self.view.show(self)
                 self._pause(self.pace)
         self.view.show(self)
@@ -780,12 +783,13 @@ class PlaySession:
                 return options[0], ""
             return None, f"type the number of your choice (1..{choices}), then Enter"
         if words[0].isdecimal():  # (not isdigit: « ² » is a digit int() refuses, on AZERTY's first key)
-            if decision.kind == "soufflette_keep" and len(words) > 1 and all(w.isdecimal() for w in words):
-                keep = KeepDice(tuple(int(w) for w in words))  # « 3 5 »: the faces kept
+            numbers = [typed_number(w) for w in words]
+            if decision.kind == "soufflette_keep" and len(words) > 1 and all(n is not None for n in numbers):
+                keep = KeepDice(tuple(n for n in numbers if n is not None))  # « 3 5 »: the faces kept
                 if decision.allows(keep):
                     return keep, ""
                 return None, f"« {text} » is no keep of these dice: type the number of your choice (1..{choices})"
-            index = int(words[0]) - 1
+            index = (numbers[0] or 0) - 1  # (a number too long to read is none of the choices)
             if not 0 <= index < choices:
                 return None, f"choose 1..{choices}"
             if index < len(options):
@@ -793,9 +797,12 @@ class PlaySession:
                     return None, f"choice {index + 1} takes no stake: type « {index + 1} » alone"
                 return options[index], ""
             name, stakes = decision.stakes[index - len(options)]
-            if len(words) < 2 or not words[1].lstrip("-").isdecimal():
+            stake = typed_number(words[1]) if len(words) > 1 else None  # (« --5 » was a ValueError: the game stopped)
+            if stake is None:
                 return None, f"give the stake too: « {words[0]} {stakes.stop - 1} » ({stakes.start}..{stakes.stop - 1})"
-            action = decision.staked(name, int(words[1]))  # type: ignore[misc]
+            if len(words) > 2:  # « 2 40 velute »: the words after the stake were dropped, the 40 played
+                return None, f"« {text} »: the choice and its stake alone, such as « {words[0]} {words[1]} »"
+            action = decision.staked(name, stake)  # type: ignore[misc]
             if not decision.allows(action):
                 return None, f"the stake must be within {stakes.start}..{stakes.stop - 1}"
             return action, ""
@@ -952,7 +959,7 @@ class PlaySession:
         parts = text.lstrip("!").split()
         seat = default_seat if default_seat in humans else (humans[0] if len(humans) == 1 else None)
         if parts and parts[0].isdecimal():
-            seat = int(parts[0]) - 1
+            seat = (typed_number(parts[0]) or 0) - 1
             parts = parts[1:]
         if seat is None or seat not in humans:
             return None
@@ -1021,7 +1028,9 @@ class PlaySession:
         except UnknownPhrase as error:
             self.view.say(str(error))
             return
-        if parsed is None:
+        if parsed is None:  # several humans, and no seat of theirs named: it was dropped without a word
+            seats = ", ".join(f"{s + 1} {self.players[s].name}" for s in humans)
+            self.view.say(f"« {text} »: several humans race here: « ! » then your seat's number ({seats})")
             return
         earlier = shouts.get(parsed[0])
         if earlier is not None and (at - start) * 1000 >= earlier.onset_ms:
@@ -1070,6 +1079,13 @@ class PlaySession:
         duration = self.speak(" ".join(words(shout.phrase) for shout in said))
         self.listener.mark_playback(begin, begin + duration + PLAYBACK_TAIL_S)
         time.sleep(min(duration + PLAYBACK_TAIL_S, SPEECH_WAIT_S))
+
+
+def typed_number(word: str) -> int | None:
+    """A whole number typed (a minus sign allowed), or None: « --5 », or digits too many to read
+    (a held key: int() refuses past 4300 of them, a ValueError that stopped the game)."""
+    digits = word[1:] if word.startswith("-") else word
+    return int(word) if digits.isdecimal() and len(digits) <= 9 else None
 
 
 def race_phrases_by_seat(answers: dict[int, tuple[str, ...]], decision: Decision,

@@ -49,7 +49,7 @@ from cdc_env.actions import (
 from cdc_env.game import Decision, GameState, turns_played
 from cdc_env.play import bevue_words, describe_event, words
 from cdc_env.rulebook.races import LAST_SHOUTER_LOSES
-from voice.session import PlaySession
+from voice.session import TAKE_BACK, PlaySession
 
 ITEM_MARKS = {"grelottine": "Grelottine", "civet": "Civet", "boucliette": "Boucliette", "flan": "Flan"}
 
@@ -424,6 +424,10 @@ class TableApp(App[GameState | None]):
             self.query_one("#log", RichLog).write(answer)
         elif self.final is not None and self.again is not None and event.value.strip().casefold() == "again":
             self.play_again()
+        elif self.final is not None and (event.value.strip().startswith("+") or event.value.strip() == TAKE_BACK):
+            # (queued for a game that was over, then dropped by `again`: a late friend never seated)
+            self.log_line(Text("the game is over: type « again » for the next one, then « + Name » there",
+                               style="yellow"))
         else:
             self.keyboard.put(event.value, at)
         event.input.clear()

@@ -1011,3 +1011,37 @@ def test_a_whole_answer_said_in_parts_that_is_not_allowed_is_said_so_and_begun_a
                                                "nombre_20"]), seed=0)
     assert session._ask_human(civet) == DeclareCivet("velute", 20)
     assert "voice 0: say it again" in view.said  # after the 40, then begun again
+
+
+def test_typed_stakes_and_numbers_that_cannot_be_read_are_refused_not_a_stop_of_the_game() -> None:
+    # « 2 --5 » passed the check and int() raised: the game stopped on a ValueError. A number of
+    # 5000 digits did the same (int() reads 4300 at most). « 2 40 velute » played 40 on the
+    # choice's own combination, the word after it dropped.
+    from voice.session import typed_number
+
+    session = PlaySession(load_ruleset("basic"), [SeatPlayer("Ana"), SeatPlayer("bot", FixedBot(500))],
+                          view=Recorder(), keyboard=Keyboard(TypedLater().reader), seed=0)
+    civet = Decision(0, "turn_start", (Roll(),), staked=DeclareCivet, stakes=(("chouette", range(1, 51)),))
+    options: list[Action] = [Roll()]
+    for typed, says in (("2 --5", "give the stake too: « 2 50 » (1..50)"), ("2 40 velute", "the choice and its stake "
+                        "alone, such as « 2 40 »"), ("9" * 5000, "choose 1..2"), ("2 " + "9" * 5000, "give the stake")):
+        action, why = session._typed_action(civet, options, typed)
+        assert action is None and says in why, (typed[:20], why)
+    assert session._typed_action(civet, options, "2 40") == (DeclareCivet("chouette", 40), "")
+    assert typed_number("-7") == -7 and typed_number("--5") is None and typed_number("9" * 10) is None
+    assert PlaySession._parse_shout("! " + "9" * 5000, [0, 1], None, ["pas_mou_le_caillou"]) is None
+
+
+def test_a_race_shout_typed_for_no_human_seat_says_how_to_name_one() -> None:
+    # Two humans at the keyboard: Enter, « ! » and « ! 3 » (a bot's seat) were dropped without a word.
+    session = PlaySession(load_ruleset("basic"), [SeatPlayer("Ana"), SeatPlayer("Léo"), SeatPlayer("bot",
+                          FixedBot(500))], view=Recorder(), keyboard=Keyboard(TypedLater().reader), seed=1)
+    race = Decision(0, "race", (Pass(), Shout("pas_mou_le_caillou")), reason="chouette_velute")
+    shouts: dict[int, RaceShout] = {}
+    mine = {0: ["pas_mou_le_caillou"], 1: ["pas_mou_le_caillou"]}
+    for line in ("", "!", "! 3"):
+        session._typed_shout((line, 100.2), 100.0, [0, 1], mine, race, shouts, 3.0)
+    said = session.view.said  # type: ignore[attr-defined]
+    assert len(said) == 3 and all("several humans race here: « ! » then your seat's number (1 Ana, 2 Léo)" in s
+                                  for s in said)
+    assert shouts == {}

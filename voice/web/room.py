@@ -828,7 +828,7 @@ class Room:
             return HostAnswer(f"the table's address: {self.join['phone']} (first time on a phone: "
                               f"{self.join['trust']}); {usage}", self.join["phone"])
         wanted = words[1].strip()
-        seat = next((s for s in self.seats if wanted.isdecimal() and int(wanted) == s.index + 1
+        seat = next((s for s in self.seats if wanted.isdecimal() and len(wanted) <= 3 and int(wanted) == s.index + 1
                      or s.player.name.casefold() == wanted.casefold()), None)
         if seat is None:
             shown = wanted if len(wanted) <= 30 else wanted[:30] + "…"

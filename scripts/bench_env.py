@@ -93,6 +93,8 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--max-turns", type=positive_int, default=300)
     parser.add_argument("--rounds", type=count_at_most(1000, "slices of the steps"), default=30)
     args = parser.parse_args(argv)
+    if args.steps < args.rounds:  # (it ran one step a round, more than --steps in all)
+        parser.error(f"--steps {args.steps} are shared among --rounds {args.rounds}: give at least one step per round")
     return run_command(lambda: bench(args), (RulesetError, GameError, ValueError))  # ValueError: the seat count
 
 

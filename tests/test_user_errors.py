@@ -325,6 +325,7 @@ def test_a_ray_address_for_a_run_that_does_not_use_ray_is_refused(
     ("evaluate_champions", ["--others", "-1"], "argument --others: -1: give 1 or more"),
     ("train_tables", ["configs/train/classic_2p.yaml", "--time-limit", "-5"], "argument --time-limit: -5"),
     ("bench_env", ["--steps", "0"], "argument --steps: 0: give 1 or more"),
+    ("bench_env", ["--steps", "10", "--rounds", "100"], "--steps 10 are shared among --rounds 100"),  # ran 100
     ("bench_train", ["--rounds", "-2"], "argument --rounds: -2: give 1 or more"),
     ("probe_rollouts", ["--rollouts", "3"], "argument --rollouts: 3: give an even number"),
     ("probe_rollouts", ["--share", "1.5"], "argument --share: 1.5: give a share between 0 and 1"),

@@ -118,6 +118,8 @@ def check_game_lexicon(lexicon: Lexicon) -> Lexicon:
     for kind, intents in MOMENT_INTENTS.items():
         # A race listens for its own phrases; every other moment for the race shouts too (false shouts).
         listened = intents if kind == "race" else {*intents, *RACE_SHOUTS}
+        if kind == "turn_start":
+            listened.add("grelottine")  # where one's own Grelottine may be played before a roll (S)
         lexicon.check_shared_phrases(i for i in sorted(listened) if i in lexicon.intents)
     return lexicon
 

@@ -102,6 +102,11 @@ def test_two_intents_listened_for_at_one_moment_sharing_a_phrase_are_refused_at_
     with pytest.raises(LexiconError, match="intents '(je_sirote|oui)' and '(oui|je_sirote)' are both active and "
                                            "share the phrase 'ouais'"):
         check_game_lexicon(Lexicon(fine.path, intents))
+    # « grelottine » is listened for at a turn's start where one's own may be played (solo).
+    clash = dict(fine.intents)
+    clash["grelottine"] = (*clash["grelottine"], "je lance")
+    with pytest.raises(LexiconError, match="share the phrase 'je lance'"):
+        check_game_lexicon(Lexicon(fine.path, clash))
     # Intents left out of a copy cannot be said: named at start-up (before, nothing was said).
     del intents["non"]
     assert "non" in unsayable(Lexicon(fine.path, intents))

@@ -258,15 +258,8 @@ def write_atomic(path: Path, data: str | bytes, private: bool = False) -> None:
     one file system), so that an interruption or a full disk leaves the old file as it was.
     The file gets the mode of the one it replaces, or a new file's (the umask's); `private`:
     the user's alone (0600), from the first byte (a key)."""
-    path = Path(path)
-    handle, temporary = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.", suffix=".tmp")
+    temporary = _written_beside(Path(path), data, private)
     try:
-        with os.fdopen(handle, "wb") as out:
-            if not private:  # (mkstemp's 0600 made every report, model and save private)
-                os.fchmod(out.fileno(), _mode_for(path))
-            out.write(data.encode("utf-8") if isinstance(data, str) else data)
-            out.flush()
-            os.fsync(out.fileno())
         os.replace(temporary, path)
     except BaseException:
         Path(temporary).unlink(missing_ok=True)
@@ -277,21 +270,31 @@ def write_new(path: Path, data: str | bytes) -> None:
     """Writes `path` whole, as a new file: OutputError if one appeared there since the command
     checked (`--json` is a new file, never overwritten: two runs given one name, the second's
     write_atomic replaced the first's figures). The data is then kept beside it, said where."""
-    path = Path(path)
-    handle, temporary = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.", suffix=".tmp")
-    try:
-        with os.fdopen(handle, "wb") as out:
-            os.fchmod(out.fileno(), _mode_for(path))
-            out.write(data.encode("utf-8") if isinstance(data, str) else data)
-    except BaseException:  # a full disk: nothing left behind, as write_atomic
-        Path(temporary).unlink(missing_ok=True)
-        raise
+    temporary = _written_beside(Path(path), data, private=False)
     try:
         os.link(temporary, path)  # fails where a file is: no replacing, unlike a rename
     except FileExistsError:
         raise OutputError(f"{path} was written by another command meanwhile, and is not replaced: these results "
                           f"are in {temporary}") from None
     os.unlink(temporary)
+
+
+def _written_beside(path: Path, data: str | bytes, private: bool) -> str:
+    """`data` in a new temporary file beside `path`, whole and on the disk: its name. Nothing of
+    it is left where writing fails (a full disk). Its mode is `path`'s (`_mode_for`), or 0600
+    from the first byte where `private` (mkstemp's own)."""
+    handle, temporary = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.", suffix=".tmp")
+    try:
+        with os.fdopen(handle, "wb") as out:
+            if not private:  # (mkstemp's 0600 made every report, model and save private)
+                os.fchmod(out.fileno(), _mode_for(path))
+            out.write(data.encode("utf-8") if isinstance(data, str) else data)
+            out.flush()
+            os.fsync(out.fileno())
+    except BaseException:
+        Path(temporary).unlink(missing_ok=True)
+        raise
+    return temporary
 
 
 def _mode_for(path: Path) -> int:

@@ -139,10 +139,13 @@ def check_shipped_rules(rules: Ruleset) -> None:
     """A model trained on rules that bear a shipped ruleset's name but are not its (a copy of
     classic.yaml with another target, its name kept) would be taken for that table's champion:
     NotShippedRules. A champion is found by its ruleset's name."""
-    if rules.name not in SHIPPED_RULESETS or rules == load_ruleset(rules.name):
+    if rules.name not in SHIPPED_RULESETS:
         return
-    shipped = load_ruleset(rules.name).to_dict()
-    changed = sorted(key for key, value in rules.to_dict().items() if shipped.get(key) != value)
+    shipped = load_ruleset(rules.name)
+    if rules == shipped:
+        return
+    theirs = shipped.to_dict()
+    changed = sorted(key for key, value in rules.to_dict().items() if theirs.get(key) != value)
     raise NotShippedRules(f"the model was trained on rules named {rules.name} that are not the shipped {rules.name}'s "
-                     f"({', '.join(changed)} differ): give your ruleset a name of its own, train again, and "
-                     "publish that")
+                          f"({', '.join(changed)} differ): give your ruleset a name of its own, train again, and "
+                          "publish that")

@@ -78,7 +78,6 @@ from voice.lexicon import LexiconError, load_lexicon  # noqa: E402
 from voice.microphone import devices_refusal  # noqa: E402
 from voice.model import ModelNotFoundError, find_model  # noqa: E402
 from voice.session import (  # noqa: E402
-    TAKE_BACK,
     KeyLines,
     Listener,
     PlaySession,
@@ -87,7 +86,7 @@ from voice.session import (  # noqa: E402
     View,
     name_refusal,
 )
-from voice.table import TableApp, new_game_line, summary  # noqa: E402
+from voice.table import TableApp, after_the_end, new_game_line, summary  # noqa: E402
 
 Build = Callable[..., PlaySession]
 Again = Callable[[PlaySession], PlaySession]
@@ -502,9 +501,8 @@ class WebTable:
                 answer = host_line(self.room, line)
                 if answer is None and self.over.is_set() and line.casefold() == "again":
                     answer = self._next_game()
-                elif answer is None and self.over.is_set() and (line.startswith("+") or line == TAKE_BACK):
-                    answer = Text("the game is over: type « again » for the next one, then « + Name » there",
-                                  style="yellow")
+                elif answer is None and self.over.is_set() and (said := after_the_end(line)) is not None:
+                    answer = Text(said, style="yellow")
             except Exception as error:  # noqa: BLE001 - a fault of ours on one line: said, the host types on
                 answer = Text(f"« {line[:40]} » could not be taken ({type(error).__name__}: "
                               f"{one_line(str(error))[:120]}): type it again", style="red")

@@ -209,6 +209,15 @@ def race_panel(session: PlaySession) -> RenderableType:
     return Text("no race yet: shouts appear here with their onsets", style="dim")
 
 
+def after_the_end(line: str) -> str | None:
+    """What a line meant for the game says once the game is over (a late friend's `+ Name`, a
+    take-back): queued for the game, it was dropped by `again`, a late friend never seated."""
+    line = line.strip()
+    if line.startswith("+") or line == TAKE_BACK:
+        return "the game is over: type « again » for the next one, then « + Name » there"
+    return None
+
+
 def summary(session: PlaySession) -> str:
     """Three short lines at the end of a game: the winner, the races won, the Bévues."""
     state = session.state
@@ -424,10 +433,8 @@ class TableApp(App[GameState | None]):
             self.query_one("#log", RichLog).write(answer)
         elif self.final is not None and self.again is not None and event.value.strip().casefold() == "again":
             self.play_again()
-        elif self.final is not None and (event.value.strip().startswith("+") or event.value.strip() == TAKE_BACK):
-            # (queued for a game that was over, then dropped by `again`: a late friend never seated)
-            self.log_line(Text("the game is over: type « again » for the next one, then « + Name » there",
-                               style="yellow"))
+        elif self.final is not None and (said := after_the_end(event.value)) is not None:
+            self.log_line(Text(said, style="yellow"))
         else:
             self.keyboard.put(event.value, at)
         event.input.clear()

@@ -869,3 +869,12 @@ def test_resume_takes_its_own_house_rules_named_in_any_order_and_a_pipe_as_save_
     os.mkfifo(pipe)
     status, said = prepare(["--keyboard", "--humans", "Ana", "--bots", "bold", "--save", str(pipe)])
     assert status == 2 and "--save" in said
+
+
+def test_a_late_friend_or_a_take_back_typed_after_the_end_is_told_to_wait_for_again() -> None:
+    # Queued for a game that was over, `+ Zoé` was dropped by `again` without a word.
+    from voice.table import after_the_end
+
+    said = "the game is over: type « again » for the next one, then « + Name » there"
+    assert after_the_end(" + Zoé") == said and after_the_end("-") == said
+    assert after_the_end("again") is None and after_the_end("1") is None

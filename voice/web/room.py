@@ -31,7 +31,7 @@ from cdc_env.game import Decision
 from voice.alignment import Alignment
 from voice.crosstalk import Attribution
 from voice.phone_clock import PhoneClockError
-from voice.session import Heard, InputLost, PlaySession, Said, SeatPlayer, name_at_table, name_refusal
+from voice.session import Heard, InputLost, PlaySession, Said, SeatPlayer, name_at_table, name_refusal, typed_number
 from voice.table import TypedLines
 from voice.web.protocol import (
     RATE,
@@ -828,7 +828,7 @@ class Room:
             return HostAnswer(f"the table's address: {self.join['phone']} (first time on a phone: "
                               f"{self.join['trust']}); {usage}", self.join["phone"])
         wanted = words[1].strip()
-        seat = next((s for s in self.seats if wanted.isdecimal() and len(wanted) <= 3 and int(wanted) == s.index + 1
+        seat = next((s for s in self.seats if typed_number(wanted) == s.index + 1
                      or s.player.name.casefold() == wanted.casefold()), None)
         if seat is None:
             shown = wanted if len(wanted) <= 30 else wanted[:30] + "…"

@@ -907,7 +907,7 @@ class PlaySession:
             return (shout is not None and shout.by == "keyboard" and self._streaming(seat)
                     and self.clock() < start + shout.onset_ms / 1000 + VOICE_AFTER_TAP_S)
 
-        phrases_of = {seat: allowed.get(seat, phrases) for seat in humans}
+        phrases_of = {seat: allowed[seat] for seat in humans}  # what each human may shout
         while self.clock() - start < window:
             now = self.clock() - start
             while pending_bots and pending_bots[0][0] <= now:
@@ -1040,7 +1040,7 @@ class PlaySession:
             self.view.say(f"« {words(phrase)} » is not {self.players[seat].name}'s to shout in this race: "
                           f"« {words(phrases_of[seat][0])} »")
             return
-        phrase = phrase or self.state.table.race_answers.get(seat, (race_phrase_of(decision),))[0]
+        phrase = phrase or phrases_of[seat][0]  # its own (race_phrases_by_seat puts it first)
         onset_ms = max(0.0, (at - start) * 1000)
         shouts[seat] = RaceShout(seat, phrase, onset_ms, "keyboard")
         self._race_shout(shouts[seat])

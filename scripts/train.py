@@ -507,11 +507,18 @@ def arguments() -> argparse.ArgumentParser:
     return parser
 
 
+def options_clash(args: argparse.Namespace) -> str | None:
+    """Options that cannot go together (scripts/train_tables.py asks it of what it passes on)."""
+    if args.resume and args.overwrite:
+        return "--resume goes on with a run, --overwrite deletes it: give one of them"
+    return None
+
+
 def main(argv: list[str] | None = None) -> int:
     parser = arguments()
     args = parser.parse_args(argv)
-    if args.resume and args.overwrite:
-        parser.error("--resume goes on with a run, --overwrite deletes it: give one of them")
+    if (clash := options_clash(args)) is not None:
+        parser.error(clash)
     if isinstance(sys.stdout, io.TextIOWrapper):  # not when a caller swapped it (a StringIO)
         sys.stdout.reconfigure(line_buffering=True)  # progress lines reach a log file as they happen
     return run_command(lambda: run(args), (ConfigError, RulesetError, ModelLoadError))

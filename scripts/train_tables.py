@@ -61,9 +61,8 @@ def check_passed_on(extra: list[str]) -> None:
     if unknown:
         raise UsageError(f"{unknown[0]} after --: not an option of scripts/train.py (its --help lists them, "
                          f"names in full)")
-    if passed.resume and passed.overwrite:  # (train.py's own check, after its parsing: each run failed in its log)
-        raise UsageError("--resume and --overwrite after --: --resume goes on with each run, --overwrite deletes it; "
-                         "give one of them")
+    if (clash := train.options_clash(passed)) is not None:  # (after its parsing: each run failed in its log)
+        raise UsageError(f"--resume and --overwrite after --: {clash}")
 
 
 def check_apart(configs: list[Path], extra: list[str]) -> None:

@@ -49,7 +49,7 @@ from cdc_env.cli import (
 )
 from cdc_env.dice import SeededDice
 from cdc_env.game import GameError, GameState, on_winning_side
-from cdc_env.rules import RulesetError, load_ruleset
+from cdc_env.rules import Ruleset, RulesetError, load_ruleset
 
 MAX_TURNS = 1000
 
@@ -123,29 +123,30 @@ def main(argv: list[str] | None = None) -> int:
         ruleset, _, seats = table.rpartition("_")
         try:
             players = int(seats.removesuffix("p"))
-            GameState(load_ruleset(ruleset), players)
+            rules = load_ruleset(ruleset)
+            GameState(rules, players)
         except (ValueError, RulesetError, GameError) as error:  # GameError: a seat count the ruleset refuses
             print(f"error: --tables {table!r}: give RULESET_Np (e.g. v004_2p) of a ruleset and seat count "
                   f"that exist ({error})", file=sys.stderr)
             return 2
-        tables.append((ruleset, load_ruleset(ruleset).name, players))
+        tables.append((ruleset, rules, players))
     if args.games < 10:
         print("error: --games must be 10 or more", file=sys.stderr)
         return 2
     if not args.compare and not args.overwrite:
         # Before any game: a fit replaced a shipped value (and with it how a champion searches)
         # without a word, a fit of 10 games as readily as one of 12,000.
-        paths = [value_path(name, players, args.out, args.base) for _, name, players in tables]
+        paths = [value_path(rules.name, players, args.out, args.base) for _, rules, players in tables]
         there = [path for path in paths if path.exists()]
         if there:
             print(f"error: {', '.join(map(str, there))} already there (read by the searcher): give --overwrite to "
                   "replace it, or --out another folder", file=sys.stderr)
             return 2
-    for ruleset, _, players in tables:
+    for _, rules, players in tables:
         for name in dict.fromkeys(table_bots(args, players)):
             try:  # a bot that cannot sit there (a champion missing) is said now
-                check_table(make_bot(name), load_ruleset(ruleset), players)
-            except (ValueError, RulesetError) as error:
+                check_table(make_bot(name), rules, players)
+            except ValueError as error:
                 flag = "--bots" if args.bots else f"--base {args.base}"
                 print(f"error: {flag}: {name}: {one_line(str(error))}", file=sys.stderr)
                 return 2
@@ -164,14 +165,14 @@ def table_bots(args: argparse.Namespace, players: int) -> tuple[str, ...]:
     return ("bold",)
 
 
-def fit(args: argparse.Namespace, tables: list[tuple[str, str, int]]) -> int:
+def fit(args: argparse.Namespace, tables: list[tuple[str, Ruleset, int]]) -> int:
     """Each table's value file in turn; Ctrl+C says which were written and how to fit the rest.
-    A table is (the ruleset as given, a name or a file; its name, which names the value file the
-    searcher looks for; seats)."""
+    A table is (the ruleset as given, a name or a file: the workers load it; its rules, whose
+    name names the value file the searcher looks for; seats)."""
     written: list[str] = []
-    for table, (ruleset, name, players) in zip(args.tables, tables, strict=True):
+    for table, (ruleset, rules, players) in zip(args.tables, tables, strict=True):
         try:
-            fit_table(args, ruleset, name, players)
+            fit_table(args, ruleset, rules.name, players)
         except KeyboardInterrupt:
             kept = f"the values of {', '.join(written)} were written" if written else "nothing was written"
             rest = " ".join(args.tables[len(written):])

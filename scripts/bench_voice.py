@@ -513,7 +513,7 @@ def bench(args: argparse.Namespace) -> int:
             print(f"{key:<{width}}  {value:>14}  {without[key]:>14}")
         if args.json:
             write_new(args.json, json.dumps({"set": args.set, "race_look": with_look, "without": without},
-                                               indent=2))
+                                            indent=2))
         return 0
     jobs = [(name, model_path, plain, options) for name in ("ours", "baseline")]
     # Each system in its own process: separate peak-RSS figures, and both cores busy (or one

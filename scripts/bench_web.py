@@ -1006,13 +1006,13 @@ def bench(args: argparse.Namespace) -> int:
         # Whole or not at all: a full disk left a file cut short, which the next run refused as existing.
         write_new(args.json, json.dumps({"set": args.set, "seed": args.seed, "rounds": args.rounds,
                                          "mic_test": not args.no_mic_test, "lobby_s": args.lobby_s,
-                                            "quiet_db": args.quiet_db, "local_noise": args.local_noise,
-                                            "browser_stamps": args.browser_stamps,
-                                            "capture_slips": args.capture_slips, "align": not args.no_align,
-                                            "recheck": not args.no_recheck, "crosstalk_db": args.crosstalk_db,
-                                            "check": not args.no_check, "race_look": not args.no_race_look,
-                                            "crowded": not args.no_crowded, "table_talk": args.table_talk,
-                                            "tables": results}, indent=2))
+                                         "quiet_db": args.quiet_db, "local_noise": args.local_noise,
+                                         "browser_stamps": args.browser_stamps,
+                                         "capture_slips": args.capture_slips, "align": not args.no_align,
+                                         "recheck": not args.no_recheck, "crosstalk_db": args.crosstalk_db,
+                                         "check": not args.no_check, "race_look": not args.no_race_look,
+                                         "crowded": not args.no_crowded, "table_talk": args.table_talk,
+                                         "tables": results}, indent=2))
     return 0
 
 

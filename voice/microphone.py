@@ -32,7 +32,6 @@ log = logging.getLogger(__name__)
 CLOCK_WINDOW_S = 20.0  # blocks whose arrival times pin the clock (sound-card drift is slower)
 
 
-
 def parse_device(spec: str | None) -> tuple[int | str | None, int]:
     """`DEVICE` or `DEVICE:CHANNEL` (channel 1-based, as a sound card labels it) as (device,
     0-based channel). ValueError for channel 0."""
@@ -64,6 +63,7 @@ def devices_refusal(humans: int, devices: Sequence[str] | None) -> str | None:
         except ValueError as error:
             return str(error)
     return None
+
 
 class MicrophoneError(RuntimeError):
     """The input device is missing, unusable or stopped; the message says what to do."""

@@ -143,14 +143,25 @@ class HeuristicBot:
         # The least a Grelottine challenge must be worth (stake × (1 − 2p)) to spend the item on.
         self.grelottine_threshold = 1.0 if style == "bold" else 3.0
 
-    # The lead over the best opponent: positive when ahead.
+    # What a seat plays for: its own score, or at a table in teams (the Doublette) its team's
+    # sum, the score that wins there. Alone at a table, a seat is a team of one.
     @staticmethod
-    def _lead(state: GameState, seat: int) -> int:
-        others = [s for i, s in enumerate(state.scores) if i != seat]
-        return state.scores[seat] - max(others) if others else 0
+    def _side_score(state: GameState, seat: int) -> int:
+        return sum(state.scores[member] for member in state.teams[seat])
+
+    @classmethod
+    def _other_sides(cls, state: GameState, seat: int) -> list[int]:
+        leaders = {min(state.teams[other]) for other in range(state.players) if other not in state.teams[seat]}
+        return [cls._side_score(state, leader) for leader in sorted(leaders)]
+
+    # The lead over the best opponent (team): positive when ahead.
+    @classmethod
+    def _lead(cls, state: GameState, seat: int) -> int:
+        others = cls._other_sides(state, seat)
+        return cls._side_score(state, seat) - max(others) if others else 0
 
     def _behind(self, state: GameState, seat: int) -> bool:
-        others = [s for i, s in enumerate(state.scores) if i != seat]
+        others = self._other_sides(state, seat)
         return bool(others) and max(others) >= 250 and self._lead(state, seat) < -60
 
     def act(self, state: GameState, decision: Decision) -> Action:
@@ -195,6 +206,9 @@ class HeuristicBot:
         # What the thrower would have had, against the Chouette they keep if we buy.
         thrower_now = buyer_points
         thrower_if_bought = rules.scores.chouette[chouettes[0] - 1] if chouettes[0] == chouettes[1] else 0
+        thrower = state.table.thrower
+        if thrower is not None and thrower in state.teams[seat]:
+            return Pass()  # the cul bought from one's partner costs the team 30 and their throw
         opponents = max(1, state.players - 1)
         value = buyer_points - rules.dice_buying.cost + (thrower_now - thrower_if_bought) / opponents
         room = rules.cap_score - state.scores[seat]
@@ -210,7 +224,7 @@ class HeuristicBot:
         face = max(set(dice), key=dice.count)
         keep = rules.scores.chouette[face - 1]
         success = rules.scores.cul_de_chouette[face - 1]
-        score = state.scores[seat]
+        score = self._side_score(state, seat)  # at a Doublette the team's sum is what wins
         target = rules.target_score
         if score + keep >= target:
             return Pass()  # the Chouette wins the game
@@ -268,9 +282,9 @@ class HeuristicBot:
         # throw's mean points). Spend the Flan on the leader only, once they are near the end
         # (bold: from 250, prudent: from 300), when it can stop a win.
         thrower, seat = state.table.thrower, decision.seat
-        if thrower is None or seat is None or state.scores[thrower] < max(state.scores) or thrower in state.teams[seat]:
-            return Pass()  # (never one's partner at a Doublette)
-        return BetOnSuccess() if state.scores[thrower] >= (250 if self.style == "bold" else 300) else Pass()
+        if thrower is None or seat is None or thrower in state.teams[seat] or self._lead(state, thrower) < 0:
+            return Pass()  # (never one's partner at a Doublette; the leader is a team's sum there)
+        return BetOnSuccess() if self._side_score(state, thrower) >= (250 if self.style == "bold" else 300) else Pass()
 
     def _civet_double(self, state: GameState, decision: Decision) -> Action:
         # House rule Civet doublé: joining costs our Civet and doubles the declarer's result,
@@ -279,8 +293,8 @@ class HeuristicBot:
         # (bold: 10 points, prudent: 20).
         civet = state.table.civet or {}
         declarer, seat = civet.get("seat"), decision.seat
-        if declarer is None or seat is None or state.scores[declarer] < state.scores[seat] \
-                or declarer in state.teams[seat]:
+        if declarer is None or seat is None or declarer in state.teams[seat] \
+                or self._side_score(state, declarer) < self._side_score(state, seat):
             return Pass()  # (never one's partner's Civet at a Doublette)
         p = made_probability(state.rules, civet.get("combination", "chouette"), False)
         doubled_loss = civet.get("stake", 0) * civet.get("multiplier", 1) * (1 - 2 * p)
@@ -304,6 +318,13 @@ class HeuristicBot:
     def _grelottine(self, state: GameState, decision: Decision) -> Action:
         # The challenger wins the stake when the named combination is *not* made:
         # value = stake × (1 - 2p). Name the combination with the best value at its maximum.
+        # A partner's Néant is never challenged: the stake would only move within the team.
+        # (The Néant's thrower is the one its combination names: a bought cul's is the buyer.)
+        seat = decision.seat
+        assert seat is not None  # a bot is asked only a seat's decisions
+        neant = next((event for event in reversed(state.log) if event["type"] == "combination"), None)
+        if neant is not None and neant["seat"] in state.teams[seat]:
+            return Pass()
         best, best_value = None, 0.0
         for combination, stakes in decision.stakes:
             p = made_probability(state.rules, combination, True)
@@ -317,14 +338,22 @@ class HeuristicBot:
         seat = decision.seat
         p = made_probability(state.rules, challenge.get("combination", "chouette"), True)
         expected_loss = challenge.get("stake", 0) * (1 - 2 * p)
-        if challenge.get("challenged") == seat and expected_loss >= (8 if self.style == "prudent" else 15):
+        assert seat is not None  # a bot is asked only a seat's decisions
+        # One's own challenge, or a partner's at a Doublette (an opponent's challenge of them).
+        team = state.teams[seat]
+        shielded = challenge.get("challenged") in team and challenge.get("challenger") not in team
+        if shielded and expected_loss >= (8 if self.style == "prudent" else 15):
             return UseBoucliette()
         return Pass()
 
     def _soufflette(self, state: GameState, decision: Decision) -> Action:
         # The challenger wins 30 when 1,2,4 is missed, far more often than not: always
-        # challenge, and the strongest opponent.
-        targets = [o for o in decision.options if isinstance(o, ChallengeSoufflette)]
+        # challenge, and the strongest opponent (never one's partner at a Doublette: the 30
+        # would only move within the team).
+        seat = decision.seat
+        assert seat is not None  # a bot is asked only a seat's decisions
+        targets = [o for o in decision.options
+                   if isinstance(o, ChallengeSoufflette) and o.target not in state.teams[seat]]
         return max(targets, key=lambda o: (state.scores[o.target], -o.target)) if targets else Pass()
 
     def _soufflette_keep(self, state: GameState, decision: Decision) -> Action:

@@ -318,3 +318,68 @@ def test_at_a_doublette_bold_never_flans_its_partner() -> None:
     state.apply_action(Pass())
     assert state.pending is not None and (state.pending.kind, state.pending.seat) == ("flan_use", 2)
     assert bold().act(state, state.pending) == Pass()
+
+
+# ---------------------------------------------------------------------- a Doublette: partners
+# Four seats in teams (0, 2) and (1, 3): what moves points within a team is worth nothing to it.
+DOUBLETTE = CLASSIC.with_house_rules(["doublette"])
+
+
+def test_at_a_doublette_bold_challenges_a_rival_to_a_soufflette_never_its_partner() -> None:
+    # Seat 0 throws 1,2,4; its partner (seat 2) has the best score, so bold took it for the
+    # strongest opponent and the 30 it wins moved within the team.
+    state, decision = reach([100, 50, 300, 60], "soufflette", 0, first(0, 4) + [(4, 2), (1,)], rules=DOUBLETTE)
+    assert choice(bold(), state, decision).target == 3  # type: ignore[attr-defined]
+    state, decision = reach([100, 50, 300, 60], "soufflette", 0, first(0, 4) + [(4, 2), (1,)])
+    assert choice(bold(), state, decision).target == 2  # type: ignore[attr-defined]  # classic: the best score
+
+
+def test_at_a_doublette_bold_never_challenges_its_partners_neant() -> None:
+    # Seat 0 throws a Néant; only its partner (seat 2) holds a Grelottine: the stake would move
+    # within the team, so no challenge. Seat 1, a rival, in the same place challenges.
+    state, decision = reach([200] * 4, "grelottine", 2, first(0, 4) + [(1, 3), (6,)],
+                            items=[{}, {}, {"grelottine": 1}, {}], rules=DOUBLETTE)
+    assert choice(bold(), state, decision) == Pass()
+    state, decision = reach([200] * 4, "grelottine", 1, first(0, 4) + [(1, 3), (6,)],
+                            items=[{}, {"grelottine": 1}, {}, {}], rules=DOUBLETTE)
+    assert isinstance(choice(bold(), state, decision), ChallengeGrelottine)
+    # A bought cul's Néant is the buyer's (seat 1): its partner (seat 3) lets it be, seat 0's
+    # partner (seat 2) challenges it.
+    for seat, challenges in ((3, False), (2, True)):
+        items: list[dict[str, int]] = [{"grelottine": 1} if s == seat else {} for s in range(4)]
+        state, decision = reach([200] * 4, "grelottine", seat, first(0, 4) + [(1, 3), (6,)], items=items,
+                                answers={"buy_cul": BuyCul()}, rules=DOUBLETTE)
+        assert [e["seat"] for e in state.log if e["type"] == "combination"] == [1]
+        assert isinstance(choice(bold(), state, decision), ChallengeGrelottine) == challenges, seat
+
+
+def test_at_a_doublette_bold_shields_its_partner_from_a_rivals_challenge() -> None:
+    # Seat 1 challenges seat 0's Néant at 60 on a Chouette (an expected loss of 15): seat 0's
+    # partner (seat 2) spends its Boucliette for it; the challenger's partner (seat 3) does not.
+    def moment(seat: int, holders: tuple[int, ...]) -> tuple[GameState, Decision]:
+        items = [{"boucliette": 1} if s in holders else {} for s in range(4)]
+        items[1] = {**items[1], "grelottine": 1}
+        return reach([200] * 4, "boucliette", seat, first(0, 4) + [(1, 3), (6,)], items=items,
+                     answers={"grelottine": ChallengeGrelottine("chouette", 60)}, rules=DOUBLETTE)
+
+    assert choice(bold(), *moment(2, (2,))) == UseBoucliette()
+    assert choice(bold(), *moment(3, (3,))) == Pass()
+
+
+def test_at_a_doublette_bold_never_buys_its_partners_cul() -> None:
+    # Seat 2 shows 6-6 (a cul worth 27 to a buyer at a table of one): from its partner seat 0
+    # it would cost the team 30 and the partner's Cul de Chouette chance.
+    state, decision = reach([0, 0, 0, 0], "buy_cul", 0, first(2, 4) + [(6, 6)], rules=DOUBLETTE)
+    assert choice(bold(), state, decision) == Pass()
+    state, decision = reach([0, 0, 0, 0], "buy_cul", 1, first(2, 4) + [(6, 6)], rules=DOUBLETTE)
+    assert choice(bold(), state, decision) == BuyCul()
+
+
+def test_at_a_doublette_the_lead_is_the_teams_sum() -> None:
+    # Seat 0 holds a Civet at 150 with its partner at 150 (team 300), the rivals at 250 and 30
+    # (team 280): ahead, so bold keeps its Civet; alone it would be 100 behind a 250.
+    state, decision = reach([150, 250, 150, 30], "turn_start", 0, first(0, 4),
+                            items=[{"civet": 1}, {}, {}, {}], rules=DOUBLETTE)
+    assert choice(bold(), state, decision) == Roll()
+    state, decision = reach([150, 250, 150, 30], "turn_start", 0, first(0, 4), items=[{"civet": 1}, {}, {}, {}])
+    assert isinstance(choice(bold(), state, decision), DeclareCivet)

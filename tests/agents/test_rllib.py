@@ -137,7 +137,9 @@ def test_a_doublette_teams_win_is_logged_for_both_partners() -> None:
     env = TableEnv({"ruleset": rules, "players": 4, "opponents": ["bold"], "max_turns": 40})
     rng = np.random.default_rng(1)
     partners_won = 0
-    for game in range(12):
+    for game in range(60):  # until a partner's win has come up
+        if partners_won:
+            break
         observations, _ = env.reset(seed=game)
         observations, rewards, infos, returns = play_out(env, observations, rng)
         state = env.game.state

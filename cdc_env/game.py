@@ -18,6 +18,7 @@ no clock of its own.
 from __future__ import annotations
 
 import copy
+import unicodedata
 from dataclasses import dataclass
 from typing import Any, Literal
 
@@ -299,7 +300,7 @@ class GameState:
         if not name.strip():
             return "a newcomer needs a name"
         for event in self.log:
-            if event["type"] == "join" and event["name"].casefold() == name.strip().casefold():
+            if event["type"] == "join" and _same_name(event["name"], name):
                 return f"{event['name']} has already joined (seat {event['seat']}): give the newcomer another name"
         if now and not self.at_turn_start:
             return ("a player joins as a turn begins, before its first decision: wait for the next turn "
@@ -697,3 +698,12 @@ def _check_setup(setup: dict[str, Any] | None, players: int) -> dict[str, Any]:
             if set(holding) - set(ITEMS) or any(v not in (0, 1) for v in holding.values()):
                 raise GameError(f"setup items: each of {', '.join(ITEMS)} is held 0 or 1 times, got {holding!r}")
     return copy.deepcopy(setup)
+
+
+def _same_name(one: str, other: str) -> bool:
+    """Two names a table cannot tell apart: the same but for case, the spaces around them, or
+    how their accents were typed (é as one character or as e and a combining accent)."""
+    def key(name: str) -> str:
+        return unicodedata.normalize("NFKC", name.strip()).casefold()
+
+    return key(one) == key(other)

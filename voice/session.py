@@ -17,6 +17,7 @@ import json
 import select
 import sys
 import time
+import unicodedata
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -198,8 +199,14 @@ NAME_LIMIT = 30  # characters: the table's players column and a phone's seat lis
 
 
 def name_at_table(name: str, taken: Sequence[str]) -> str | None:
-    """The player of `taken` whose name is `name`, whatever the case and the spaces around it."""
-    return next((other for other in taken if other.casefold() == name.strip().casefold()), None)
+    """The player of `taken` whose name is `name`, whatever the case, the spaces around it and
+    how its accents were typed (« Léa » with é as one character or as e and an accent: a phone's
+    keyboard and the host's may differ, and the two look the same on every screen)."""
+    return next((other for other in taken if _name_key(other) == _name_key(name)), None)
+
+
+def _name_key(name: str) -> str:
+    return unicodedata.normalize("NFKC", name.strip()).casefold()
 
 
 def name_refusal(name: str, taken: Sequence[str]) -> str | None:
@@ -584,7 +591,7 @@ class PlaySession:
         if name and (shape := name_refusal(name, [])) is not None:  # too long to show, a control character
             return shape
         taken = [p.name for p in self.players] + [waiting for waiting, _ in self.joining]
-        same = next((t for t in taken if name and t.casefold() == name.casefold()), None)
+        same = name_at_table(name, taken) if name else None
         if same is not None:
             return f"{same} is already at the table: give the newcomer another name"
         refusal = self.state.join_refusal(name, now=False)

@@ -143,6 +143,8 @@ def test_a_name_already_joined_and_an_empty_name_are_refused() -> None:
     state = game_at_turn(4, [0, 0, 0])
     state.join("Zoé")
     refused(state, " zoé ", "Zoé has already joined \\(seat 3\\): give the newcomer another name")
+    # The same name typed on another keyboard: é as e and a combining accent looks the same.
+    refused(state, "Zoe\u0301", "Zoé has already joined \\(seat 3\\): give the newcomer another name")
     refused(state, "  ", "a newcomer needs a name")
 
 

@@ -1045,3 +1045,14 @@ def test_a_race_shout_typed_for_no_human_seat_says_how_to_name_one() -> None:
     assert len(said) == 3 and all("several humans race here: « ! » then your seat's number (1 Ana, 2 Léo)" in s
                                   for s in said)
     assert shouts == {}
+
+
+def test_a_name_typed_with_its_accent_apart_is_the_same_name() -> None:
+    # « Léa » with é as one character (a laptop) and as e and a combining accent (some phones'
+    # keyboards) look the same on every screen: one is at the table, the other is refused.
+    from voice.session import name_at_table, name_refusal
+
+    assert name_at_table("Le\u0301a", ["Léa"]) == "Léa"
+    assert name_at_table("LÉA ", ["Léa"]) == "Léa"
+    assert name_refusal("Le\u0301a", ["Léa", "bold-1"]) is not None
+    assert name_refusal("Leo", ["Léa"]) is None

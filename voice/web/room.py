@@ -828,8 +828,8 @@ class Room:
             return HostAnswer(f"the table's address: {self.join['phone']} (first time on a phone: "
                               f"{self.join['trust']}); {usage}", self.join["phone"])
         wanted = words[1].strip()
-        seat = next((s for s in self.seats if typed_number(wanted) == s.index + 1
-                     or s.player.name.casefold() == wanted.casefold()), None)
+        named = name_at_table(wanted, [s.player.name for s in self.seats])
+        seat = next((s for s in self.seats if typed_number(wanted) == s.index + 1 or s.player.name == named), None)
         if seat is None:
             shown = wanted if len(wanted) <= 30 else wanted[:30] + "…"
             return HostAnswer(f"no seat « {shown} » at this table; {usage}")

@@ -487,9 +487,9 @@ SIGNED_OPTIONS = {"onset_bias_s"}  # the recogniser's options that may be below 
 
 
 def bench(args: argparse.Namespace) -> int:
-    from voice.model import find_model, packaged_model_path
+    from voice.model import bench_model_path
 
-    model_path = str(find_model(args.model)) if args.model else str(packaged_model_path())
+    model_path = str(bench_model_path(args.model))
     options = dict(args.option)
     started = time.time()
     clips = make_clips(args.set)

@@ -959,10 +959,10 @@ def main(argv: list[str] | None = None) -> int:
 
 def bench(args: argparse.Namespace) -> int:
     from voice.lexicon import load_lexicon
-    from voice.model import ModelNotFoundError, load_model, packaged_model_path
+    from voice.model import ModelNotFoundError, bench_model_path, load_model
 
     try:
-        model = load_model(args.model or packaged_model_path())
+        model = load_model(bench_model_path(args.model))
     except ModelNotFoundError as error:
         print(f"bench_web: {error}", file=sys.stderr)
         return 2

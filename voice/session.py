@@ -287,7 +287,8 @@ class PlaySession:
     _began: float | None = None
     # The last race run: its start, the end of its window (session clock) and its phrases. A
     # shout said in it but heard after it was settled is late, not a false shout.
-    _last_race: tuple[float, float, frozenset[str]] | None = None
+    # The last race: its start, its window's end, when it was settled, the phrases it took.
+    _last_race: tuple[float, float, float, frozenset[str]] | None = None
     # Late friends typed in (`+ Name`) waiting for the next turn to begin: (name, Sloubi sung).
     joining: list[tuple[str, bool]] = field(default_factory=list)
     # The false shouts and answers the microphones heard, which the table may take back (`-`:
@@ -652,19 +653,30 @@ class PlaySession:
         either: the race's answers are given.
         - Begun inside the race's window, and recognised or received only after the race was
           settled: the table says so.
+        - Begun after the window but before the race was settled (its grace wait for shouts
+          still on their way): not counted, as it is when decided during that wait; which of
+          the two it is depends only on how fast the recogniser decided.
         - Its seat's repeat of the shout it made in that race, up to REPEAT_S after it: the phrase
           said twice, or a double tap whose second tap came once the race was over (a race ends
           as soon as every shout is in). Quietly dropped, as a repeat inside the race is."""
         if self._last_race is None:
             return False
-        start, end, phrases = self._last_race
+        start, end, settled, phrases = self._last_race
         if phrase is not None and phrase not in phrases:
             return False
         if self._own_shout_repeated(seat, at):
             return at >= start - EARLY_TOLERANCE_S
-        if not start - EARLY_TOLERANCE_S <= at <= end:
+        if not start - EARLY_TOLERANCE_S <= at <= max(end, settled):
             return False
-        if not any(shout.seat == seat for shout in self.race_log[-1]):
+        if at > end:
+            name = self.players[seat].name
+            if phrase is None:
+                self.view.say(Said(f"{name}: pressed after the race's window: not counted",
+                                   f"{name} : touché {WHEN_FR[False]} : non compté", seat))
+            else:
+                self.view.say(Said(f"{name}: « {words(phrase)} » began after the race's window: not counted",
+                                   f"{name} : « {{phrase}} » commencé {WHEN_FR[False]} : non compté", seat, phrase))
+        elif not any(shout.seat == seat for shout in self.race_log[-1]):
             name = self.players[seat].name
             how, how_fr = ("heard", "entendu") if by == "voice" else ("pressed", "touché")
             if phrase is None:  # « ! » alone, a phone's tap: the shout of whatever race it was
@@ -871,7 +883,13 @@ class PlaySession:
         time, when its first seat is asked, and the answers are handed out from it."""
         assert decision.seat is not None  # a race decision is a seat's
         if decision.seat not in self._race_answers:
-            self._race_answers = self._run_race(decision)
+            answered = self._run_race(decision)
+            # A race resumed from a save made in it is run for every seat, but the engine asks
+            # only the seats from this one on (in its order): the others answered before the
+            # save, and an answer kept for them would be handed to the next race's question.
+            order = self._race_seats(decision)
+            still = order[order.index(decision.seat):] if decision.seat in order else order
+            self._race_answers = {seat: answer for seat, answer in answered.items() if seat in still}
         return self._race_answers.pop(decision.seat, Pass())
 
     def _race_seats(self, decision: Decision) -> list[int]:
@@ -949,7 +967,7 @@ class PlaySession:
             typed = self.keyboard.poll(0.02)
             if typed is not None:  # pressed after the window: said so, not counted
                 self._typed_shout(typed, start, humans, phrases_of, decision, shouts, window)
-        self._last_race = (start, start + window, frozenset(phrases))
+        self._last_race = (start, start + window, self.clock(), frozenset(phrases))
         self._speak_bots_after_race([s for s in sorted(shouts.values(), key=lambda s: s.onset_ms) if s.by == "bot"])
         self.race_log.append(sorted(shouts.values(), key=lambda s: s.onset_ms))
         self.race_now = self.race_log[-1]

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import io
 import json
 import os
 import threading
@@ -329,6 +330,48 @@ def test_no_race_answer_outlives_its_race() -> None:
     assert state.winner == 1 and session._race_answers == {}
 
 
+class Silent:
+    """A bot that rolls and never shouts."""
+
+    def act(self, state: GameState, decision: Decision) -> Action:
+        return Roll() if decision.allows(Roll()) else Pass()
+
+
+@pytest.mark.parametrize("bevues", [True, False])
+def test_an_answer_before_a_save_in_a_race_is_not_handed_to_the_race_after_it(bevues: bool, tmp_path: Path) -> None:
+    # Classic: Ana throws 1,2,3, a Suite; she stays silent and the game is saved there (a save
+    # failing on the next seat's answer, or Ctrl+C, leaves this). Resumed, the race is run again
+    # for every seat and Ana presses Enter in it; the tie race « sans fin » follows at once
+    # (Ana and the silent bot last). Her re-run answer was kept and handed, unasked, to the tie
+    # race: a Bévue (or, without Bévues, an illegal shout that stopped the game).
+    rules = load_ruleset("classic")
+    rules = rules.model_copy(update={"bevue": rules.bevue.model_copy(update={"enabled": bevues})})
+    path = tmp_path / "game.json"
+
+    def players() -> list[SeatPlayer]:
+        return [SeatPlayer("Ana"), SeatPlayer("quiet", Silent(), "quiet"), SeatPlayer("loud", FixedBot(500), "loud")]
+
+    before = PlaySession(rules, players(), view=Recorder(), keyboard=Keyboard(io.StringIO("")), save_path=path,
+                         dice=InjectedDice([1, 6, 6, 1, 2, 3] + [6, 5, 4, 3, 2, 1] * 10))
+    while before.state.pending is not None and before.state.pending.kind != "race":
+        decision = before.state.pending
+        before.state.apply_action(Roll() if decision.allows(Roll()) else Pass(), seat=decision.seat)
+    assert before.state.pending is not None and before.state.pending.reason == "suite"
+    before.state.apply_action(Pass(), seat=0)
+    before.save()
+    keyboard = TypedLater()
+    keyboard.type("", 0.3)
+    threading.Timer(5.0, keyboard.writer.close).start()  # then Ana's next question ends the session
+    session = PlaySession.resume(path, players(), view=Recorder(), keyboard=Keyboard(keyboard.reader))
+    with pytest.raises(EOFError):
+        session.run()
+    log = session.state.log
+    assert [e["race"] for e in log if e["type"] == "race"] == ["suite", "suite_tie"]
+    assert [e for e in log if e["type"] == "shout" and e["seat"] == 0] == []
+    assert [e for e in log if e["type"] == "score" and e["reason"] == "bevue"] == []
+    assert any(line.startswith("RACE: suite tie") for line in session.view.said)  # type: ignore[attr-defined]
+
+
 @pytest.mark.parametrize("typed", ["²", "1²", "³ 5", "① "])
 def test_a_digit_sign_that_is_no_number_typed_at_the_table_is_refused_in_words(typed: str) -> None:
     # « ² » is the first key of a French keyboard: a digit to str.isdigit, no number to int(),
@@ -432,6 +475,19 @@ def test_a_race_phrase_said_after_the_race_is_still_a_false_shout() -> None:
     session, state = play_late_shout(listener)
     assert listener.delivered
     assert "false_shout" in [e["type"] for e in state.log]
+
+
+def test_a_race_phrase_begun_after_the_window_but_before_the_race_was_settled_is_never_a_false_shout() -> None:
+    # Begun at 3.3 s, after the 3 s window, while the race waited for shouts on their way (until
+    # 4 s), and recognised at 4.6 s, once the race was settled: not counted, as when recognised
+    # during that wait. It was a false shout (a Bévue) then: the recogniser's speed decided.
+    listener = LateListener(0, "pas_mou_le_caillou", onset_after_s=3.3, heard_after_s=4.6)
+    session, state = play_late_shout(listener)
+    assert listener.delivered
+    assert "false_shout" not in [e["type"] for e in state.log]
+    assert [e["delta"] for e in state.log if e["type"] == "score" and e["seat"] == 0 and e["delta"] < 0] == []
+    late = told(session.view.said, "Ana: « pas mou le caillou » began after the race's window: not counted")  # type: ignore[attr-defined]
+    assert late.fr == "Ana : « {phrase} » commencé après la fenêtre de la course : non compté"
 
 
 def claim_a_flan(typed: tuple[tuple[str, float], ...], listener: Any = None) -> PlaySession:

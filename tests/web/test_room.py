@@ -1012,8 +1012,8 @@ def test_the_room_kept_in_a_save_is_taken_back_whole_or_not_at_all() -> None:
     join(room, 0)
     kept = json.loads(json.dumps(room.kept()))["web"]  # as the save holds it
     assert kept["address"] == JOIN["phone"] and kept["room"] == room.secret
-    assert kept["seats"] == [{"token": room.seats[0].token, "taken": True},
-                             {"token": room.seats[1].token, "taken": False}, None]
+    assert kept["seats"] == [{"token": room.seats[0].token, "taken": True, "played": True},
+                             {"token": room.seats[1].token, "taken": False, "played": False}, None]
     back = make_room([FakeClock()])
     assert back.restore(kept) is None
     assert back.secret == room.secret and [(s.token, s.taken) for s in back.seats] == \
@@ -1024,6 +1024,43 @@ def test_the_room_kept_in_a_save_is_taken_back_whole_or_not_at_all() -> None:
     assert phone.seat == 0  # its page, reconnecting with its token, is back at its seat
     # A seat held by a phone keeps its player's name when another phone takes it later.
     assert back.seats[0].played and not back.seats[1].played
+
+
+def test_a_seat_handed_to_a_new_phone_keeps_its_name_across_a_resume() -> None:
+    # Ana's phone was lost: « phone 1 » frees her seat, and the table is started again with
+    # --resume before a new phone takes it. Saved as not taken, the seat forgot it had been
+    # played, and the new phone's claim renamed Ana mid-game.
+    room = make_room([FakeClock()])
+    join(room, 0)
+    assert room.host_command("phone 1") is not None and not room.seats[0].taken
+    back = make_room([FakeClock()])
+    assert back.restore(json.loads(json.dumps(room.kept()))["web"]) is None
+    phone = Connection(asyncio.Queue())
+    back.connections.add(phone)
+    back.handle(phone, Hello(type="hello", role="phone"))
+    back.handle(phone, Claim(type="claim", seat=0, name="Zoé"))
+    assert phone.seat == 0 and back.seats[0].player.name == "Ana"
+    # A save made before `played` was kept: what it says (`taken`) is what counts.
+    older = make_room([FakeClock()])
+    kept = json.loads(json.dumps(room.kept()))["web"]
+    for seat in kept["seats"]:
+        if seat is not None:
+            del seat["played"]
+    assert older.restore(kept) is None and not older.seats[0].played
+
+
+def test_phone_n_is_seat_n_even_where_a_player_is_named_by_a_number() -> None:
+    # Ana's phone named its player « 2 »: « phone 2 » freed her seat (1), not Bob's.
+    room = make_room([FakeClock(), FakeClock()])
+    phone = Connection(asyncio.Queue())
+    room.connections.add(phone)
+    room.handle(phone, Hello(type="hello", role="phone"))
+    room.handle(phone, Claim(type="claim", seat=0, name="2"))
+    join(room, 1)
+    assert [s.player.name for s in room.seats][:2] == ["2", "Bob"]
+    answer = room.host_command("phone 2")
+    assert answer is not None and "Bob's seat (2) is free" in answer.text
+    assert room.seats[0].taken and not room.seats[1].taken
 
 
 @pytest.mark.parametrize("kept, says", [
@@ -1236,8 +1273,9 @@ class FuzzSocket:
             return {"type": "websocket.receive", "text": self.frames[self.at]}
         return {"type": "websocket.disconnect"}
 
-    async def send_json(self, data: dict[str, Any]) -> None:
-        self.sent.append((self.at, data))
+    async def send_text(self, text: str) -> None:
+        text.encode("utf-8")  # what the socket does: a lone surrogate fails here
+        self.sent.append((self.at, json.loads(text)))
 
     async def close(self, code: int = 1000, reason: str = "") -> None:
         pass
@@ -1266,7 +1304,7 @@ def room_state(room: Room) -> Any:
 # JSON values of every kind, nested a little; numbers huge, negative, NaN and infinite.
 scalars = (st.none() | st.booleans() | st.integers(min_value=-2**70, max_value=2**70)
            | st.floats(allow_nan=True, allow_infinity=True) | st.text(max_size=40)
-           | st.sampled_from(["", "x" * 600, "hello", "phone", "board", "on", "off", "fr", "\u2028", "Ana"]))
+           | st.sampled_from(["", "x" * 600, "hello", "phone", "board", "on", "off", "fr", "\u2028", "Ana", "\ud800"]))
 json_values = st.recursive(scalars, lambda inner: st.lists(inner, max_size=3)
                            | st.dictionaries(st.text(max_size=6), inner, max_size=3), max_leaves=8)
 FIELDS = ("role", "token", "lang", "seat", "name", "id", "t1", "t2", "t3", "t4", "t", "stream", "rate", "state",
@@ -1345,6 +1383,23 @@ def test_any_message_from_a_phone_or_a_board_is_refused_in_an_error_changing_not
             assert socket.states[index + 1] == socket.states[index], frame
             # A hello with a token no seat has: the error, and the seats to choose from (and the table).
             assert all(m["type"] in ("error", "seats", "table") for m in replies), (frame, replies)
+
+
+def test_a_lone_surrogate_quoted_in_an_error_leaves_the_connection_answering() -> None:
+    # « {"type":"\ud800"} » is valid JSON; its error quotes the type, which has no UTF-8. Sent
+    # with Starlette's send_json the reply failed and the connection's sending ended for good:
+    # no pong, no table again, its outbox growing.
+    from voice.web.server import serve_socket
+
+    room = make_room([FakeClock()])
+    room.keys = KeptLines()
+    socket = FuzzSocket(room, SETUPS["phone"], ['{"type":"\\ud800"}', '{"type":"ping","id":1,"t1":5.0}'])
+    try:
+        asyncio.run(serve_socket(room, socket))  # type: ignore[arg-type]
+    finally:
+        room.close()
+    assert [m["type"] for at, m in socket.sent if at == 0] == ["error"]
+    assert [m["type"] for at, m in socket.sent if at == 1] == ["pong"]
 
 
 def test_a_phone_whose_capture_slipped_is_set_right_against_the_others_and_its_chirp_played_again() -> None:

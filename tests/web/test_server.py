@@ -312,6 +312,19 @@ def test_certificates_name_the_lan_and_are_reused_until_it_changes(tmp_path: Pat
     assert "10.0.0.7" in moved.names and "192.168.1.20" not in moved.names
 
 
+def test_a_host_name_with_accents_is_named_by_its_a_label_and_one_no_dns_name_can_be_is_left_out(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    # `--host tablé.local` (or a machine named so) ended play.py in x509's ValueError traceback.
+    import socket
+
+    monkeypatch.setattr(socket, "gethostname", lambda: "portable-de-zoé")
+    made = ensure_certificates(tmp_path, addresses=["192.168.1.20"], also=["tablé.local", "a..b"])
+    cert = x509.load_pem_x509_certificate(made.server_cert.read_bytes())
+    dns = cert.extensions.get_extension_for_class(x509.SubjectAlternativeName).value.get_values_for_type(x509.DNSName)
+    assert "xn--tabl-epa.local" in dns and "xn--portable-de-zo-okb" in dns and "localhost" in dns
+    assert not any(".." in name for name in dns)
+
+
 def test_config_folder_is_overridable(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     from voice.web.certs import web_dir
 

@@ -150,6 +150,16 @@ def _make_ca(directory: Path) -> None:
     write_atomic(directory / "ca.crt", cert.public_bytes(serialization.Encoding.PEM), private=True)
 
 
+def _a_label(name: str) -> str | None:
+    """A host name as a certificate names it: ASCII, « tablé.local » as its IDNA A-label
+    (x509 refused the Unicode name with a traceback); None for one no DNS name can be (an empty
+    label, one too long): left out of the certificate, where no browser could ask for it."""
+    try:
+        return name.encode("idna").decode("ascii")
+    except UnicodeError:
+        return None
+
+
 def _make_server(directory: Path, names: tuple[str, ...]) -> None:
     ca_key = _load_key(directory / "ca.key")
     ca_cert = x509.load_pem_x509_certificate((directory / "ca.crt").read_bytes())
@@ -160,7 +170,9 @@ def _make_server(directory: Path, names: tuple[str, ...]) -> None:
         try:
             alt.append(x509.IPAddress(ipaddress.ip_address(name)))
         except ValueError:
-            alt.append(x509.DNSName(name))
+            label = _a_label(name)
+            if label is not None:
+                alt.append(x509.DNSName(label))
     ends = min(now + datetime.timedelta(days=SERVER_DAYS), ca_cert.not_valid_after_utc)  # not past its CA
     cert = (x509.CertificateBuilder().subject_name(_name(names[0][:64])).issuer_name(ca_cert.subject)
             .public_key(key.public_key()).serial_number(x509.random_serial_number())

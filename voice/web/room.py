@@ -782,7 +782,8 @@ class Room:
         (a seat with a phone is marked taken), so that a table started again with --resume on
         the same port is the same room, and every phone comes back to its seat by itself."""
         return {"web": {"address": self.join["phone"] if self.join else None, "room": self.secret, "seats": [
-            {"token": s.token, "taken": s.taken} if s.token is not None else None for s in self.seats]}}
+            {"token": s.token, "taken": s.taken, "played": s.played} if s.token is not None else None
+            for s in self.seats]}}
 
     def restore(self, saved: Any) -> str | None:
         """Takes back a room's secret and seat tokens from a save (`kept`); what was wrong with
@@ -802,7 +803,9 @@ class Room:
         for seat, kept in zip(self.seats, seats, strict=True):
             if kept is not None:
                 seat.token, seat.taken = kept["token"], kept["taken"]
-                seat.played = seat.played or kept["taken"]
+                # A seat a phone played keeps its name, also once handed to a new phone (« phone
+                # N ») and the table started again: `played` is kept (a save without it: `taken`).
+                seat.played = seat.played or kept["taken"] or kept.get("played") is True
         return None
 
     # ------------------------------------------------------------------ the host's commands
@@ -828,8 +831,10 @@ class Room:
             return HostAnswer(f"the table's address: {self.join['phone']} (first time on a phone: "
                               f"{self.join['trust']}); {usage}", self.join["phone"])
         wanted = words[1].strip()
+        # A seat's number first: a player may be named « 2 », and « phone 2 » is then still seat 2.
         named = name_at_table(wanted, [s.player.name for s in self.seats])
-        seat = next((s for s in self.seats if typed_number(wanted) == s.index + 1 or s.player.name == named), None)
+        seat = next((s for s in self.seats if typed_number(wanted) == s.index + 1), None) \
+            or next((s for s in self.seats if s.player.name == named), None)
         if seat is None:
             shown = wanted if len(wanted) <= 30 else wanted[:30] + "…"
             return HostAnswer(f"no seat « {shown} » at this table; {usage}")

@@ -9,6 +9,7 @@ import contextlib
 import errno
 import html
 import io
+import json
 import logging
 import os
 import secrets
@@ -129,7 +130,7 @@ def make_app(room: Room, max_sockets: int = MAX_SOCKETS, places: _Places | None 
         if len(room.connections) >= max_sockets:
             full = f"the table is full: {max_sockets} connections at most; close a tab, or try again later"
             with contextlib.suppress(Exception):  # it may have gone already
-                await websocket.send_json(refusal(full, "full", most=max_sockets))
+                await websocket.send_text(as_json(refusal(full, "full", most=max_sockets)))
                 await websocket.close(code=CLOSE_FULL, reason="the table is full")
             return
         await serve_socket(room, websocket, places)
@@ -152,6 +153,14 @@ def make_app(room: Room, max_sockets: int = MAX_SOCKETS, places: _Places | None 
                              Mount("/static", StaticFiles(directory=STATIC, check_dir=False), name="static")])
 
 
+def as_json(message: dict[str, Any]) -> str:
+    """A message as a text frame. ASCII JSON (non-ASCII letters as \\u escapes, which every
+    browser's JSON.parse reads back): a client's text quoted in an error may hold a lone
+    surrogate ("\\ud800" is valid JSON), which has no UTF-8; Starlette's send_json failed on it
+    and ended that connection's sending for good, its phone never told anything again."""
+    return json.dumps(message, separators=(",", ":"))
+
+
 async def serve_socket(room: Room, websocket: WebSocket, places: _Places | None = None) -> None:
     """One phone or board: messages in, the outbox out, until either side closes. A phone
     welcomed to a seat gives `places` its address (the places kept for seated phones)."""
@@ -162,7 +171,7 @@ async def serve_socket(room: Room, websocket: WebSocket, places: _Places | None 
     async def send() -> None:
         while (message := await connection.outbox.get()) is not None:
             if (sent := connection.take(message)) is not None:
-                await websocket.send_json(sent)
+                await websocket.send_text(as_json(sent))
         with contextlib.suppress(Exception):  # the server stops: the phone sees the socket close
             await websocket.close(code=1001)
 

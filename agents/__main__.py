@@ -85,6 +85,11 @@ def show_game(args: argparse.Namespace, rules: Ruleset, players: int, state: Gam
         print(f"Final scores: {state.scores} after {state.turn_number} turns; winner: {who}")
     if solo:
         print(f"Solo: {solo.describe()}")
+    elif players == 1 and state.is_over:
+        from cdc_env.solo_optimum import uncovered
+
+        print(f"Solo: {turns_played(state)} turns (no grade: the solo optimum it is measured against does not "
+              f"cover {uncovered(rules)})")
 
 
 def main(argv: list[str] | None = None) -> int:

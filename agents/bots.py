@@ -40,6 +40,10 @@ class SoloOptimalBot:
         """Said before any game (`check_table`): fit_value.py met it only in its first game."""
         if rules.max_players != 1:
             raise ValueError("the solo optimum plays only one-player rulesets (solo)")
+        from cdc_env.solo_optimum import uncovered
+
+        if (why := uncovered(rules)) is not None:
+            raise ValueError(f"the solo optimum does not cover {why}: play that table with another bot")
 
     def act(self, state: GameState, decision: Decision) -> Action:
         from cdc_env.solo_optimum import optimal_action

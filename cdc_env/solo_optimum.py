@@ -293,6 +293,19 @@ class TurnStartChoice:
     expected: float
 
 
+def uncovered(rules: Ruleset) -> str | None:
+    """What of `rules` the optimum does not model, or None. Solved anyway, its values would be
+    another game's: a wrong "best play" and grade (Tichette's points make the game ~4 turns
+    shorter), or a Civet at a stake the engine refuses (a stake within one's score)."""
+    if rules.house_rules:
+        return f"house rules ({', '.join(rules.house_rules)})"
+    if rules.cap_holds != "all_but_own_dice":
+        return f"cap_holds: {rules.cap_holds} (a gain on one's own turn passing the cap)"
+    if rules.civet.enabled and rules.civet.stake_within_score:
+        return "civet.stake_within_score (a Civet's stake within one's score)"
+    return None
+
+
 class SoloOptimum:
     """The optimum of one ruleset played alone. A state is (score, Civet held, Grelottine held)
     at the start of a turn: index = items × size + score − floor, items = 2 × civet + grelottine."""
@@ -314,6 +327,8 @@ class SoloOptimum:
                                  if grelottine.enabled and grelottine.use == "before_roll" else [])
         if any(name != "chouette_velute" for name in rules.sirotage.rescore_after):
             raise ValueError("the solo optimum covers only a Chouette-Velute after a sirop")
+        if (why := uncovered(rules)) is not None:
+            raise ValueError(f"the solo optimum does not cover {why}")
         self.scores = np.arange(floor, rules.target_score)
         self.iterations = 0
         self._memo: dict[tuple[Any, ...], Any] = {}  # the best choices asked so far
@@ -629,10 +644,13 @@ def rank_of(grade_out_of_20: float, ranks: list[tuple[float, str]]) -> str:
     return next(name for lowest, name in ranks if grade_out_of_20 >= lowest)
 
 
-def solo_result(state: GameState) -> SoloResult:
-    """The rank and grade of a finished solo game."""
+def solo_result(state: GameState) -> SoloResult | None:
+    """The rank and grade of a finished solo game; None where the optimum they are measured
+    against does not cover its rules (`uncovered`)."""
     if not state.is_over or state.players != 1:
         raise ValueError("a rank and a grade are given at the end of a solo game")
+    if uncovered(state.rules) is not None:
+        return None
     solo = state.rules.solo
     expected = solo_optimum(state.rules).expected_turns(0)
     out_of_20 = grade(state.turn_number, expected, solo.par_grade)

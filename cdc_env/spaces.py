@@ -118,7 +118,9 @@ class ActionCodec:
         added_names(rules.house_rules, "phrases")`), appended to the shout block: the indices
         after it move for such a table, and only for it."""
         levels = tuple(float(level) for level in stake_levels)
-        if not levels or levels[0] != 0.0 or levels[-1] != 1.0 or list(levels) != sorted(set(levels)):
+        # (NaN compares false both ways: it slipped through the order check and failed later.)
+        if not levels or levels[0] != 0.0 or levels[-1] != 1.0 or list(levels) != sorted(set(levels)) \
+                or not all(0.0 <= level <= 1.0 for level in levels):
             raise ValueError(
                 f"stake_levels must rise from 0.0 (the minimum stake) to 1.0 (the maximum), "
                 f"got {stake_levels!r}"

@@ -7,6 +7,7 @@ and for a key given twice, the key and its two lines.
 
 from __future__ import annotations
 
+import sys
 from pathlib import Path
 from typing import Any
 
@@ -67,6 +68,9 @@ def read_yaml(path: str | Path) -> Any:
         line = text.count("\n", 0, error.position) + 1
         raise YamlFileError(f"{path}, line {line}: not valid YAML: unacceptable character "
                             f"#x{error.character:04x} ({error.reason}); remove it") from None
+    except ValueError:  # an integer of over 4,300 digits: Python refuses to convert it (a traceback)
+        raise YamlFileError(f"{path}: not valid YAML: a number with more digits than can be read "
+                            f"({sys.get_int_max_str_digits()}); shorten it") from None
     except RecursionError:  # `[[[[...` nested past Python's limit: PyYAML's reader is recursive
         raise YamlFileError(f"{path}: not valid YAML: nested too deeply (a damaged file)") from None
     except yaml.YAMLError as error:  # no other kind is raised while loading; one line all the same

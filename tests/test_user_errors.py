@@ -93,6 +93,20 @@ def test_a_yaml_file_that_is_not_utf8_names_the_file(tmp_path: Path, capsys: pyt
 COMPOSE = "services:\n  web:\n    image: nginx-secret-image\n    ports: ['80:80']\nversion: '3'\n"
 
 
+def test_a_number_too_long_to_read_in_a_yaml_file_is_one_line(tmp_path: Path,
+                                                                capsys: pytest.CaptureFixture[str]) -> None:
+    # Python refuses to convert an integer of over 4,300 digits: a ValueError traceback.
+    from cdc_env.__main__ import main as engine_main
+
+    wrong = tmp_path / "long.yaml"
+    wrong.write_text("target_score: " + "9" * 5000 + "\n", encoding="utf-8")
+    assert engine_main(["rules-table", "--ruleset", str(wrong)]) == 2
+    line = one_error_line(capsys.readouterr().err)
+    assert f"{wrong}: not valid YAML: a number with more digits than can be read" in line and len(line) < 300
+    assert script("train").main(["--config", str(wrong)]) == 2
+    assert "a number with more digits than can be read" in one_error_line(capsys.readouterr().err)
+
+
 @pytest.mark.parametrize(("text", "holds"), [
     ("- nginx-secret-image\n- b\n", "it holds a list"),
     ("nginx-secret-image and more\n", "it holds a line of text"),

@@ -92,3 +92,16 @@ def test_a_pipe_closed_by_its_reader_ends_the_command_quietly() -> None:
     child.stdout.close()  # as `head` does, having read its lines
     assert child.wait(timeout=60) == 141
     assert child.stderr.read() == b""
+
+
+def test_a_solo_game_the_optimum_does_not_cover_is_not_graded_and_its_bot_refused(
+        capsys: pytest.CaptureFixture[str]) -> None:
+    # Solo with Tichette: the optimum ignored the house rule, so its "best play needs 19.40"
+    # was beaten by 4 turns and every grade was inflated.
+    from agents.__main__ import main
+
+    assert main(["play", "--ruleset", "solo", "--house", "tichette", "--bot", "bold", "--seed", "3"]) == 0
+    last = capsys.readouterr().out.splitlines()[-1]
+    assert last.startswith("Solo: ") and "no grade" in last and "house rules (tichette)" in last
+    assert main(["play", "--ruleset", "solo", "--house", "tichette", "--bot", "solo_optimal"]) == 2
+    assert "the solo optimum does not cover house rules (tichette)" in capsys.readouterr().err

@@ -152,5 +152,6 @@ def test_solo_result_of_a_finished_game() -> None:
     play(state, ROLL)
     assert state.is_over
     result = solo_result(state)
+    assert result is not None
     assert result.turns == 1 and result.grade == 20.0 and result.rank == "Légende"
     assert result.expected == pytest.approx(19.4003, abs=1e-4)

@@ -17,7 +17,7 @@ from cdc_env.actions import Action, DeclareCivet, Pass, Roll, Sirop, UseGrelotti
 from cdc_env.dice import InjectedDice, SeededDice
 from cdc_env.flow import Decision
 from cdc_env.game import GameState
-from cdc_env.rules import Ruleset
+from cdc_env.rules import Ruleset, load_ruleset
 from cdc_env.solo_optimum import SoloOptimum, optimal_action, solo_optimum, solo_result
 
 FLOOR = -60
@@ -204,6 +204,7 @@ def test_a_small_games_grade_uses_its_own_optimum_and_par(solved: Callable[[Rule
         assert state.pending is not None
         state.apply_action(optimal_action(state, state.pending))
     result = solo_result(state)
+    assert result is not None
     assert result.turns == state.turn_number == 4
     assert result.expected == best and result.grade == round(12 * best / 4, 1) == 10.4
     assert result.rank == "Écuyer"
@@ -288,6 +289,15 @@ def test_what_the_optimum_refuses_it_says_in_one_line() -> None:
         SoloOptimum(rescored, values=np.zeros((4, 493)))
     assert str(error.value) == "the solo optimum covers only a Chouette-Velute after a sirop"
     SoloOptimum(ruleset("solo", sirotage={"rescore_after": ["chouette_velute"]}), values=np.zeros((4, 493)))
+    # What the optimum does not model: solved anyway, its values were those of the ruleset
+    # without it (a "best play" Tichette beat by 4 turns; a Civet staked beyond one's score).
+    solo = load_ruleset("solo")
+    for rules, says in ((solo.with_house_rules(["tichette"]), "house rules (tichette)"),
+                        (ruleset("solo", cap_holds="off_own_turn"), "cap_holds: off_own_turn"),
+                        (ruleset("solo", civet={"stake_within_score": True}), "civet.stake_within_score")):
+        with pytest.raises(ValueError) as error:
+            SoloOptimum(rules, values=np.zeros((4, 493)))
+        assert str(error.value).startswith(f"the solo optimum does not cover {says}"), error.value
     with pytest.raises(ValueError) as error:
         SoloOptimum(CULS_ONLY, values=zeros[:3])
     assert str(error.value) == "solved values of shape (3, 250), expected (4, 250)"

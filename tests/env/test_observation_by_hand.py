@@ -201,7 +201,7 @@ def test_extended_appends_new_names_once_in_order() -> None:
     assert _extended(("a",), []) == ("a",)
 
 
-@pytest.mark.parametrize("levels", [(0.0, 0.5), (0.5, 1.0), (0.0, 0.75, 0.5, 1.0), ()])
+@pytest.mark.parametrize("levels", [(0.0, 0.5), (0.5, 1.0), (0.0, 0.75, 0.5, 1.0), (), (0.0, float("nan"), 1.0)])
 def test_stake_levels_must_rise_from_0_to_1(levels: tuple[float, ...]) -> None:
     with pytest.raises(ValueError, match=re.escape(f"stake_levels must rise from 0.0 (the minimum stake) to 1.0 "
                                                    f"(the maximum), got {levels!r}")):

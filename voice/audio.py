@@ -59,6 +59,9 @@ def read_wav(path: str | Path) -> tuple[np.ndarray, int]:
         samples = samples.astype(np.float64) * (FULL_SCALE / 2.0 ** (8 * samples.itemsize - 1))
     if samples.ndim == 1:
         samples = samples[:, None]
+    if int(rate) <= 0:  # a damaged header: resampling from 0 Hz was a ValueError traceback
+        raise AudioError(f"{path}: the WAV file's header says {int(rate)} samples per second; record or "
+                         "convert it again")
     return samples, int(rate)
 
 

@@ -37,6 +37,14 @@ def looks_like_model(path: Path) -> bool:
     return (path / "am" / "final.mdl").is_file() or (path / "final.mdl").is_file()
 
 
+def has_runtime_grammar(path: Path) -> bool:
+    """Whether Vosk can decode with a grammar given at run time (the small models): the graph
+    parts it builds one from (`graph/HCLr.fst` and `graph/Gr.fst`, or at the top in the v1
+    layout). A large model has none: Vosk then says so in a log line and hears every word, so
+    the recogniser's grammar, its decoys and its precision would be gone without a word."""
+    return any((folder / "HCLr.fst").is_file() and (folder / "Gr.fst").is_file() for folder in (path / "graph", path))
+
+
 def find_model(explicit: str | Path | None = None, configured: str | Path | None = None,
                name: str = FRENCH_MODEL, lang: str = "fr", download: bool = False) -> Path:
     """The model folder to use; ModelNotFoundError with what was tried when there is none."""
@@ -56,10 +64,12 @@ def find_model(explicit: str | Path | None = None, configured: str | Path | None
         if not directory.is_dir():
             tried.append(f"{directory} (no such folder)")
             continue
-        matches = sorted(p for p in directory.iterdir()
-                         if p.name == name or p.name.startswith((f"vosk-model-small-{lang}-",
-                                                                  f"vosk-model-{lang}-")))
-        usable = [p for p in matches if looks_like_model(p)]
+        matches = [p for p in directory.iterdir()
+                   if p.name == name or p.name.startswith((f"vosk-model-small-{lang}-", f"vosk-model-{lang}-"))]
+        # The model asked for by name first, then the small ones (a large one has no runtime
+        # grammar; « vosk-model-fr-… » sorted before « vosk-model-small-fr-… » and was taken).
+        usable = sorted((p for p in matches if looks_like_model(p)),
+                        key=lambda p: (p.name != name, not has_runtime_grammar(p), p.name))
         if usable:
             return usable[0]
         tried.append(f"{directory} (no {name})")
@@ -142,6 +152,11 @@ def load_model(path: str | Path) -> VoskModel:
     path = Path(path)
     if not looks_like_model(path):
         raise ModelNotFoundError(_missing_message([f"{path} (not a Vosk model folder)"], FRENCH_MODEL))
+    if not has_runtime_grammar(path):
+        raise ModelNotFoundError(
+            f"the Vosk model at {path} takes no grammar at run time (no graph/HCLr.fst and graph/Gr.fst: "
+            f"a large model), and the game listens for its phrases by one; use a small model such as "
+            f"{FRENCH_MODEL} ({DOWNLOAD_PAGE})")
     vosk.SetLogLevel(-2)  # Kaldi's LOG and WARNING lines would drown the game's output
     try:
         model = vosk.Model(str(path))

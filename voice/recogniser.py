@@ -39,6 +39,11 @@ from voice.model import VoskModel
 log = logging.getLogger(__name__)
 
 SampleClock = Callable[[int], float]
+
+# A detection of an intent just decided, this much louder (dB, RMS under its words) than the
+# earlier one, is another voice, not that utterance's tail: another player heard faintly on a
+# phone (14 dB under its own at the web bench) must not hide the phone's own player's shout.
+TAIL_LOUDER_DB = 6.0
 """Maps an absolute sample index of the input stream to seconds on the game's clock."""
 
 
@@ -513,6 +518,7 @@ class Recogniser:
         self.race: tuple[str, ...] = ()  # the intents of the race open now (see set_race)
         self._race_grammar: str | None = None
         self._race_phrases: list[Phrase] = []
+        self._asked: tuple[tuple[str, ...], bool] | None = None  # set_intents' last question
         self._start_at(0)
         self._next = None
         self.set_intents(list(lexicon.intents) if intents is None else intents)
@@ -524,6 +530,12 @@ class Recogniser:
         (and the race open, if any) and its decision is returned (usually none); then a race is
         open for the new intents if `race` says so (`set_race`), and closed otherwise."""
         intents = list(intents)
+        if self._next is not None and (tuple(intents), race) == self._asked:
+            # The same moment asked again (the session does after every bot's move): the
+            # utterance under way goes on. Finished and begun again with the same grammar, a
+            # phrase said across the call was lost from both halves.
+            return []
+        self._asked = (tuple(intents), race)
         pending = self.flush() if self._next is not None else []
         phrases, _unknown = usable_phrases(self.lexicon, intents, self.model.knows)
         self.phrases, self.active = phrases, self.lexicon.check_intents(intents)
@@ -624,7 +636,7 @@ class Recogniser:
         self._level: tuple[np.ndarray, np.ndarray] = (np.zeros(0), np.zeros(0))
         self._band, self._band_at = np.zeros(0), 0  # see _recent_level
         self._band_state: np.ndarray | None = None
-        self._recent: list[tuple[str, int, int]] = []  # decided (intent, start, end)
+        self._recent: list[tuple[str, int, int, float]] = []  # decided (intent, start, end, level dB)
         self._levels = LevelTracker(self.rate)
         self._sound_until = 0  # the Vosk-stream position where the last sound ended
         self._fed_until = 0  # ...up to which Vosk was given the audio
@@ -1065,8 +1077,13 @@ class Recogniser:
         `own_from`: where the player's own voice rose over the others' (`_own_rise`): the
         sound before it, heard over the pause, was theirs."""
         intent, start, end = match.phrase.intent, match.words[0].start, match.words[-1].end
-        if any(i == intent and s < end and start < e + self.rate // 2 for i, s, e in self._recent):
-            return []  # the tail of an utterance already decided (closed early on a pause)
+        level = self._level_db(start, end)
+        # The tail of an utterance already decided (closed early on a breath): the same voice
+        # at about the same level. A voice TAIL_LOUDER_DB louder is another player's shout (on
+        # a phone, its own player's after another's heard faintly), never a tail.
+        if any(i == intent and s < end and start < e + self.rate // 2 and level < db + TAIL_LOUDER_DB
+               for i, s, e, db in self._recent):
+            return []
         found = self._onset(match.words[0]) if self.refine else (start + self.onset_bias, 0.0)
         if found is None:
             log.debug("ignored %s: no speech where Vosk heard it", intent)
@@ -1078,8 +1095,6 @@ class Recogniser:
         onset = self._soft_start(*found) if self.refine else rise
         if own_from is not None and onset < own_from:
             onset = rise = max(rise, own_from)
-        self._recent = [r for r in self._recent if r[2] > self._vosk_pos - 30 * self.rate]
-        self._recent.append((intent, start, end))
         detection = Detection(
             intent=intent, phrase=match.phrase.text,
             onset_s=self.clock(self._origin + onset),
@@ -1091,8 +1106,20 @@ class Recogniser:
         )
         if self._masked(detection.onset_s):
             log.info("ignored %s: its onset falls in our own playback", intent)
-            return []
+            return []  # (not recorded: the host's sound is no utterance whose tail a shout could be)
+        self._recent = [r for r in self._recent if r[2] > self._vosk_pos - 30 * self.rate]
+        self._recent.append((intent, start, end, level))
         return [detection]
+
+    def _level_db(self, start: int, end: int) -> float:
+        """The RMS level (dB) of the audio under Vosk-stream span [start, end): what tells a
+        louder voice from an utterance's tail. -inf where none of it is held."""
+        a, b = max(0, start - self._history_start), max(0, end - self._history_start)
+        part = self._history[a:b]
+        if len(part) == 0:
+            return float("-inf")
+        rms = float(np.sqrt(np.mean(np.square(part, dtype=np.float64))))
+        return 20 * np.log10(rms) if rms > 0 else float("-inf")
 
     def _masked(self, onset_s: float) -> bool:
         return any(a <= onset_s <= b for a, b in self._masks)

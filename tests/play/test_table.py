@@ -534,6 +534,9 @@ def test_a_model_vosk_cannot_load_stops_the_web_table(tmp_path: Path, monkeypatc
     monkeypatch.setenv("CDC_WEB_DIR", str(tmp_path / "certs"))
     (tmp_path / "model" / "am").mkdir(parents=True)
     (tmp_path / "model" / "am" / "final.mdl").write_text("not a model")
+    (tmp_path / "model" / "graph").mkdir()
+    for part in ("HCLr.fst", "Gr.fst"):
+        (tmp_path / "model" / "graph" / part).write_text("not a graph")
     status, said = prepare(["--humans", "Ana", "--bots", "bold", "--model", str(tmp_path / "model"), "--web",
                             "--port", "0"])
     assert status == 2

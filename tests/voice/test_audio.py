@@ -72,6 +72,9 @@ def test_bad_audio_files_are_clear_errors(tmp_path: Path) -> None:
     (tmp_path / "text.wav").write_text("not audio")
     with pytest.raises(AudioError, match="not a readable WAV file"):
         read_wav(tmp_path / "text.wav")
+    wavfile.write(tmp_path / "zero_hz.wav", 0, np.zeros(1000, np.int16))  # a damaged header
+    with pytest.raises(AudioError, match="header says 0 samples per second"):
+        load_clip(tmp_path / "zero_hz.wav")
 
 
 def test_pink_noise_at_a_given_snr() -> None:

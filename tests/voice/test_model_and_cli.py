@@ -61,6 +61,27 @@ def test_model_from_environment_configuration_or_vosk_folder(no_models: Path,
     assert find_model() == vosk_dir / "vosk-model-small-fr-0.22"
 
 
+def test_the_small_model_is_found_before_a_large_one_and_a_large_one_is_refused(
+        no_models: Path, tmp_path: Path) -> None:
+    # « vosk-model-fr-0.22 » sorted before « vosk-model-small-fr-0.22 » and was taken: a large
+    # model takes no grammar at run time, so Vosk heard every word (its log line was hidden).
+    from voice.model import load_model
+
+    vosk_dir = no_models / ".cache" / "vosk"
+    for name, graph in (("vosk-model-fr-0.22", False), ("vosk-model-small-fr-0.22", True),
+                        ("vosk-model-fr-0.6", False)):
+        (vosk_dir / name / "am").mkdir(parents=True)
+        (vosk_dir / name / "am" / "final.mdl").write_text("")
+        if graph:
+            (vosk_dir / name / "graph").mkdir()
+            for part in ("HCLr.fst", "Gr.fst"):
+                (vosk_dir / name / "graph" / part).write_text("")
+    assert find_model() == vosk_dir / "vosk-model-small-fr-0.22"
+    with pytest.raises(ModelNotFoundError, match="takes no grammar at run time .*use a small model such as "
+                                                 "vosk-model-small-fr-0.22"):
+        load_model(vosk_dir / "vosk-model-fr-0.22")
+
+
 def test_failed_download_is_reported(no_models: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     import vosk
 

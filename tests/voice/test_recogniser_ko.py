@@ -105,6 +105,66 @@ def test_own_playback_is_not_a_shout(ko_model, ko_lexicon, ko_phrases, clip_make
     assert streamer(recogniser, clip.samples) == []
 
 
+def test_the_same_phrase_in_a_louder_voice_just_after_is_another_shout_not_a_tail(
+        ko_model, ko_lexicon, ko_phrases, clip_maker, streamer) -> None:
+    # On Ana's phone: Bob's « grelotte ça picote » heard 14 dB under her own voice, then hers
+    # 0.35 s after it ends. The same intent within 0.5 s was taken for the first utterance's
+    # tail, and her shout was never reported (she lost the Suite as the silent last).
+    phrase, intents = ko_phrases["grelotte_ca_picote"], ["grelotte_ca_picote"]
+    bob = clip_maker(phrase, lead_s=1.5, tail_s=0.0)
+    ana = clip_maker(phrase, lead_s=0.0, tail_s=1.0, voice="ko+f1")
+    gap = np.zeros(round(0.35 * RATE))
+    said = np.concatenate([bob.samples * 10 ** (-14 / 20), gap, ana.samples])
+    noise = np.random.default_rng(0).standard_normal(len(said)) * 5
+    recogniser = Recogniser(ko_model, ko_lexicon, intents)
+    recogniser.set_intents(intents, race=True)
+    found = [(d.intent, d.onset_s) for d in streamer(recogniser, said + noise) if not isinstance(d, NotUnderstood)]
+    ana_onset = (len(bob.samples) + len(gap)) / RATE + ana.onset_s
+    assert [intent for intent, _ in found] == intents * 2, found
+    assert found[1][1] == pytest.approx(ana_onset, abs=TOLERANCE_S)
+
+
+def test_the_hosts_own_sound_masked_hides_no_shout_just_after_it(ko_model, ko_lexicon, ko_phrases, clip_maker,
+                                                                 streamer) -> None:
+    # The host's speaker says a bird (a bot's bet), masked; a player says the same bird 0.4 s
+    # after it. The masked detection was kept as an utterance whose tail the player's was.
+    phrase, intents = ko_phrases["bird_alouette"], ["bird_alouette", "bird_linotte"]
+    host = clip_maker(phrase, lead_s=1.5, tail_s=0.0)
+    player = clip_maker(phrase, lead_s=0.0, tail_s=1.0, voice="ko+f1")
+    gap = np.zeros(round(0.4 * RATE))
+    said = np.concatenate([host.samples, gap, player.samples])
+    noise = np.random.default_rng(0).standard_normal(len(said)) * 5
+    recogniser = Recogniser(ko_model, ko_lexicon, intents)
+    recogniser.mask_playback(1.4, len(host.samples) / RATE + 0.3)
+    found = [(d.intent, d.onset_s) for d in streamer(recogniser, said + noise) if not isinstance(d, NotUnderstood)]
+    player_onset = (len(host.samples) + len(gap)) / RATE + player.onset_s
+    assert [intent for intent, _ in found] == ["bird_alouette"], found
+    assert found[0][1] == pytest.approx(player_onset, abs=TOLERANCE_S)
+
+
+@pytest.mark.parametrize("at_s", [0.3, 0.5])
+def test_the_same_moment_asked_again_mid_phrase_loses_nothing(ko_model, ko_lexicon, ko_phrases, clip_maker,
+                                                              at_s: float) -> None:
+    # The session asks the same intents again after every bot's move; each call finished the
+    # utterance under way and began a new one, and a phrase said across it was lost.
+    clip = clip_maker(ko_phrases["bird_alouette"], lead_s=1.5)
+    intents = ["bird_alouette", "bird_linotte"]
+    recogniser = Recogniser(ko_model, ko_lexicon, intents)
+    recogniser.set_intents(intents, race=True)
+    pcm = to_pcm16(clip.samples)
+    asked_at = round((1.5 + at_s) * RATE) // 800 * 800
+    srand_for_dither(1)
+    found = []
+    for i in range(0, len(pcm), 800):
+        if i == asked_at:
+            found += recogniser.set_intents(intents, race=True)
+        found += recogniser.accept(pcm[i:i + 800], i)
+    found += recogniser.flush()
+    detections = [d for d in found if not isinstance(d, NotUnderstood)]
+    assert [d.intent for d in detections] == ["bird_alouette"], found
+    assert detections[0].onset_s == pytest.approx(clip.onset_s, abs=TOLERANCE_S)
+
+
 def test_unknown_words_are_reported_with_the_real_model(ko_model, tmp_path: Path) -> None:
     path = tmp_path / "ko.yaml"
     path.write_text("oui: [음악 기차, 사랑해요]\nmecreant: [쀍뀖뚧]\n", encoding="utf-8")

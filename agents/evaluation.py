@@ -16,6 +16,7 @@ from cdc_env.actions import IllegalActionError
 from cdc_env.cli import worker_pool, write_atomic
 from cdc_env.dice import SeededDice
 from cdc_env.game import GameState
+from cdc_env.rulebook.house import teams_of
 from cdc_env.rules import Ruleset
 
 Z95 = 1.959963984540054
@@ -43,17 +44,25 @@ def elo_ratings(results: Sequence[tuple[list[str], str | None]], names: Sequence
 
     Each game counts as the winner beating every other seat. Ratings are centred on 1500;
     a 400-point gap means 10-to-1 odds in a head-to-head game."""
+    return elo_of_matches([([winner], [seat for seat in seats if seat != winner])
+                           for seats, winner in results if winner is not None], names, iterations)
+
+
+def elo_of_matches(matches: Sequence[tuple[list[str], list[str]]], names: Sequence[str],
+                   iterations: int = 500) -> dict[str, float]:
+    """Elo ratings from games given as (the winners, the losers): each winner beats each loser
+    (a Doublette's winning pair both beat both losers, never each other). A name on both sides
+    (a field's copies) does not beat itself."""
     wins = {n: 0.0 for n in names}
     pair_games: dict[tuple[str, str], float] = {}
-    for seats, winner in results:
-        if winner is None:
-            continue
-        for loser in seats:
-            if loser == winner:
-                continue
-            wins[winner] += 1
-            key = (min(winner, loser), max(winner, loser))
-            pair_games[key] = pair_games.get(key, 0) + 1
+    for winners, losers in matches:
+        for winner in winners:
+            for loser in losers:
+                if loser == winner:
+                    continue
+                wins[winner] += 1
+                key = (min(winner, loser), max(winner, loser))
+                pair_games[key] = pair_games.get(key, 0) + 1
     # A half win and a half loss against a virtual average player keeps every rating finite.
     strength = {n: 1.0 for n in names}
     for _ in range(iterations):
@@ -95,10 +104,17 @@ class Tournament:
     unfinished: int
     results: list[dict[str, Any]]
     budget_ms: float | None = None  # --budget-ms: the searchers' time per decision (None: their own)
+    team_size: int = 1  # 2 at a Doublette: a seat wins with its partner
+
+    @property
+    def fair_share(self) -> float:
+        """A seat's win rate where every seat is as strong: 1/N, 2/N at a Doublette."""
+        return self.team_size / self.seats
 
     def to_json(self) -> dict[str, Any]:
         return {
             "ruleset": self.ruleset, "seats": self.seats, "games": self.games, "seed": self.seed,
+            "fair_share": self.fair_share, **({"team_size": self.team_size} if self.team_size > 1 else {}),
             **({"budget_ms": self.budget_ms} if self.budget_ms is not None else {}),
             "unfinished": self.unfinished, "agents": [asdict(a) for a in self.agents],
         }
@@ -210,8 +226,10 @@ def run_tournament(names: Sequence[str], rules: Ruleset, seats: int, games: int,
     everyone = [*names, field] if field is not None else list(names)
     agents = {n: AgentResult(n) for n in everyone}
     seatings = lineups(names, seats, field)
+    # At a Doublette a seat wins with its partner: both win, both beat the losing pair.
+    teams = teams_of(rules.house_rules, seats)
     records: list[dict[str, Any]] = []
-    results: list[tuple[list[str], str | None]] = []
+    matches: list[tuple[list[str], list[str]]] = []
     unfinished = 0
     # Per name, the games it sat in and those one of its seats won: a field's copies share a
     # game (at most one of them wins it: no independent trials), so their interval is one of
@@ -221,32 +239,40 @@ def run_tournament(names: Sequence[str], rules: Ruleset, seats: int, games: int,
     schedule = [(seatings[game % len(seatings)], seed + game) for game in range(games)]
     outcomes = _outcomes(schedule, runner, workers, rules, reaction, max_turns, budget_ms)
     for game, ((seating, _), (winner, scores)) in enumerate(zip(schedule, outcomes, strict=True)):
-        winner_name = None if winner is None else seating[winner]
+        winning = () if winner is None else teams[winner]
         unfinished += winner is None
         for seat, name in enumerate(seating):
             agent = agents[name]
             agent.games += 1
             agent.points += scores[seat]
             agent.seats[seat] = agent.seats.get(seat, 0) + 1
-            agent.wins += winner == seat
+            agent.wins += seat in winning
         for name in set(seating):
             tables[name] += 1
-            tables_won[name] += winner_name == name
-        results.append((seating, winner_name))
+            tables_won[name] += any(seating[seat] == name for seat in winning)
+        if winning:
+            matches.append(([seating[s] for s in winning], [n for s, n in enumerate(seating) if s not in winning]))
         records.append({"game": game, "seed": seed + game, "seating": seating, "winner": winner,
                         "scores": scores})
         if progress:
             progress(game + 1)
-    ratings = elo_ratings(results, everyone)
+    ratings = elo_of_matches(matches, everyone)
+    team_size = max(len(team) for team in teams.values())
     for agent in agents.values():
         agent.win_rate = agent.wins / agent.games if agent.games else 0.0
         copies = agent.games / tables[agent.name] if tables[agent.name] else 1.0
-        low, high = wilson_interval(tables_won[agent.name], tables[agent.name])
-        agent.ci_low, agent.ci_high = low / copies, high / copies  # (one seat a game: the same as before)
+        if team_size > 1 and copies > 1:
+            # Copies on both sides of a Doublette: a game may be won by two of them, or by one
+            # and lost by another; their rate's interval counts the games they sat in.
+            low, high = wilson_interval(round(agent.win_rate * tables[agent.name]), tables[agent.name])
+        else:
+            low, high = wilson_interval(tables_won[agent.name], tables[agent.name])
+            low, high = low / copies, high / copies  # (one seat a game: the same as before)
+        agent.ci_low, agent.ci_high = low, high
         agent.mean_points = agent.points / agent.games if agent.games else 0.0
         agent.elo = ratings[agent.name]
     ordered = sorted(agents.values(), key=lambda a: -a.elo)
-    return Tournament(rules.name, seats, games, seed, ordered, unfinished, records, budget_ms)
+    return Tournament(rules.name, seats, games, seed, ordered, unfinished, records, budget_ms, team_size)
 
 
 def save_report(tournament: Tournament, out_dir: Path, name: str = "tournament") -> tuple[Path, Path]:
@@ -266,7 +292,7 @@ def save_report(tournament: Tournament, out_dir: Path, name: str = "tournament")
               [max(0.0, a.ci_high - a.win_rate) for a in tournament.agents]]
     figure, (left, right) = plt.subplots(1, 2, figsize=(10, 4))
     left.bar(names, rates, yerr=errors, capsize=6, color="#4c72b0")
-    left.axhline(1 / tournament.seats, color="grey", linestyle="--", label="even odds")
+    left.axhline(tournament.fair_share, color="grey", linestyle="--", label="even odds")
     left.set_ylabel("win rate (95 % interval)")
     left.set_title(f"{tournament.ruleset}, {tournament.seats} seats, {tournament.games} games")
     left.legend()

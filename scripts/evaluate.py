@@ -95,6 +95,9 @@ def evaluate(args: argparse.Namespace) -> int:
                       f"{agent.ci_low:.1%} – {agent.ci_high:.1%}", f"{agent.elo:.0f}",
                       f"{agent.mean_points:.1f}")
     console.print(table)
+    if tournament.team_size > 1:
+        console.print(f"In teams of {tournament.team_size}: a seat wins with its partner, so a seat's fair share is "
+                      f"{tournament.fair_share:.0%}, not 1/{tournament.seats}")
     if tournament.unfinished:
         console.print(f"{tournament.unfinished} games had no winner within the turn limit")
     return write_report(tournament, args.out, console)

@@ -300,8 +300,32 @@ def test_a_given_runner_is_used_whatever_the_workers() -> None:
 def test_the_saved_summary() -> None:
     tournament = run_tournament(["a", "b"], CLASSIC, seats=2, games=2, seed=9, runner=lambda s, n: (1, [3, 4]))
     saved = tournament.to_json()
-    assert saved == {"ruleset": "classic", "seats": 2, "games": 2, "seed": 9, "unfinished": 0,
+    assert saved == {"ruleset": "classic", "seats": 2, "games": 2, "seed": 9, "unfinished": 0, "fair_share": 0.5,
                      "agents": [dataclasses.asdict(agent) for agent in tournament.agents]}
+
+
+def test_at_a_doublette_both_partners_win_and_the_fair_share_is_two_seats_in_n() -> None:
+    # Seat i plays with seat i + 2. The seat that made the winning roll alone was counted: a
+    # team's win was half the figure it is, the winner "beat" its own partner in the Elo, and
+    # the fair share drawn was 1/4. x sits alone against three bolds; seat 0 always wins.
+    doublette = CLASSIC.with_house_rules(["doublette"])
+    tournament = run_tournament(["x"], doublette, seats=4, games=4, runner=lambda s, n: (0, [9, 1, 9, 1]),
+                                field="bold")
+    by_name = {agent.name: agent for agent in tournament.agents}
+    x, bold = by_name["x"], by_name["bold"]
+    # x's seats: 0 (wins), then 3, 2 (wins, partner of 0), 1.
+    assert (x.games, x.wins, x.win_rate) == (4, 2, 0.5)
+    assert (x.ci_low, x.ci_high) == wilson_interval(2, 4)
+    assert (bold.games, bold.wins) == (12, 6)  # every game one winning pair: 8 winners, 2 of them x
+    assert tournament.team_size == 2 and tournament.fair_share == 0.5
+    assert tournament.to_json()["fair_share"] == 0.5 and tournament.to_json()["team_size"] == 2
+    # Two agents against each other (a, b, a, b: a's pair against b's): a pair's win is two.
+    pairs = run_tournament(["a", "b"], doublette, seats=4, games=2, runner=lambda s, n: (0, [9, 1, 9, 1]))
+    wins = {agent.name: agent.wins for agent in pairs.agents}
+    assert wins == {"a": 2, "b": 2} and sum(wins.values()) == 2 * 2
+    # Elo: each winner beats each loser, never its partner.
+    ratings = evaluation.elo_of_matches([(["a", "b"], ["c", "d"])] * 3, ["a", "b", "c", "d"])
+    assert ratings["a"] == pytest.approx(ratings["b"]) and ratings["a"] > ratings["c"]
 
 
 def test_an_agent_left_without_a_game() -> None:

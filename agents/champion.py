@@ -100,6 +100,15 @@ class ChampionBot:
 
     def _player(self, rules: Ruleset, players: int) -> Any:
         table = (rules.name, players)
+        if table not in self._players:
+            # Found by its ruleset's name: a copy of classic.yaml with another target, its name
+            # kept, was played by classic's champion without a word (the same weights given as
+            # a file are refused).
+            changed = differs_from_shipped(rules)
+            if changed:
+                raise ValueError(f"the {self.name} of {rules.name} plays the shipped {rules.name}; these rules "
+                                 f"bear its name and are not its ({', '.join(changed)} differ): give your ruleset "
+                                 "a name of its own, and play it with a bot or a model trained on it")
         if table not in self._players and self._searches(table):
             from agents.bots import make_bot
 
@@ -131,6 +140,18 @@ def publish(model_path: str | Path, directory: Path = CHAMPIONS_DIR,
     return save_weights(model_path, out, extra)
 
 
+def differs_from_shipped(rules: Ruleset) -> list[str]:
+    """The top-level keys in which rules bearing a shipped ruleset's name are not its (none:
+    they are, or the name is no shipped ruleset's)."""
+    if rules.name not in SHIPPED_RULESETS:
+        return []
+    shipped = load_ruleset(rules.name)
+    if rules == shipped:
+        return []
+    theirs = shipped.to_dict()
+    return sorted(key for key, value in rules.to_dict().items() if theirs.get(key) != value)
+
+
 class NotShippedRules(ValueError):
     """Rules that bear a shipped ruleset's name and are not its."""
 
@@ -139,13 +160,9 @@ def check_shipped_rules(rules: Ruleset) -> None:
     """A model trained on rules that bear a shipped ruleset's name but are not its (a copy of
     classic.yaml with another target, its name kept) would be taken for that table's champion:
     NotShippedRules. A champion is found by its ruleset's name."""
-    if rules.name not in SHIPPED_RULESETS:
+    changed = differs_from_shipped(rules)
+    if not changed:
         return
-    shipped = load_ruleset(rules.name)
-    if rules == shipped:
-        return
-    theirs = shipped.to_dict()
-    changed = sorted(key for key, value in rules.to_dict().items() if theirs.get(key) != value)
     raise NotShippedRules(f"the model was trained on rules named {rules.name} that are not the shipped {rules.name}'s "
                           f"({', '.join(changed)} differ): give your ruleset a name of its own, train again, and "
                           "publish that")

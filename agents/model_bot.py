@@ -250,9 +250,10 @@ class ModelBot:
             expected = (self.fast.input_size,)
         if expected is not None and tuple(expected) != (table.encoder.size,):
             raise ModelLoadError(
-                f"model {name} reads observations of {expected[0]} values, but this version of cdc "
-                f"encodes {table.encoder.size} (the observation layout changed since it was trained, "
-                "docs/environment.md): train it again with scripts/train.py")
+                f"model {name} reads observations of {expected[0]} values, but its table ({meta['players']} seats "
+                f"of {rules.name}) is encoded in {table.encoder.size}: its metadata was edited or damaged (restore "
+                "it), or the observation layout changed since it was trained (docs/environment.md: train it again "
+                "with scripts/train.py)")
         self.rules = rules
         self.players = meta["players"]
         self.encoder = table.encoder

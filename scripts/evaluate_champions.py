@@ -5,7 +5,8 @@
 
 Against bold (the strongest bot) each champion plays --bold-games games at 2 seats (default
 4000) or --bold-games-more at more (default 3000); against prudent, simple and random --others
-each. Seats are rotated; the field is seats − 1 copies of the bot. Writes runs/champions.json and
+each. Seats are rotated; the field is seats − 1 copies of the bot. Writes runs/champions.json (a
+table's entry per seed range: TABLE for the default --seed, TABLE_seedS for another) and
 prints a Markdown table (win rate, 95 % interval, the fair share 1/N, and whether the interval's
 lower bound is above it).
 """
@@ -38,6 +39,8 @@ from cdc_env.cli import (
 )
 from cdc_env.rules import load_ruleset
 
+DEFAULT_SEED = 30_000_000
+
 FIELD = ("bold", "prudent", "simple", "random")
 
 
@@ -48,7 +51,9 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--bold-games", type=game_count, default=4000)
     parser.add_argument("--bold-games-more", type=game_count, default=3000)
     parser.add_argument("--others", type=game_count, default=1000)
-    parser.add_argument("--seed", type=int, default=30_000_000, help="apart from the training runs' evaluation seed")
+    parser.add_argument("--seed", type=int, default=DEFAULT_SEED,
+                        help="apart from the training runs' evaluation seed; another seed's figures are kept "
+                             "beside the default's (TABLE_seedS)")
     parser.add_argument("--workers", type=processes, default=os.cpu_count() or 1)
     parser.add_argument("--out", type=output_file, default="runs/champions.json",
                         help="the JSON report; the tables played are merged into it (default: runs/champions.json)")
@@ -123,8 +128,10 @@ def evaluate_into(args: argparse.Namespace, tables: list[tuple[str, int]]) -> in
         field, fair = result["field"], result["fair_share"]
         bold = field["bold"]
         cells = [f"{field[b]['win_rate']:.1%}" for b in FIELD[1:]]
-        print(f"| {result['ruleset']}, {result['players']} seats | {bold['win_rate']:.1%} ({bold['ci95'][0]:.1%} – "
-              f"{bold['ci95'][1]:.1%}) | {bold['games']} | {fair:.1%} | {'yes' if bold['ci95'][0] > fair else 'no'} | "
+        seeds = f" (seeds from {result['seed']:,})" if isinstance(result.get("seed"), int) else ""
+        print(f"| {result['ruleset']}, {result['players']} seats{seeds} | {bold['win_rate']:.1%} "
+              f"({bold['ci95'][0]:.1%} – {bold['ci95'][1]:.1%}) | {bold['games']} | {fair:.1%} | "
+              f"{'yes' if bold['ci95'][0] > fair else 'no'} | "
               + " | ".join(cells) + " |")
     return 0
 
@@ -142,8 +149,11 @@ def play_tables(tables: list[tuple[str, int]], args: argparse.Namespace, results
             rows[bot] = {"games": games, "win_rate": agent.win_rate, "ci95": [agent.ci_low, agent.ci_high]}
             print(f"{ruleset} {players}p vs {bot}: {agent.win_rate:.1%} ({agent.ci_low:.1%} – {agent.ci_high:.1%}) "
                   f"over {games} games", flush=True)
-        results[f"{ruleset}_{players}p"] = {"ruleset": ruleset, "players": players, "fair_share": 1 / players,
-                                            "field": rows}
+        # One entry per table and seed range: a run from another --seed (the README's figures are
+        # on two) replaced the table's first figures, and the report could not say which it held.
+        key = f"{ruleset}_{players}p" + (f"_seed{args.seed}" if args.seed != DEFAULT_SEED else "")
+        results[key] = {"ruleset": ruleset, "players": players, "seed": args.seed, "fair_share": 1 / players,
+                        "field": rows}
         try:
             write_atomic(args.out, json.dumps(results, indent=1))
         except OSError as error:  # a full disk is the user's to fix; the file keeps the tables before

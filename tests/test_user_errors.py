@@ -1266,6 +1266,20 @@ def test_evaluate_champions_on_a_full_disk_keeps_its_report_and_says_so(tmp_path
     assert "classic 3p vs bold: " in result.stdout and not report.exists()
 
 
+def test_evaluate_champions_keeps_each_seed_ranges_figures_and_says_which(
+        tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    # A run from another --seed replaced the table's earlier figures, and no entry said its seed.
+    report = tmp_path / "champions.json"
+    tiny = ["--tables", "classic_3p", "--bold-games-more", "2", "--others", "2", "--workers", "1", "--out", str(report)]
+    assert script("evaluate_champions").main(tiny) == 0
+    assert script("evaluate_champions").main([*tiny, "--seed", "0"]) == 0
+    results = json.loads(report.read_text(encoding="utf-8"))
+    assert {key: entry["seed"] for key, entry in results.items()} == {"classic_3p": 30_000_000, "classic_3p_seed0": 0}
+    printed = capsys.readouterr().out
+    assert "| classic, 3 seats (seeds from 30,000,000) |" in printed
+    assert "| classic, 3 seats (seeds from 0) |" in printed
+
+
 def test_bench_web_on_a_full_disk_leaves_no_json_cut_short(tmp_path: Path) -> None:
     # --json was written in place: a full disk left a file cut short (then refused as existing).
     # The clips are stubbed too: on a clean checkout (no clip cache) they were made under the

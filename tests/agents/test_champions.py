@@ -174,6 +174,20 @@ def test_a_model_of_rules_that_only_bear_a_shipped_name_is_no_champion_of_that_t
         check_shipped_rules(Ruleset.from_dict({**classic.to_dict(), "target_score": 300, "cap_score": 290}))
 
 
+@pytest.mark.parametrize("name, players", [("champion", 3), ("network", 2), ("champion", 2)])
+def test_the_champion_refuses_rules_that_only_bear_its_tables_name(name: str, players: int) -> None:
+    # classic.yaml copied with another target, its name kept: `champion` (network or searcher)
+    # played it as classic without a word, where the same weights given as a file are refused.
+    from agents.bots import check_table
+    from cdc_env.rules import Ruleset
+
+    mine = Ruleset.from_dict({**load_ruleset("classic").to_dict(), "target_score": 500, "cap_score": 489})
+    with pytest.raises(ValueError, match=f"the {name} of classic plays the shipped classic; these rules bear its "
+                                         r"name and are not its \(cap_score, target_score differ\)"):
+        check_table(make_bot(name), mine, players)
+    check_table(make_bot(name), load_ruleset("classic"), players)  # the shipped rules: played
+
+
 def test_the_champions_report_says_what_each_searching_champion_plays() -> None:
     """docs/results/champions.json names the bot behind every figure: where `champion` is the
     searcher (SEARCH_CHAMPIONS), its figures are that very searcher's, and nowhere else is one."""

@@ -153,6 +153,11 @@ def test_model_of_another_observation_layout_is_refused_with_a_clear_error() -> 
     old = SimpleNamespace(observation_space=SimpleNamespace(shape=(size - 3,)))  # saved by an older cdc
     with pytest.raises(ModelLoadError, match=f"reads observations of {size - 3} values.*train it again"):
         ModelBot(old, meta, name="old")
+    # Its metadata edited (3 seats where it was trained for 2): said too, not a retraining alone.
+    with pytest.raises(ModelLoadError, match="its table \\(3 seats of classic\\) is encoded in .*metadata was "
+                                             "edited or damaged"):
+        ModelBot(SimpleNamespace(observation_space=SimpleNamespace(shape=(size,))), {**meta, "players": 3},
+                 name="edited")
 
 
 def test_imitation_label_smoothing_keeps_the_teachers_alternatives_alive() -> None:

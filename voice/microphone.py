@@ -14,6 +14,7 @@ taken with time.monotonic()) compare directly.
 
 from __future__ import annotations
 
+import contextlib
 import logging
 import queue
 import threading
@@ -115,12 +116,17 @@ class Microphone:
             raise MicrophoneError(
                 f"input device '{info['name']}' has {info['max_input_channels']} channel(s); "
                 f"channel {self.channel + 1} does not exist (channels count from 1). {_hint()}")
+        stream = None
         try:
-            self._stream = sd.InputStream(
+            stream = sd.InputStream(
                 device=self.device, samplerate=self.rate, channels=self.channel + 1,
                 dtype="int16", blocksize=self.block, callback=self._callback)
-            self._stream.start()
+            stream.start()
+            self._stream = stream
         except sd.PortAudioError as error:
+            if stream is not None:  # opened but not started: the device is let go now, not at collection
+                with contextlib.suppress(Exception):
+                    stream.close()
             self._stream = None
             raise MicrophoneError(
                 f"cannot record from '{info['name']}' at {self.rate} Hz ({error}): if another program (or "

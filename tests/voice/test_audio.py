@@ -278,3 +278,30 @@ def test_the_small_percentile_and_median_give_numpys_numbers_to_the_bit() -> Non
             assert _small_percentile(values, 20) == np.percentile(values, 20)
             assert _small_percentile(values, 98) == np.percentile(values, 98)
             assert _small_median(values) == np.median(values)
+
+
+def test_a_microphone_that_opens_but_will_not_start_lets_its_device_go(monkeypatch: pytest.MonkeyPatch) -> None:
+    # The stream opened and its start failed: it was dropped unclosed, the device held until
+    # the garbage collector came by (a second seat's --devices, or a retry, found it busy).
+    import sounddevice as sd
+
+    from voice.microphone import Microphone, MicrophoneError
+
+    closed: list[bool] = []
+
+    class Stubborn:
+        def __init__(self, **_: object) -> None:
+            pass
+
+        def start(self) -> None:
+            raise sd.PortAudioError("Device unavailable")
+
+        def close(self) -> None:
+            closed.append(True)
+
+    monkeypatch.setattr(sd, "query_devices", lambda device, kind: {"name": "test mic", "max_input_channels": 1})
+    monkeypatch.setattr(sd, "InputStream", Stubborn)
+    microphone = Microphone("test")
+    with pytest.raises(MicrophoneError, match="cannot record from 'test mic'"):
+        microphone.start()
+    assert closed == [True] and microphone._stream is None

@@ -968,6 +968,11 @@ class PlaySession:
             if typed is not None:  # pressed after the window: said so, not counted
                 self._typed_shout(typed, start, humans, phrases_of, decision, shouts, window)
         self._last_race = (start, start + window, self.clock(), frozenset(phrases))
+        if self.listener is not None:
+            # The race is over: its grammar and its race-time look (which reads talk as the
+            # race's phrase) end with it; until the next question, any race phrase is a false
+            # shout to hear (with no pause between bots' moves, the race's stayed on).
+            self._listen(set(RACE_SHOUTS))
         self._speak_bots_after_race([s for s in sorted(shouts.values(), key=lambda s: s.onset_ms) if s.by == "bot"])
         self.race_log.append(sorted(shouts.values(), key=lambda s: s.onset_ms))
         self.race_now = self.race_log[-1]

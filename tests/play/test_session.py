@@ -24,7 +24,7 @@ from cdc_env.actions import (
     Shout,
 )
 from cdc_env.dice import InjectedDice
-from cdc_env.game import Decision, GameState
+from cdc_env.game import RACE_SHOUTS, Decision, GameState
 from cdc_env.rules import load_ruleset
 from voice.session import Heard, InputLost, Keyboard, PlaySession, RaceShout, Said, SeatPlayer, UnknownPhrase
 
@@ -149,6 +149,10 @@ def test_race_is_decided_by_onset_not_by_recognition_time() -> None:
     assert state.scores[0] == 8
     # The race was opened for its phrase alone (the recognisers' race-time look), and only it.
     assert [intents for intents, race in listener.asked if race] == [{"pas_mou_le_caillou"}]
+    # ...and closed as it was settled: the bot's winning turn (no pause between moves at this
+    # table's pace) was listened to for any false shout, not with the race's look.
+    after = listener.asked[[race for _, race in listener.asked].index(True) + 1]
+    assert after == (set(RACE_SHOUTS), False)
 
 
 def test_where_the_game_listens_the_bots_shouts_are_spoken_once_the_race_is_decided() -> None:

@@ -240,10 +240,15 @@ def test_a_phone_is_back_at_its_seat_by_itself_when_the_host_resumes_the_game(br
                                                                                tmp_path: Path) -> None:
     """The laptop's play.py stops mid-game; started again with --resume on the same port, it is
     the same room (the save keeps it): the phone's page, reconnecting all along, is at its seat
-    again with nobody touching it, and plays on."""
+    again with nobody touching it, and plays on. The resumed room numbers its questions from 1
+    again: the page forgets the question it answered before (its buttons came up disabled)."""
     save = tmp_path / "game.json"
     argv = ["--humans", "Zoé", "--bots", "bold", "--seed", "5", "--save", str(save)]
     host = PlayWeb(tmp_path, argv)
+
+    def moves() -> int:
+        return sum(e["seat"] == 0 for e in PlaySession.read_save(save)["history"])
+
     try:
         address = host.read_until("phones:").split("phones: ")[1].split()[0]
         host.read_until("Ctrl+C stops")
@@ -252,6 +257,12 @@ def test_a_phone_is_back_at_its_seat_by_itself_when_the_host_resumes_the_game(br
         phone.get(address + "&seat=1")
         wait_for("the phone seated", partial(seated, phone, 0))
         token = phone.execute_script("return window.cdcPhone.token")
+        wait_for("a first question", lambda: phone.find_elements("css selector", "#choices button.choice"),
+                 timeout=30)
+        answered = phone.execute_script("return window.cdcTable.question.id")
+        css(phone, "#choices button.choice").click()
+        wait_for("its first move saved", lambda: moves() >= 1)
+        before = moves()
         host.interrupt()
     finally:
         host.close()
@@ -265,8 +276,10 @@ def test_a_phone_is_back_at_its_seat_by_itself_when_the_host_resumes_the_game(br
         assert not css(phone, "#seats").is_displayed()
         wait_for("a question for it", lambda: phone.find_elements("css selector", "#choices button.choice"),
                  timeout=30)
+        assert phone.execute_script("return window.cdcTable.question.id") == answered  # numbered anew
+        assert css(phone, "#choices button.choice").get_attribute("disabled") is None
         css(phone, "#choices button.choice").click()
-        wait_for("its move saved", lambda: any(e["seat"] == 0 for e in PlaySession.read_save(save)["history"]))
+        wait_for("its move saved", lambda: moves() > before)
         again.interrupt()
     finally:
         again.close()
@@ -611,3 +624,37 @@ def test_a_refusal_from_the_host_is_said_in_the_pages_language_and_goes_after_a_
     css(phone, "#seats button[data-seat='0']").click()
     wait_for("seated once the name is hers", partial(seated, phone, 0))
     assert not script_errors(phone)
+
+
+def test_a_host_that_accepts_and_closes_at_once_is_asked_again_ever_more_slowly(
+        browsers: Browsers, tmp_path: Path) -> None:
+    # A full table accepts the socket, says so and closes it. The back-off started again at every
+    # open, so the page came back twice a second for ever (19-20 sockets in 10 s).
+    from voice.web.certs import ensure_certificates
+    from voice.web.room import Room
+    from voice.web.server import WebServer
+
+    certificates = ensure_certificates(tmp_path / "certs", ["127.0.0.1"])
+    room = Room([SeatPlayer("Zoé")], play=lambda samples, rate: None)
+    server = WebServer(room, certificates, "127.0.0.1", 0, max_sockets=0).start()
+    try:
+        phone = browsers.open(lang="fr")
+        phone.execute_cdp_cmd("Page.addScriptToEvaluateOnNewDocument", {"source": """
+          window.opened = [];
+          const Real = window.WebSocket;
+          window.WebSocket = function (url, protocols) {
+            window.opened.push(performance.now());
+            return new Real(url, protocols);
+          };
+          window.WebSocket.OPEN = Real.OPEN; window.WebSocket.prototype = Real.prototype;"""})
+        phone.get(f"https://127.0.0.1:{server.port}/?room={room.secret}")
+        time.sleep(6)
+        opened = phone.execute_script("return window.opened")
+        gaps = [later - earlier for earlier, later in zip(opened, opened[1:], strict=False)]
+        # 0.5, 1, 2 s (±20 %) after the first: at most 4 sockets in 6 s, each wait longer.
+        assert 2 <= len(opened) <= 4, gaps
+        assert all(later > earlier for earlier, later in zip(gaps, gaps[1:], strict=False)), gaps
+        assert "pleine" in page_errors(phone)
+    finally:
+        server.stop()
+        room.close()

@@ -464,18 +464,23 @@ def test_a_page_that_keeps_restarting_its_microphone_gets_no_chirp_each_time_and
     assert not room._calibrate.is_set() and room.seats[0].chirp_wanted  # at the recheck's pace
     for number in range(JOIN_CHIRPS_PER_MIN + 2, STREAM_STARTS_PER_MIN + 1):
         stream_on(room, ana, number)
-    stream = room.seats[0].stream
-    with pytest.raises(ProtocolError, match="started 20 times within a minute"):
-        stream_on(room, ana, STREAM_STARTS_PER_MIN + 1)
-    assert room.seats[0].stream is stream and room.seats[0].mic == "online"  # the one under way goes on
-    assert len(played) == chirps
     host[0] += RECHECK_EVERY_S  # the recheck's pace: the chirp the last starts asked for plays now
     room.watch()
     settled()
     assert len(played) == chirps + 1 and not room.seats[0].chirp_wanted
+    stream = room.seats[0].stream
+    with pytest.raises(ProtocolError, match="started 20 times within a minute") as refused:
+        stream_on(room, ana, STREAM_STARTS_PER_MIN + 1)
+    assert refused.value.code == "mic_restarts"  # the page turns its microphone off
+    # The page numbers its new stream from 0 as it asks: the one under way cannot go on (its
+    # frames were refused, the fifth refusal closed the socket, and the page welcomed again
+    # started again: a loop). It stops; the frames already on their way are dropped quietly.
+    assert room.seats[0].stream is None and room.seats[0].mic == "offline"
+    room.audio(ana, AudioChunk(0, 10.0, np.zeros(1600, np.int16)))
+    assert not ana.bad and len(played) == chirps + 1
     host[0] += 60
     stream_on(room, ana, STREAM_STARTS_PER_MIN + 2)  # a minute on: welcome again
-    assert room.seats[0].stream is not stream
+    assert room.seats[0].stream not in (None, stream) and not ana.stream_refused
     room.close()
 
 
@@ -972,7 +977,7 @@ def test_the_host_gives_a_lost_phones_seat_to_a_new_phone() -> None:
     # The new phone keeps Léo's name in its storage: it plays on as Ana all the same.
     room.handle(waiting, Claim(type="claim", seat=0, name="Léo"))
     welcome = received(waiting, "welcome")[0]
-    assert welcome == {"type": "welcome", "seat": 0, "token": seat.token} and waiting.seat == 0
+    assert welcome == {"type": "welcome", "seat": 0, "token": seat.token, "run": room.run} and waiting.seat == 0
     assert seat.taken and seat.player.name == "Ana"
     assert received(board, "seats")[-1]["seats"][0]["taken"]
 
@@ -1004,6 +1009,22 @@ def test_a_host_command_that_frees_nothing_says_what_to_type(line: str, said: st
 def test_the_games_lines_are_not_the_rooms(line: str) -> None:
     room = make_room([FakeClock()])
     assert room.host_command(line) is None
+
+
+def test_a_room_started_again_is_another_run_for_the_pages() -> None:
+    # Resumed, a room numbers its lines and questions from 1 again: a page that kept the last
+    # run's (the line it showed, the question it answered) hid the new lines and disabled the
+    # new question's buttons. `welcome` names the run; a page seeing another one forgets.
+    room = make_room([FakeClock()])
+    first = received(join(room, 0), "welcome")[0]
+    back = make_room([FakeClock()])
+    assert back.restore(json.loads(json.dumps(room.kept()))["web"]) is None
+    phone = Connection(asyncio.Queue())
+    back.connections.add(phone)
+    back.handle(phone, Hello(type="hello", role="phone", token=room.seats[0].token))
+    again = received(phone, "welcome")[0]
+    assert again["seat"] == first["seat"] == 0 and again["token"] == first["token"]
+    assert again["run"] == back.run != first["run"] == room.run
 
 
 def test_the_room_kept_in_a_save_is_taken_back_whole_or_not_at_all() -> None:

@@ -164,6 +164,7 @@ class Welcome(_Message):
     type: Literal["welcome"] = "welcome"
     seat: int
     token: str
+    run: str  # this room's run: a host started again (--resume) numbers its lines and questions anew
 
 
 class Pong(_Message):

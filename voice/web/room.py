@@ -187,6 +187,7 @@ class Connection:
     bad: deque[float] = field(default_factory=deque)  # when its refused messages came (BAD_WINDOW_S)
     received_at: float | None = None  # host clock when the message being handled came in
     unseated: bool = False  # its seat went to another phone: what it sent for the seat is dropped
+    stream_refused: bool = False  # its last stream start was refused (STREAM_STARTS_PER_MIN): its audio is dropped
     table: dict[str, Any] | None = None  # the newest table not yet sent
     table_queued: bool = False  # TABLE is in the outbox: one slot for every table to come
 
@@ -244,6 +245,10 @@ class Room:
                  play: Callable[[np.ndarray, int], None] = play_sound,
                  keys: TypedLines | None = None) -> None:
         self.secret = secret or secrets.token_urlsafe(16)
+        # This run of the room (a new one for a table started again with --resume, its secret and
+        # tokens kept): its lines and question ids count from 1, and a page seeing another run
+        # forgets what it saw of the last (`welcome`).
+        self.run = secrets.token_urlsafe(6)
         self.clock = clock
         self.make_clock, self.make_recogniser = make_clock, make_recogniser
         self.chirp, self.play = chirp, play
@@ -448,7 +453,7 @@ class Room:
         self._stop_stream(seat, "offline" if seat.mic != "none" else "none")
         connection.seat, connection.clock, connection.unseated = seat.index, self.make_clock(), False
         seat.clock = connection.clock
-        connection.put(Welcome(seat=seat.index, token=seat.token).model_dump())
+        connection.put(Welcome(seat=seat.index, token=seat.token, run=self.run).model_dump())
         self._offer_seats(but=connection)  # one seat fewer to choose from
         self._send_table()  # the whole table, to the newcomer and the others
         return None
@@ -468,9 +473,17 @@ class Room:
         if message.state == "on":
             seat.stream_starts = [t for t in seat.stream_starts if now - t < 60.0]
             if len(seat.stream_starts) >= STREAM_STARTS_PER_MIN:
+                # The page numbers its new stream from 0 as it asks: the stream under way cannot go
+                # on (each frame of the new numbering was refused, the fifth refusal closed the
+                # socket, and the page, welcomed again, started its stream again: a loop). Its
+                # microphone is off, and the frames already on their way are dropped quietly.
+                self._stop_stream(seat, "offline")
+                connection.stream_refused = True
+                self._send_table()
                 raise ProtocolError(f"the microphone was started {len(seat.stream_starts)} times within a minute: "
-                                    "this start is refused, the stream under way goes on")
+                                    "turn it on again in a minute", "mic_restarts")
             seat.stream_starts.append(now)
+            connection.stream_refused = False
         self._stop_stream(seat, "offline")
         if message.state == "on":
             sample_clock = self._sample_clock(connection.clock, now)
@@ -519,6 +532,8 @@ class Room:
             raise ProtocolError("claim a seat first")
         seat = self.seats[connection.seat]
         stream = seat.stream
+        if stream is None and connection.stream_refused:
+            return  # audio of a stream whose start was refused, sent before the page heard it
         if stream is None or seat.clock is not connection.clock:
             raise ProtocolError("send {\"type\":\"audio\",\"state\":\"on\"} before the audio")
         if chunk.first_sample < stream.next_sample:

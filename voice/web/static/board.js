@@ -51,14 +51,17 @@ window.CDC = window.CDC || {};
 
   // ---- the connection: one WebSocket, reconnected with exponential back-off -------------
   // handlers: {open(ws), message(msg), close()}. Returns {send(obj|ArrayBuffer), ws()}.
+  CDC.STABLE_CONNECTION_MS = 5000;
   CDC.connect = function (handlers) {
-    let ws = null, attempt = 0;
+    let ws = null, attempt = 0, openedAt = null;
     const url = (location.protocol === "https:" ? "wss://" : "ws://") + location.host + "/ws?room=" + encodeURIComponent(CDC.room);
     function open() {
       CDC.setConnection(attempt === 0 ? "connecting" : "reconnecting");
       ws = new WebSocket(url);
       ws.binaryType = "arraybuffer";
-      ws.onopen = () => { attempt = 0; CDC.setConnection("connected"); handlers.open(); };
+      // The back-off starts again only once a connection has held: a host that accepts and
+      // closes at once (a full table, a page it refused) was asked again twice a second for ever.
+      ws.onopen = () => { openedAt = performance.now(); CDC.setConnection("connected"); handlers.open(); };
       ws.onmessage = (event) => {
         if (typeof event.data !== "string") return;
         let msg;
@@ -76,6 +79,8 @@ window.CDC = window.CDC || {};
       ws.onclose = () => {
         ws = null;
         if (handlers.close) handlers.close();
+        if (openedAt !== null && performance.now() - openedAt >= CDC.STABLE_CONNECTION_MS) attempt = 0;
+        openedAt = null;
         attempt += 1;
         CDC.setConnection("reconnecting");
         // 0.5 s, 1 s, 2 s, … at most 10 s, with a little jitter so phones do not come back in step.

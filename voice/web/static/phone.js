@@ -7,7 +7,7 @@
   const state = {
     seat: null, token: localStorage.getItem(TOKEN_KEY), table: null, seats: null,
     mic: "none", // local capture: "none" (never started) | "on" | "off"
-    stream: 0, streamBase: null, micStarting: false, answered: null, warmup: 0,
+    stream: 0, streamBase: null, micStarting: false, answered: null, warmup: 0, run: null,
     live: false, // welcomed on the current socket
     note: null, noteSeen: null, noteTimer: null, // the line about this player shown (renderNote)
   };
@@ -379,9 +379,19 @@
           state.seat = null;
           const target = wanted !== null && msg.seats.find((s) => s.seat === wanted && s.human && !s.taken);
           if (target && !state.autoClaimed) { state.autoClaimed = true; claim(target.seat); }
+        } else if (msg.type === "error" && msg.code === "mic_restarts") {
+          // The host refused this stream's start (too many in a minute): the microphone stays off
+          // until the player turns it on again (welcomed again, it is not restarted by itself).
+          stopMic("restarts");
         } else if (msg.type === "welcome") {
           CDC.clearError("seat_lost");
-          if (msg.seat !== state.seat) { state.noteSeen = null; state.note = null; }
+          // A host started again (--resume) numbers its lines and questions from 1 again: what
+          // this page saw of the last one (a line's number, a question answered) is forgotten.
+          if (msg.seat !== state.seat || msg.run !== state.run) {
+            state.noteSeen = null; state.note = null; state.answered = null;
+          }
+          if (state.run !== null && msg.run !== state.run) state.table = null; // the last run's: its line numbers too
+          state.run = msg.run;
           state.seat = msg.seat;
           state.live = true;
           state.token = msg.token;

@@ -334,9 +334,11 @@ def prepare(argv: list[str] | None, console: Console, locks: ExitStack | None = 
         from voice.web.room import TAP_DELIVERY_S as tap_delivery_s
 
     def build(view: View, keyboard: KeyLines, listener: Listener | None = listener,
-              keep: Callable[[], dict[str, Any]] | None = None) -> PlaySession:
+              keep: Callable[[], dict[str, Any]] | None = None,
+              seats_changed: Callable[[], bool] | None = None) -> PlaySession:
         common = dict(view=view, keyboard=keyboard, listener=listener, seed=seed, pace=args.pace,
                       speak=espeak if args.speak else None, save_path=args.save or args.resume, keep=keep,
+                      seats_changed=seats_changed,
                       tap_delivery_s=tap_delivery_s,
                       settings={"reaction": args.reaction, "budget_ms": args.budget_ms})
         if args.resume:
@@ -404,11 +406,13 @@ class WebTable:
         # The save keeps the room (its secret, the seats' tokens): --resume on the same port
         # is the same room, and the phones come back by themselves.
         if args.no_screen:
-            self.session = build(Views(room.view, SaidAtTheTerminal(Console())), room.keys, listener, keep=room.kept)
+            self.session = build(Views(room.view, SaidAtTheTerminal(Console())), room.keys, listener, keep=room.kept,
+                                 seats_changed=room.seats_changed)
         else:
             def build_both(view: View, keyboard: KeyLines) -> PlaySession:
                 room.keys = keyboard  # the phones' lines join the terminal's
-                return build(Views(room.view, view), keyboard, listener, keep=room.kept)
+                return build(Views(room.view, view), keyboard, listener, keep=room.kept,
+                             seats_changed=room.seats_changed)
             # `phone 2` at the terminal is the room's: a lost phone's seat given to another one.
             self.app = TableApp(build_both, command=partial(host_line, room), again=again)
             self.session = self.app.session
@@ -494,23 +498,41 @@ class WebTable:
         # UnicodeDecodeError), and the host could type nothing more.
         if isinstance(sys.stdin, io.TextIOWrapper):
             sys.stdin.reconfigure(errors="replace")
-        for typed in sys.stdin:
-            at = time.monotonic()  # Enter's moment (the game's lines carry it)
-            line = typed.strip()
+        if sys.stdin is None:  # started with its input closed (`0<&-`)
+            console.print(Text("no terminal input: the table plays on, and nothing typed here reaches it",
+                               style="yellow"), highlight=False, soft_wrap=True)
+            return
+        lines = iter(sys.stdin)
+        while True:
             try:
-                answer = host_line(self.room, line)
-                if answer is None and self.over.is_set() and line.casefold() == "again":
-                    answer = self._next_game()
-                elif answer is None and self.over.is_set() and (said := after_the_end(line)) is not None:
-                    answer = Text(said, style="yellow")
-            except Exception as error:  # noqa: BLE001 - a fault of ours on one line: said, the host types on
-                answer = Text(f"« {line[:40]} » could not be taken ({type(error).__name__}: "
-                              f"{one_line(str(error))[:120]}): type it again", style="red")
-            if answer is None:
-                self.room.keys.put(line, at)
-            else:
-                console.print(answer, highlight=False, soft_wrap=True)  # an address never cut
-                sys.stdout.flush()
+                typed = next(lines, None)
+            except (OSError, ValueError) as error:  # no terminal to read (`nohup … 0>&-`, a closed stdin)
+                console.print(Text(f"the terminal's input cannot be read ({error.__class__.__name__}): the table "
+                                   "plays on, and nothing typed here reaches it (« phone N » included)",
+                                   style="yellow"), highlight=False, soft_wrap=True)
+                return
+            if typed is None:
+                return
+            self._host_line(console, typed)
+
+    def _host_line(self, console: Console, typed: str) -> None:
+        """One line typed at the host's terminal (--no-screen)."""
+        at = time.monotonic()  # Enter's moment (the game's lines carry it)
+        line = typed.strip()
+        try:
+            answer = host_line(self.room, line)
+            if answer is None and self.over.is_set() and line.casefold() == "again":
+                answer = self._next_game()
+            elif answer is None and self.over.is_set() and (said := after_the_end(line)) is not None:
+                answer = Text(said, style="yellow")
+        except Exception as error:  # noqa: BLE001 - a fault of ours on one line: said, the host types on
+            answer = Text(f"« {line[:40]} » could not be taken ({type(error).__name__}: "
+                          f"{one_line(str(error))[:120]}): type it again", style="red")
+        if answer is None:
+            self.room.keys.put(line, at)
+        else:
+            console.print(answer, highlight=False, soft_wrap=True)  # an address never cut
+            sys.stdout.flush()
 
     def _next_game(self) -> Text:
         """--no-screen, after a game's end: the next one, the same players (run by _run_alone)."""

@@ -274,6 +274,9 @@ class PlaySession:
     # What the table keeps in the save beside the game, read at each save (the web room's secret
     # and seat tokens: voice/web/room.py `kept`), for --resume to take back.
     keep: Callable[[], dict[str, Any]] | None = None
+    # Whether what `keep` saves (or a player's name) changed outside the game's moves (a phone
+    # claiming a seat): asked while a player is waited on, to save and show the table again.
+    seats_changed: Callable[[], bool] | None = None
     # How the table was set that the game does not hold (the bots' reaction time and thinking
     # budget, play.py): kept in the save, so that --resume alone brings the same bots back.
     settings: dict[str, Any] = field(default_factory=dict)
@@ -373,7 +376,8 @@ class PlaySession:
             pass
         session = PlaySession(self.state.rules, self.players, self.view, self.keyboard, self.listener, seed=seed,
                               speak=self.speak, clock=self.clock, save_path=save_path, pace=self.pace, keep=self.keep,
-                              tap_delivery_s=self.tap_delivery_s, settings=self.settings)
+                              tap_delivery_s=self.tap_delivery_s, settings=self.settings,
+                              seats_changed=self.seats_changed)
         session.joining = list(self.joining)  # told they would sit down as the next turn began: the next game's
         return session
 
@@ -510,6 +514,7 @@ class PlaySession:
                 answer, self._voice_answer = held[0], parts[-1]  # no second die named: one kept
             if answer is not None:
                 return answer
+            self._seats_settled()
             typed = self.keyboard.poll(0.05)
             if typed is None:
                 if self.keyboard.closed and self.listener is None:
@@ -534,12 +539,21 @@ class PlaySession:
                 return self._timed(action, typed[1])
             self.view.say(why)
 
+    def _seats_settled(self) -> None:
+        """A seat changed hands outside the moves (`seats_changed`): saved now, not at the next
+        move (a stop before it lost the new phone's token and the player's chosen name), and
+        shown again (the question named the player by their old name)."""
+        if self.seats_changed is not None and self.seats_changed():
+            self.save()
+            self.view.show(self)
+
     def _pause(self, seconds: float) -> None:
         """Time for the table to see a bot's move; a human may shout (falsely) meanwhile."""
         if self.listener is not None:
             self._listen(set(RACE_SHOUTS))
         end = self.clock() + seconds
         while (left := end - self.clock()) > 0:
+            self._seats_settled()
             for item in self._poll_listener():
                 if item.intent in RACE_SHOUTS:
                     self._false_shout(item.seat, item.intent, item.onset, "voice")

@@ -11,6 +11,7 @@ import json
 import queue
 import re
 import time
+from pathlib import Path
 from typing import Any
 
 import numpy as np
@@ -19,6 +20,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from cdc_env.actions import DeclareCivet, Pass, Roll, Sirop
+from cdc_env.dice import InjectedDice
 from cdc_env.game import Decision
 from cdc_env.rules import load_ruleset
 from voice.audio import RATE, sound_span, synthesise, to_pcm16
@@ -1520,3 +1522,72 @@ def test_a_heard_answer_is_shown_in_the_pages_words_and_in_parts() -> None:
                        ("neant_souffle_tie", "l'égalité du Néant soufflé")):
         line = log_line({"type": "dice", "reason": reason, "seat": 1, "values": [4]}, ["Ana", "Bob"])
         assert line["fr"] == f"dés ({fr}) (Bob) : [4]"
+
+
+def test_a_seat_claimed_or_handed_over_while_its_player_is_asked_is_saved_and_named_at_once(tmp_path: Path) -> None:
+    # The game waits on Ana (seat 1). A phone takes her seat naming her Zoé; the save kept « Ana »
+    # and no taken seat until the next move (Ctrl+C then lost both), and the question shown still
+    # read « Ana : lancer les dés ». Then « phone 1 »: the new token was saved only at a move too.
+    import threading
+
+    room = make_room([FakeClock(), FakeClock()])
+    save = tmp_path / "game.json"
+    session = PlaySession(load_ruleset("classic"), [s.player for s in room.seats], view=room.view,
+                          keyboard=room.keys, save_path=save, keep=room.kept, seats_changed=room.seats_changed,
+                          dice=InjectedDice([1, 6, 6]))
+    session.save()  # as play.py does as the table starts
+    player = threading.Thread(target=lambda: pytest.raises(EOFError, session.run), daemon=True)
+    player.start()
+    try:
+        deadline = time.monotonic() + 10
+        while (room.table_message() or {}).get("question") is None and time.monotonic() < deadline:
+            time.sleep(0.01)
+        assert (room.table_message() or {})["question"]["seat"] == 0
+        phone = Connection(asyncio.Queue())
+        room.connections.add(phone)
+        room.handle(phone, Hello(type="hello", role="phone"))
+        room.handle(phone, Claim(type="claim", seat=0, name="Zoé"))
+
+        def saved() -> dict[str, Any]:
+            return PlaySession.read_save(save)
+
+        while saved()["lineup"][0]["name"] != "Zoé" and time.monotonic() < deadline:
+            time.sleep(0.01)
+        assert saved()["lineup"][0]["name"] == "Zoé" and saved()["web"]["seats"][0]["taken"] is True
+        assert "Zoé" in (room.table_message() or {})["question"]["text_fr"]
+        room.host_command("phone 1")
+        token = room.seats[0].token
+        while saved()["web"]["seats"][0]["token"] != token and time.monotonic() < deadline:
+            time.sleep(0.01)
+        assert saved()["web"]["seats"][0] == {"token": token, "taken": False, "played": True}
+        assert saved()["history"] == [] or all(e["seat"] != 0 for e in saved()["history"])  # no move made
+    finally:
+        room.close()
+        player.join(timeout=10)
+
+
+def test_a_chirp_waiting_for_a_race_to_end_holds_the_next_move_all_along() -> None:
+    # A phone starting during a race gets its chirp once the race is over. While it waited, the
+    # room stopped « sounding » for each 50 ms sleep: a move made within 50 ms of the race's end
+    # (a bot's, ~20 ms later) slipped in, its dice under the chirp that followed.
+    played: list[float] = []
+    room = make_room([FakeClock()])
+    room.play = lambda samples, rate: played.append(time.monotonic())
+    listener = PhoneListener(room)
+    listener.listen_for({"pas_mou_le_caillou"}, race=True)
+    ana = join(room, 0)
+    stream_on(room, ana)
+    try:
+        time.sleep(0.4)  # the chirp's thread waits for the race's end now
+        samples = []
+        until = time.monotonic() + 0.4
+        while time.monotonic() < until:
+            samples.append(room.sounding())
+            time.sleep(0.002)
+        assert all(samples) and not played
+        listener.listen_for({"pas_mou_le_caillou"}, race=False)  # the race is settled
+        while room.sounding():
+            time.sleep(0.001)
+        assert played  # the next move went after the chirp, not before it
+    finally:
+        room.close()

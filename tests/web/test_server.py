@@ -766,6 +766,25 @@ def test_a_phone_plays_its_move_and_wins_a_race_by_its_tap_time(certificates: Ce
 # ---------------------------------------------------------------- scripts/play.py --web
 
 
+@pytest.mark.parametrize("given", ["unreadable", "empty"])
+def test_play_web_without_a_terminal_to_read_plays_on_and_says_so(tmp_path: Path, given: str) -> None:
+    # `nohup play.py --web --no-screen` from a terminal gives it an input it cannot read: the
+    # host's typing thread ended in an OSError traceback. An empty input (/dev/null) ends quietly.
+    save = tmp_path / "game.json"
+    argv = ["--humans", "Ana", "--bots", "bold", "--seed", "3", "--save", str(save)]
+    with open(os.devnull, "w") as unreadable:
+        web = PlayWeb(tmp_path, argv, stdin=unreadable if given == "unreadable" else subprocess.DEVNULL)
+        try:
+            web.read_until("Ctrl+C stops")
+            if given == "unreadable":
+                web.read_until("the terminal's input cannot be read (OSError): the table plays on")
+            rest, errors = web.interrupt()
+        finally:
+            web.close()
+    assert "Traceback" not in errors and "Traceback" not in rest, errors
+    assert "Game stopped. It is saved in" in rest
+
+
 def test_play_web_serves_prints_the_qr_and_stops_on_ctrl_c_keeping_the_save(tmp_path: Path) -> None:
     save = tmp_path / "game.json"
     web = PlayWeb(tmp_path, ["--humans", "Ana", "--bots", "bold", "--seed", "3", "--save", str(save)])

@@ -351,12 +351,12 @@ class PlayWeb:
     """scripts/play.py --web --no-screen on 127.0.0.1, in a process of its own: what it prints
     read as it comes (a wait is bounded, never forever), lines typed into its terminal."""
 
-    def __init__(self, tmp_path: Path, argv: list[str], port: int | None = None) -> None:
+    def __init__(self, tmp_path: Path, argv: list[str], port: int | None = None, stdin: Any = subprocess.PIPE) -> None:
         self.port = port or free_port_pair()
         env = dict(os.environ, CDC_WEB_DIR=str(tmp_path / "certs"), PYTHONPATH=str(ROOT), CDC_VOSK_MODEL="")
         self.process = subprocess.Popen([sys.executable, str(ROOT / "scripts" / "play.py"), "--web", "--port",
                                          str(self.port), "--host", "127.0.0.1", "--keyboard", "--no-screen", *argv],
-                                        stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+                                        stdin=stdin, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
                                         text=True, env=env)
         self.out: list[str] = []
         self.lines: queue.Queue[str] = queue.Queue()

@@ -249,6 +249,7 @@ class Room:
         # tokens kept): its lines and question ids count from 1, and a page seeing another run
         # forgets what it saw of the last (`welcome`).
         self.run = secrets.token_urlsafe(6)
+        self._seats_changed = threading.Event()  # a seat claimed or handed over: `seats_changed`
         self.clock = clock
         self.make_clock, self.make_recogniser = make_clock, make_recogniser
         self.chirp, self.play = chirp, play
@@ -441,6 +442,7 @@ class Room:
             seat.player.name = name.strip()
         seat.taken = True
         self._welcome(connection, seat)
+        self._seats_changed.set()  # the save keeps who holds the seat, and the player's name
         return None
 
     def _welcome(self, connection: Connection, seat: Seat) -> None:
@@ -719,13 +721,13 @@ class Room:
             if not join:
                 return  # a race opened meanwhile: the recheck waits for its end (watch asks again)
             # A phone that starts during a race: its chirp waits for the race's end, as it would
-            # mask the other phones' shouts. The session goes on meanwhile (the race must end);
-            # `sounding` again before the race is looked at, so that no move slips in between.
+            # mask the other phones' shouts. The session goes on meanwhile (a race's answers do
+            # not wait for the host's sound), and `sounding` stays on all along: the move after
+            # the race waits for the chirp (set off for each 50 ms wait, a move made within
+            # 50 ms of the race's end slipped in, its dice under the chirp).
             deadline = time.monotonic() + JOIN_CHIRP_WAIT_S
             while self.race and not self._closed and time.monotonic() < deadline:
-                self._chirping = False
                 time.sleep(0.05)
-                self._chirping = True
         try:
             samples = self.chirp()
             duration = len(samples) / RATE
@@ -876,6 +878,7 @@ class Room:
         seat.clock = None
         self._offer_seats()
         self._send_table()
+        self._seats_changed.set()  # the new token, saved before the next move (a stop now kept the old one)
 
     def _on_loop(self, act: Callable[..., None], *args: Any) -> None:
         """Runs `act` on the server's loop, where the connections live; at once without one."""
@@ -902,6 +905,15 @@ class Room:
             if self._answer is not None and self._answer[1] is not decision:
                 self.keys.withdraw(self._answer[0])
                 self._answer = None
+
+    def seats_changed(self) -> bool:
+        """Whether a seat was claimed (its player maybe renamed) or handed to a new phone since
+        last asked: the session, waiting on a player meanwhile, saves (the save keeps the seats'
+        tokens and the names) and shows the table again (the question names its player)."""
+        if not self._seats_changed.is_set():
+            return False
+        self._seats_changed.clear()
+        return True
 
     def close(self) -> None:
         self._closed = True

@@ -52,18 +52,24 @@ class MicrophoneListener:
             thread.start()
 
     def _listen(self, ear: _Ear) -> None:
-        while self._running:
-            try:
-                block, start = ear.microphone.read()
-            except MicrophoneError as error:
-                if self._running:
-                    self._problem = f"seat {ear.seat + 1}'s microphone: {error}"
-                return
-            self.attribution.feed(ear.seat, block, start, ear.microphone.clock)
-            with ear.lock:
-                detections = ear.recogniser.accept(block, start)
-            for outcome in detections:
-                self.attribution.hold(ear.seat, outcome, time.monotonic())
+        try:
+            while self._running:
+                try:
+                    block, start = ear.microphone.read()
+                except MicrophoneError as error:
+                    if self._running:
+                        self._problem = f"seat {ear.seat + 1}'s microphone: {error}"
+                    return
+                self.attribution.feed(ear.seat, block, start, ear.microphone.clock)
+                with ear.lock:
+                    detections = ear.recogniser.accept(block, start)
+                for outcome in detections:
+                    self.attribution.hold(ear.seat, outcome, time.monotonic())
+        except Exception as error:  # noqa: BLE001 - a fault of ours: the seat must not go deaf unsaid
+            # Anything else ended this thread without a word: the seat deaf, the board saying
+            # "listening", the microphone's queue growing. The game goes on at the keyboard.
+            if self._running:
+                self._problem = f"seat {ear.seat + 1}'s listening stopped ({type(error).__name__}: {error})"
 
     def listen_for(self, intents: set[str], race: bool = False) -> None:
         for ear in self.ears:

@@ -305,3 +305,45 @@ def test_a_microphone_that_opens_but_will_not_start_lets_its_device_go(monkeypat
     with pytest.raises(MicrophoneError, match="cannot record from 'test mic'"):
         microphone.start()
     assert closed == [True] and microphone._stream is None
+
+
+def test_a_fault_while_listening_is_said_as_the_microphone_lost_never_a_deaf_seat() -> None:
+    # Anything but a MicrophoneError ended the seat's listening thread without a word: the seat
+    # deaf, the table still showing it as listening.
+    import threading
+    import time
+
+    from voice.live import MicrophoneListener, _Ear
+    from voice.session import InputLost
+
+    class OneBlock:
+        given = False
+
+        def __init__(self) -> None:
+            self.clock = lambda index: index / RATE
+
+        def read(self) -> tuple[np.ndarray, int]:
+            if self.given:
+                time.sleep(0.01)
+                return np.zeros(800, np.int16), 800
+            self.given = True
+            return np.zeros(800, np.int16), 0
+
+        def stop(self) -> None:
+            pass
+
+    class Broken:
+        lexicon: dict[str, object] = {}
+
+        def accept(self, block: np.ndarray, start: int) -> list[object]:
+            raise RuntimeError("a fault of ours")
+
+    listener = MicrophoneListener([_Ear(1, OneBlock(), Broken(), threading.Lock())])  # type: ignore[arg-type]
+    try:
+        deadline = time.monotonic() + 5
+        while listener._problem is None and time.monotonic() < deadline:
+            time.sleep(0.01)
+        with pytest.raises(InputLost, match=r"seat 2's listening stopped \(RuntimeError: a fault of ours\)"):
+            listener.poll()
+    finally:
+        listener.close()

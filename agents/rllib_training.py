@@ -55,7 +55,7 @@ from ray.rllib.utils.typing import AgentID, MultiAgentDict
 from agents import training
 from agents.bots import make_bot
 from agents.single import random_position
-from agents.training import CorruptCheckpoint, RllibConfig, TrainConfig, _digest
+from agents.training import CorruptCheckpoint, RllibConfig, TrainConfig, _digest, save_model, segment_seed
 from cdc_env.actions import IllegalActionError
 from cdc_env.env import decided_winner, raw_env
 from cdc_env.rules import Ruleset, load_ruleset
@@ -297,7 +297,7 @@ def export_model(algo: Algorithm, config: TrainConfig, rules: Ruleset, path: Pat
     assert module is not None  # None only for a module id the algorithm lacks
     load_module_state_into_sb3(model.policy, module.get_state())
     path.parent.mkdir(parents=True, exist_ok=True)
-    model.save(path)
+    save_model(model, path)
     write_metadata(path, rules, config.players, config.max_turns, list(STAKE_LEVELS),
                    extra={"run_name": config.run_name, "trainer": "rllib"})
     return path
@@ -324,7 +324,8 @@ def env_config(config: TrainConfig) -> dict[str, Any]:
             "league_size": config.league.max_snapshots, "self_play_fraction": config.league.self_play_fraction}
 
 
-def algorithm_config(config: TrainConfig, rules: Ruleset) -> PPOConfig:
+def algorithm_config(config: TrainConfig, rules: Ruleset, steps: int = 0) -> PPOConfig:
+    """`steps`: those trained already (a resumed run): its env runners play new games."""
     ppo, spread = config.ppo, config.rllib
     modules = [MAIN] + [past(k) for k in range(config.league.max_snapshots)]
     spec = RLModuleSpec(module_class=MaskedActorCritic, model_config={"hiddens": list(ppo.net_arch)})
@@ -344,7 +345,7 @@ def algorithm_config(config: TrainConfig, rules: Ruleset) -> PPOConfig:
         .rl_module(rl_module_spec=MultiRLModuleSpec(rl_module_specs={m: spec for m in modules}))
         .callbacks(WinRate)
         .reporting(metrics_num_episodes_for_smoothing=200)
-        .debugging(seed=config.seed, log_level="ERROR")
+        .debugging(seed=segment_seed(config.seed, steps), log_level="ERROR")
     )
 
 
@@ -617,7 +618,7 @@ def train(config: TrainConfig, rules: Ruleset, found: tuple[Path, dict[str, Any]
     torch.set_num_threads(1)  # tiny networks: one thread is faster than several fighting
     out = config.output
     ready_ray(config, address, say)
-    algo = algorithm_config(config, rules).build_algo()
+    algo = algorithm_config(config, rules, steps=int(found[1]["steps"]) if found is not None else 0).build_algo()
     steps, curve, snapshots = 0, [], 0
     if found is not None:
         path, state = found

@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import hashlib
 import json
+import os
 import random
 from pathlib import Path
 from typing import Annotated, Any, Literal
@@ -312,9 +313,25 @@ class LeagueOpponent:
         return self._member.act(state, decision)
 
 
-def make_envs(config: TrainConfig, rules: Any, league: League) -> Any:
+def save_model(model: Any, path: Path) -> None:
+    """model.save, whole or not at all: into a temporary file beside `path`, then renamed (an
+    export cut short left a broken model.zip where a finished run's was)."""
+    temporary = path.with_name(f".{path.stem}.tmp.zip")
+    model.save(temporary)
+    os.replace(temporary, path)
+
+
+def segment_seed(seed: int, steps: int) -> int:
+    """The seed of a run's segment that begins after `steps` (0: the run's own seed). A resumed
+    run reseeded its tables with the run's seed, and played again the very games it began with
+    (each chunk of a --resume --time-limit recipe trained on the same games)."""
+    return seed if steps == 0 else (seed * 1_000_003 + steps) % 2**31
+
+
+def make_envs(config: TrainConfig, rules: Any, league: League, steps: int = 0) -> Any:
     """The config's training tables as a vector env: each a CulDeChouetteEnv whose other seats
-    are played by members of the league."""
+    are played by members of the league. `steps`: those trained already (a resumed run): its
+    tables play new games (`segment_seed`)."""
     from stable_baselines3.common.monitor import Monitor
     from stable_baselines3.common.vec_env import DummyVecEnv, SubprocVecEnv, VecEnv
 
@@ -327,7 +344,8 @@ def make_envs(config: TrainConfig, rules: Any, league: League) -> Any:
             if config.vec_env == "subproc":
                 # A table's own process: Ctrl+C is the learner's to answer (it keeps its checkpoints).
                 ignore_sigint()
-            opponents = [LeagueOpponent(league, f"{config.seed}:{index}:{seat}") for seat in range(opponents_per_table)]
+            run = f"{config.seed}" if steps == 0 else f"{config.seed}:{steps}"
+            opponents = [LeagueOpponent(league, f"{run}:{index}:{seat}") for seat in range(opponents_per_table)]
             table = CulDeChouetteEnv(rules, config.players, opponents=opponents,
                                      learner_seat="random" if config.players > 1 else 0,
                                      max_turns=config.max_turns, reaction=config.reaction, shaping=config.shaping,
@@ -341,7 +359,7 @@ def make_envs(config: TrainConfig, rules: Any, league: League) -> Any:
         envs: VecEnv = SubprocVecEnv([make(i) for i in range(config.n_envs)], start_method="fork")
     else:
         envs = DummyVecEnv([make(i) for i in range(config.n_envs)])
-    envs.seed(config.seed)
+    envs.seed(segment_seed(config.seed, steps))
     return envs
 
 

@@ -54,6 +54,7 @@ from agents.training import (
     new_model,
     read_state,
     save_checkpoint,
+    save_model,
     teacher_samples,
 )
 from cdc_env.cli import (
@@ -125,13 +126,6 @@ class RunCallback(BaseCallback):
 
     def progress(self) -> dict[str, Any]:
         return {"curve": self.curve, "snapshots": self.league.snapshot_paths}
-
-
-def save_model(model: Any, path: Path) -> None:
-    """model.save, whole or not at all: into a temporary file beside `path`, then renamed."""
-    temporary = path.with_name(f".{path.stem}.tmp.zip")
-    model.save(temporary)
-    os.replace(temporary, path)
 
 
 def describe(model_path: Path, config: TrainConfig, rules: Ruleset) -> None:
@@ -459,7 +453,11 @@ def resumable(out: Path, found: tuple[Path, dict[str, Any]] | None) -> tuple[Pat
 
 
 def clear_run(out: Path) -> None:
-    """--overwrite: the earlier run's outputs go, so that nothing of it is resumed or reported."""
+    """--overwrite: the earlier run's outputs go, so that nothing of it is resumed or reported.
+    Only a run's: a folder no run has written (no config.json, no model, checkpoint or report)
+    keeps what it holds, a `checkpoints/` or `tb/` of the user's own included."""
+    if not (out / "config.json").is_file() and not earlier_run(out):
+        return
     for name in RUN_OUTPUTS:
         path = out / name
         if path.is_dir():
@@ -590,7 +588,7 @@ def train_sb3(config: TrainConfig, rules: Ruleset, args: argparse.Namespace,
     # 2. The league and the environments.
     league = League(config.opponents, config.reaction, config.league.max_snapshots,
                     config.league.self_play_fraction)
-    envs = make_envs(config, rules, league)
+    envs = make_envs(config, rules, league, steps=int(found[1]["steps"]) if found is not None else 0)
     tensorboard = tensorboard_dir(out)
 
     # 3. A new model, or the last intact checkpoint.
@@ -605,11 +603,19 @@ def train_sb3(config: TrainConfig, rules: Ruleset, args: argparse.Namespace,
             raise ModelLoadError(f"checkpoint {path} cannot be loaded: {error}") from None
         curve = list(state.get("curve", []))
         for snapshot in state.get("snapshots", []):
+            # In this run's folder, wherever it was when the checkpoint named it (a run moved, or
+            # resumed from another folder, took its snapshots from the old place: lost, or another
+            # run's networks there played as its league).
+            here = out / "snapshots" / Path(snapshot).name
             try:
-                league.add_snapshot(Path(snapshot))
+                league.add_snapshot(here)
             except ModelLoadError as error:
                 # Reported once, and dropped from the league: the next checkpoint no longer lists it.
                 print(f"a league snapshot is lost and dropped from the league: {error}")
+                continue
+            if isinstance(envs, SubprocVecEnv):
+                # Each table's process holds its own copy of the league, forked before this.
+                envs.env_method("add_league_snapshot", str(here))
     else:
         model = new_model(config, envs, tensorboard)
         imitation = config.imitation

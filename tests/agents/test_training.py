@@ -322,3 +322,71 @@ def test_a_checkpoint_state_that_is_not_text_is_passed_over_as_corrupt(tmp_path:
     reports: list[str] = []
     assert latest_checkpoint(tmp_path, report=reports.append) is None
     assert reports == [f"skipping a corrupt checkpoint: {checkpoint}: state.json unreadable (not UTF-8 text)"]
+
+
+def test_a_run_moved_to_another_folder_resumes_with_its_own_snapshots(tmp_path: Path) -> None:
+    # The checkpoint named its league snapshots by the folder the run was in: resumed from the
+    # folder it was moved to, they were "lost" (or another run's, at the old place, played).
+    config = tiny_config(tmp_path, imitation={"teacher": None})
+    assert train("--config", str(config), "--eval-games", "0").returncode == 0
+    (tmp_path / "run").rename(tmp_path / "moved")
+    resumed = train("--config", str(config), "--out", str(tmp_path / "moved"), "--resume", "--timesteps", "384",
+                    "--eval-games", "0")
+    assert resumed.returncode == 0, resumed.stderr
+    assert "lost" not in resumed.stdout, resumed.stdout
+    state = read_state(tmp_path / "moved" / "checkpoints" / "step_0000000384")
+    assert state["snapshots"] and all(Path(p).parent == tmp_path / "moved" / "snapshots" for p in state["snapshots"])
+
+
+def test_a_resumed_run_plays_new_games_the_same_ones_each_time() -> None:
+    # The tables were reseeded with the run's seed at every --resume: each segment of a
+    # --resume --time-limit recipe trained on the very games the run began with.
+    from agents.training import League, TrainConfig, make_envs, segment_seed
+
+    config = TrainConfig(run_name="seeds", players=2, n_envs=1, opponents=["simple"], seed=3)
+    rules = load_ruleset("classic")
+
+    def first_observation(steps: int) -> list[float]:
+        league = League(config.opponents, config.reaction, config.league.max_snapshots,
+                        config.league.self_play_fraction)
+        envs = make_envs(config, rules, league, steps=steps)
+        try:
+            return [float(x) for x in envs.reset()[0]]
+        finally:
+            envs.close()
+
+    assert segment_seed(3, 0) == 3 and segment_seed(3, 256) != segment_seed(3, 512)
+    runs = {steps: [first_observation(steps) for _ in range(2)] for steps in (0, 256)}
+    assert runs[0][0] == runs[0][1] and runs[256][0] == runs[256][1]  # each segment reproducible
+    starts = {steps: [first_observation(steps) for _ in range(1)][0] for steps in (0, 256, 512, 768)}
+    assert len({tuple(obs) for obs in starts.values()}) > 1  # and the segments' games differ
+
+
+def test_a_model_saved_whole_or_not_at_all(tmp_path: Path) -> None:
+    # RLlib's export saved model.zip in place: cut short, a finished run's model was lost.
+    from agents.training import save_model
+
+    path = tmp_path / "model.zip"
+    path.write_bytes(b"the finished run's model")
+
+    class CutShort:
+        def save(self, where: Path) -> None:
+            Path(where).write_bytes(b"half")
+            raise KeyboardInterrupt
+
+    with pytest.raises(KeyboardInterrupt):
+        save_model(CutShort(), path)
+    assert path.read_bytes() == b"the finished run's model"
+
+
+def test_overwrite_into_a_folder_no_run_wrote_deletes_nothing_of_it(tmp_path: Path) -> None:
+    # --overwrite deleted checkpoints/, tb/… of a folder that held no run: the user's own files.
+    (tmp_path / "run" / "checkpoints").mkdir(parents=True)
+    (tmp_path / "run" / "checkpoints" / "notes.txt").write_text("mine")
+    (tmp_path / "run" / "tb").mkdir()
+    (tmp_path / "run" / "tb" / "data").write_text("mine too")
+    config = tiny_config(tmp_path, total_timesteps=128, imitation={"teacher": None})
+    done = train("--config", str(config), "--overwrite", "--eval-games", "0")
+    assert done.returncode == 0, done.stderr
+    assert (tmp_path / "run" / "checkpoints" / "notes.txt").read_text() == "mine"
+    assert (tmp_path / "run" / "tb" / "data").read_text() == "mine too"

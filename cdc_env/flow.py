@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import copy
 import itertools
-from collections.abc import Generator
+from collections.abc import Callable, Generator
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -53,6 +53,10 @@ class Decision:
     stakes: tuple[tuple[str, range], ...] = ()
     # For a race: the phrases that count for this seat (the others are wrong phrases).
     answers: tuple[str, ...] = ()
+    # The same moment asked with the scores as they are now: a decision whose choices depend on
+    # the scores (a Civet's or a challenge's stakes, F's sirop) is put again after a false
+    # shout's Bévue changed them while it waited (its old stakes were still accepted).
+    refresh: Callable[[], Decision] | None = field(default=None, compare=False, repr=False)
 
     @property
     def is_chance(self) -> bool:

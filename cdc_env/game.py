@@ -156,6 +156,8 @@ class GameState:
                                            or not self.false_shout_allowed(seat, action.phrase))):
             false_shouts.false_shout(self, seat, action)
             self._turn_actions.append((seat, action, False))
+            if self.pending is not None and self.pending.refresh is not None:
+                self.pending = self.pending.refresh()  # its choices, with the scores the Bévue left
             return
         if seat is not None and seat != decision.seat:
             who = "the dice" if decision.is_chance else f"seat {decision.seat}"
@@ -564,12 +566,15 @@ class GameState:
 
     def _turn_start(self, seat: int) -> Flow:
         """Before the roll: a Civet, or in solo (S) a Grelottine; one bet per roll."""
-        stakes = civet.stakes(self, seat)
-        options: tuple[Action, ...] = (Roll(),)
-        if grelottine.may_use(self, seat):
-            options += (UseGrelottine(),)
-        choice = yield Decision(seat, "turn_start", options,
-                                staked=DeclareCivet if stakes else None, stakes=stakes)
+        def ask() -> Decision:
+            stakes = civet.stakes(self, seat)
+            options: tuple[Action, ...] = (Roll(),)
+            if grelottine.may_use(self, seat):
+                options += (UseGrelottine(),)
+            return Decision(seat, "turn_start", options, staked=DeclareCivet if stakes else None, stakes=stakes,
+                            refresh=ask)
+
+        choice = yield ask()
         if isinstance(choice, UseGrelottine):
             used = yield from grelottine.use_before_roll(self, seat)
             yield Decision(seat, "challenge_roll", (Roll(),))

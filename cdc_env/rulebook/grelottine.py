@@ -72,19 +72,23 @@ def challenge_thrower(game: Game, challenged: int) -> Flow:
     order = sorted(game.seats_from(challenged), key=lambda s: game.scores[s])
     challenge: ChallengeGrelottine | None = None
     challenger = -1
-    for seat in order:
-        if not game.items[seat]["grelottine"]:
-            continue
+    def offer(seat: int) -> Decision:
         stakes = tuple(
             (combination, allowed)
             for combination in rules.stake_limits
             if (allowed := range(rules.min_stake,
                                  stake_limit(game, seat, challenged, combination) + 1))
         )
-        if not stakes:
+        return Decision(seat, "grelottine", (Pass(),), staked=ChallengeGrelottine if stakes else None,
+                        stakes=stakes, refresh=lambda: offer(seat))
+
+    for seat in order:
+        if not game.items[seat]["grelottine"]:
             continue
-        choice = yield Decision(seat, "grelottine", (Pass(),),
-                                staked=ChallengeGrelottine, stakes=stakes)
+        offered = offer(seat)
+        if not offered.stakes:
+            continue
+        choice = yield offered
         if isinstance(choice, ChallengeGrelottine):
             challenge, challenger = choice, seat
             break

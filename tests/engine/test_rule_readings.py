@@ -293,3 +293,48 @@ def test_every_kind_of_event_has_a_scorekeepers_line() -> None:
              for seed in range(30) for event in random_game(rules, 1 if rules == "solo" else 4, seed).log}
     assert {"score", "race", "grelottine", "sirop", "relaunch", "verdier_bet", "attrape_oiseau"} <= kinds
     assert kinds <= set(EVENT_LINES), sorted(kinds - set(EVENT_LINES))
+
+
+# ---------------------------------------------------------------------- a Bévue while a choice waits
+
+
+def test_a_bevue_while_a_civet_waits_puts_it_again_with_the_score_it_left() -> None:
+    # Seat 0 holds a Civet at 5 (stakes 1..5 within its score), shouts falsely (-10: -5), then
+    # staked 5: accepted, and the Civet won 5 (a player with no points has no Civet to bet).
+    state = new_game("classic", 2, dice=[2, 2, 5], scores=[5, 100], items=[{"civet": 1}, {}])
+    assert state.pending is not None and dict(state.pending.stakes)["chouette"] == range(1, 6)
+    state.apply_action(Shout("pas_mou_le_caillou", 10), seat=0)
+    assert state.scores[0] == -5
+    assert state.pending is not None and state.pending.kind == "turn_start" and state.pending.stakes == ()
+    with pytest.raises(IllegalActionError):
+        state.apply_action(DeclareCivet("chouette", 5), seat=0)
+    assert [e for e in state.log if e["type"] == "score" and e["reason"].startswith("civet")] == []
+
+
+def test_a_bevue_while_a_grelottine_challenge_waits_puts_it_again_at_the_new_limit() -> None:
+    # The challenger at 30 (a Chouette: at most floor(30 × 0.33) = 9) shouts falsely: at 20 the
+    # most is 6, where 9 was still accepted.
+    state = new_game("classic", 2, dice=[1, 3, 6], scores=[100, 30], items=[{}, {"grelottine": 1}])
+    play(state, ROLL, PASS)  # seat 1 does not buy the cul
+    assert state.pending is not None and state.pending.kind == "grelottine"
+    assert dict(state.pending.stakes)["chouette"].stop - 1 == 9
+    state.apply_action(Shout("pas_mou_le_caillou", 10), seat=1)
+    assert state.pending is not None and dict(state.pending.stakes)["chouette"].stop - 1 == 6
+    with pytest.raises(IllegalActionError):
+        state.apply_action(ChallengeGrelottine("chouette", 9), seat=1)
+    state.apply_action(ChallengeGrelottine("chouette", 6), seat=1)
+
+
+def test_a_bevue_while_f_asks_for_a_sirop_leaves_only_the_chouette_where_the_score_no_longer_covers_it() -> None:
+    # complete without negative scores: at 36 a Chouette of 6 (36 points) may be siroted; a false
+    # shout leaves 26, and the sirop was still accepted (its failure then took the 26).
+    rules = ruleset("complete", negative_scores=False)
+    rules = rules.model_copy(update={"minimum_scores": rules.minimum_scores.model_copy(
+        update={"sirotage_covers_chouette": True})})
+    state = new_game(rules, 2, dice=[6, 6, 2], scores=[36, 100])
+    while state.pending is not None and state.pending.kind != "sirop":
+        state.apply_action(ROLL if state.pending.allows(ROLL) else PASS)
+    assert state.pending is not None and state.pending.allows(Sirop())
+    state.apply_action(Shout("pas_mou_le_caillou", 10), seat=0)
+    assert state.scores[0] == 26
+    assert state.pending is not None and state.pending.kind == "sirop" and not state.pending.allows(Sirop())

@@ -288,9 +288,8 @@ class PlaySession:
     # When this game began to be played here (`run`): a phrase begun before it was said over the
     # game before (a shout at its end, heard as `again` starts this one): not this game's.
     _began: float | None = None
-    # The last race run: its start, the end of its window (session clock) and its phrases. A
-    # shout said in it but heard after it was settled is late, not a false shout.
-    # The last race: its start, its window's end, when it was settled, the phrases it took.
+    # The last race run: its start, the end of its window, when it was settled (session clock)
+    # and its phrases. A shout said in it but heard after it was settled is late, not false.
     _last_race: tuple[float, float, float, frozenset[str]] | None = None
     # Late friends typed in (`+ Name`) waiting for the next turn to begin: (name, Sloubi sung).
     joining: list[tuple[str, bool]] = field(default_factory=list)

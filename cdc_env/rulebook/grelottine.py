@@ -72,7 +72,8 @@ def challenge_thrower(game: Game, challenged: int) -> Flow:
     order = sorted(game.seats_from(challenged), key=lambda s: game.scores[s])
     challenge: ChallengeGrelottine | None = None
     challenger = -1
-    def offer(seat: int) -> Decision:
+
+    def offer(seat: int) -> Decision:  # (put again, `refresh`, if a Bévue changes the scores meanwhile)
         stakes = tuple(
             (combination, allowed)
             for combination in rules.stake_limits

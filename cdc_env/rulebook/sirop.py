@@ -28,6 +28,7 @@ def chouette(game: Game, outcome: RollOutcome, bought: bool) -> Flow:
     if not may_sirop(game, scorer, value):
         yield from scoring.score_combination(game, outcome, bought)
         return
+
     def ask() -> Decision:  # (F: a Bévue meanwhile may leave the score short of the Chouette)
         options = (Sirop(), Pass()) if may_sirop(game, scorer, value) else (Pass(),)
         return Decision(scorer, "sirop", options, refresh=ask)

@@ -340,6 +340,14 @@ class Ruleset(BaseModel):
         """Why this ruleset cannot be played by `players`, in one phrase, or None where it can
         (every command and the engine say it the same way)."""
         if self.min_players <= players <= self.max_players:
+            # A team mode seats only some counts (the Doublette: an even number, 4 to 8): said
+            # here too, not by the game as it starts (a traceback at play.py's table).
+            from cdc_env.rulebook.house import teams_of  # (the house rules' registry reads rulesets)
+
+            try:
+                teams_of(self.house_rules, players)
+            except ValueError as error:
+                return str(error)
             return None
         span = (f"exactly {self.min_players} player{'s' if self.min_players > 1 else ''}"
                 if self.min_players == self.max_players else f"{self.min_players} to {self.max_players} players")

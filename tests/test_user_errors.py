@@ -167,6 +167,28 @@ def test_play_refuses_microphones_it_cannot_give_and_a_voice_it_has_not(
     assert console.export_text().strip().startswith(f"error: {says}")
 
 
+@pytest.mark.parametrize("humans", [["Ana"], ["Ana", "Bob"]])
+def test_a_doublette_at_a_table_it_cannot_pair_is_one_line_everywhere(
+        humans: list[str], capsys: pytest.CaptureFixture[str]) -> None:
+    # play.py ended in the engine's GameError traceback (the ruleset's count alone was checked).
+    import io
+
+    from rich.console import Console
+
+    from cdc_env.rules import load_ruleset
+
+    says = f"the Doublette is played by an even number of players, 4 to 8, not {len(humans) + 1}"
+    assert load_ruleset("classic").with_house_rules(["doublette"]).players_refusal(len(humans) + 1) == says
+    console = Console(width=2000, record=True, file=io.StringIO())
+    argv = ["--keyboard", "--house", "doublette", "--humans", *humans, "--bots", "bold"]
+    assert script("play").prepare(argv, console) == 2
+    assert console.export_text().strip().startswith(f"error: {says}")
+    from agents.__main__ import main as agents_main
+
+    assert agents_main(["play", "--ruleset", "classic", "--house", "doublette", "--players", str(len(humans) + 1)]) == 2
+    assert says in one_error_line(capsys.readouterr().err)
+
+
 def test_a_ruleset_and_a_training_config_given_for_each_other_are_named(tmp_path: Path) -> None:
     with pytest.raises(ConfigError) as error:
         load_config(ROOT / "configs" / "rules" / "classic.yaml")

@@ -283,6 +283,7 @@ class PlaySession:
     state: GameState = field(init=False)
     race_log: list[list[RaceShout]] = field(default_factory=list)
     race_now: list[RaceShout] = field(default_factory=list)  # the shouts of the race under way
+    race_log_from: int = 0  # where in the log the race run last began (its verdict comes after)
     _race_answers: dict[int, Action] = field(default_factory=dict)
     _moment: float = 0.0  # when the current decision was put (false shouts' onsets count from it)
     # When this game began to be played here (`run`): a phrase begun before it was said over the
@@ -403,6 +404,7 @@ class PlaySession:
         for seat, player in enumerate(self.players):
             if player.human:
                 self.view.voice(seat, LISTENING if self._hears(seat) else KEYBOARD_ONLY)
+        self.view.show(self)  # this game's table at once (after `again`, a bot may move first)
         while (decision := self.state.pending) is not None:
             if self.joining and self._seat_joining():
                 continue  # the turn's first decision again, with the newcomer at the table
@@ -426,6 +428,10 @@ class PlaySession:
                     self.misheard.append(Misheard(index, decision.seat, self._voice_answer, answer=True))
             self._voice_answer = None
             self.save()
+            if player.human:
+                # The question just answered goes from the screen now: a bot thinking next left
+                # it there, and the answer typed again answered the player's next question.
+                self.view.show(self)
             if self.state.pending is None or self.state.pending.kind != "race":
                 # A race resumed from a save made in it was run for every seat, those that had
                 # answered before the save too: their answers, never asked for, go with it.
@@ -914,6 +920,7 @@ class PlaySession:
         phrases = list(dict.fromkeys(p for own in allowed.values() for p in own))
         window = self.rules.races.race_window_ms / 1000
         self.race_now = []
+        self.race_log_from = len(self.state.log)  # the race panel's verdict is this race's only
         self.view.show(self)
         callout = race_callout(self.state.table.race_answers, decision, [p.name for p in self.players])
         self.view.say(f"RACE: {words(decision.reason)}! — shout {callout}"
@@ -1071,9 +1078,13 @@ class PlaySession:
         except UnknownPhrase as error:
             self.view.say(str(error))
             return
-        if parsed is None:  # several humans, and no seat of theirs named: it was dropped without a word
+        if parsed is None:  # no human seat of this race named (or implied): it was dropped without a word
             seats = ", ".join(f"{s + 1} {self.players[s].name}" for s in humans)
-            self.view.say(f"« {text} »: several humans race here: « ! » then your seat's number ({seats})")
+            if len(humans) == 1:  # (a bot's seat number, or one out of the table)
+                self.view.say(f"« {text} »: Enter alone shouts for {self.players[humans[0]].name} (seat "
+                              f"{humans[0] + 1}), the only human in this race")
+            else:
+                self.view.say(f"« {text} »: several humans race here: « ! » then your seat's number ({seats})")
             return
         earlier = shouts.get(parsed[0])
         if earlier is not None and (at - start) * 1000 >= earlier.onset_ms:

@@ -154,7 +154,11 @@ def players_table(session: PlaySession, voices: dict[int, str], final: bool = Fa
     table = Table(expand=True, title="final table" if final else None)
     for column in ("seat", "player", "score", "items", "voice"):
         table.add_column(column, justify="right" if column == "score" else "left")
-    order = sorted(range(state.players), key=lambda s: -state.scores[s]) if final else range(state.players)
+    # The final table as the game was won: a team's sum first at a Doublette, and both of the
+    # winning pair marked (the summary said « Ana and Cy win as a team » above Cy alone marked).
+    winners = state.teams[state.winner] if final and state.winner is not None else ()
+    order = sorted(range(state.players), key=lambda s: (-sum(state.scores[m] for m in state.teams[s]),
+                                                        -state.scores[s], s)) if final else range(state.players)
     for seat in order:
         player = session.players[seat]
         items = ", ".join(ITEM_MARKS.get(i, i) for i, n in state.items[seat].items() if n)
@@ -163,7 +167,7 @@ def players_table(session: PlaySession, voices: dict[int, str], final: bool = Fa
         voice = voices.get(seat, "keyboard only") if player.human else ""
         # Text: a name is shown as typed, never read as markup ('[/x]' raised MarkupError).
         table.add_row(f"{'▶' if turn else ' '}{seat + 1}", Text(who), str(state.scores[seat]), items, voice,
-                      style="bold yellow" if turn or (final and seat == state.winner) else "")
+                      style="bold yellow" if turn or seat in winners else "")
     return table
 
 
@@ -182,7 +186,9 @@ def race_panel(session: PlaySession) -> RenderableType:
         lines.append(Text(f"{shout.onset_ms:6.0f} ms  {names[shout.seat]} « {words(shout.phrase)} »"
                           f"  ({shout.by})"))
     last_race = _last_index(log, lambda e: e["type"] == "race")
-    if last_race is not None and session.race_now:
+    if last_race is not None and last_race < session.race_log_from:
+        last_race = None  # the race before: not the verdict of the one under way (nor its Bévues)
+    if last_race is not None:  # (its verdict also where nobody shouted: "nobody shouted in time")
         # Who was first (or, in a Suite, last) in the engine's own words.
         lines.insert(0, Text(describe_event(log[last_race], names).strip(), style="bold"))
         for later in log[last_race + 1:]:
@@ -190,7 +196,7 @@ def race_panel(session: PlaySession) -> RenderableType:
                 break
             lines.append(Text(describe_event(later, names).strip(), style="yellow"))
     false = _last_index(log, lambda e: e["type"] == "false_shout")
-    if false is not None and false > (last_race if last_race is not None else -1):
+    if false is not None and false > (last_race if last_race is not None else session.race_log_from - 1):
         event = log[false]
         lines.append(Text(f"false shout: {names[event['seat']]} « {words(event['phrase'])} » "
                           f"with no race on", style="bold"))

@@ -9,6 +9,7 @@ import os
 import signal
 import subprocess
 import sys
+import threading
 import time
 from collections.abc import Callable, Coroutine
 from contextlib import ExitStack
@@ -881,3 +882,75 @@ def test_a_late_friend_or_a_take_back_typed_after_the_end_is_told_to_wait_for_ag
     said = "the game is over: type « again » for the next one, then « + Name » there"
     assert after_the_end(" + Zoé") == said and after_the_end("-") == said
     assert after_the_end("again") is None and after_the_end("1") is None
+
+
+def rendered(renderable: Any) -> str:
+    console = Console(width=120, record=True, file=io.StringIO())
+    console.print(renderable)
+    return console.export_text()
+
+
+def test_the_race_pane_shows_only_this_races_verdict_and_one_nobody_shouted_in() -> None:
+    # A new race under way showed the last race's verdict above its own shouts (« Ana first »,
+    # « Ana +8 »); a race nobody shouted in left « no race yet » on the pane.
+    from voice.session import RaceShout
+    from voice.table import race_panel
+
+    session = PlaySession(load_ruleset("basic"), [SeatPlayer("Ana"), SeatPlayer("bot", FixedBot(800))],
+                          view=TableView(None), keyboard=TypedLines())  # type: ignore[arg-type]
+    session.state.log.append({"type": "race", "turn": 1, "race": "chouette_velute", "shouts": {}, "tied": []})
+    assert "nobody shouted in time" in rendered(race_panel(session))
+    session.state.log.append({"type": "turn_start", "turn": 2, "seat": 1})
+    session.race_log_from = len(session.state.log)  # the next race begins
+    session.race_now = [RaceShout(1, "pas_mou_le_caillou", 800.0, "bot")]
+    shown = rendered(race_panel(session))
+    assert "800 ms  bot « pas mou le caillou »" in shown and "nobody shouted" not in shown
+
+
+def test_the_final_table_of_a_doublette_ranks_the_teams_and_marks_both_winners() -> None:
+    from voice.table import players_table
+
+    rules = load_ruleset("classic").with_house_rules(["doublette"])
+    players = [SeatPlayer(name, FixedBot(500), "bold") for name in ("Ana", "Bob", "Cy", "Dee")]
+    session = PlaySession(rules, players, view=TableView(None), keyboard=TypedLines())  # type: ignore[arg-type]
+    session.state.scores[:] = [40, 266, 348, 46]
+    session.state.winner = 2  # Cy's throw: Ana (seat 0) and Cy (seat 2) win with 388
+    table = players_table(session, {}, final=True)
+    order = [str(cell) for cell in table.columns[1]._cells]
+    assert order == ["Cy (bot)", "Ana (bot)", "Bob (bot)", "Dee (bot)"]
+    assert [row.style for row in table.rows] == ["bold yellow", "bold yellow", "", ""]
+
+
+def test_the_question_answered_leaves_the_screen_before_a_bot_thinks() -> None:
+    # The bot after Ana thinks for a while (a searcher): her question stayed on the screen, and
+    # at --pace 0 the answer typed again answered her next question unseen.
+    seen: list[str] = []
+
+    class Watching:
+        def show(self, session: PlaySession) -> None:
+            seen.append("show")
+
+        def say(self, text: str) -> None:
+            pass
+
+        def ask(self, session: PlaySession, decision: Any, options: Any) -> None:
+            seen.append("ask")
+
+        def voice(self, seat: int, status: str) -> None:
+            pass
+
+    class Thinking(FixedBot):
+        def act(self, state: GameState, decision: Any) -> Any:
+            seen.append("bot")
+            return super().act(state, decision)
+
+    keyboard = TypedLines()
+    keyboard.put("1", time.monotonic())
+    closing = threading.Timer(1.5, keyboard.close)  # then Ana's next question ends the session
+    closing.start()
+    session = PlaySession(load_ruleset("basic"), [SeatPlayer("Ana"), SeatPlayer("bot", Thinking(800), "bold")],
+                          view=Watching(), keyboard=keyboard, dice=InjectedDice(NOTHING_TWICE), pace=0.0)
+    with pytest.raises(EOFError):
+        session.run()
+    answered = seen.index("ask")
+    assert "show" in seen[answered + 1:seen.index("bot", answered)]

@@ -1,6 +1,6 @@
-"""Every shipped champion against a field of each heuristic bot: the figures of the README.
+"""Every shipped champion against a field of each heuristic bot: docs/figures.md's champion table.
 
-    python scripts/evaluate_champions.py                     # every champion, the README's game counts
+    python scripts/evaluate_champions.py                     # every champion, docs/figures.md's game counts
     python scripts/evaluate_champions.py --tables classic_4p v004_2p --others 500
 
 Against bold (the strongest bot) each champion plays --bold-games games at 2 seats (default
@@ -54,6 +54,9 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--seed", type=int, default=DEFAULT_SEED,
                         help="apart from the training runs' evaluation seed; another seed's figures are kept "
                              "beside the default's (TABLE_seedS)")
+    parser.add_argument("--agent", choices=("champion", "network"), default="champion",
+                        help="champion (the default), or network: the shipped network, where the champion is the "
+                             "searcher over it (its figures kept as TABLE_network)")
     parser.add_argument("--workers", type=processes, default=os.cpu_count() or 1)
     parser.add_argument("--out", type=output_file, default="runs/champions.json",
                         help="the JSON report; the tables played are merged into it (default: runs/champions.json)")
@@ -129,6 +132,7 @@ def evaluate_into(args: argparse.Namespace, tables: list[tuple[str, int]]) -> in
         bold = field["bold"]
         cells = [f"{field[b]['win_rate']:.1%}" for b in FIELD[1:]]
         seeds = f" (seeds from {result['seed']:,})" if isinstance(result.get("seed"), int) else ""
+        seeds += ", the network" if result.get("agent") == "network" else ""
         print(f"| {result['ruleset']}, {result['players']} seats{seeds} | {bold['win_rate']:.1%} "
               f"({bold['ci95'][0]:.1%} – {bold['ci95'][1]:.1%}) | {bold['games']} | {fair:.1%} | "
               f"{'yes' if bold['ci95'][0] > fair else 'no'} | "
@@ -143,17 +147,18 @@ def play_tables(tables: list[tuple[str, int]], args: argparse.Namespace, results
         rows = {}
         for bot in FIELD:
             games = args.others if bot != "bold" else (args.bold_games if players == 2 else args.bold_games_more)
-            tournament = run_tournament(["champion"], rules, players, games, seed=args.seed, workers=args.workers,
+            tournament = run_tournament([args.agent], rules, players, games, seed=args.seed, workers=args.workers,
                                         field=bot)
-            agent = next(a for a in tournament.agents if a.name == "champion")
+            agent = next(a for a in tournament.agents if a.name == args.agent)
             rows[bot] = {"games": games, "win_rate": agent.win_rate, "ci95": [agent.ci_low, agent.ci_high]}
             print(f"{ruleset} {players}p vs {bot}: {agent.win_rate:.1%} ({agent.ci_low:.1%} – {agent.ci_high:.1%}) "
                   f"over {games} games", flush=True)
         # One entry per table and seed range: a run from another --seed (the README's figures are
         # on two) replaced the table's first figures, and the report could not say which it held.
-        key = f"{ruleset}_{players}p" + (f"_seed{args.seed}" if args.seed != DEFAULT_SEED else "")
-        results[key] = {"ruleset": ruleset, "players": players, "seed": args.seed, "fair_share": 1 / players,
-                        "field": rows}
+        key = (f"{ruleset}_{players}p" + ("_network" if args.agent == "network" else "")
+               + (f"_seed{args.seed}" if args.seed != DEFAULT_SEED else ""))
+        results[key] = {"ruleset": ruleset, "players": players, "seed": args.seed, "agent": args.agent,
+                        "fair_share": 1 / players, "field": rows}
         try:
             write_atomic(args.out, json.dumps(results, indent=1))
         except OSError as error:  # a full disk is the user's to fix; the file keeps the tables before

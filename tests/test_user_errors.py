@@ -1295,8 +1295,12 @@ def test_evaluate_champions_keeps_each_seed_ranges_figures_and_says_which(
     tiny = ["--tables", "classic_3p", "--bold-games-more", "2", "--others", "2", "--workers", "1", "--out", str(report)]
     assert script("evaluate_champions").main(tiny) == 0
     assert script("evaluate_champions").main([*tiny, "--seed", "0"]) == 0
+    # Where the champion is the searcher, the network beside it is measured apart, kept apart.
+    assert script("evaluate_champions").main([*tiny, "--agent", "network"]) == 0
     results = json.loads(report.read_text(encoding="utf-8"))
-    assert {key: entry["seed"] for key, entry in results.items()} == {"classic_3p": 30_000_000, "classic_3p_seed0": 0}
+    assert {key: (entry["seed"], entry["agent"]) for key, entry in results.items()} == {
+        "classic_3p": (30_000_000, "champion"), "classic_3p_seed0": (0, "champion"),
+        "classic_3p_network": (30_000_000, "network")}
     printed = capsys.readouterr().out
     assert "| classic, 3 seats (seeds from 30,000,000) |" in printed
     assert "| classic, 3 seats (seeds from 0) |" in printed

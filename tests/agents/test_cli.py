@@ -105,3 +105,6 @@ def test_a_solo_game_the_optimum_does_not_cover_is_not_graded_and_its_bot_refuse
     assert last.startswith("Solo: ") and "no grade" in last and "house rules (tichette)" in last
     assert main(["play", "--ruleset", "solo", "--house", "tichette", "--bot", "solo_optimal"]) == 2
     assert "the solo optimum does not cover house rules (tichette)" in capsys.readouterr().err
+    assert main(["play", "--ruleset", "solo", "--house", "tichette", "--bot", "bold", "--seed", "3", "--json"]) == 0
+    solo = json.loads(capsys.readouterr().out)["solo"]
+    assert solo["grade"] is None and "house rules (tichette)" in solo["not_graded"] and solo["turns"] > 0

@@ -11,7 +11,7 @@ import json
 import sys
 from typing import TYPE_CHECKING
 
-from agents.bots import make_bot
+from agents.bots import check_table, make_bot
 from cdc_env.cli import BUDGET_HELP, budget_ms, run_command, standard_output
 from cdc_env.game import GameError, turns_played
 from cdc_env.play import describe_event, play_game
@@ -44,6 +44,7 @@ def play(args: argparse.Namespace) -> int:
     players = seat_count(rules, args.players)
     bots = [make_bot(args.bot, seed=f"{args.seed}:{seat}", reaction=args.reaction, budget_ms=args.budget_ms)
             for seat in range(players)]
+    check_table(bots[0], rules, players)  # a table the bot cannot play: said before the game, in one line
     try:
         state = play_game(rules, bots, seed=args.seed, max_turns=args.max_turns or None)
     except Exception as error:

@@ -152,6 +152,7 @@ class SearchBot:
         # Built when the table is known: the base bot (its own choices, and its seat in the
         # samples), and the model of the other seats in the samples.
         self._bots: dict[tuple[str, int, str, int], Bot] = {}
+        self._checked_rules: Ruleset | None = None  # the rules last found to be the ones its files are for
 
     def base_for(self, state: GameState) -> str:
         return self._base(state.rules.name, state.players)
@@ -163,10 +164,28 @@ class SearchBot:
         """The fitted value its samples are scored by (agents/value.py)."""
         return load_value(ruleset, players, base=self._base(ruleset, players) if self.base_value else None)
 
+    def _check_rules(self, rules: Ruleset, players: int) -> None:
+        """The table's network and fitted value are found by the ruleset's name: rules that bear
+        a shipped ruleset's name and are not its would be played with another game's (a copy of
+        classic.yaml with another target, its name kept, as `champion` and `network` refuse)."""
+        if self._checked_rules is rules:
+            return
+        from agents.champion import differs_from_shipped  # (the champion module builds searchers)
+
+        uses = [what for what, used in (("network", self._base(rules.name, players) == NETWORK),
+                                        ("fitted value", self.horizon == "turn")) if used]
+        changed = differs_from_shipped(rules) if uses else []
+        if changed:
+            raise ValueError(f"the searcher plays {rules.name}'s {' and '.join(uses)} for the shipped {rules.name}; "
+                             f"these rules bear its name and are not its ({', '.join(changed)} differ): give your "
+                             "ruleset a name of its own")
+        self._checked_rules = rules
+
     def check_seats(self, rules: Ruleset, players: int) -> None:
         """Whether this searcher can play a table, said before any game: a ValueError where its
         base is the table's network and the table has none (naming the tables that have one) or
         its file is damaged, or where the value file is damaged."""
+        self._check_rules(rules, players)
         self._bot(self._base(rules.name, players), -1, rules, players)  # the network loaded now, once
         if self.horizon == "turn":
             self.value(rules.name, players)
@@ -185,6 +204,7 @@ class SearchBot:
         return self._bots[key]
 
     def act(self, state: GameState, decision: Decision) -> Action:
+        self._check_rules(state.rules, state.players)
         base = self._bot(self.base_for(state), -1, state.rules, state.players)
         base.rng = self.rng  # the caller reseeds this bot's generator between games
         chosen = base.act(state, decision)

@@ -328,6 +328,17 @@ def segment_seed(seed: int, steps: int) -> int:
     return seed if steps == 0 else (seed * 1_000_003 + steps) % 2**31
 
 
+def load_to_resume(path: Path, envs: Any, config: TrainConfig, steps: int, tensorboard: str | None) -> Any:
+    """A checkpoint's model, to go on learning on `envs` (made with `steps`): SB3's load seeds
+    the run's own seed again (its generators and the tables'), so the segment's is given after
+    it, or the resumed run played the run's first games again."""
+    from sb3_contrib import MaskablePPO
+
+    model = MaskablePPO.load(path, env=envs, device="cpu", tensorboard_log=tensorboard)
+    model.set_random_seed(segment_seed(config.seed, steps))
+    return model
+
+
 def make_envs(config: TrainConfig, rules: Any, league: League, steps: int = 0) -> Any:
     """The config's training tables as a vector env: each a CulDeChouetteEnv whose other seats
     are played by members of the league. `steps`: those trained already (a resumed run): its

@@ -154,10 +154,7 @@ class GameState:
         if isinstance(action, Shout) and seat is not None and decision.kind != "race" and not (
                 seat == decision.seat and (decision.allows(action)
                                            or not self.false_shout_allowed(seat, action.phrase))):
-            false_shouts.false_shout(self, seat, action)
-            self._turn_actions.append((seat, action, False))
-            if self.pending is not None and self.pending.refresh is not None:
-                self.pending = self.pending.refresh()  # its choices, with the scores the Bévue left
+            self._false_shout(seat, action)
             return
         if seat is not None and seat != decision.seat:
             who = "the dice" if decision.is_chance else f"seat {decision.seat}"
@@ -168,6 +165,14 @@ class GameState:
             raise IllegalActionError(self._illegal_message(action, decision))
         self._advance(decision, action)
         self._roll_pending_dice()
+
+    def _false_shout(self, seat: int, shout: Shout) -> None:
+        """A false shout taken (its Bévue charged), kept for a copy's replay, and the pending
+        moment put again where its choices depend on the scores the Bévue changed."""
+        false_shouts.false_shout(self, seat, shout)
+        self._turn_actions.append((seat, shout, False))
+        if self.pending is not None and self.pending.refresh is not None:
+            self.pending = self.pending.refresh()
 
     def false_shout_allowed(self, seat: int, phrase: str) -> bool:
         """Whether `seat` may shout `phrase` now outside a race: a race phrase, or "Grelottine !"
@@ -226,8 +231,7 @@ class GameState:
             elif isinstance(action, Join):
                 twin._join(action, seat)
             else:
-                false_shouts.false_shout(twin, seat, action)  # type: ignore[arg-type]
-                twin._turn_actions.append((seat, action, False))
+                twin._false_shout(seat, action)  # type: ignore[arg-type]
         twin.dice_source = copy_dice(self.dice_source) if dice == "copy" else dice
         twin._roll_pending_dice()
         return twin

@@ -68,9 +68,12 @@ def read_yaml(path: str | Path) -> Any:
         line = text.count("\n", 0, error.position) + 1
         raise YamlFileError(f"{path}, line {line}: not valid YAML: unacceptable character "
                             f"#x{error.character:04x} ({error.reason}); remove it") from None
-    except ValueError:  # an integer of over 4,300 digits: Python refuses to convert it (a traceback)
-        raise YamlFileError(f"{path}: not valid YAML: a number with more digits than can be read "
-                            f"({sys.get_int_max_str_digits()}); shorten it") from None
+    except ValueError as error:  # a value PyYAML cannot make (a traceback): an impossible date, a huge integer
+        if "integer string conversion" in str(error):  # over 4,300 digits: Python refuses to convert it
+            raise YamlFileError(f"{path}: not valid YAML: a number with more digits than can be read "
+                                f"({sys.get_int_max_str_digits()}); shorten it") from None
+        raise YamlFileError(f"{path}: not valid YAML: a value that cannot be read ({error}); quote it "
+                            "to keep it as text") from None
     except RecursionError:  # `[[[[...` nested past Python's limit: PyYAML's reader is recursive
         raise YamlFileError(f"{path}: not valid YAML: nested too deeply (a damaged file)") from None
     except yaml.YAMLError as error:  # no other kind is raised while loading; one line all the same

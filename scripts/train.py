@@ -31,7 +31,6 @@ from typing import Any
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
 import numpy as np
-from sb3_contrib import MaskablePPO
 from stable_baselines3.common.callbacks import BaseCallback
 from stable_baselines3.common.vec_env import SubprocVecEnv
 
@@ -50,6 +49,7 @@ from agents.training import (
     clone_teacher,
     latest_checkpoint,
     load_config,
+    load_to_resume,
     make_envs,
     new_model,
     read_state,
@@ -137,7 +137,7 @@ def evaluate(model_path: Path, config: TrainConfig, rules: Ruleset, games_overri
              workers: int) -> dict[str, Any]:
     evaluation = config.evaluation
     if rules.max_players == 1:
-        from cdc_env.solo_optimum import expected_turns
+        from cdc_env.solo_optimum import expected_turns, uncovered
 
         games = games_override if games_override is not None else evaluation.games
         bot = ModelBot.load(model_path, reaction=config.reaction)
@@ -148,11 +148,14 @@ def evaluate(model_path: Path, config: TrainConfig, rules: Ruleset, games_overri
                 state = play_game(rules, [bot], seed=10_000_000 + game, max_turns=config.max_turns)
                 turns.append(state.turn_number)
                 advance(game + 1)
-        optimum = expected_turns(0, rules=rules)
         mean = float(np.mean(turns)) if turns else float("nan")
-        return {"games": games, "mean_turns": mean,
-                "standard_error": float(np.std(turns) / np.sqrt(len(turns))) if turns else float("nan"),
-                "optimum_expected_turns": optimum, "gap": mean / optimum - 1}
+        played = {"games": games, "mean_turns": mean,
+                  "standard_error": float(np.std(turns) / np.sqrt(len(turns))) if turns else float("nan")}
+        if (why := uncovered(rules)) is not None:  # (the optimum raised: a traceback after the training)
+            return {**played, "optimum_expected_turns": None, "gap": None,
+                    "no_optimum": f"the solo optimum does not cover {why}"}
+        optimum = expected_turns(0, rules=rules)
+        return {**played, "optimum_expected_turns": optimum, "gap": mean / optimum - 1}
     report: dict[str, Any] = {"opponents": {}}
     for rank, opponent in enumerate(evaluation.opponents):
         games = evaluation.games if rank == 0 else evaluation.games_others
@@ -205,9 +208,10 @@ def print_verdict(results: dict[str, Any], config: TrainConfig) -> None:
 
     console = Console()
     if "opponents" not in results:
+        against = (f"the optimum expects {results['optimum_expected_turns']:.2f} ({results['gap']:+.1%})"
+                   if results.get("optimum_expected_turns") is not None else results.get("no_optimum", ""))
         console.print(f"solo: {results['mean_turns']:.2f} ± {results['standard_error']:.2f} turns to 343 over "
-                      f"{results['games']} games; the optimum expects {results['optimum_expected_turns']:.2f} "
-                      f"({results['gap']:+.1%})")
+                      f"{results['games']} games; {against}")
         return
     fair = 1 / config.players
     table = Table(title=f"{config.run_name}: the agent against a field of each bot "
@@ -454,9 +458,10 @@ def resumable(out: Path, found: tuple[Path, dict[str, Any]] | None) -> tuple[Pat
 
 def clear_run(out: Path) -> None:
     """--overwrite: the earlier run's outputs go, so that nothing of it is resumed or reported.
-    Only a run's: a folder no run has written (no config.json, no model, checkpoint or report)
-    keeps what it holds, a `checkpoints/` or `tb/` of the user's own included."""
-    if not (out / "config.json").is_file() and not earlier_run(out):
+    Only a run's: a folder no run has written (no run's config.json, no model, checkpoint or
+    report) keeps what it holds, a `checkpoints/` or `tb/` of the user's own included (--overwrite
+    then replaces a config.json of theirs alone, as asked)."""
+    if not run_config(out / "config.json") and not earlier_run(out):
         return
     for name in RUN_OUTPUTS:
         path = out / name
@@ -597,8 +602,7 @@ def train_sb3(config: TrainConfig, rules: Ruleset, args: argparse.Namespace,
         path, state = found
         print(f"resuming from {path} ({state['steps']} steps)")
         try:
-            model = MaskablePPO.load(path / "model.zip", env=envs, device="cpu",
-                                     tensorboard_log=tensorboard)
+            model = load_to_resume(path / "model.zip", envs, config, int(state["steps"]), tensorboard)
         except Exception as error:  # noqa: BLE001 - report, do not load
             raise ModelLoadError(f"checkpoint {path} cannot be loaded: {error}") from None
         curve = list(state.get("curve", []))

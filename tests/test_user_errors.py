@@ -105,6 +105,11 @@ def test_a_number_too_long_to_read_in_a_yaml_file_is_one_line(tmp_path: Path,
     assert f"{wrong}: not valid YAML: a number with more digits than can be read" in line and len(line) < 300
     assert script("train").main(["--config", str(wrong)]) == 2
     assert "a number with more digits than can be read" in one_error_line(capsys.readouterr().err)
+    # Another value PyYAML cannot make (an impossible date): its own words, not the number's.
+    wrong.write_text("run_name: 2026-11-31\n", encoding="utf-8")
+    assert script("train").main(["--config", str(wrong)]) == 2
+    line = one_error_line(capsys.readouterr().err)
+    assert "a value that cannot be read (day is out of range for month)" in line and "digits" not in line
 
 
 @pytest.mark.parametrize(("text", "holds"), [

@@ -188,6 +188,21 @@ def test_the_champion_refuses_rules_that_only_bear_its_tables_name(name: str, pl
     check_table(make_bot(name), load_ruleset("classic"), players)  # the shipped rules: played
 
 
+def test_the_searcher_refuses_rules_that_only_bear_its_tables_name_where_it_reads_that_tables_files() -> None:
+    # Its network and its fitted value are found by the ruleset's name: `searcher:…:turn:network`
+    # played a copy of classic.yaml with another target with classic's, without a word.
+    from agents.bots import check_table
+    from cdc_env.rules import Ruleset
+
+    mine = Ruleset.from_dict({**load_ruleset("classic").to_dict(), "target_score": 500, "cap_score": 489})
+    for spec in ("searcher:50:8:turn:network", "searcher:50:8:turn:bold"):
+        with pytest.raises(ValueError, match="these rules bear its name and are not its"):
+            check_table(make_bot(spec), mine, 2)
+    check_table(make_bot("searcher:50:8:game:bold"), mine, 2)  # nothing of the table's read: played
+    renamed = Ruleset.from_dict({**mine.to_dict(), "name": "mine"})
+    check_table(make_bot("searcher:50:8:turn:bold"), renamed, 2)  # a name of its own: no value, played
+
+
 def test_the_champions_report_says_what_each_searching_champion_plays() -> None:
     """docs/results/champions.json names the bot behind every figure: where `champion` is the
     searcher (SEARCH_CHAMPIONS), its figures are that very searcher's, and nowhere else is one."""

@@ -356,6 +356,25 @@ def test_a_resumed_run_plays_new_games_the_same_ones_each_time() -> None:
             envs.close()
 
     assert segment_seed(3, 0) == 3 and segment_seed(3, 256) != segment_seed(3, 512)
+    # As train.py resumes: SB3's load seeded the run's own seed again, after make_envs had given
+    # the segment's, and the resumed run played the run's first games all the same.
+    import tempfile
+
+    from agents.training import load_to_resume, new_model
+
+    league = League(config.opponents, config.reaction, config.league.max_snapshots,
+                    config.league.self_play_fraction)
+    start = make_envs(config, rules, league)
+    saved = Path(tempfile.mkdtemp()) / "model.zip"
+    new_model(config, start, None).save(saved)
+    started = [float(x) for x in start.reset()[0]]
+    start.close()
+    envs = make_envs(config, rules, league, steps=256)
+    load_to_resume(saved, envs, config, 256, None)
+    try:
+        assert [float(x) for x in envs.reset()[0]] != started
+    finally:
+        envs.close()
     runs = {steps: [first_observation(steps) for _ in range(2)] for steps in (0, 256)}
     assert runs[0][0] == runs[0][1] and runs[256][0] == runs[256][1]  # each segment reproducible
     starts = {steps: [first_observation(steps) for _ in range(1)][0] for steps in (0, 256, 512, 768)}
@@ -385,8 +404,29 @@ def test_overwrite_into_a_folder_no_run_wrote_deletes_nothing_of_it(tmp_path: Pa
     (tmp_path / "run" / "checkpoints" / "notes.txt").write_text("mine")
     (tmp_path / "run" / "tb").mkdir()
     (tmp_path / "run" / "tb" / "data").write_text("mine too")
+    # A config.json of the user's: --overwrite is what the refusal asks for, and it replaces that
+    # file alone (a run's config.json only would mean a run wrote the folder).
+    (tmp_path / "run" / "config.json").write_text('{"my": "settings"}')
     config = tiny_config(tmp_path, total_timesteps=128, imitation={"teacher": None})
     done = train("--config", str(config), "--overwrite", "--eval-games", "0")
     assert done.returncode == 0, done.stderr
     assert (tmp_path / "run" / "checkpoints" / "notes.txt").read_text() == "mine"
     assert (tmp_path / "run" / "tb" / "data").read_text() == "mine too"
+
+
+def test_a_solo_table_the_optimum_does_not_cover_trains_and_reports_without_it(tmp_path: Path) -> None:
+    # The optimum now refuses rules it does not model: the evaluation called it after training,
+    # and the run ended in a traceback with no report.
+    rules = yaml.safe_load((ROOT / "configs" / "rules" / "solo.yaml").read_text(encoding="utf-8"))
+    rules.update(name="solo_own_cap", cap_holds="off_own_turn")
+    (tmp_path / "solo_own_cap.yaml").write_text(yaml.safe_dump(rules), encoding="utf-8")
+    config = tiny_config(tmp_path, ruleset=str(tmp_path / "solo_own_cap.yaml"), players=1, total_timesteps=128,
+                         opponents=[], imitation={"teacher": None}, league={"snapshot_every": 128,
+                                                                              "max_snapshots": 1,
+                                                                              "self_play_fraction": 0.0},
+                         evaluation={"games": 2, "games_others": 2, "opponents": []})
+    done = train("--config", str(config))
+    assert done.returncode == 0, done.stderr
+    report = json.loads((tmp_path / "run" / "report.json").read_text())["evaluation"]
+    assert report["optimum_expected_turns"] is None and "cap_holds: off_own_turn" in report["no_optimum"]
+    assert "the solo optimum does not cover" in done.stdout and "Traceback" not in done.stderr

@@ -309,6 +309,11 @@ def test_a_bevue_while_a_civet_waits_puts_it_again_with_the_score_it_left() -> N
     with pytest.raises(IllegalActionError):
         state.apply_action(DeclareCivet("chouette", 5), seat=0)
     assert [e for e in state.log if e["type"] == "score" and e["reason"].startswith("civet")] == []
+    # A copy (the searcher's samples) replays the false shout, and puts the moment again too.
+    twin = state.clone()
+    assert twin.pending is not None and twin.pending.stakes == ()
+    with pytest.raises(IllegalActionError):
+        twin.apply_action(DeclareCivet("chouette", 5), seat=0)
 
 
 def test_a_bevue_while_a_grelottine_challenge_waits_puts_it_again_at_the_new_limit() -> None:

@@ -51,6 +51,9 @@ EARLY_TOLERANCE_S = 0.05
 # shout repeated (the phrase said twice takes about 1.5 s; a double tap a fraction of a second),
 # not a false shout: races end as soon as every shout is in, so a repeat often falls after.
 REPEAT_S = 2.0
+# An answer's onset may read this much before its question was put (the onset's own error, a
+# phone's clock); one begun earlier still answered the question before it.
+ANSWER_EARLY_S = 0.1
 # A seat that tapped (or pressed) its shout while saying it: its voice began no later than the tap
 # and is decided once the phrase has ended (about a second) and the recogniser has waited for its
 # end (0.25-0.45 s). The race waits this long after the tap for it, and the earlier counts.
@@ -284,6 +287,14 @@ class PlaySession:
     race_log: list[list[RaceShout]] = field(default_factory=list)
     race_now: list[RaceShout] = field(default_factory=list)  # the shouts of the race under way
     race_log_from: int = 0  # where in the log the race run last began (its verdict comes after)
+    # Each seat's last shout that a race counted: its onset (session clock), phrase and means;
+    # and its last false shout: when, and the phrase. A repeat of either within REPEAT_S is the
+    # same shout (the phrase said twice, louder the second time; a double tap).
+    _own_shouts: dict[int, tuple[float, str, str]] = field(default_factory=dict)
+    _false_shouts: dict[int, tuple[float, str]] = field(default_factory=dict)
+    # The question put and when it was first put (put again after another player's false shout,
+    # it is the same question): an utterance begun before it is no answer to it.
+    _asked_at: tuple[Decision, float] | None = None
     _race_answers: dict[int, Action] = field(default_factory=dict)
     _moment: float = 0.0  # when the current decision was put (false shouts' onsets count from it)
     # When this game began to be played here (`run`): a phrase begun before it was said over the
@@ -473,6 +484,8 @@ class PlaySession:
         """The asked human's choice, or None after a false shout (the game moved on)."""
         assert decision.seat is not None
         options = decision.legal_actions() if decision.staked is None else list(decision.options)
+        if self._asked_at is None or self._asked_at[0] != decision:
+            self._asked_at = (decision, self.clock())
         self.view.ask(self, decision, options)
         if self.listener is not None:
             self._listen(intents_for(decision) | set(RACE_SHOUTS))
@@ -490,6 +503,8 @@ class PlaySession:
                     continue
                 if item.seat != decision.seat or answer is not None:
                     continue  # another player's words (not theirs to answer now), or said after the answer
+                if item.onset < self._asked_at[1] - ANSWER_EARLY_S:
+                    continue  # begun before the question was put: the last answer said twice (« oui… OUI »)
                 if self._not_understood(item):
                     continue
                 assert item.intent is not None  # (understood)
@@ -678,13 +693,13 @@ class PlaySession:
         - Its seat's repeat of the shout it made in that race, up to REPEAT_S after it: the phrase
           said twice, or a double tap whose second tap came once the race was over (a race ends
           as soon as every shout is in). Quietly dropped, as a repeat inside the race is."""
+        if self._own_shout_repeated(seat, at, phrase=phrase):
+            return True  # (its race may be one before the last: a tie's race among others followed)
         if self._last_race is None:
             return False
         start, end, settled, phrases = self._last_race
         if phrase is not None and phrase not in phrases:
             return False
-        if self._own_shout_repeated(seat, at):
-            return at >= start - EARLY_TOLERANCE_S
         if not start - EARLY_TOLERANCE_S <= at <= max(end, settled):
             return False
         if at > end:
@@ -707,14 +722,13 @@ class PlaySession:
                                    seat, phrase))
         return True
 
-    def _own_shout_repeated(self, seat: int, at: float, by: str | None = None) -> bool:
-        """Whether `at` is up to REPEAT_S after the seat's own shout (made `by` that means, where
-        given) in the last race: that shout repeated (the phrase said twice, a double tap or
-        press), the race having ended as soon as every shout was in."""
-        if self._last_race is None or not self.race_log:
-            return False
-        own = next((s for s in self.race_log[-1] if s.seat == seat and by in (None, s.by)), None)
-        return own is not None and at <= self._last_race[0] + own.onset_ms / 1000 + REPEAT_S
+    def _own_shout_repeated(self, seat: int, at: float, by: str | None = None, phrase: str | None = None) -> bool:
+        """Whether `at` is up to REPEAT_S after the seat's own last counted shout (made `by` that
+        means, and of `phrase`, where given): that shout repeated (the phrase said twice, a
+        double tap or press), the race having ended as soon as every shout was in."""
+        own = self._own_shouts.get(seat)
+        return (own is not None and by in (None, own[2]) and phrase in (None, own[1])
+                and own[0] - EARLY_TOLERANCE_S <= at <= own[0] + REPEAT_S)
 
     def _listener_holds(self) -> bool:
         holding = getattr(self.listener, "holding", None)
@@ -728,6 +742,9 @@ class PlaySession:
         if self._late_race_shout(seat, phrase, at, by):
             return False
         phrase = phrase or RACE_SHOUTS[0]
+        last = self._false_shouts.get(seat)
+        if last is not None and last[1] == phrase and last[0] <= at <= last[0] + REPEAT_S:
+            return False  # the same false shout again (said twice, louder; a double tap): one Bévue
         onset_ms = self._since_asked(at)
         name = self.players[seat].name
         try:
@@ -743,6 +760,7 @@ class PlaySession:
                            f"{name} a crié « {{phrase}} » ({BY_FR.get(by, by)}) sans course à crier"
                            + (f" ; si c'était une parole mal entendue, « {TAKE_BACK} » tapé à la table le reprend"
                               if by == "voice" else ""), seat, phrase))
+        self._false_shouts[seat] = (at, phrase)
         if by == "voice":
             self.misheard.append(Misheard(len(self.state.history) - 1, seat, phrase, answer=False))
         self.save()
@@ -996,6 +1014,8 @@ class PlaySession:
         self._speak_bots_after_race([s for s in sorted(shouts.values(), key=lambda s: s.onset_ms) if s.by == "bot"])
         self.race_log.append(sorted(shouts.values(), key=lambda s: s.onset_ms))
         self.race_now = self.race_log[-1]
+        for shout in shouts.values():
+            self._own_shouts[shout.seat] = (start + shout.onset_ms / 1000, shout.phrase, shout.by)
         answered: dict[int, Action] = {seat: Pass() for seat in seats}
         answered.update({seat: Shout(s.phrase, round(s.onset_ms, 1)) for seat, s in shouts.items()})
         return answered

@@ -295,6 +295,7 @@ class TableView:
         self.app = app
         self.voices: dict[int, str] = {}
         self.logged = 0
+        self._asked: tuple[Decision, list[Action]] | None = None  # the question last put, to draw again
 
     def _post(self, update: Callable[..., None], *args: Any) -> None:
         if self.app.keyboard.closed:
@@ -315,6 +316,10 @@ class TableView:
         waiting = self._waiting(session)
         if waiting is not None:
             self._post(self.app.show_question, waiting)
+        elif self._asked is not None and session.state.pending == self._asked[0]:
+            # The question put, drawn again: its player may have been renamed meanwhile (a phone
+            # that took the seat named them), and the pane named them as they were.
+            self._post(self.app.show_question, self._question_body(session, *self._asked))
 
     @staticmethod
     def _waiting(session: PlaySession) -> RenderableType | None:
@@ -345,14 +350,18 @@ class TableView:
         self._post(self.app.log_line, Text(text, style="cyan"))
 
     def ask(self, session: PlaySession, decision: Decision, options: list[Action]) -> None:
+        self._asked = (decision, options)
+        self._post(self.app.show_question, self._question_body(session, decision, options))
+
+    @staticmethod
+    def _question_body(session: PlaySession, decision: Decision, options: list[Action]) -> RenderableType:
         assert decision.seat is not None
         names = [p.name for p in session.players]
         lines = option_lines(decision, options, names)
         hint = ("Enter: " + option_label(options[0], decision, names)) if len(lines) == 1 \
             else "type a number, then Enter"
-        body = Group(Text(question(names[decision.seat], decision, options), style="bold"),
+        return Group(Text(question(names[decision.seat], decision, options), style="bold"),
                      Text("\n".join(lines)), Text(hint, style="dim"))
-        self._post(self.app.show_question, body)
 
     def voice(self, seat: int, status: str) -> None:
         self.voices[seat] = status

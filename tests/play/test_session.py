@@ -320,6 +320,47 @@ def test_an_answer_and_another_players_false_shout_heard_together_are_both_taken
     assert state.winner == 1 and state.scores == [0, 390]
 
 
+def test_a_false_shout_said_twice_louder_is_one_bevue() -> None:
+    # « Pas mou le caillou ! PAS MOU LE CAILLOU ! » outside a race: the recogniser now hears a
+    # louder repeat as a second utterance (another voice's, at a phone), and the game charged
+    # two Bévues for one shout. Then Ana rolls (1, 3, 6) and Bob wins with 6, 6, 6.
+    basic = load_ruleset("basic")
+    rules = basic.model_copy(update={"bevue": basic.bevue.model_copy(update={"enabled": True})})
+    listener = Batches([(1, "pas_mou_le_caillou"), (1, "pas_mou_le_caillou"), (0, "je_lance")], [(1, "je_lance")])
+    keyboard = TypedLater()
+    keyboard.writer.close()
+    session = PlaySession(rules, [SeatPlayer("Ana"), SeatPlayer("Bob")], view=Recorder(),
+                          keyboard=Keyboard(keyboard.reader), listener=listener,
+                          dice=InjectedDice([1, 6, 1, 3, 6, 6, 6, 6]), setup={"scores": [0, 300]})
+    state = session.run()
+    assert [e["seat"] for e in state.log if e["type"] == "false_shout"] == [1]
+    assert state.winner == 1 and state.scores == [0, 390]
+
+
+class EarlyAnswer(Batches):
+    """Ana's « je lance », heard as she is asked to roll, but begun a second before the question:
+    her last answer said twice (« oui… OUI »), not this question's."""
+
+    def poll(self) -> list[Heard]:
+        return [Heard(h.seat, h.intent, h.onset - (1.0 if h.intent == "je_lance" and h.seat == 0 else 0.0))
+                for h in super().poll()]
+
+
+def test_an_answer_begun_before_its_question_does_not_answer_it() -> None:
+    # The bot throws first (6 against 1: nothing), the table waits 1.5 s, then Ana is asked.
+    listener = EarlyAnswer([(0, "je_lance")])
+    keyboard = TypedLater()
+    keyboard.type("1", 2.5)  # Ana rolls at the keyboard instead
+    threading.Timer(4.0, keyboard.writer.close).start()
+    session = PlaySession(load_ruleset("basic"), [SeatPlayer("Ana"), SeatPlayer("bot", FixedBot(900))],
+                          view=Recorder(), keyboard=Keyboard(keyboard.reader), listener=listener, pace=1.5,
+                          dice=InjectedDice([6, 1, 1, 3, 6, 2, 4, 5, 6, 6, 6]), setup={"scores": [0, 300]})
+    state = session.run()
+    assert state.winner == 1
+    assert next(e for e in state.history if e["seat"] == 0)["action"]["kind"] == "roll"
+    assert [m for m in session.misheard if m.answer] == []  # the roll was the keyboard's, not the early voice
+
+
 def test_no_race_answer_outlives_its_race() -> None:
     # A race resumed from a save made in it is run for every seat, those that answered before
     # the save too; the engine asks only the others, and the answers it never asks for must not

@@ -954,3 +954,29 @@ def test_the_question_answered_leaves_the_screen_before_a_bot_thinks() -> None:
         session.run()
     answered = seen.index("ask")
     assert "show" in seen[answered + 1:seen.index("bot", answered)]
+
+
+def test_a_player_renamed_while_asked_is_named_anew_in_the_question() -> None:
+    # A phone took Ana's seat naming her Zoé while her question was up: the players' table said
+    # Zoé, the question pane « Ana: roll the dice » until she answered.
+    players = [SeatPlayer("Ana"), SeatPlayer("bot", FixedBot(1200))]
+    renamed = threading.Event()
+
+    def seats_changed() -> bool:
+        if not renamed.is_set():
+            return False
+        renamed.clear()
+        return True
+
+    def build(view: TableView, keyboard: TypedLines) -> PlaySession:
+        return PlaySession(load_ruleset("basic"), players, view=view, keyboard=keyboard,
+                           dice=InjectedDice(NOTHING_TWICE), setup={"scores": [0, 300]}, seats_changed=seats_changed)
+
+    async def script(app: TableApp, pilot: Pilot) -> None:
+        await until(pilot, app, "Ana: roll the dice")
+        players[0].name = "Zoé"
+        renamed.set()
+        screen = await until(pilot, app, "Zoé: roll the dice")
+        assert "Ana: roll the dice" not in screen
+
+    drive(build, script)

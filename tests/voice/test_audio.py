@@ -283,24 +283,31 @@ def test_the_small_percentile_and_median_give_numpys_numbers_to_the_bit() -> Non
 def test_a_microphone_that_opens_but_will_not_start_lets_its_device_go(monkeypatch: pytest.MonkeyPatch) -> None:
     # The stream opened and its start failed: it was dropped unclosed, the device held until
     # the garbage collector came by (a second seat's --devices, or a retry, found it busy).
-    import sounddevice as sd
+    # A stand-in sounddevice: the real one, imported here, starts PortAudio before the virtual
+    # microphone's PulseAudio runs, and its 'pulse' device was missing from every later test.
+    import sys
+    import types
 
     from voice.microphone import Microphone, MicrophoneError
 
     closed: list[bool] = []
+
+    class PortAudioError(Exception):
+        pass
 
     class Stubborn:
         def __init__(self, **_: object) -> None:
             pass
 
         def start(self) -> None:
-            raise sd.PortAudioError("Device unavailable")
+            raise PortAudioError("Device unavailable")
 
         def close(self) -> None:
             closed.append(True)
 
-    monkeypatch.setattr(sd, "query_devices", lambda device, kind: {"name": "test mic", "max_input_channels": 1})
-    monkeypatch.setattr(sd, "InputStream", Stubborn)
+    sd = types.SimpleNamespace(PortAudioError=PortAudioError, InputStream=Stubborn,
+                               query_devices=lambda device, kind: {"name": "test mic", "max_input_channels": 1})
+    monkeypatch.setitem(sys.modules, "sounddevice", sd)
     microphone = Microphone("test")
     with pytest.raises(MicrophoneError, match="cannot record from 'test mic'"):
         microphone.start()

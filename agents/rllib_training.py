@@ -97,6 +97,10 @@ class TableEnv(MultiAgentEnv):
 
     def __init__(self, config: dict[str, Any] | None = None) -> None:
         super().__init__()
+        # RLlib seeds env runner w with seed + w, and its table i with that + i: runner 1's table 1
+        # and runner 2's table 0 were given one seed, and played the same games for ever. The
+        # table's place (RLlib's EnvContext) goes into its generator's seed too.
+        self.place = (int(getattr(config, "worker_index", 0)), int(getattr(config, "vector_index", 0)))
         config = dict(config or {})
         rules = config.get("ruleset", "classic")
         self.rules = rules if isinstance(rules, Ruleset) else load_ruleset(rules)
@@ -125,7 +129,7 @@ class TableEnv(MultiAgentEnv):
     def reset(self, *, seed: int | None = None,  # type: ignore[override]  # RLlib's signature (above)
               options: dict[str, Any] | None = None) -> tuple[MultiAgentDict, MultiAgentDict]:
         if seed is not None:
-            self.rng.seed(seed)
+            self.rng.seed(seed if self.place == (0, 0) else f"{seed}:{self.place[0]}:{self.place[1]}")
         for _ in range(MAX_EMPTY_GAMES):
             self._deal()
             game_seed = self.rng.getrandbits(63)
@@ -150,7 +154,8 @@ class TableEnv(MultiAgentEnv):
         agent = self._to_act()
         seat = self._seat_to_act()
         index = int(action_dict[agent])
-        if not self.game.action_mask(f"seat_{seat}")[index]:
+        mask = self.game.action_mask(f"seat_{seat}")
+        if not 0 <= index < len(mask) or not mask[index]:  # (past the end: an IndexError)
             # The masked module never samples one; a caller that bypasses it is told at once.
             raise IllegalActionError(f"{agent} sent illegal action index {index}")
         self.game.step(index)

@@ -39,6 +39,7 @@ from cdc_env.actions import Action, IllegalActionError, Shout
 from cdc_env.env import DEFAULT_MAX_TURNS, Reward, default_players, raw_env
 from cdc_env.game import Decision, GameState
 from cdc_env.reaction import DEFAULT_REACTION, reaction_model
+from cdc_env.rulebook.house import teams_of
 from cdc_env.rules import Ruleset, load_ruleset
 from cdc_env.spaces import STAKE_LEVELS
 
@@ -91,6 +92,16 @@ class ModelPolicy:
         return action
 
 
+def whole_index(action: Any) -> int | None:
+    """An action index as a policy gives it (an int, a numpy integer, a one-element array), or
+    None for anything else (a float, a string, None): an illegal action, as the AEC env says."""
+    if isinstance(action, np.ndarray) and action.size == 1:
+        action = action.reshape(()).item() if action.dtype.kind in "iu" else None
+    if isinstance(action, int | np.integer) and not isinstance(action, bool | np.bool_):
+        return int(action)
+    return None
+
+
 def random_position(rng: np.random.Generator, rules: Ruleset, players: int,
                     spread: float = 40.0) -> list[int]:
     """Scores for a game started part-way: how far the game has got is drawn uniformly, and
@@ -99,10 +110,13 @@ def random_position(rng: np.random.Generator, rules: Ruleset, players: int,
     Training starts some games here so that the agent meets many more endgames than whole
     games alone would show it: near 343 the cap, the own-turn win and a rival's winning roll
     change what every choice is worth, and a whole game holds only one endgame."""
-    progress = rng.uniform(0.0, rules.cap_score)
+    # In teams (the Doublette) a team wins on its sum: each seat keeps within its share of the
+    # target, or most such starts began with a team already past it (and ended at its first roll).
+    size = max(len(team) for team in teams_of(rules.house_rules, players).values())
+    top = rules.cap_score if size == 1 else min(rules.cap_score, (rules.target_score - 1) // size)
+    progress = rng.uniform(0.0, top)
     floor = -spread if rules.negative_scores else 0.0
-    return [int(np.clip(round(progress + rng.normal(0.0, spread)), floor, rules.cap_score))
-            for _ in range(players)]
+    return [int(np.clip(round(progress + rng.normal(0.0, spread)), floor, top)) for _ in range(players)]
 
 
 class CulDeChouetteEnv(gymnasium.Env[np.ndarray, np.int64]):
@@ -206,13 +220,15 @@ class CulDeChouetteEnv(gymnasium.Env[np.ndarray, np.int64]):
         decision = state.pending
         mask = game.codec.mask(decision, self.learner)
         penalty = 0.0
-        illegal = not (0 <= int(action) < game.codec.size and mask[int(action)])
+        index = whole_index(action)  # (int() took 1.5 and "1" for 1, and None was a TypeError)
+        illegal = index is None or not (0 <= index < game.codec.size and mask[index])
         if illegal:
             if self.illegal_action == "raise":
                 game.codec.decode(action, decision, self.learner)  # raises, naming the choices
-            action = int(np.flatnonzero(mask)[0])
+            index = int(np.flatnonzero(mask)[0])
             penalty = self.illegal_penalty
-        game.step(int(action))
+        assert index is not None
+        game.step(index)
         self._play_opponents()
         reward = game._cumulative_rewards[self._learner_agent] - penalty
         game._cumulative_rewards[self._learner_agent] = 0.0

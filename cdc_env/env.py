@@ -110,8 +110,12 @@ class ScoreShaping:
         scale = self.weight / state.rules.target_score
         if n == 1:
             return [deltas[0] * scale]
-        total = sum(deltas)
-        return [(d - (total - d) / (n - 1)) * scale for d in deltas]
+        # Each side's change (a seat's, or a team's sum at a Doublette: a partner's gain is one's
+        # own there, not an opponent's), against the mean of the other sides'.
+        sides = {min(state.teams[seat]): sum(deltas[m] for m in state.teams[seat]) for seat in range(n)}
+        total = sum(sides.values())
+        return [(sides[min(state.teams[seat])] - (total - sides[min(state.teams[seat])]) / (len(sides) - 1)) * scale
+                for seat in range(n)]
 
 
 def make_reward(reward: str | Reward, rules: Ruleset) -> Reward:
@@ -132,7 +136,9 @@ def default_players(rules: Ruleset, players: int | None, preferred: int = 4) -> 
     count it does (solo: 1)."""
     count = preferred if players is None else players
     if players is None:
-        count = min(max(count, rules.min_players), rules.max_players)
+        # The nearest count the ruleset seats (a team mode only some: the Doublette an even one).
+        fits = [n for n in range(rules.min_players, rules.max_players + 1) if rules.players_refusal(n) is None]
+        count = min(fits, key=lambda n: (abs(n - preferred), n)) if fits else count
     if (refusal := rules.players_refusal(count)) is not None:
         raise ValueError(refusal)
     return count

@@ -693,12 +693,14 @@ def _check_setup(setup: dict[str, Any] | None, players: int) -> dict[str, Any]:
         return {}
     if not isinstance(setup, dict) or set(setup) - {"scores", "items"}:
         raise GameError("setup takes only 'scores' and 'items'")
-    scores = setup.get("scores")
-    if scores is not None and (len(scores) != players or not all(isinstance(s, int) for s in scores)):
+    # (A key given as None, or a number where a list goes, was a TypeError from len().)
+    scores = setup.get("scores", [])
+    if "scores" in setup and (not isinstance(scores, list | tuple) or len(scores) != players
+                              or not all(isinstance(s, int) and not isinstance(s, bool) for s in scores)):
         raise GameError(f"setup scores must be {players} whole numbers, got {scores!r}")
-    items = setup.get("items")
-    if items is not None:
-        if len(items) != players:
+    items = setup.get("items", [])
+    if "items" in setup:
+        if not isinstance(items, list | tuple) or len(items) != players:
             raise GameError(f"setup items must give one mapping per seat ({players})")
         for holding in items:
             if not isinstance(holding, dict):  # (a list there was an AttributeError)

@@ -301,3 +301,29 @@ def test_a_snapshot_reaches_the_env_runners_that_play_it() -> None:
     finally:
         algo.stop()
         ray.shutdown()
+
+
+def test_tables_given_one_seed_by_rllib_play_apart_where_they_stand_apart() -> None:
+    # RLlib seeds runner w with seed + w and its table i with that + i: runner 1's table 1 and
+    # runner 2's table 0 both got seed + 2, and played the same games (dice, seats, starts)
+    # for ever. Each table's place goes into its games' seed.
+    from ray.rllib.env.env_context import EnvContext
+
+    from cdc_env.actions import IllegalActionError
+
+    def games(worker: int, vector: int) -> list[tuple[int, int]]:
+        env = TableEnv(EnvContext({"players": 2, "opponents": ["simple"]}, worker_index=worker,
+                                  vector_index=vector))
+        env.reset(seed=2)
+        return [(env.rng.getrandbits(32), env.learner_seat) for _ in range(3)]
+
+    assert games(1, 1) != games(2, 0)
+    assert games(1, 1) == games(1, 1)  # each its own stream, the same at every run
+    # An index past the end is refused as an illegal one (it was an IndexError).
+    env = TableEnv({"players": 2, "opponents": ["simple"]})
+    observations, _ = env.reset(seed=1)
+    (agent, _), = observations.items()
+    size = len(observations[agent]["action_mask"])
+    for index in (size, size + 869, -1):
+        with pytest.raises(IllegalActionError):
+            env.step({agent: index})

@@ -119,6 +119,10 @@ def test_a_grelottine_is_held_once_and_a_civet_spent_is_logged() -> None:
      "setup items: each of grelottine, civet, boucliette, flan is held 0 or 1 times, got {'civet': 2}"),
     ({"items": [{}, {"jarret": 1}]},
      "setup items: each of grelottine, civet, boucliette, flan is held 0 or 1 times, got {'jarret': 1}"),
+    # Each was a TypeError from len() or from the game's own reading of them.
+    ({"scores": None}, "setup scores must be 2 whole numbers, got None"),
+    ({"scores": 5}, "setup scores must be 2 whole numbers, got 5"),
+    ({"items": None}, "setup items must give one mapping per seat (2)"),
 ])
 def test_a_starting_position_that_cannot_be_is_refused_with_its_reason(setup: object, message: str) -> None:
     with pytest.raises(GameError) as error:

@@ -71,6 +71,19 @@ def test_the_second_player_asked_catches_the_bird() -> None:
     assert state.log[start] == event("attrape_oiseau", seat=2, thrower=0, face=3)
 
 
+def test_without_negative_scores_only_a_player_the_sirop_would_cover_catches_the_bird() -> None:
+    # F: a sirop the score does not cover is not offered. A catcher at 0 took the sirop of a
+    # Chouette of 5 (25) all the same: +70 to win, nothing to lose.
+    rules = ruleset("complete", house_rules={"attrape_oiseau": True}, dice_buying={"enabled": False},
+                    negative_scores=False,
+                    minimum_scores={"sirotage_covers_chouette": True})
+    state = new_game(rules, 3, dice=[5, 5, 2], scores=[100, 0, 30])
+    while state.pending is not None and state.pending.kind != "sirop":
+        play(state, ROLL if state.pending.allows(ROLL) else PASS)
+    play(state, Sirop())
+    assert state.pending is not None and (state.pending.kind, state.pending.seat) == ("attrape_oiseau", 2)
+
+
 def test_contre_sirop_events() -> None:
     # Seat 0 fails a sirop on its Chouette of 3; seat 2 shouts first: a fifth of 70, and why.
     rules = ruleset("classic", house_rules={"contre_sirop": True}, dice_buying={"enabled": False})

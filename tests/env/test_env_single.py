@@ -186,3 +186,49 @@ def test_reset_takes_a_starting_position_as_the_raw_environment_does() -> None:
     env.reset(seed=0, options={"setup": {"scores": [300, 250]}})
     state = env.game.state
     assert state is not None and state.scores == [300, 250]
+
+
+@pytest.mark.parametrize("given", [1.5, "1", None, np.array([1.0])])
+def test_an_index_that_is_no_whole_number_is_illegal_not_read_by_int(given: object) -> None:
+    # int() read 1.5 and "1" as index 1 (played, with no penalty), and None was a TypeError.
+    env = CulDeChouetteEnv("classic", illegal_action="raise")
+    env.reset(seed=1)
+    with pytest.raises(IllegalActionError):
+        env.step(given)
+    fallback = CulDeChouetteEnv("classic")
+    fallback.reset(seed=1)
+    _, _, _, _, info = fallback.step(given)
+    assert info.get("illegal_action") is True
+    # A policy's own kinds of index are played: a numpy integer, a one-element integer array.
+    for index in (np.int64(1), np.array([1])):  # (index 1: roll the dice)
+        played = CulDeChouetteEnv("classic", illegal_action="raise")
+        played.reset(seed=1)
+        assert "illegal_action" not in played.step(index)[4]
+
+
+def test_a_doublette_table_seats_four_by_default_and_starts_no_team_past_the_target() -> None:
+    from agents.single import random_position
+
+    rules = load_ruleset("classic").with_house_rules(["doublette"])
+    assert CulDeChouetteEnv(rules).players == 4  # (it asked for 2: an error the user never made)
+    rng = np.random.default_rng(0)
+    for _ in range(300):
+        scores = random_position(rng, rules, 4)
+        assert all(scores[seat] + scores[seat + 2] < rules.target_score for seat in (0, 1))
+
+
+def test_score_shaping_at_a_doublette_counts_a_partners_gain_as_ones_own() -> None:
+    from cdc_env.env import ScoreShaping
+    from cdc_env.game import GameState
+
+    state = GameState(load_ruleset("classic").with_house_rules(["doublette"]), 4)
+    shaping = ScoreShaping(1.0)
+    shaping.reset(state)
+    state.scores[2] += 100  # seat 0's partner
+    hints = shaping(state, False)
+    assert hints is not None and hints[0] == hints[2] > 0 and hints[1] == hints[3] < 0
+    assert sum(hints) == pytest.approx(0.0)
+    alone = GameState(load_ruleset("classic"), 4)  # no teams: as before
+    shaping.reset(alone)
+    alone.scores[2] += 90
+    assert shaping(alone, False) == pytest.approx([-30 / 343, -30 / 343, 90 / 343, -30 / 343])

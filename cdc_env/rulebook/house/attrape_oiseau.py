@@ -20,8 +20,13 @@ from cdc_env.rulebook.table import Game
 
 def catch(game: Game, _parameters: Mapping[str, Any], sirop: tuple[int, int]) -> Flow:
     """`sirop`: (the thrower, the chouette's face). Returns the catcher, or None."""
+    from cdc_env.rulebook.sirop import may_sirop  # (the sirop's rule calls this one's moment)
+
     thrower, face = sirop
+    value = game.rules.scores.chouette[face - 1]
     for seat in game.seats_from(thrower):
+        if not may_sirop(game, seat, value):
+            continue  # F without negative scores: a sirop one's score does not cover is not one's to take
         choice = yield Decision(seat, "attrape_oiseau", (BetOnSuccess(), Pass()))
         if isinstance(choice, BetOnSuccess):
             game.event("attrape_oiseau", seat=seat, thrower=thrower, face=face)

@@ -54,7 +54,7 @@ from ray.rllib.utils.typing import AgentID, MultiAgentDict
 
 from agents import training
 from agents.bots import make_bot
-from agents.single import random_position
+from agents.single import random_position, whole_index
 from agents.training import CorruptCheckpoint, RllibConfig, TrainConfig, _digest, save_model, segment_seed
 from cdc_env.actions import IllegalActionError
 from cdc_env.env import decided_winner, raw_env
@@ -153,11 +153,11 @@ class TableEnv(MultiAgentEnv):
              ) -> tuple[dict, dict, dict, dict, dict]:
         agent = self._to_act()
         seat = self._seat_to_act()
-        index = int(action_dict[agent])
+        index = whole_index(action_dict[agent])
         mask = self.game.action_mask(f"seat_{seat}")
-        if not 0 <= index < len(mask) or not mask[index]:  # (past the end: an IndexError)
+        if index is None or not 0 <= index < len(mask) or not mask[index]:  # (past the end: an IndexError)
             # The masked module never samples one; a caller that bypasses it is told at once.
-            raise IllegalActionError(f"{agent} sent illegal action index {index}")
+            raise IllegalActionError(f"{agent} sent illegal action index {action_dict[agent]!r}")
         self.game.step(index)
         self._play_bots()
         rewards = self._collect_rewards()

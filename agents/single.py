@@ -93,13 +93,20 @@ class ModelPolicy:
 
 
 def whole_index(action: Any) -> int | None:
-    """An action index as a policy gives it (an int, a numpy integer, a one-element array), or
-    None for anything else (a float, a string, None): an illegal action, as the AEC env says."""
-    if isinstance(action, np.ndarray) and action.size == 1:
-        action = action.reshape(()).item() if action.dtype.kind in "iu" else None
-    if isinstance(action, int | np.integer) and not isinstance(action, bool | np.bool_):
-        return int(action)
-    return None
+    """An action index as a policy gives it (an int, a numpy or torch scalar or one-element
+    array, a whole float), or None for anything else (a fraction, a string, None, a bool): an
+    illegal action. `int()` alone played 1.5 as index 1, and None was a TypeError."""
+    if isinstance(action, np.ndarray):  # (int() takes no array of one value since NumPy 2)
+        if action.size != 1:
+            return None
+        action = action.reshape(()).item()
+    if action is None or isinstance(action, str | bytes | bool | np.bool_):
+        return None
+    try:
+        index = int(action)
+        return index if bool(action == index) else None
+    except (TypeError, ValueError, RuntimeError):  # (a tensor or array of several values: RuntimeError, ValueError)
+        return None
 
 
 def random_position(rng: np.random.Generator, rules: Ruleset, players: int,
@@ -224,7 +231,9 @@ class CulDeChouetteEnv(gymnasium.Env[np.ndarray, np.int64]):
         illegal = index is None or not (0 <= index < game.codec.size and mask[index])
         if illegal:
             if self.illegal_action == "raise":
-                game.codec.decode(action, decision, self.learner)  # raises, naming the choices
+                if index is None:  # (the codec would read some of these, True as 1)
+                    raise IllegalActionError(f"an action is an index in 0..{game.codec.size - 1}, got {action!r}")
+                game.codec.decode(index, decision, self.learner)  # raises, naming the choices
             index = int(np.flatnonzero(mask)[0])
             penalty = self.illegal_penalty
         assert index is not None

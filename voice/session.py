@@ -295,6 +295,7 @@ class PlaySession:
     # The question put and when it was first put (put again after another player's false shout,
     # it is the same question): an utterance begun before it is no answer to it.
     _asked_at: tuple[Decision, float] | None = None
+    _asking_again: bool = False  # the last question was left unanswered (a false shout, a take-back)
     _race_answers: dict[int, Action] = field(default_factory=dict)
     _moment: float = 0.0  # when the current decision was put (false shouts' onsets count from it)
     # When this game began to be played here (`run`): a phrase begun before it was said over the
@@ -484,8 +485,15 @@ class PlaySession:
         """The asked human's choice, or None after a false shout (the game moved on)."""
         assert decision.seat is not None
         options = decision.legal_actions() if decision.staked is None else list(decision.options)
-        if self._asked_at is None or self._asked_at[0] != decision:
+        # The same question put again (another player's false shout came first, or a take-back:
+        # its stakes maybe changed by a Bévue) keeps the time it was first put; any other question,
+        # the next turn's equal one too, is put now.
+        asked = self._asked_at
+        if not (self._asking_again and asked is not None and (asked[0].seat, asked[0].kind) == (decision.seat,
+                                                                                                   decision.kind)):
             self._asked_at = (decision, self.clock())
+        self._asking_again = False
+        put_at = self._asked_at[1] if self._asked_at is not None else self.clock()
         self.view.ask(self, decision, options)
         if self.listener is not None:
             self._listen(intents_for(decision) | set(RACE_SHOUTS))
@@ -503,7 +511,7 @@ class PlaySession:
                     continue
                 if item.seat != decision.seat or answer is not None:
                     continue  # another player's words (not theirs to answer now), or said after the answer
-                if item.onset < self._asked_at[1] - ANSWER_EARLY_S:
+                if item.onset < put_at - ANSWER_EARLY_S:
                     continue  # begun before the question was put: the last answer said twice (« oui… OUI »)
                 if self._not_understood(item):
                     continue
@@ -529,7 +537,7 @@ class PlaySession:
             if shouted:  # the game took a false shout: the answer stands if it still answers the question
                 if answer is not None and self.state.pending == decision:
                     return answer
-                return None
+                return self._unanswered()
             if answer is None and held is not None and self.clock() >= held[1]:
                 answer, self._voice_answer = held[0], parts[-1]  # no second die named: one kept
             if answer is not None:
@@ -542,15 +550,15 @@ class PlaySession:
                 continue
             if typed[0].startswith("!"):
                 if self._typed_false_shout(typed, default_seat=decision.seat):
-                    return None
+                    return self._unanswered()
                 continue
             if typed[0].startswith("+"):
                 if self._typed_join(typed[0]):
-                    return None
+                    return self._unanswered()
                 continue
             if typed[0].strip() == TAKE_BACK:
                 if self.take_back():
-                    return None  # the game changed: ask again
+                    return self._unanswered()  # the game changed: ask again
                 continue
             if not typed[0].strip() and self._own_shout_repeated(decision.seat, typed[1], by="keyboard"):
                 continue  # Enter pressed twice for a shout: no answer to the question put since
@@ -558,6 +566,12 @@ class PlaySession:
             if action is not None:
                 return self._timed(action, typed[1])
             self.view.say(why)
+
+    def _unanswered(self) -> Action | None:
+        """The question is left unanswered for now (the game took a false shout, a take-back or a
+        late friend first): put again, it is the same question (`_asked_at`). None, `_ask_human`'s."""
+        self._asking_again = True
+        return None
 
     def _seats_settled(self) -> None:
         """A seat changed hands outside the moves (`seats_changed`): saved now, not at the next

@@ -324,6 +324,6 @@ def test_tables_given_one_seed_by_rllib_play_apart_where_they_stand_apart() -> N
     observations, _ = env.reset(seed=1)
     (agent, _), = observations.items()
     size = len(observations[agent]["action_mask"])
-    for index in (size, size + 869, -1):
+    for index in (size, size + 869, -1, 0.5, "2", None):  # (int() played 0.5 and "2"; None a TypeError)
         with pytest.raises(IllegalActionError):
             env.step({agent: index})

@@ -188,7 +188,7 @@ def test_reset_takes_a_starting_position_as_the_raw_environment_does() -> None:
     assert state is not None and state.scores == [300, 250]
 
 
-@pytest.mark.parametrize("given", [1.5, "1", None, np.array([1.0])])
+@pytest.mark.parametrize("given", [1.5, "1", None, np.array([1.5]), True])
 def test_an_index_that_is_no_whole_number_is_illegal_not_read_by_int(given: object) -> None:
     # int() read 1.5 and "1" as index 1 (played, with no penalty), and None was a TypeError.
     env = CulDeChouetteEnv("classic", illegal_action="raise")
@@ -200,7 +200,11 @@ def test_an_index_that_is_no_whole_number_is_illegal_not_read_by_int(given: obje
     _, _, _, _, info = fallback.step(given)
     assert info.get("illegal_action") is True
     # A policy's own kinds of index are played: a numpy integer, a one-element integer array.
-    for index in (np.int64(1), np.array([1])):  # (index 1: roll the dice)
+    import torch
+
+    # (index 1: roll the dice; a policy's argmax may be a torch tensor, a whole float)
+    for index in (np.int64(1), np.array([1]), np.int32(1), np.array(1), torch.tensor(1), torch.tensor([1]), 1.0,
+                  np.float32(1)):
         played = CulDeChouetteEnv("classic", illegal_action="raise")
         played.reset(seed=1)
         assert "illegal_action" not in played.step(index)[4]

@@ -361,6 +361,88 @@ def test_an_answer_begun_before_its_question_does_not_answer_it() -> None:
     assert [m for m in session.misheard if m.answer] == []  # the roll was the keyboard's, not the early voice
 
 
+class SecondEarly(Batches):
+    """Ana's first « je lance » is in time; her second is begun a second before her second turn's
+    question (equal to the first's: the same seat, kind and options)."""
+
+    heard = 0
+
+    def poll(self) -> list[Heard]:
+        got = super().poll()
+        self.heard += bool(got)
+        early = 1.0 if self.heard == 2 else 0.0
+        return [Heard(h.seat, h.intent, h.onset - (early if h.seat == 0 else 0.0)) for h in got]
+
+
+def test_an_answer_begun_before_the_next_turns_equal_question_does_not_answer_it() -> None:
+    # The question's time was kept while an equal question came back: from the second turn on,
+    # an early answer was taken again.
+    listener = SecondEarly([(0, "je_lance")], [(0, "je_lance")])
+    keyboard = TypedLater()
+    keyboard.type("1", 3.5)
+    threading.Timer(5.0, keyboard.writer.close).start()
+    session = PlaySession(load_ruleset("basic"), [SeatPlayer("Ana"), SeatPlayer("bot", FixedBot(900))],
+                          view=Recorder(), keyboard=Keyboard(keyboard.reader), listener=listener, pace=1.5,
+                          dice=InjectedDice([1, 6, 1, 3, 6, 2, 4, 5, 2, 4, 5, 6, 6, 6]), setup={"scores": [0, 300]})
+    session.run()
+    assert [m.phrase for m in session.misheard if m.answer] == ["je_lance"]  # the first turn's only
+
+
+class ChallengeHeard:
+    """Bob is asked to challenge Ana's Néant; Ana shouts falsely 0.1 s later (heard at 0.6 s: her
+    Bévue changes the stakes, the question is put again), and Bob's « non », begun at 0.3 s,
+    is heard at 1.0 s."""
+
+    seats = [0, 1]
+
+    def __init__(self) -> None:
+        self.asked: float | None = None
+        self.stage = 0
+
+    def listen_for(self, intents: set[str], race: bool = False) -> None:
+        if "non" in intents and self.asked is None:
+            self.asked = time.monotonic()
+
+    def poll(self) -> list[Heard]:
+        if self.asked is None:
+            return []
+        since = time.monotonic() - self.asked
+        if since > 3:
+            raise InputLost("nothing more")
+        if self.stage == 0 and since >= 0.6:
+            self.stage = 1
+            return [Heard(0, "pas_mou_le_caillou", self.asked + 0.1)]
+        if self.stage == 1 and since >= 1.0:
+            self.stage = 2
+            return [Heard(1, "non", self.asked + 0.3)]
+        return []
+
+    def mark_playback(self, start: float, end: float) -> None:
+        pass
+
+    def close(self) -> None:
+        pass
+
+
+def test_an_answer_to_a_question_put_again_after_anothers_false_shout_is_taken() -> None:
+    # The question put again had other stakes (the Bévue moved the scores): it was taken for a
+    # new question, and Bob's « non », begun before it was put again, was dropped.
+    keyboard = TypedLater()
+    keyboard.writer.close()
+    state = GameState(load_ruleset("classic"), 2, dice=InjectedDice([1, 3, 2, 3, 6, 6, 6, 6, 6, 6]),
+                      setup={"scores": [60, 100], "items": [{"grelottine": 0}, {"grelottine": 1}]})
+    while state.pending is not None and state.pending.kind != "grelottine":
+        state.apply_action(Pass() if Pass() in state.pending.options else Roll(), seat=state.pending.seat)
+    session = PlaySession(load_ruleset("classic"), [SeatPlayer("Ana"), SeatPlayer("Bob")], view=Recorder(),
+                          keyboard=Keyboard(keyboard.reader), listener=ChallengeHeard())
+    session.state = state
+    first = state.pending
+    assert first is not None and session._ask_human(first) is None  # Ana's false shout came first
+    again = state.pending
+    assert state.scores[0] == 50 and again is not None and again != first  # her Bévue: the stakes changed
+    assert session._ask_human(again) == Pass()
+
+
 def test_no_race_answer_outlives_its_race() -> None:
     # A race resumed from a save made in it is run for every seat, those that answered before
     # the save too; the engine asks only the others, and the answers it never asks for must not

@@ -57,7 +57,7 @@ from agents.bots import make_bot
 from agents.single import random_position, whole_index
 from agents.training import CorruptCheckpoint, RllibConfig, TrainConfig, _digest, save_model, segment_seed
 from cdc_env.actions import IllegalActionError
-from cdc_env.env import decided_winner, raw_env
+from cdc_env.env import decided_winner, raw_env, whole_seed
 from cdc_env.rules import Ruleset, load_ruleset
 
 MAIN = "main"  # the learner's module; the frozen league members are past_0, past_1, …
@@ -129,6 +129,7 @@ class TableEnv(MultiAgentEnv):
     def reset(self, *, seed: int | None = None,  # type: ignore[override]  # RLlib's signature (above)
               options: dict[str, Any] | None = None) -> tuple[MultiAgentDict, MultiAgentDict]:
         if seed is not None:
+            seed = whole_seed(seed)
             self.rng.seed(seed if self.place == (0, 0) else f"{seed}:{self.place[0]}:{self.place[1]}")
         for _ in range(MAX_EMPTY_GAMES):
             self._deal()

@@ -36,7 +36,7 @@ from gymnasium import spaces
 
 from agents.bots import make_bot
 from cdc_env.actions import Action, IllegalActionError, Shout
-from cdc_env.env import DEFAULT_MAX_TURNS, Reward, default_players, raw_env
+from cdc_env.env import DEFAULT_MAX_TURNS, Reward, default_players, raw_env, whole_seed
 from cdc_env.game import Decision, GameState
 from cdc_env.reaction import DEFAULT_REACTION, reaction_model
 from cdc_env.rulebook.house import teams_of
@@ -186,6 +186,7 @@ class CulDeChouetteEnv(gymnasium.Env[np.ndarray, np.int64]):
 
     def reset(self, *, seed: int | None = None,
               options: dict[str, Any] | None = None) -> tuple[np.ndarray, dict[str, Any]]:
+        seed = whole_seed(seed) if seed is not None else None  # (a numpy integer: gymnasium's Error)
         super().reset(seed=seed)
         chosen = (options or {}).get("setup")  # the caller's start, as the raw environment takes it
         for _ in range(MAX_EMPTY_GAMES):

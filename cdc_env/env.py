@@ -131,6 +131,14 @@ def make_reward(reward: str | Reward, rules: Ruleset) -> Reward:
                      f"with reset(state) and __call__(state, truncated)")
 
 
+def whole_seed(seed: Any) -> int:
+    """A seed as a researcher gives it: an int or a numpy integer (Python's `random` refuses the
+    latter, a TypeError); anything else, one ValueError."""
+    if isinstance(seed, bool) or not isinstance(seed, int | np.integer):
+        raise ValueError(f"a seed is a whole number, got {seed!r}")
+    return int(seed)
+
+
 def default_players(rules: Ruleset, players: int | None, preferred: int = 4) -> int:
     """`players`, checked; by default `preferred` where the ruleset allows it, else the nearest
     count it does (solo: 1)."""
@@ -210,6 +218,8 @@ class raw_env(AECEnv[str, dict[str, np.ndarray], int]):
         """A new game. `reset(seed=s)` plays the dice of `python -m agents play --seed s`;
         later resets without a seed go on with games drawn from `s`. `options={"setup": {...}}`
         starts from another position (scores, items: see `GameState`)."""
+        if seed is not None:
+            seed = whole_seed(seed)
         if seed is not None or self._seeds is None:
             self._seeds = random.Random(seed)
         self.game_seed = int(seed) if seed is not None else self._seeds.getrandbits(63)

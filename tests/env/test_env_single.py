@@ -236,3 +236,20 @@ def test_score_shaping_at_a_doublette_counts_a_partners_gain_as_ones_own() -> No
     shaping.reset(alone)
     alone.scores[2] += 90
     assert shaping(alone, False) == pytest.approx([-30 / 343, -30 / 343, 90 / 343, -30 / 343])
+
+
+def test_a_numpy_integer_seed_is_a_seed_and_anything_else_one_error() -> None:
+    # raw_env's reset(seed=np.int64(3)) was a TypeError from `random`, the single env's
+    # gymnasium's own Error: a researcher's seeds often come from numpy.
+    from cdc_env.env import raw_env
+
+    table = raw_env("classic", 2)
+    table.reset(seed=np.int64(3))
+    drawn = table.game_seed
+    table.reset(seed=3)
+    assert table.game_seed == drawn
+    single = CulDeChouetteEnv("classic")
+    assert np.array_equal(single.reset(seed=np.int64(5))[0], single.reset(seed=5)[0])
+    for bad in (1.5, "3", True):
+        with pytest.raises(ValueError, match="a seed is a whole number"):
+            table.reset(seed=bad)  # type: ignore[arg-type]

@@ -27,6 +27,7 @@ from voice.audio import (
     loudness,
     peak_db,
     quiet_before,
+    rms,
     soft_start,
     speech_band,
     speech_onset,
@@ -39,12 +40,12 @@ from voice.model import VoskModel
 log = logging.getLogger(__name__)
 
 SampleClock = Callable[[int], float]
+"""Maps an absolute sample index of the input stream to seconds on the game's clock."""
 
 # A detection of an intent just decided, this much louder (dB, RMS under its words) than the
 # earlier one, is another voice, not that utterance's tail: another player heard faintly on a
 # phone (14 dB under its own at the web bench) must not hide the phone's own player's shout.
 TAIL_LOUDER_DB = 6.0
-"""Maps an absolute sample index of the input stream to seconds on the game's clock."""
 
 
 def rate_clock(rate: int = RATE, t0: float = 0.0) -> SampleClock:
@@ -1115,11 +1116,8 @@ class Recogniser:
         """The RMS level (dB) of the audio under Vosk-stream span [start, end): what tells a
         louder voice from an utterance's tail. -inf where none of it is held."""
         a, b = max(0, start - self._history_start), max(0, end - self._history_start)
-        part = self._history[a:b]
-        if len(part) == 0:
-            return float("-inf")
-        rms = float(np.sqrt(np.mean(np.square(part, dtype=np.float64))))
-        return 20 * np.log10(rms) if rms > 0 else float("-inf")
+        level = rms(self._history[a:b])  # (0 for none of it)
+        return 20 * math.log10(level) if level > 0 else float("-inf")
 
     def _masked(self, onset_s: float) -> bool:
         return any(a <= onset_s <= b for a, b in self._masks)

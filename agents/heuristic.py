@@ -143,22 +143,18 @@ class HeuristicBot:
         # The least a Grelottine challenge must be worth (stake × (1 − 2p)) to spend the item on.
         self.grelottine_threshold = 1.0 if style == "bold" else 3.0
 
-    # What a seat plays for: its own score, or at a table in teams (the Doublette) its team's
-    # sum, the score that wins there. Alone at a table, a seat is a team of one.
+    # What a seat plays for is `state.team_score`: its own score, or at a table in teams (the
+    # Doublette) its team's sum, the score that wins there. The other sides' scores:
     @staticmethod
-    def _side_score(state: GameState, seat: int) -> int:
-        return sum(state.scores[member] for member in state.teams[seat])
-
-    @classmethod
-    def _other_sides(cls, state: GameState, seat: int) -> list[int]:
+    def _other_sides(state: GameState, seat: int) -> list[int]:
         leaders = {min(state.teams[other]) for other in range(state.players) if other not in state.teams[seat]}
-        return [cls._side_score(state, leader) for leader in sorted(leaders)]
+        return [state.team_score(leader) for leader in sorted(leaders)]
 
     # The lead over the best opponent (team): positive when ahead.
     @classmethod
     def _lead(cls, state: GameState, seat: int) -> int:
         others = cls._other_sides(state, seat)
-        return cls._side_score(state, seat) - max(others) if others else 0
+        return state.team_score(seat) - max(others) if others else 0
 
     def _behind(self, state: GameState, seat: int) -> bool:
         others = self._other_sides(state, seat)
@@ -224,7 +220,7 @@ class HeuristicBot:
         face = max(set(dice), key=dice.count)
         keep = rules.scores.chouette[face - 1]
         success = rules.scores.cul_de_chouette[face - 1]
-        score = self._side_score(state, seat)  # at a Doublette the team's sum is what wins
+        score = state.team_score(seat)  # at a Doublette the team's sum is what wins
         target = rules.target_score
         if score + keep >= target:
             return Pass()  # the Chouette wins the game
@@ -284,7 +280,7 @@ class HeuristicBot:
         thrower, seat = state.table.thrower, decision.seat
         if thrower is None or seat is None or thrower in state.teams[seat] or self._lead(state, thrower) < 0:
             return Pass()  # (never one's partner at a Doublette; the leader is a team's sum there)
-        return BetOnSuccess() if self._side_score(state, thrower) >= (250 if self.style == "bold" else 300) else Pass()
+        return BetOnSuccess() if state.team_score(thrower) >= (250 if self.style == "bold" else 300) else Pass()
 
     def _civet_double(self, state: GameState, decision: Decision) -> Action:
         # House rule Civet doublé: joining costs our Civet and doubles the declarer's result,
@@ -294,7 +290,7 @@ class HeuristicBot:
         civet = state.table.civet or {}
         declarer, seat = civet.get("seat"), decision.seat
         if declarer is None or seat is None or declarer in state.teams[seat] \
-                or self._side_score(state, declarer) < self._side_score(state, seat):
+                or state.team_score(declarer) < state.team_score(seat):
             return Pass()  # (never one's partner's Civet at a Doublette)
         p = made_probability(state.rules, civet.get("combination", "chouette"), False)
         doubled_loss = civet.get("stake", 0) * civet.get("multiplier", 1) * (1 - 2 * p)

@@ -306,7 +306,7 @@ class GameState:
         if not name.strip():
             return "a newcomer needs a name"
         for event in self.log:
-            if event["type"] == "join" and _same_name(event["name"], name):
+            if event["type"] == "join" and name_key(event["name"]) == name_key(name):
                 return f"{event['name']} has already joined (seat {event['seat']}): give the newcomer another name"
         if now and not self.at_turn_start:
             return ("a player joins as a turn begins, before its first decision: wait for the next turn "
@@ -711,10 +711,7 @@ def _check_setup(setup: dict[str, Any] | None, players: int) -> dict[str, Any]:
     return copy.deepcopy(setup)
 
 
-def _same_name(one: str, other: str) -> bool:
-    """Two names a table cannot tell apart: the same but for case, the spaces around them, or
-    how their accents were typed (é as one character or as e and a combining accent)."""
-    def key(name: str) -> str:
-        return unicodedata.normalize("NFKC", name.strip()).casefold()
-
-    return key(one) == key(other)
+def name_key(name: str) -> str:
+    """What tells a player's name from another's at a table: not case, the spaces around it, or
+    how its accents were typed (é as one character or as e and a combining accent)."""
+    return unicodedata.normalize("NFKC", name.strip()).casefold()

@@ -17,7 +17,6 @@ import json
 import select
 import sys
 import time
-import unicodedata
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -26,7 +25,7 @@ from typing import IO, Any, Protocol
 from cdc_env.actions import Action, IllegalActionError, KeepDice, Pass, Shout
 from cdc_env.cli import parse_json, path_error, short_path, write_atomic
 from cdc_env.dice import DiceSource, SeededDice
-from cdc_env.game import RACE_PHRASES, RACE_SHOUTS, Decision, GameLoadError, GameState, JoinRefused
+from cdc_env.game import RACE_PHRASES, RACE_SHOUTS, Decision, GameLoadError, GameState, JoinRefused, name_key
 from cdc_env.play import words
 from cdc_env.rules import Ruleset
 from voice.intents import KEEP_MORE_S, action_for, answer_in_parts, intents_for
@@ -205,11 +204,7 @@ def name_at_table(name: str, taken: Sequence[str]) -> str | None:
     """The player of `taken` whose name is `name`, whatever the case, the spaces around it and
     how its accents were typed (« Léa » with é as one character or as e and an accent: a phone's
     keyboard and the host's may differ, and the two look the same on every screen)."""
-    return next((other for other in taken if _name_key(other) == _name_key(name)), None)
-
-
-def _name_key(name: str) -> str:
-    return unicodedata.normalize("NFKC", name.strip()).casefold()
+    return next((other for other in taken if name_key(other) == name_key(name)), None)
 
 
 def name_refusal(name: str, taken: Sequence[str]) -> str | None:
@@ -1113,11 +1108,11 @@ class PlaySession:
             self.view.say(str(error))
             return
         if parsed is None:  # no human seat of this race named (or implied): it was dropped without a word
-            seats = ", ".join(f"{s + 1} {self.players[s].name}" for s in humans)
             if len(humans) == 1:  # (a bot's seat number, or one out of the table)
                 self.view.say(f"« {text} »: Enter alone shouts for {self.players[humans[0]].name} (seat "
                               f"{humans[0] + 1}), the only human in this race")
             else:
+                seats = ", ".join(f"{s + 1} {self.players[s].name}" for s in humans)
                 self.view.say(f"« {text} »: several humans race here: « ! » then your seat's number ({seats})")
             return
         earlier = shouts.get(parsed[0])

@@ -306,33 +306,31 @@ def test_an_answer_and_another_players_false_shout_heard_together_are_both_taken
     # caillou » said outside any race. Both count, in either order: her roll (1, 3, 6), his
     # Bévue (-10). Bob then rolls 6, 6, 6 from 290 and wins with 390. (Before, the first of the
     # batch was judged and the rest dropped without a word.)
+    together = [(0, "je_lance"), (1, "pas_mou_le_caillou")]
+    state = heard_in_batches(Batches(together if first == "answer" else together[::-1], [(1, "je_lance")]))
+    assert [e["seat"] for e in state.log if e["type"] == "false_shout"] == [1]
+    assert state.winner == 1 and state.scores == [0, 390]
+
+
+def heard_in_batches(listener: Batches) -> GameState:
+    """Ana and Bob at `basic` with Bévues, heard by `listener`: Ana throws 1, 3, 6, then Bob
+    6, 6, 6 from 300 (290 after a Bévue)."""
     basic = load_ruleset("basic")
     rules = basic.model_copy(update={"bevue": basic.bevue.model_copy(update={"enabled": True})})
-    together = [(0, "je_lance"), (1, "pas_mou_le_caillou")]
-    listener = Batches(together if first == "answer" else together[::-1], [(1, "je_lance")])
     keyboard = TypedLater()
     keyboard.writer.close()  # nothing typed: with the microphones lost, the game ends in an error
     session = PlaySession(rules, [SeatPlayer("Ana"), SeatPlayer("Bob")], view=Recorder(),
                           keyboard=Keyboard(keyboard.reader), listener=listener,
                           dice=InjectedDice([1, 6, 1, 3, 6, 6, 6, 6]), setup={"scores": [0, 300]})
-    state = session.run()
-    assert [e["seat"] for e in state.log if e["type"] == "false_shout"] == [1]
-    assert state.winner == 1 and state.scores == [0, 390]
+    return session.run()
 
 
 def test_a_false_shout_said_twice_louder_is_one_bevue() -> None:
     # « Pas mou le caillou ! PAS MOU LE CAILLOU ! » outside a race: the recogniser now hears a
     # louder repeat as a second utterance (another voice's, at a phone), and the game charged
     # two Bévues for one shout. Then Ana rolls (1, 3, 6) and Bob wins with 6, 6, 6.
-    basic = load_ruleset("basic")
-    rules = basic.model_copy(update={"bevue": basic.bevue.model_copy(update={"enabled": True})})
-    listener = Batches([(1, "pas_mou_le_caillou"), (1, "pas_mou_le_caillou"), (0, "je_lance")], [(1, "je_lance")])
-    keyboard = TypedLater()
-    keyboard.writer.close()
-    session = PlaySession(rules, [SeatPlayer("Ana"), SeatPlayer("Bob")], view=Recorder(),
-                          keyboard=Keyboard(keyboard.reader), listener=listener,
-                          dice=InjectedDice([1, 6, 1, 3, 6, 6, 6, 6]), setup={"scores": [0, 300]})
-    state = session.run()
+    state = heard_in_batches(Batches([(1, "pas_mou_le_caillou"), (1, "pas_mou_le_caillou"), (0, "je_lance")],
+                                     [(1, "je_lance")]))
     assert [e["seat"] for e in state.log if e["type"] == "false_shout"] == [1]
     assert state.winner == 1 and state.scores == [0, 390]
 

@@ -246,14 +246,18 @@ class raw_env(AECEnv[str, dict[str, np.ndarray], int]):
         seat = int(agent[5:])  # "seat_3" -> 3
         return {
             "observation": self.encoder.encode(self.state, seat),
-            "action_mask": self.codec.mask(self.state.pending, seat).copy(),
+            "action_mask": self.action_mask(agent),
         }
 
     def action_mask(self, agent: str | None = None) -> np.ndarray:
-        """The legal action indices of `agent` (default: the agent to act), as 0/1 int8."""
+        """The legal action indices of `agent` (default: the agent to act), as 0/1 int8; all
+        zeros once its game is over, a game cut short included (whose engine state still has a
+        decision pending: the turn after `max_turns` has begun, unplayed)."""
         assert self.state is not None, "call reset() before action_mask()"
-        seat = int((agent or self.agent_selection)[5:])
-        return self.codec.mask(self.state.pending, seat).copy()
+        agent = agent or self.agent_selection
+        if self.terminations.get(agent) or self.truncations.get(agent):
+            return np.zeros(self.codec.size, np.int8)
+        return self.codec.mask(self.state.pending, int(agent[5:])).copy()
 
     def step(self, action: int | None, onset_ms: float | None = None) -> None:
         """Play action index `action` for the agent to act. In a race, `onset_ms` is when the
@@ -333,8 +337,10 @@ class raw_env(AECEnv[str, dict[str, np.ndarray], int]):
             self._rewarded = bool(given)
         if over or truncated:
             ends = self.terminations if over else self.truncations
-            summary = {"winner": state.winner, "scores": list(state.scores),
-                       "turns": turns_played(state)}
+            # "winner" is the engine's (None for a game cut short); "leader" is what the
+            # win_loss reward read: the winner, else the single leader by score (None on a tie).
+            summary = {"winner": state.winner, "leader": decided_winner(state),
+                       "scores": list(state.scores), "turns": turns_played(state)}
             for agent in self.agents:
                 ends[agent] = True
                 self.infos[agent] = dict(summary)

@@ -128,6 +128,23 @@ def test_a_game_cut_short_says_the_turns_it_played() -> None:
     assert str(table.render()).splitlines()[0].endswith("turn 3/3")
 
 
+def test_a_game_cut_short_masks_every_action_and_names_its_leader() -> None:
+    # The engine still holds turn 4's first decision: the masks showed its legal options to
+    # agents that were done, and the info had no word of who the reward called the winner.
+    table = raw_env("classic", 2, max_turns=3)
+    table.reset(seed=3, options={"setup": {"scores": [40, 10]}})
+    while not any(table.truncations.values()):
+        table.step(int(table.action_mask().argmax()))
+    assert table.state is not None and table.state.pending is not None
+    for agent in table.agents:
+        assert not table.observe(agent)["action_mask"].any() and not table.action_mask(agent).any()
+    scores = table.infos["seat_0"]["scores"]
+    assert scores[0] != scores[1]
+    leader = 0 if scores[0] > scores[1] else 1
+    assert table.infos["seat_1"]["winner"] is None and table.infos["seat_1"]["leader"] == leader
+    assert table.rewards[f"seat_{leader}"] == 1.0
+
+
 def test_score_shaping_alone_at_the_table() -> None:
     """In a one-player game the shaping is the own score's change × weight / target."""
     solo = load_ruleset("solo")

@@ -712,13 +712,7 @@ class PlaySession:
         if not start - EARLY_TOLERANCE_S <= at <= max(end, settled):
             return False
         if at > end:
-            name = self.players[seat].name
-            if phrase is None:
-                self.view.say(Said(f"{name}: pressed after the race's window: not counted",
-                                   f"{name} : touché {WHEN_FR[False]} : non compté", seat))
-            else:
-                self.view.say(Said(f"{name}: « {words(phrase)} » began after the race's window: not counted",
-                                   f"{name} : « {{phrase}} » commencé {WHEN_FR[False]} : non compté", seat, phrase))
+            self.view.say(self._outside_window(seat, phrase, early=False))
         elif not any(shout.seat == seat for shout in self.race_log[-1]):
             name = self.players[seat].name
             how, how_fr = ("heard", "entendu") if by == "voice" else ("pressed", "touché")
@@ -730,6 +724,17 @@ class PlaySession:
                                    f"{name} : « {{phrase}} » {how_fr} après la course réglée : non compté",
                                    seat, phrase))
         return True
+
+    def _outside_window(self, seat: int, phrase: str | None, early: bool) -> Said:
+        """What the table says of a shout (`phrase` None: « ! » alone, pressed) that began
+        before the dice were shown (`early`) or after the race's window: it is not counted."""
+        name = self.players[seat].name
+        when = "before the dice were shown" if early else "after the race's window"
+        if phrase is None:
+            return Said(f"{name}: pressed {when}: not counted",
+                        f"{name} : touché {WHEN_FR[early]} : non compté", seat)
+        return Said(f"{name}: « {words(phrase)} » began {when}: not counted",
+                    f"{name} : « {{phrase}} » commencé {WHEN_FR[early]} : non compté", seat, phrase)
 
     def _own_shout_repeated(self, seat: int, at: float, by: str | None = None, phrase: str | None = None) -> bool:
         """Whether `at` is up to REPEAT_S after the seat's own last counted shout (made `by` that
@@ -1062,12 +1067,7 @@ class PlaySession:
         if earlier is not None and heard.onset - start >= earlier.onset_ms / 1000:
             return  # said after its tap, or said twice
         if not -EARLY_TOLERANCE_S <= heard.onset - start <= window:
-            early = heard.onset < start
-            when = "before the dice were shown" if early else "after the race's window"
-            name = self.players[heard.seat].name
-            self.view.say(Said(f"{name}: « {words(heard.intent)} » began {when}: not counted",
-                               f"{name} : « {{phrase}} » commencé {WHEN_FR[early]} : non compté",
-                               heard.seat, heard.intent))
+            self.view.say(self._outside_window(heard.seat, heard.intent, early=heard.onset < start))
             return
         onset_ms = max(0.0, (heard.onset - start) * 1000)
         shouts[heard.seat] = RaceShout(heard.seat, heard.intent, onset_ms, "voice")

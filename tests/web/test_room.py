@@ -772,6 +772,26 @@ def test_audio_faster_than_it_can_be_heard_is_refused() -> None:
     room.close()
 
 
+def test_a_phone_whose_recogniser_does_not_start_is_told_to_press(caplog: pytest.LogCaptureFixture) -> None:
+    # Only the host's log said so: the phone showed its microphone on, and its player shouted unheard.
+    def broken(clock: Any) -> Any:
+        raise OSError("model folder unreadable")
+
+    room = make_room([FakeClock(), FakeClock()], make_recogniser=broken)
+    ana, bob = join(room, 0), join(room, 1)
+    drain(ana), drain(bob)
+    stream_on(room, ana)
+    told: list[dict[str, Any]] = []
+    deadline = time.monotonic() + 10
+    while not told and time.monotonic() < deadline:  # told from the phone's worker (no loop here)
+        told += [m for m in drain(ana) if m is not None and m.get("type") == "error"]
+        time.sleep(0.01)
+    assert [m["code"] for m in told] == ["unheard"] and "press the buttons" in told[0]["message"]
+    assert not [m for m in drain(bob) if m is not None and m.get("type") == "error"]
+    assert "no recogniser for the phone's stream" in caplog.text
+    room.close()
+
+
 def test_a_slow_client_gets_the_newest_table_not_a_backlog() -> None:
     from voice.web.room import TABLE
 

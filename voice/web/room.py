@@ -626,6 +626,10 @@ class Room:
                     self._prepare(recogniser)
             except Exception:  # that phone is not heard (its taps still play); the others are
                 log.exception("seat %d: no recogniser for the phone's stream", seat.index + 1)
+                # Its page said "mic on" and its player would shout unheard: the phone is told.
+                self._on_loop(self._tell_seat, seat.index, refusal(
+                    "the host cannot hear this phone (its recogniser did not start: see the host's terminal): "
+                    "press the buttons to shout and answer", "unheard"))
         while not stream.stopped and (chunk := stream.chunks.get()) is not None:
             try:
                 clock.chunk(chunk.first_sample, len(chunk.pcm), chunk.phone_ms)
@@ -879,6 +883,12 @@ class Room:
         self._offer_seats()
         self._send_table()
         self._seats_changed.set()  # the new token, saved before the next move (a stop now kept the old one)
+
+    def _tell_seat(self, index: int, message: dict[str, Any]) -> None:
+        """Sends `message` to the phones playing seat `index` (on the server's loop)."""
+        for connection in list(self.connections):
+            if connection.seat == index:
+                connection.put(message)
 
     def _on_loop(self, act: Callable[..., None], *args: Any) -> None:
         """Runs `act` on the server's loop, where the connections live; at once without one."""

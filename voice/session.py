@@ -25,13 +25,14 @@ from typing import IO, Any, Protocol
 from cdc_env.actions import Action, IllegalActionError, KeepDice, Pass, Shout
 from cdc_env.cli import parse_json, path_error, short_path, write_atomic
 from cdc_env.dice import DiceSource, SeededDice
-from cdc_env.game import RACE_PHRASES, RACE_SHOUTS, Decision, GameLoadError, GameState, JoinRefused, name_key
+from cdc_env.game import RACE_PHRASES, Decision, GameLoadError, GameState, JoinRefused, name_key
 from cdc_env.play import words
+from cdc_env.rulebook.phrases import race_shouts_played
 from cdc_env.rules import Ruleset
 from voice.intents import KEEP_MORE_S, action_for, answer_in_parts, intents_for
 
-# RACE_SHOUTS, the race phrases, may be shouted at any moment: outside the seat's race they are
-# false shouts, which the engine answers (a Bévue in rulesets with Bévues).
+# The race phrases the ruleset plays (`race_shouts_played`) may be shouted at any moment: outside
+# the seat's race they are false shouts, which the engine answers (a Bévue in rulesets with Bévues).
 # Voice status words for the view, per human seat.
 LISTENING, KEYBOARD_ONLY, SAY_AGAIN = "listening", "keyboard only", "say it again"
 
@@ -305,8 +306,11 @@ class PlaySession:
     # talk the recogniser took for a phrase). This game's only.
     misheard: list[Misheard] = field(default_factory=list)
     _voice_answer: str | None = None  # the phrase the decision being applied was heard as
+    race_shouts: tuple[str, ...] = field(init=False)
 
     def __post_init__(self) -> None:
+        # The race phrases of this table's rows: the false shouts listened for between races.
+        self.race_shouts = race_shouts_played(self.rules)
         self.state = GameState(self.rules, len(self.players), dice=self.dice or SeededDice(self.seed),
                                setup=self.setup)
 
@@ -491,7 +495,7 @@ class PlaySession:
         put_at = self._asked_at[1] if self._asked_at is not None else self.clock()
         self.view.ask(self, decision, options)
         if self.listener is not None:
-            self._listen(intents_for(decision) | set(RACE_SHOUTS))
+            self._listen(intents_for(decision) | set(self.race_shouts))
         parts: list[str] = []  # the asked player's answer said in parts so far (voice/intents.py)
         held: tuple[Action, float] | None = None  # one die kept, waiting a moment for a second
         while True:
@@ -501,7 +505,7 @@ class PlaySession:
             answer: Action | None = None
             shouted = False  # a false shout the game took
             for item in self._poll_listener():
-                if item.intent in RACE_SHOUTS:  # outside a race, the engine judges it a false shout
+                if item.intent in self.race_shouts:  # outside a race, the engine judges it a false shout
                     shouted = self._false_shout(item.seat, item.intent, item.onset, "voice") or shouted
                     continue
                 if item.seat != decision.seat or answer is not None:
@@ -579,12 +583,12 @@ class PlaySession:
     def _pause(self, seconds: float) -> None:
         """Time for the table to see a bot's move; a human may shout (falsely) meanwhile."""
         if self.listener is not None:
-            self._listen(set(RACE_SHOUTS))
+            self._listen(set(self.race_shouts))
         end = self.clock() + seconds
         while (left := end - self.clock()) > 0:
             self._seats_settled()
             for item in self._poll_listener():
-                if item.intent in RACE_SHOUTS:
+                if item.intent in self.race_shouts:
                     self._false_shout(item.seat, item.intent, item.onset, "voice")
             typed = self.keyboard.poll(min(0.05, left))
             if typed is None:
@@ -604,7 +608,7 @@ class PlaySession:
         if default_seat is None and len(humans) == 1:
             default_seat = humans[0]
         try:
-            parsed = self._parse_shout(typed[0], humans, default_seat, RACE_SHOUTS)
+            parsed = self._parse_shout(typed[0], humans, default_seat, self.race_shouts)
         except UnknownPhrase as error:
             self.view.say(str(error))  # a typo, not a shout: no Bévue for it
             return False
@@ -755,7 +759,7 @@ class PlaySession:
         the game took it."""
         if self._late_race_shout(seat, phrase, at, by):
             return False
-        phrase = phrase or RACE_SHOUTS[0]
+        phrase = phrase or self.race_shouts[0]
         last = self._false_shouts.get(seat)
         if last is not None and last[1] == phrase and last[0] <= at <= last[0] + REPEAT_S:
             return False  # the same false shout again (said twice, louder; a double tap): one Bévue
@@ -1024,7 +1028,7 @@ class PlaySession:
             # The race is over: its grammar and its race-time look (which reads talk as the
             # race's phrase) end with it; until the next question, any race phrase is a false
             # shout to hear (with no pause between bots' moves, the race's stayed on).
-            self._listen(set(RACE_SHOUTS))
+            self._listen(set(self.race_shouts))
         self._speak_bots_after_race([s for s in sorted(shouts.values(), key=lambda s: s.onset_ms) if s.by == "bot"])
         self.race_log.append(sorted(shouts.values(), key=lambda s: s.onset_ms))
         self.race_now = self.race_log[-1]

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 from cdc_env.combinations import (
     RACE_ARTICHETTE,
     RACE_CHOUETTE_VELUTE,
@@ -9,6 +11,9 @@ from cdc_env.combinations import (
     RACE_SUITE,
     RACE_SUITE_VELUTEE,
 )
+
+if TYPE_CHECKING:
+    from cdc_env.rules import Ruleset
 
 # The phrase that answers each race. A shout of another phrase in a race is a Bévue. Tie
 # races are named after their phrase. (The phrase ids are the voice lexicon's intent names.)
@@ -53,6 +58,29 @@ RACE_SHOUTS: tuple[str, ...] = tuple(dict.fromkeys([
     *(phrase for calls in THROWER_CALLS.values() for phrase in calls),
     *NEANT_SOUFFLE_CALLS,
 ]))
+
+
+def race_shouts_played(rules: Ruleset) -> tuple[str, ...]:
+    """The race phrases of the rows `rules` play, in RACE_SHOUTS's order: what a front-end
+    listens for between races. A phrase of a row the ruleset does not play (« Velutée ! » at
+    `classic`) means nothing at its table: listening for it only lets an everyday word (« vélute »
+    said in a Civet) be misheard as a false shout. (The engine still takes any race phrase as a
+    false shout: saved games replay as they were played.)"""
+    played = {RACE_PHRASES[RACE_CHOUETTE_VELUTE]}
+    rows = rules.combinations
+    if rows.suite:
+        played |= {RACE_PHRASES[RACE_SUITE], RACE_PHRASES["suite_tie"]}
+    if rows.suite_velutee:
+        played |= set(THROWER_CALLS[RACE_SUITE_VELUTEE])
+    if rows.artichette:
+        played |= set(THROWER_CALLS[RACE_ARTICHETTE])
+    if rows.bleu_rouge:
+        played |= set(_PELICAN_CHAIN)
+    if rows.neant_souffle:
+        played |= set(_NEANT_SOUFFLE_FAMILY)
+    return tuple(phrase for phrase in RACE_SHOUTS if phrase in played)
+
+
 # "Grelottine !", the challenge, from a player who holds no Grelottine (C: "lancer un défi sans
 # posséder de Grelottine") is a false shout too.
 GRELOTTINE_SHOUT = "grelottine"

@@ -24,7 +24,7 @@ from cdc_env.actions import (
     Shout,
 )
 from cdc_env.dice import InjectedDice
-from cdc_env.game import RACE_SHOUTS, Decision, GameState
+from cdc_env.game import Decision, GameState
 from cdc_env.rules import load_ruleset
 from voice.session import Heard, InputLost, Keyboard, PlaySession, RaceShout, Said, SeatPlayer, UnknownPhrase
 
@@ -152,7 +152,28 @@ def test_race_is_decided_by_onset_not_by_recognition_time() -> None:
     # ...and closed as it was settled: the bot's winning turn (no pause between moves at this
     # table's pace) was listened to for any false shout, not with the race's look.
     after = listener.asked[[race for _, race in listener.asked].index(True) + 1]
-    assert after == (set(RACE_SHOUTS), False)
+    assert after == ({"pas_mou_le_caillou"}, False)  # basic's only race phrase (it plays no Suite)
+
+
+@pytest.mark.parametrize(("ruleset", "played", "not_played"), [
+    ("classic", {"pas_mou_le_caillou", "grelotte_ca_picote", "sans_fin"}, {"velutee", "mecreant", "pelican"}),
+    ("complete", {"velutee", "patte_de_canard", "artichette", "pelican", "mecreant"}, set()),
+])
+def test_between_races_only_the_rows_the_ruleset_plays_are_listened_for(ruleset: str, played: set[str],
+                                                                       not_played: set[str]) -> None:
+    # Every race phrase was listened for at every table: at classic « Velutée ! » (a row it does
+    # not play) was live beside the combination « vélute » of a Civet, each mishearing a Bévue.
+    keyboard = TypedLater()
+    keyboard.type("1", 0.0)
+    keyboard.type("2", 2.0)  # complete: the cul is not bought (classic is over by then)
+    listener = LateListener(0, "pas_mou_le_caillou", onset_after_s=0.2, heard_after_s=1.5)
+    session = PlaySession(load_ruleset(ruleset), [SeatPlayer("Ana"), SeatPlayer("bot", FixedBot(600))],
+                          view=Recorder(), keyboard=Keyboard(keyboard.reader), listener=listener,
+                          dice=InjectedDice([1, 6, 1, 1, 2, 6, 6, 6]), setup={"scores": [0, 300]})
+    session.run()
+    between = [intents for intents, race in listener.asked if not race]
+    assert between and all(played <= intents and not intents & not_played for intents in between)
+    assert set(session.race_shouts) >= played and not set(session.race_shouts) & not_played
 
 
 def test_where_the_game_listens_the_bots_shouts_are_spoken_once_the_race_is_decided() -> None:

@@ -10,7 +10,8 @@ on paired samples. The first three dice of the samples are stratified over the r
 block of six rounds, every face once at each: `LatinDice`): most decisions hinge on the next
 die or three (a bought cul, a sirop), and a few rounds then measure their expectation nearly
 exactly. It leaves the base bot's own choice only for a candidate whose paired lead
-is `margin` standard errors above zero: a noisy pick costs more than it wins.
+is `margin` standard errors above zero (two rounds at least: one has no standard error): a
+noisy pick costs more than it wins.
 
 Samples go in rounds (one per candidate each) until the rounds are done, the decision is
 settled (checked every 8 rounds: every alternative 3 standard errors behind the base choice,
@@ -21,9 +22,10 @@ every sample to the end of the game) and `searcher:MS:ROUNDS:HORIZON:BASE` chang
 `searcher:MS:ROUNDS:HORIZON:BASE:plain` is the searcher before session 36 (no stratified dice,
 the value's scores unclipped).
 Races are not searched: the bot shouts with its reaction model like every bot. Decisions with
-one legal action are not searched either. The base bot is bold, or where a heuristic bot beats
-bold at the table, that one (`DEFAULT_BASE`); the other seats of a sample play bold, the field
-the searcher was measured against.
+one legal action are not searched either, nor any decision at one seat (`solo`): a game alone
+is always won in the end, so every sample scores 1 and no candidate can lead. The base bot is
+bold, or where a heuristic bot beats bold at the table, that one (`DEFAULT_BASE`); the other
+seats of a sample play bold, the field the searcher was measured against.
 """
 
 from __future__ import annotations
@@ -80,11 +82,16 @@ def candidates(decision: Decision, chosen: Action) -> list[Action]:
     return staked_candidates(decision, chosen)
 
 
+# Decisions answered with a timed shout, never searched nor rolled out (scripts/probe_rollouts.py):
+# a race is the reaction model's, and claiming a gain is always right. Their options are shouts
+# with no onset, which the game refuses as actions.
+UNSEARCHED_KINDS = ("race", "claim")
+
+
 def searched_options(decision: Decision, chosen: Action) -> list[Action]:
     """The candidates a searcher samples at `decision`, the base bot having chosen `chosen`;
-    one option (`chosen`) where nothing is searched: races and claims are answered with a timed
-    shout, and claiming a gain is always right."""
-    if decision.kind in ("race", "claim") or decision.seat is None:
+    one option (`chosen`) where nothing is searched (`UNSEARCHED_KINDS`)."""
+    if decision.kind in UNSEARCHED_KINDS or decision.seat is None:
         return [chosen]
     return candidates(decision, chosen)
 
@@ -209,7 +216,9 @@ class SearchBot:
         base.rng = self.rng  # the caller reseeds this bot's generator between games
         chosen = base.act(state, decision)
         options = searched_options(decision, chosen)
-        if len(options) < 2:
+        # Alone at the table every sample is a win (a solo game always ends at the target): no
+        # candidate can lead, and a search would only spend the whole budget to keep the base's.
+        if len(options) < 2 or state.players == 1:
             return chosen
         assert decision.seat is not None  # searched_options keeps seatless decisions to one option
         best = self.search(state, decision.seat, options, chosen)
@@ -313,11 +322,14 @@ DEFAULT_BASE: dict[tuple[str, int], str] = {("v004", 2): "patient", ("v004", 3):
 
 
 def _paired(a: list[float], b: list[float]) -> tuple[float, float]:
-    """The mean of a − b over paired samples, and its standard error."""
+    """The mean of a − b over paired samples, and its standard error (infinite below two
+    samples: one sample measures no spread, and an error of 0 let any lead pass the margin)."""
     n = len(a)
     differences = [x - y for x, y in zip(a, b, strict=True)]
     lead = sum(differences) / n
-    variance = sum((d - lead) ** 2 for d in differences) / max(1, n - 1)
+    if n < 2:
+        return lead, math.inf
+    variance = sum((d - lead) ** 2 for d in differences) / (n - 1)
     return lead, (variance / n) ** 0.5
 
 
@@ -336,9 +348,9 @@ def _settled(outcomes: list[list[float]], base: int) -> bool:
 def _pick(options: list[Action], outcomes: list[list[float]], chosen: int, margin: float) -> Action:
     """The best candidate by mean, where its paired lead over the base choice is `margin`
     standard errors above zero; else the base choice (also where the budget ended before a
-    first round: nothing measured, nothing to lead)."""
+    second round: one sample has no standard error, nothing measured, nothing to lead)."""
     n = len(outcomes[chosen])
-    if n == 0:
+    if n < 2:
         return options[chosen]
     best, best_mean = chosen, sum(outcomes[chosen]) / n
     for index, results in enumerate(outcomes):

@@ -90,6 +90,11 @@ def value_path(ruleset: str, players: int, directory: Path = VALUES_DIR, base: s
 
 _LOADED: dict[tuple[str, int, str | None], ValueModel | None] = {}
 
+# No fit comes near this: a fitted weight is a few units (a regularised logistic over features
+# within about ±1). A file's weight beyond it is damage, and one near the float limit (1e308)
+# turns the weighted sum infinite, every seat's chance then equal.
+MAX_WEIGHT = 1e6
+
 
 def read_value_file(path: Path) -> dict[str, Any]:
     """A value file's content, or a ValueError naming the file and what is wrong with it (a
@@ -103,6 +108,14 @@ def read_value_file(path: Path) -> dict[str, Any]:
     if not isinstance(weights, list) or not all(isinstance(w, int | float) and not isinstance(w, bool)
                                                 for w in weights):
         raise ValueError(f"{path} is damaged: its 'weights' must be a list of numbers; {fix}")
+    # Python reads NaN and Infinity as JSON: such a weight made every sample of a search score
+    # alike, and the searcher played its base without a word. (NaN is within no bound, and an
+    # integer of 400 digits is compared without overflow.)
+    wrong = [w for w in weights if not abs(w) <= MAX_WEIGHT]
+    if wrong:
+        shown = f"{wrong[0]:g}" if isinstance(wrong[0], float) else f"an integer of {len(str(abs(wrong[0])))} digits"
+        raise ValueError(f"{path} is damaged: its weights must be finite numbers within ±{MAX_WEIGHT:g}, and one "
+                         f"is {shown}; {fix}")
     if isinstance(data.get("features"), list) and len(data["features"]) != len(weights):
         raise ValueError(f"{path} is damaged: {len(weights)} weights for {len(data['features'])} features; {fix}")
     return data
@@ -115,12 +128,22 @@ def load_value(ruleset: str, players: int, directory: Path = VALUES_DIR,
     (`value_path`) is read where there is one, else the table's."""
     key = (str(directory / ruleset), players, base)
     if key not in _LOADED:  # the searcher asks at every decision: the files are looked for once
-        path = value_path(ruleset, players, directory, base)
-        if base and not path.exists():
-            path = value_path(ruleset, players, directory)
+        own = base if base and value_path(ruleset, players, directory, base).exists() else None
+        path = value_path(ruleset, players, directory, own)
         model = None
         if path.exists():
             data = read_value_file(path)
+            # A table's file found by its name and made for another (copied or renamed): its
+            # chances would be read at a table they were never fitted to.
+            made_for = (data.get("ruleset", ruleset), data.get("players", players))
+            if made_for != (ruleset, players):
+                # (the file is there: a fit into its folder replaces it only with --overwrite)
+                refit = " ".join(["scripts/fit_value.py --tables", f"{ruleset}_{players}p",
+                                  *(["--base", own] if own else []),
+                                  *(["--out", str(directory)] if directory != VALUES_DIR else []), "--overwrite"])
+                raise ValueError(f"{path} was fitted for {made_for[0]} at {made_for[1]} seats, and is read for "
+                                 f"{ruleset} at {players}: put this table's own file back (git checkout it) or "
+                                 f"fit one with {refit}")
             if data.get("features") != list(FEATURES):
                 raise ValueError(f"{path}: fitted on other features; fit it again with scripts/fit_value.py")
             model = ValueModel([float(w) for w in data["weights"]],

@@ -2,10 +2,11 @@
 
     python scripts/probe_rollouts.py --ruleset v004 --seats 3 --games 400 --rollouts 64
 
-Every seat plays BOT. At a sample of the decisions that offer a choice (races left out), each
-candidate action is played out `--rollouts` times to the end of the game, every seat playing
-BOT from there. The rollouts of all candidates share their dice and the bots' seeds (common
-random numbers), so the differences between candidates are measured on the same luck.
+Every seat plays BOT. At a sample of the decisions that offer a choice (races and claims left
+out: timed shouts, as the searcher leaves them), each candidate action is played out
+`--rollouts` times to the end of the game, every seat playing BOT from there. The rollouts of
+all candidates share their dice and the bots' seeds (common random numbers), so the differences
+between candidates are measured on the same luck.
 
 Two figures per decision kind, in win-rate points of the deciding seat:
 - each fixed alternative against the bot's own choice (e.g. "Pass where bold sirops"): a rule
@@ -37,7 +38,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
 from agents.bots import make_bot
 from agents.model_bot import ModelLoadError
-from agents.search import staked_candidates
+from agents.search import UNSEARCHED_KINDS, staked_candidates
 from cdc_env.actions import Action
 from cdc_env.cli import (
     count_at_most,
@@ -95,13 +96,19 @@ def probe(rules: Ruleset, seats: int, bot: str, games: range, rollouts: int, sha
         while (decision := state.pending) is not None and state.turn_number <= MAX_TURNS:
             assert decision.seat is not None  # the seeded dice answer every chance moment
             chosen = players[decision.seat].act(state, decision)
-            if (decision.kind != "race" and len(decision.legal_actions()) > 1
+            # A claim's options are shouts with no onset, which the game refuses (the probe
+            # stopped on one after 44 s of maison, nothing written).
+            if (decision.kind not in UNSEARCHED_KINDS and len(decision.legal_actions()) > 1
                     and sampler.random() < share):
                 keys = [sampler.randrange(1 << 40) for _ in range(rollouts)]
+                options = staked_candidates(decision, chosen)
+                # Every figure is measured from the bot's own choice: it is rolled out whatever the
+                # candidates are (a claim's shout, with its onset, was none of them: a KeyError).
+                if chosen not in options:
+                    options = [chosen, *options]
                 records.append({
                     "game": game_index, "kind": decision.kind, "chosen": repr(chosen),
-                    "outcomes": {repr(a): [rollout(state, a, bot, k) for k in keys]
-                                 for a in staked_candidates(decision, chosen)},
+                    "outcomes": {repr(a): [rollout(state, a, bot, k) for k in keys] for a in options},
                 })
             state.apply_action(chosen)
     return records

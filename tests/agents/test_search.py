@@ -13,7 +13,7 @@ from agents.bots import check_table, make_bot
 from agents.champion import SEARCH_CHAMPIONS, ChampionBot
 from agents.search import FACES, LatinDice, SearchBot, _pick, candidates, searched_options
 from agents.value import FEATURES, ValueModel, features, load_value
-from cdc_env.actions import Action, BirdBet, Pass, Sirop
+from cdc_env.actions import Action, BirdBet, Pass, Shout, Sirop
 from cdc_env.dice import SeededDice
 from cdc_env.flow import Decision
 from cdc_env.game import GameState
@@ -475,3 +475,43 @@ def test_a_reference_search_plays_every_round_where_a_searcher_stops_once_settle
         state.apply_action(chosen)
     assert counted[False] and set(counted[False]) == {64}
     assert min(counted[True]) < 64  # (the decisions played here settle early)
+
+
+def test_one_paired_sample_measures_no_lead_and_the_base_choice_stays() -> None:
+    # One sample has no spread: its standard error came out 0, and any lead passed the margin, so
+    # a budget that ended after one round left the base choice on a single roll of the dice.
+    from agents.search import _paired
+
+    options = [Pass(), Sirop()]
+    assert _paired([1.0], [0.0]) == (1.0, math.inf)
+    assert _pick(options, [[0.0], [1.0]], 0, 1.0) == Pass()
+    assert _pick(options, [[0.0] * 8, [1.0, 0.9, 1.0, 0.8, 1.0, 0.9, 1.0, 1.0]], 0, 1.0) == Sirop()
+    # A search the budget ends after one round (its second not sampled) keeps the base choice.
+    bot = SearchBot(seed=1, rounds=16, budget_ms=60_000)
+    sampled: list[Action] = []
+
+    def once(state: GameState, seat: int, action: Action, key: int, value: ValueModel | None, first: list[int],
+             deadline: float = math.inf) -> float | None:
+        sampled.append(action)
+        return None if len(sampled) > 2 else float(action == Sirop())
+
+    bot._sample = once  # type: ignore[method-assign]
+    state = GameState(load_ruleset("classic"), 2, dice=SeededDice(1))
+    assert bot.search(state, 0, options, Pass()) == Pass() and len(sampled) == 3
+
+
+def test_a_searcher_alone_at_the_table_plays_its_base_without_searching() -> None:
+    # In `solo` every sample is a win (the game always ends at the target): no candidate can
+    # lead, and the searcher spent its whole budget at each decision to play its base anyway.
+    bot = SearchBot(seed=1, rounds=4, budget_ms=20)
+    base = make_bot("bold", seed=1)
+    state = GameState(load_ruleset("solo"), 1, dice=SeededDice(3))
+    choices = 0
+    while (decision := state.pending) is not None and state.turn_number <= 10:
+        action = bot.act(state, decision)
+        assert bot.stats.searched == bot.stats.samples == 0
+        if not isinstance(action, Shout):  # (a shout's onset is the reaction model's draw)
+            assert action == base.act(state, decision)
+        choices += len(searched_options(decision, action)) > 1
+        state.apply_action(action)
+    assert choices > 5

@@ -179,6 +179,56 @@ def test_screenshots_of_the_phone_and_the_board_in_french(web_table, browsers: B
     wait_for("English after a reload", lambda: css(phone, "#shout").text == "SHOUT!")
 
 
+LONG_NAME = "LeGrandChouetteur2000XXXXXXXXX"  # 30 letters, no space: the longest name play.py takes
+
+
+def test_a_long_name_and_a_suite_tie_race_fit_360_px_with_the_turn_and_the_teams_shown(browsers: Browsers,
+                                                                                       tmp_path: Path) -> None:
+    from cdc_env.actions import Pass, Roll
+    from voice.web.certs import ensure_certificates
+    from voice.web.room import Room
+    from voice.web.server import WebServer
+
+    # A Doublette table (the long name and Cy against Bob and Dee) stopped in a Suite's tie race,
+    # « sans fin est la moisissure des bières bretonnes »: the table is set once, no game runs.
+    players = [SeatPlayer(name) for name in (LONG_NAME, "Bob", "Cy", "Dee")]
+    room = Room(players, play=lambda samples, rate: None)
+    server = WebServer(room, ensure_certificates(tmp_path / "certs", ["127.0.0.1"]), "127.0.0.1", 0).start()
+    try:
+        session = PlaySession(load_ruleset("classic").with_house_rules(["doublette"]), players, view=room.view,
+                              keyboard=room.keys, dice=InjectedDice([1, 2, 3, 4, 2, 3, 4]),
+                              setup={"scores": [100, 20, 40, 7]})
+        state = session.state
+        while (pending := state.pending) is not None and pending.reason != "suite_tie":
+            # Seat 0 throws a Suite (2 3 4), nobody buys the cul, nobody shouts: all four tie.
+            state.apply_action(next(a for a in pending.options if isinstance(a, Roll | Pass)), seat=pending.seat)
+        room.set_table(session, {}, [])
+        where = server.join_at("127.0.0.1")
+        driver = browsers.open(lang="fr")
+        set_viewport(driver, 360, 740, mobile=True)
+        for page in (f"{where['phone']}&seat=1", where["board"]):
+            driver.get(page)
+            wait_for("the race", lambda: "sans fin" in css(driver, "#race .race-head").text)
+            assert "« sans fin est la moisissure des bières bretonnes »" in css(driver, "#race .race-head").text
+            assert driver.execute_script("return document.documentElement.scrollWidth") <= 360
+            # The player to play is marked (the terminal's ▶), the others not.
+            marks = driver.execute_script("return [...document.querySelectorAll('#players .name')]"
+                                          ".map((n) => getComputedStyle(n, '::before').content)")
+            assert marks[0].startswith('"▶') and set(marks[1:]) == {"none"}, marks
+            assert [t.text for t in driver.find_elements("css selector", "#players .team")] == [
+                "Équipe 1 avec Cy : 140 points", "Équipe 2 avec Dee : 27 points",
+                f"Équipe 1 avec {LONG_NAME} : 140 points", "Équipe 2 avec Bob : 27 points"]
+            assert not script_errors(driver)
+            if page != where["board"]:
+                SCREENSHOTS.mkdir(exist_ok=True)
+                driver.save_screenshot(str(SCREENSHOTS / "phone-fr-teams-360x740.png"))
+        css(driver, "#lang").click()
+        assert css(driver, "#players li[data-seat='1'] .team").text == "Team 2 with Dee: 27 points"
+    finally:
+        server.stop()
+        room.close()
+
+
 def test_the_board_shows_the_way_in_and_a_lost_phones_seat_goes_to_a_new_one(web_table, browsers: Browsers) -> None:
     """While a seat is free the board shows the trust page's and the table's addresses as QR
     codes a phone's camera reads (checked on its screenshot); once the seat is taken they go. The

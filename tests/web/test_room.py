@@ -569,6 +569,24 @@ def test_the_snapshot_speaks_french_and_english() -> None:
     assert message["players"][2]["bot"] and message["players"][0]["calibration"]["state"] == "pending"
 
 
+def test_the_snapshot_says_who_plays_with_whom_only_at_a_table_in_teams() -> None:
+    # The Doublette: partners win on their sum; the pages show each player's team, partner and sum.
+    players = [SeatPlayer(name) for name in ("Ana", "Bob", "Cy", "Dee")]
+    room = Room(players, make_clock=FakeClock, chirp=lambda: np.zeros(800, np.float32), play=lambda samples, rate: None)
+    doublette = load_ruleset("classic").with_house_rules(["doublette"])
+    session = PlaySession(doublette, players, view=room.view, keyboard=room.keys, seed=1,
+                          setup={"scores": [100, 20, 40, 7]})
+    room.set_table(session, {}, [])
+    message = room.table_message()
+    assert message is not None
+    assert [(p["team"], p["partners"], p["team_score"]) for p in message["players"]] \
+        == [(0, [2], 140), (1, [3], 27), (0, [0], 140), (1, [1], 27)]
+    # Another table's players have no such fields: its messages are as they were.
+    session = PlaySession(load_ruleset("classic"), players, view=room.view, keyboard=room.keys, seed=1)
+    for player in table_json(session, None, {}, [], {})["players"]:
+        assert not {"team", "partners", "team_score"} & set(player)
+
+
 def test_pass_is_named_for_its_moment() -> None:
     from voice.web.snapshot import verb_fr
 

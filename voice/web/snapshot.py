@@ -376,13 +376,20 @@ def table_json(session: PlaySession, question_: dict[str, Any] | None, voices: d
     state = session.state
     names = [p.name for p in session.players]
     table = state.table
+    # At a table in teams (the Doublette) each player's team, numbered from 0 in its first seat's
+    # order, partners and the sum that wins; other tables' players have no such fields.
+    teams = sorted(set(state.teams.values()))
+    in_teams = any(len(team) > 1 for team in teams)
     players = [{"seat": seat, "name": player.name, "score": state.scores[seat],
                 "items": {ITEMS_FR.get(k, k): n for k, n in state.items[seat].items() if n},
                 "human": player.human, "bot": not player.human,
                 "turn": seat == state.turn_seat and state.winner is None,
                 "voice": voices.get(seat, "") if player.human else "",
                 "voice_fr": voice_fr(voices.get(seat, ""), french) if player.human else "",
-                "voice_en": voices.get(seat, "") if player.human else ""}
+                "voice_en": voices.get(seat, "") if player.human else "",
+                **({"team": teams.index(state.teams[seat]),
+                    "partners": [s for s in state.teams[seat] if s != seat],
+                    "team_score": state.team_score(seat)} if in_teams else {})}
                for seat, player in enumerate(session.players)]
     throw = None
     if table.dice and table.combination:

@@ -155,6 +155,10 @@ window.CDC = window.CDC || {};
           el("span", {class: "kind"}, isBot(p) ? CDC.t("bot") : CDC.t("human")),
           el("span", {class: "score"}, String(p.score !== undefined ? p.score : ""), " ", el("small", {}, CDC.t("score")))),
         el("div", {class: "details"},
+          // The Doublette: who plays with whom, and the team's sum, which is what wins.
+          p.team !== undefined ? el("span", {class: "team", "data-team": String(p.team)}, CDC.t("team_with", {
+            n: p.team + 1, names: (p.partners || []).map((s) => CDC.playerName(table, s)).join(CDC.t("and")),
+            score: p.team_score})) : null,
           items.length ? el("span", {class: "items"}, CDC.t("items") + CDC.colon() + items.join(", ")) : null,
           !isBot(p) ? el("span", {class: "mic mic-" + mic, "data-mic": mic}, CDC.t(mic === "online" ? "mic_on" : mic === "offline" ? "mic_off" : "mic_none")) : null,
           !isBot(p) && mic === "online" && p.mic_test === "waiting" ? el("span", {class: "mic-test", "data-test": "waiting"}, CDC.t("mic_test_board")) : null,
@@ -178,7 +182,9 @@ window.CDC = window.CDC || {};
     root.classList.toggle("live", CDC.raceLive(race));
     const head = CDC.pick(race, "reason") || CDC.pick(race.reason, "text");
     const phrase = CDC.pick(race, "phrase");
-    root.append(el("p", {class: "race-head"}, head, phrase ? " " : null, phrase ? el("strong", {}, "« " + phrase + " »") : null));
+    // The phrase wraps on a phone (« sans fin est la moisissure des bières bretonnes »), the
+    // marks held to its first and last words by no-break spaces: never a lone « or » on a line.
+    root.append(el("p", {class: "race-head"}, head, phrase ? " " : null, phrase ? el("strong", {}, "«\u00a0" + phrase + "\u00a0»") : null));
     const list = el("ol", {class: "shouts"});
     const shouts = (race.shouts || []).slice().sort((a, b) => (a.onset_ms ?? 1e12) - (b.onset_ms ?? 1e12));
     for (const s of shouts) {

@@ -184,10 +184,16 @@ def action_for(decision: Decision, intents: Sequence[str],
     kind = decision.kind
     first = said[0]
     numbers = [n for n in map(number, said) if n is not None]
-    combination = next((COMBINATION_INTENTS[i] for i in said if i in COMBINATION_INTENTS), None)
+    # An answer said in parts takes the last combination and stake said: a player corrects
+    # themself (« civet, chouette… velute, quarante »); the first one said is what they took back.
+    combination = next((COMBINATION_INTENTS[i] for i in reversed(said) if i in COMBINATION_INTENTS), None)
     action: Action | None = None
     if first == "couche_sirop" and CoucheSirop() in decision.options:
         action = CoucheSirop()  # the pass announced, where saying nothing is a Bévue (F)
+    elif first == "non" and CoucheSirop() in decision.options:
+        # Not the announcement F asks for: taken as the silent pass, it cost the Bévue of one who
+        # said nothing. The player is told the words, and says them.
+        return None, "to pass on the sirop, say « couche sirop » (a pass not announced is a Bévue)"
     elif first in NO:
         action = KeepDice(()) if kind == "soufflette_keep" else Pass()
     elif kind in ("race", "claim"):
@@ -199,11 +205,11 @@ def action_for(decision: Decision, intents: Sequence[str],
     elif kind == "turn_start" and first == "civet":
         if combination is None or not numbers:
             return None, "a Civet needs a combination and a stake: « civet, velute, quarante »"
-        action = DeclareCivet(combination, numbers[0])
+        action = DeclareCivet(combination, numbers[-1])
     elif kind == "grelottine" and first == "grelottine":
         if combination is None or not numbers:
             return None, "a Grelottine needs a combination and a stake: « grelottine, chouette, vingt »"
-        action = ChallengeGrelottine(combination, numbers[0])
+        action = ChallengeGrelottine(combination, numbers[-1])
     elif kind == "buy_cul" and first == "achat_du_cul":
         action = BuyCul()
     elif kind == "sirop" and first in ("je_sirote", "oui"):
@@ -218,7 +224,7 @@ def action_for(decision: Decision, intents: Sequence[str],
         seats = [s for s in map(seat_of, said) if s is not None]
         if not seats:
             return None, "name the player you challenge: « en garde ma mignonne, joueur deux »"
-        action = ChallengeSoufflette(seats[0])
+        action = ChallengeSoufflette(seats[-1])
     elif kind == "soufflette_keep" and numbers:
         action = KeepDice(tuple(numbers))
     elif kind == "boucliette" and first in ("boucliette", "oui"):

@@ -6,6 +6,7 @@ from cdc_env.actions import (
     BetOnSuccess,
     BirdBet,
     BuyCul,
+    CoucheSirop,
     ChallengeGrelottine,
     ChallengeSoufflette,
     DeclareCivet,
@@ -17,7 +18,7 @@ from cdc_env.actions import (
     UseBoucliette,
 )
 from cdc_env.game import Decision
-from voice.intents import action_for, intents_for
+from voice.intents import action_for, answer_in_parts, intents_for
 
 
 def decision(kind: str, options, **extra) -> Decision:
@@ -47,6 +48,30 @@ def test_staked_choices_need_combination_and_stake() -> None:
     assert action is None and "combination and a stake" in why
     civet = decision("turn_start", [Roll()], staked=DeclareCivet, stakes=(("suite", range(1, 103)),))
     assert action_for(civet, ["civet", "combo_suite", "nombre_102"])[0] == DeclareCivet("suite", 102)
+
+
+def test_a_non_where_the_pass_must_be_announced_is_no_pass() -> None:
+    # F's sirop bet (complete): « non » was the silent pass, and cost the Bévue of one who said nothing.
+    bets = decision("sirop_bet", [Pass(), CoucheSirop()] + [BirdBet(f) for f in range(1, 7)])
+    action, why = action_for(bets, ["non"])
+    assert action is None and "couche sirop" in why
+    assert action_for(bets, ["couche_sirop"]) == (CoucheSirop(), "")
+
+
+def test_an_answer_in_parts_takes_the_combination_and_stake_said_last() -> None:
+    # « civet, chouette… velute, quarante »: the Civet was declared on the Chouette taken back.
+    civet = decision("turn_start", [Roll()], staked=DeclareCivet,
+                     stakes=(("chouette", range(1, 103)), ("velute", range(1, 103))))
+    parts: list[str] = []
+    for said in ("civet", "combo_chouette", "combo_velute", "nombre_40"):
+        parts, action, why, more = answer_in_parts(civet, parts, said)
+    assert action == DeclareCivet("velute", 40)
+    grelottine = decision("grelottine", [Pass()], staked=ChallengeGrelottine,
+                          stakes=(("velute", range(1, 26)), ("chouette", range(1, 34))))
+    assert action_for(grelottine, ["grelottine", "combo_velute", "combo_chouette", "nombre_20"])[0] \
+        == ChallengeGrelottine("chouette", 20)
+    souffle = decision("soufflette", [Pass(), ChallengeSoufflette(1), ChallengeSoufflette(2)])
+    assert action_for(souffle, ["en_garde_ma_mignonne", "joueur_2", "joueur_3"])[0] == ChallengeSoufflette(2)
 
 
 def test_soufflette_target_and_keeps() -> None:

@@ -48,6 +48,7 @@ class Tally:
     def __init__(self) -> None:
         self.games = 0
         self.wins = 0
+        self.team_size = 1  # the agent's side: itself, or its team (the fair share's numerator)
         self.agent_points: Counter[str] = Counter()
         self.reference_points: Counter[str] = Counter()
         self.offered: dict[str, Counter[str]] = {"agent": Counter(), "reference": Counter()}
@@ -55,7 +56,9 @@ class Tally:
 
     def add(self, state: GameState, mine: int) -> None:
         self.games += 1
-        self.wins += state.winner == mine
+        # At a table in teams (the Doublette) the partner's win is the agent's too.
+        self.wins += state.winner is not None and mine in state.teams[state.winner]
+        self.team_size = len(state.teams[mine])
         # Each seat's score as the log goes (a Tichette is claimed as the dice fall).
         scores = list(state.setup.get("scores", [0] * state.players))
         for event in state.log:
@@ -151,7 +154,7 @@ def report(args: argparse.Namespace) -> int:
         console.print(f"buying the cul when the thrower's cul could end the game ({asked} decisions): "
                       f"{args.agent} {agent_buys / asked:.1%}, {args.reference} {reference_buys / asked:.1%}")
     console.print(f"{args.agent} won {tally.wins} of {tally.games} games ({tally.wins / tally.games:.1%}; "
-                  f"fair share {1 / args.seats:.1%})")
+                  f"fair share {tally.team_size / args.seats:.1%})")
     games, copies = tally.games, args.seats - 1
     points = Table(title="points per game by score reason (the reference: one seat's)")
     for column in ("reason", args.agent, args.reference, "difference"):

@@ -342,3 +342,19 @@ def test_a_path_too_long_for_its_lock_is_said_as_the_users_path(tmp_path: Path) 
         pass
     assert refused.value.filename == str(save) and cli.path_error(refused.value).endswith(
         "File name too long; give a shorter path")
+
+
+def test_compare_decisions_counts_a_partners_win_as_the_agents_at_a_doublette() -> None:
+    # The agent's seat alone was counted: its team's win by its partner was a loss, the fair share 1/N.
+    from doubles import script
+
+    from cdc_env.dice import SeededDice
+    from cdc_env.game import GameState
+    from cdc_env.rules import load_ruleset
+
+    tally = script("compare_decisions").Tally()
+    state = GameState(load_ruleset("classic").with_house_rules(["doublette"]), 4, dice=SeededDice(1))
+    state.winner = 2  # the partner of seat 0 (seats 0 and 2 play together)
+    tally.add(state, 0)
+    tally.add(state, 1)
+    assert tally.wins == 1 and tally.team_size == 2

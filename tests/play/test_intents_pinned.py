@@ -185,7 +185,8 @@ def test_soufflette_names_the_seat_and_keeps_the_dice_said() -> None:
     moment = decision("soufflette", [Pass()] + [ChallengeSoufflette(s) for s in (1, 2, 3)])
     for spoken, seat in (("joueur_2", 1), ("joueur_3", 2), ("joueur_4", 3)):
         assert action_for(moment, ["en_garde_ma_mignonne", spoken]) == (ChallengeSoufflette(seat), "")
-    assert action_for(moment, ["en_garde_ma_mignonne", "joueur_4", "joueur_2"])[0] == ChallengeSoufflette(1)  # the last named
+    # The seat named last: a player who names another corrects themself.
+    assert action_for(moment, ["en_garde_ma_mignonne", "joueur_4", "joueur_2"])[0] == ChallengeSoufflette(1)
     action, why = action_for(moment, ["en_garde_ma_mignonne"])
     assert action is None and "name the player" in why
     assert action_for(moment, ["non"]) == (Pass(), "")

@@ -226,13 +226,16 @@ class ModelBot:
 
     def __init__(self, model: Any, meta: dict[str, Any], name: str = "model", seed: int | str = 0,
                  reaction: str = DEFAULT_REACTION, deterministic: bool = True,
-                 fast: NumpyPolicy | None = None, rules: Ruleset | None = None) -> None:
+                 fast: NumpyPolicy | None = None, rules: Ruleset | None = None, source: str | None = None) -> None:
         # `model` is None for a weights file: its numpy arrays (`fast`) are all it plays with.
         # `rules` replaces the ruleset of the metadata: a champion plays its table's rules as
         # they are now (a rule fixed since it was trained changes no observation or action).
+        # `source`: the file it was loaded from, as given, which a refusal names (every run's
+        # model is a `model`).
         from cdc_env.env import raw_env
 
         self.name = name
+        self.source = source or name
         self.model = model
         self.meta = meta
         rules = rules or Ruleset.from_dict(meta["ruleset"], source=f"{name} metadata")
@@ -273,20 +276,22 @@ class ModelBot:
              rules: Ruleset | None = None) -> ModelBot:
         if Path(path).suffix == ".npz":
             fast, meta = load_weights(path)
-            return cls(None, meta, name=Path(path).stem, seed=seed, reaction=reaction, fast=fast, rules=rules)
+            return cls(None, meta, name=Path(path).stem, seed=seed, reaction=reaction, fast=fast, rules=rules,
+                       source=str(path))
         model, meta = load_model(path)
-        return cls(model, meta, name=Path(path).stem, seed=seed, reaction=reaction)
+        return cls(model, meta, name=Path(path).stem, seed=seed, reaction=reaction, source=str(path))
 
     def check_seats(self, rules: Ruleset, players: int) -> None:
         """Whether this model can play a table grown to `players` (a late friend joining), and
         of these rules: a model reads and acts for the table it was trained for only (`act`
         asks this at its first move; callers ask it before the game)."""
         if players != self.players:
-            raise ModelLoadError(f"model {self.name} was trained for {self.players} seats")
+            raise ModelLoadError(f"model {self.source} was trained for {self.players} seats, not {players}: play it "
+                                 f"at a table of {self.players}, or give a model trained for {players} seats")
         if rules != self.rules:
             other = " with other rules (house rules, or the ruleset changed since)" if rules.name == self.rules.name \
                 else ""
-            raise ModelLoadError(f"model {self.name} was trained for ruleset {self.rules.name}, not {rules.name}"
+            raise ModelLoadError(f"model {self.source} was trained for ruleset {self.rules.name}, not {rules.name}"
                                  f"{other}: play it at its own table, or train one for this table")
 
     def choose_index(self, observation: np.ndarray, mask: np.ndarray) -> int:

@@ -257,8 +257,11 @@ def write_atomic(path: Path, data: str | bytes, private: bool = False) -> None:
     """Writes `path` whole or not at all: a temporary file beside it, then a rename (atomic on
     one file system), so that an interruption or a full disk leaves the old file as it was.
     The file gets the mode of the one it replaces, or a new file's (the umask's); `private`:
-    the user's alone (0600), from the first byte (a key)."""
-    temporary = _written_beside(Path(path), data, private)
+    the user's alone (0600), from the first byte (a key). Through a symbolic link: its target is
+    written (created where the link dangles), the link kept; a rename onto the link replaced
+    the link with a file, and left the target (which `lock_path` locks) as it was."""
+    path = Path(os.path.realpath(path))
+    temporary = _written_beside(path, data, private)
     try:
         os.replace(temporary, path)
     except BaseException:

@@ -15,7 +15,19 @@ from pydantic import BaseModel, BeforeValidator, ConfigDict, Field, ValidationEr
 
 from cdc_env.yamlfile import YamlFileError, read_yaml, shown, wrong_kind
 
-RULES_DIR = Path(__file__).resolve().parent.parent / "configs" / "rules"
+PACKAGE = Path(__file__).resolve().parent
+
+
+def shipped_configs(kind: str, package: Path = PACKAGE) -> Path:
+    """The shipped configs/KIND folder (rules, voice). An installed package (`pip install .`, a
+    wheel) carries them inside it (pyproject.toml maps configs/ to cdc_env/configs); a checkout,
+    or an editable install, has them beside the package. The package's own copy first: beside an
+    installed package is site-packages, where another distribution's configs/ may be."""
+    inside = package / "configs" / kind
+    return inside if inside.is_dir() else package.parent / "configs" / kind
+
+
+RULES_DIR = shipped_configs("rules")
 RULESET_NAMES = ("basic", "classic", "v004", "complete", "solo")
 # Every ruleset shipped by name (configs/rules/): the five above and `maison`, complete with the
 # house rules (a user's choice of rules, left out of the engine's own checks over RULESET_NAMES).

@@ -6,7 +6,17 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 check=0
-if [[ "${1:-}" == "--check" ]]; then check=1; shift; fi
+args=()
+for arg in "$@"; do
+    if [[ "$arg" == "-h" || "$arg" == "--help" ]]; then  # (it set everything up first, minutes of it)
+        sed -n '2,5s/^# \{0,1\}//p' "$0"
+        [[ -x .venv/bin/python ]] && exec .venv/bin/python -m pytest --help
+        echo "(pytest's options are listed once the set-up has run: bash scripts/setup.sh --dev)"
+        exit 0
+    fi
+    # --check anywhere (`test.sh -q --check`), never passed on: pytest took it for its own.
+    if [[ "$arg" == "--check" ]]; then check=1; else args+=("$arg"); fi
+done
 bash scripts/setup.sh --dev
 if (( check )); then bash scripts/check.sh; fi
-exec .venv/bin/python -m pytest "$@"
+exec .venv/bin/python -m pytest "${args[@]}"

@@ -140,6 +140,9 @@ def evaluate(model_path: Path, config: TrainConfig, rules: Ruleset, games_overri
         from cdc_env.solo_optimum import expected_turns, uncovered
 
         games = games_override if games_override is not None else evaluation.games
+        if games == 0:  # (a mean of no games is NaN, which report.json, strict JSON, cannot hold)
+            return {"games": 0, "mean_turns": None, "standard_error": None, "optimum_expected_turns": None,
+                    "gap": None}
         bot = ModelBot.load(model_path, reaction=config.reaction)
         turns = []
         with progress_bar("evaluating", games) as advance:
@@ -148,9 +151,8 @@ def evaluate(model_path: Path, config: TrainConfig, rules: Ruleset, games_overri
                 state = play_game(rules, [bot], seed=10_000_000 + game, max_turns=config.max_turns)
                 turns.append(state.turn_number)
                 advance(game + 1)
-        mean = float(np.mean(turns)) if turns else float("nan")
-        played = {"games": games, "mean_turns": mean,
-                  "standard_error": float(np.std(turns) / np.sqrt(len(turns))) if turns else float("nan")}
+        mean = float(np.mean(turns))
+        played = {"games": games, "mean_turns": mean, "standard_error": float(np.std(turns) / np.sqrt(len(turns)))}
         if (why := uncovered(rules)) is not None:  # (the optimum raised: a traceback after the training)
             return {**played, "optimum_expected_turns": None, "gap": None,
                     "no_optimum": f"the solo optimum does not cover {why}"}
@@ -207,6 +209,9 @@ def print_verdict(results: dict[str, Any], config: TrainConfig) -> None:
     from rich.table import Table
 
     console = Console()
+    if "opponents" not in results and not results["games"]:
+        console.print("solo: not evaluated (no evaluation games were played)")
+        return
     if "opponents" not in results:
         against = (f"the optimum expects {results['optimum_expected_turns']:.2f} ({results['gap']:+.1%})"
                    if results.get("optimum_expected_turns") is not None else results.get("no_optimum", ""))
@@ -253,6 +258,7 @@ def publish_run(target: Path, directory: Path) -> int:
     check_output_dir(directory, "--champions")  # a file there was a FileExistsError traceback
     report_path = model.parent / "report.json"
     extra: dict[str, Any] = {"source": str(model)}
+    lost: str | None = None
     weights = model.with_suffix(".zip")  # (a model may be given without its .zip: load_model adds it)
     stale = (report_path.exists() and weights.is_file()
              and report_path.stat().st_mtime < weights.stat().st_mtime - 1)
@@ -268,16 +274,24 @@ def publish_run(target: Path, directory: Path) -> int:
                              "publish the model without its report") from None
         extra.update({"steps": report.get("steps"), "training_seconds": report.get("training_seconds"),
                       "run_evaluation": report.get("evaluation")})
+        lost = lost_to_bold(report)
     elif (model.parent / "state.json").exists():  # a checkpoint of a run: its step count
         try:
             extra["steps"] = read_state(model.parent).get("steps")
         except CorruptCheckpoint:
             pass  # the weights are what matters; a damaged step count is left out
+    champions = set(directory.glob("*.npz")) if directory.is_dir() else set()
     try:
         out = publish(model, directory, extra)
     except NotShippedRules as error:
         raise UsageError(f"--publish {target}: {error}") from None
-    print(f"published {model} as {out} ({out.stat().st_size // 1024} kB) with {out.with_suffix('.json').name}")
+    # A shipped champion is replaced by a publish: said, lest it go unnoticed (git has the old one).
+    replaced = f"; it replaces the earlier champion in {out}" if out in champions else ""
+    print(f"published {model} as {out} ({out.stat().st_size // 1024} kB) with {out.with_suffix('.json').name}"
+          f"{replaced}")
+    if lost is not None:  # published as asked, but not unawares
+        print(f"warning: {report_path} shows this model below bold ({lost}): it plays its table worse than the bot "
+              "`bold`", file=sys.stderr)
     for (ruleset, players), searcher in SEARCH_CHAMPIONS.items():
         if champion_file(ruleset, players, directory) == out:
             # There `champion` plays the searcher: say what the new network is, lest the user
@@ -287,6 +301,17 @@ def publish_run(target: Path, directory: Path) -> int:
             print(f"at {ruleset} with {players} seats the champion is the searcher ({searcher}): this network "
                   f"is the bot `network` there{over}")
     return 0
+
+
+def lost_to_bold(report: dict[str, Any]) -> str | None:
+    """How a run's report shows its model below bold (the 95 % interval of its win rate against
+    a field of bold under the fair share), in words; None where it does not, or has no such row."""
+    try:
+        row = report["evaluation"]["opponents"]["bold"]
+        rate, high, fair = float(row["win_rate"]), float(row["ci95"][1]), float(row["fair_share"])
+    except (TypeError, KeyError, IndexError, ValueError):
+        return None  # no row against bold (or not one a run wrote): nothing to warn of
+    return f"{rate:.1%} won, 95 % interval up to {high:.1%}, a fair share {fair:.1%}" if high < fair else None
 
 
 def plot_curve(curve: list[dict[str, Any]], path: Path, solo: bool, title: str) -> None:
@@ -404,6 +429,16 @@ def earlier_run(out: Path) -> list[str]:
     return held
 
 
+def in_the_way(out: Path) -> list[str]:
+    """Files a run writes that `out` holds without an earlier run's model, checkpoints or report
+    (a user's model.json or learning_curve.png, the snapshots of a run stopped early): a new run
+    would write over them, so it asks for --overwrite first."""
+    found = [name for name in ("model.json", "learning_curve.png") if (out / name).exists()]
+    snapshots = sorted((out / "snapshots").glob("step_*")) if (out / "snapshots").is_dir() else []
+    return found + [str(path.relative_to(out)) for path in snapshots[:3]] + (
+        [f"{len(snapshots) - 3} more in snapshots/"] if len(snapshots) > 3 else [])
+
+
 def setting(data: dict[str, Any], key: str) -> Any:
     for part in key.split("."):
         data = data.get(part, {}) if isinstance(data, dict) else {}
@@ -417,7 +452,11 @@ def check_run_folder(config: TrainConfig, resume: bool, overwrite: bool) -> None
     held = earlier_run(out)
     if held and not resume and not overwrite:
         raise OutputError(f"{out} already holds a run ({', '.join(held)}): go on with --resume, or give "
-                          "--overwrite to start again from nothing")
+                          "--overwrite to start again from nothing, or another --out")
+    strays = [] if held else in_the_way(out)
+    if strays and not overwrite:  # (--resume too: with no run there, it starts a new one)
+        raise OutputError(f"{out} holds {', '.join(strays)}, which the run would write over: give another --out, "
+                          "or --overwrite to replace them")
     saved_path = out / "config.json"
     if saved_path.exists() and not overwrite and not run_config(saved_path):
         raise OutputError(f"{saved_path} is not a training run's config (a file of yours?): the run would write "

@@ -150,6 +150,21 @@ def test_a_file_that_cannot_be_written_whole_is_left_as_it_was(tmp_path: Path,
     assert (tmp_path / "report.json").read_text(encoding="utf-8") == "old"
 
 
+def test_a_file_written_through_a_link_is_its_target_and_the_link_stays(tmp_path: Path) -> None:
+    # `play.py --save link.json`: the rename replaced the link by a file, its target left stale.
+    saves = tmp_path / "saves"
+    saves.mkdir()
+    (saves / "real.json").write_text("old", encoding="utf-8")
+    (tmp_path / "link.json").symlink_to("saves/real.json")  # relative, as `ln -s` makes them
+    cli.write_atomic(tmp_path / "link.json", "new")
+    assert (tmp_path / "link.json").is_symlink() and os.readlink(tmp_path / "link.json") == "saves/real.json"
+    assert (saves / "real.json").read_text(encoding="utf-8") == "new"
+    assert sorted(p.name for p in saves.iterdir()) == ["real.json"], "the temporary went beside the target"
+    (tmp_path / "dangling.json").symlink_to(saves / "new.json")  # a link to a file still to write
+    cli.write_atomic(tmp_path / "dangling.json", b"made")
+    assert (tmp_path / "dangling.json").is_symlink() and (saves / "new.json").read_bytes() == b"made"
+
+
 def test_run_command_answers_each_end_with_its_line_and_status(capsys: pytest.CaptureFixture[str]) -> None:
     def raising(error: BaseException) -> Callable[[], int]:
         def body() -> int:

@@ -729,7 +729,9 @@ def test_compare_decisions_refuses_a_table_size_the_ruleset_does_not_play(capsys
 @pytest.mark.parametrize(("agent", "says"), [
     ("champion", "no champion for classic at 5 seats"),
     ("searcher:300:16:turn:network", "no champion for classic at 5 seats"),  # its base is the network
-    ("agents/champions/classic_4p.npz", "model classic_4p was trained for 4 seats"),
+    # The file named, and what to give instead ("model model was trained for 2 seats" named no file).
+    ("agents/champions/classic_4p.npz", "model agents/champions/classic_4p.npz was trained for 4 seats, not 5: play "
+                                        "it at a table of 4, or give a model trained for 5 seats"),
 ])
 def test_evaluate_refuses_a_bot_that_cannot_play_the_table_before_any_game(
         agent: str, says: str, tmp_path: Path, capsys: pytest.CaptureFixture[str],
@@ -796,7 +798,8 @@ def test_a_model_of_another_ruleset_is_refused_before_any_game(tmp_path: Path, c
             "--workers", "1", "--out", str(tmp_path)]
     assert script("evaluate").main(argv) == 2
     line = one_error_line(capsys.readouterr().err)
-    assert "model classic_2p was trained for ruleset classic, not complete: play it at its own table" in line
+    assert ("model agents/champions/classic_2p.npz was trained for ruleset classic, not complete: play it at its own "
+            "table") in line
 
 
 def test_a_damaged_champion_is_said_before_the_game_and_the_others_are_still_listed(
@@ -942,6 +945,21 @@ def test_a_wav_file_cut_short_is_one_error(tmp_path: Path, capsys: pytest.Captur
         assert f"cut{cut}.wav: the WAV file" in one_error_line(capsys.readouterr().err)
 
 
+@pytest.mark.parametrize("intents", [" , ", "", ","])
+def test_detect_refuses_an_empty_list_of_intents(intents: str, tmp_path: Path,
+                                                 capsys: pytest.CaptureFixture[str]) -> None:
+    # It listened for nothing, and exited 0 saying nothing, where `--intents nope` is refused.
+    from voice.audio import write_wav
+    from voice.detect import main as detect
+
+    clip = tmp_path / "clip.wav"
+    write_wav(clip, np.full(16000, 1000.0))
+    assert detect(["--intents", intents, str(clip)]) == 2
+    line = one_error_line(capsys.readouterr().err)
+    assert line.startswith(f"error: --intents {intents!r}: no intent named; give intents separated by commas, among ")
+    assert "pas_mou_le_caillou" in line
+
+
 # ---------------------------------------------------------------------- agents brought by users
 
 
@@ -999,6 +1017,50 @@ def test_training_never_lands_on_a_finished_run(tmp_path: Path, capsys: pytest.C
     assert train.main(["--config", str(config), "--resume"]) == 2
     assert "--resume: no intact checkpoint in" in capsys.readouterr().err
     assert unchanged(run, files)
+
+
+@pytest.mark.parametrize("option", [[], ["--resume"]])
+def test_training_never_writes_over_a_model_json_or_a_curve_of_the_users(
+        option: list[str], tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    # Only a model.zip, checkpoints or a report counted: the run wrote its model.json and
+    # learning_curve.png over files of the user's (exit 0), and --resume started a new run over them.
+    config = tiny_config(tmp_path)
+    run = tmp_path / "tiny"
+    run.mkdir()
+    mine = {"model.json": b'{"my": "notes"}', "learning_curve.png": b"my own plot"}
+    for name, data in mine.items():
+        (run / name).write_bytes(data)
+    assert script("train").main(["--config", str(config), *option]) == 2
+    assert one_error_line(capsys.readouterr().err) == (
+        f"error: {run} holds model.json, learning_curve.png, which the run would write over: give another --out, "
+        "or --overwrite to replace them")
+    assert unchanged(run, mine) and sorted(p.name for p in run.iterdir()) == sorted(mine)
+
+
+def test_a_run_stopped_before_its_first_checkpoint_is_not_started_over_without_overwrite(
+        tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    # Its snapshots were written over by the next run; "start again with --overwrite", it was told.
+    config = tiny_config(tmp_path)
+    run = tmp_path / "tiny"
+    (run / "snapshots").mkdir(parents=True)
+    snapshot = {"snapshots/step_0000000128.zip": b"a snapshot"}
+    (run / "snapshots" / "step_0000000128.zip").write_bytes(b"a snapshot")
+    assert script("train").main(["--config", str(config)]) == 2
+    assert "holds snapshots/step_0000000128.zip, which the run would write over" in \
+        one_error_line(capsys.readouterr().err)
+    assert unchanged(run, snapshot)
+
+
+def test_resume_goes_on_in_a_run_folder_that_holds_every_output(tmp_path: Path) -> None:
+    # A run's own model.json, curve and snapshots are no one else's: --resume takes the folder.
+    config, run, _ = finished_run(tmp_path)
+    (run / "snapshots").mkdir()
+    for name in ("model.json", "learning_curve.png", "snapshots/step_0000000128.zip"):
+        (run / name).write_bytes(b"the run's")
+    train = script("train")
+    train.check_run_folder(load_config(config), resume=True, overwrite=False)  # no refusal
+    with pytest.raises(OutputError, match="already holds a run .*or another --out"):
+        train.check_run_folder(load_config(config), resume=False, overwrite=False)
 
 
 def test_resume_with_another_seat_count_refuses_before_writing(tmp_path: Path,

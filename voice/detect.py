@@ -20,24 +20,28 @@ import argparse
 import json
 import logging
 import sys
-from pathlib import Path
 
 from cdc_env.cli import run_command
+from cdc_env.rules import shipped_configs
 from voice.audio import RATE, AudioError, load_clip, to_pcm16
 from voice.grammar import GrammarError
 from voice.intents import MOMENT_INTENTS, check_game_lexicon
 from voice.lexicon import Lexicon, LexiconError, load_lexicon
 from voice.model import ModelNotFoundError, find_model, load_model
 
-DEFAULT_LEXICON = Path(__file__).resolve().parents[1] / "configs" / "voice" / "fr.yaml"
+DEFAULT_LEXICON = shipped_configs("voice") / "fr.yaml"  # (the source tree's, or an installed package's)
 CHUNK = RATE // 20
 
 
 def listened_intents(lexicon: Lexicon, moment: str | None, intents: str | None) -> list[str]:
     """The active set: --intents, else the moment's intents this lexicon has, else every
     intent that can be active with the others (a note names those left out)."""
-    if intents:
-        return lexicon.check_intents(i.strip() for i in intents.split(",") if i.strip())
+    if intents is not None:  # (`--intents ' , '` listened for nothing, and said nothing)
+        named = [i.strip() for i in intents.split(",") if i.strip()]
+        if not named:
+            raise LexiconError(f"--intents {intents!r}: no intent named; give intents separated by commas, among "
+                               f"{', '.join(sorted(lexicon.intents))}")
+        return lexicon.check_intents(named)
     if moment:
         chosen = [i for i in lexicon.intents if i in MOMENT_INTENTS[moment]]
         if not chosen:

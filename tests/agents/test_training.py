@@ -212,7 +212,7 @@ def test_imitation_label_smoothing_keeps_the_teachers_alternatives_alive() -> No
     ({"evaluation": {"games": 4, "opponents": ["bold", "solo_optimal"]}},
      "evaluation.opponents: the solo optimum plays only one-player rulesets (solo)"),
     ({"evaluation": {"games": 4, "opponents": ["agents/champions/classic_4p.npz"]}},
-     "evaluation.opponents: model classic_4p was trained for 4 seats"),
+     "evaluation.opponents: model agents/champions/classic_4p.npz was trained for 4 seats, not 2"),
     ({"imitation": {"teacher": "solo_optimal"}}, "imitation.teacher: the solo optimum plays only one-player"),
     # Keys the trainer does not read, taken without a word (an rllib section trained with SB3).
     ({"rllib": {"env_runners": 4}}, "rllib: a section of trainer: rllib, and this config trains with sb3"),

@@ -38,13 +38,14 @@ from cdc_env.game import RACE_PHRASES, Decision
 from cdc_env.play import describe_event, words
 from cdc_env.rulebook.house import REGISTRY as HOUSE_RULES
 from cdc_env.rulebook.races import LAST_SHOUTER_LOSES
+from cdc_env.rules import shipped_configs
 from voice.lexicon import LexiconError, load_lexicon
 from voice.session import PlaySession, Said, race_phrase_of
 from voice.table import option_label, question, verb
 
 LOG_LINES = 40
 SAID_LINES = 8  # what the game said to the table lately (the board shows them, a phone its own)
-FR_LEXICON = Path(__file__).resolve().parents[2] / "configs" / "voice" / "fr.yaml"
+FR_LEXICON = shipped_configs("voice") / "fr.yaml"  # (the source tree's, or an installed package's)
 
 VERBS_FR: dict[type[Action], str] = {
     Roll: "lancer les dés", DeclareCivet: "annoncer un Civet", UseGrelottine: "utiliser ta Grelottine",

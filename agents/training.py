@@ -485,7 +485,9 @@ def teacher_samples(teacher: str, rules: Any, players: int, opponents: list[str]
                         masks.append(mask.astype(bool))
                         actions.append(index)
             state.apply_action(action)
-        result = 0.0 if state.winner is None else (1.0 if state.winner == seat_of_teacher else -1.0)
+        # A win of the teacher's side, as the environment's reward has it: its partner's at a
+        # Doublette too (the seat alone taught the value head that a team's win was a loss).
+        result = 0.0 if state.winner is None else (1.0 if seat_of_teacher in state.teams[state.winner] else -1.0)
         outcomes.extend([result] * (len(actions) - first))
     return {"observations": np.asarray(observations, np.float32), "masks": np.asarray(masks, bool),
             "actions": np.asarray(actions, np.int64), "outcomes": np.asarray(outcomes, np.float32)}

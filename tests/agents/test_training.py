@@ -430,3 +430,16 @@ def test_a_solo_table_the_optimum_does_not_cover_trains_and_reports_without_it(t
     report = json.loads((tmp_path / "run" / "report.json").read_text())["evaluation"]
     assert report["optimum_expected_turns"] is None and "cap_holds: off_own_turn" in report["no_optimum"]
     assert "the solo optimum does not cover" in done.stdout and "Traceback" not in done.stderr
+
+
+def test_the_teachers_outcomes_at_a_doublette_are_its_teams() -> None:
+    # The value head learned the seat's own win alone: a partner's win, half of the team's, was a loss.
+    from agents.single import CulDeChouetteEnv
+    from agents.training import teacher_samples
+
+    rules = load_ruleset("classic").with_house_rules(["doublette"])
+    table = CulDeChouetteEnv(rules, 4, opponents="bold").game
+    samples = teacher_samples("bold", rules, 4, ["bold"], 12, table.encoder, table.codec, 0, "human")
+    # Four bold seats, two teams: the teacher's side wins about one game in two, whichever partner
+    # rolls the win; counting its own rolls alone these seeded games gave 28 % of the samples.
+    assert 0.38 < float((samples["outcomes"] > 0).mean()) < 0.8

@@ -21,6 +21,7 @@ from collections.abc import Iterable
 from fractions import Fraction
 from functools import cache
 
+from agents.simple import _meets, best_sum_bet
 from cdc_env.actions import (
     Action,
     BeauSirop,
@@ -174,6 +175,10 @@ class HeuristicBot:
     # -- races: always the right phrase, as fast as this bot's reflexes allow
     def _race(self, state: GameState, decision: Decision) -> Action:
         phrase = decision.answers[0] if decision.answers else RACE_PHRASES[decision.reason]
+        if phrase == "mecreant" and not _meets(state, decision.seat, "grelottine"):
+            # F without negative scores: « Mécréant ! » claims a Grelottine, a Bévue below its
+            # minimum; « Je suis un misérable » is the race's other answer.
+            phrase = "je_suis_un_miserable"
         if decision.reason == tichette.TICHETTE:
             # House rule Tichette: a claim alone wins V, but among several claimants the best
             # score pays n × V. Only the player strictly last claims (never the one who pays);
@@ -184,6 +189,10 @@ class HeuristicBot:
                 return Pass()
             phrase = decision.answers[-1]
         return Shout(phrase, self.reaction.sample(self.rng))
+
+    # -- F's Bleu-Rouge: the likeliest sum worth most (the fallback bet 3, 1 way in 216)
+    def _bleu_rouge_bet(self, state: GameState, decision: Decision) -> Action:
+        return best_sum_bet(state, decision.options)
 
     # -- before the roll: a Civet only as a comeback
     def _turn_start(self, state: GameState, decision: Decision) -> Action:
@@ -349,7 +358,8 @@ class HeuristicBot:
         seat = decision.seat
         assert seat is not None  # a bot is asked only a seat's decisions
         targets = [o for o in decision.options
-                   if isinstance(o, ChallengeSoufflette) and o.target not in state.teams[seat]]
+                   if isinstance(o, ChallengeSoufflette) and o.target not in state.teams[seat]
+                   and _meets(state, seat, "soufflette") and _meets(state, o.target, "soufflette")]  # (F's minimums)
         return max(targets, key=lambda o: (state.scores[o.target], -o.target)) if targets else Pass()
 
     def _soufflette_keep(self, state: GameState, decision: Decision) -> Action:

@@ -7,11 +7,12 @@ scores and items), and shout with onsets from their reaction-time model.
 from __future__ import annotations
 
 import random
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from typing import Protocol
 
 from cdc_env.actions import (
     Action,
+    BeauSirop,
     BetSum,
     BirdBet,
     ChallengeGrelottine,
@@ -57,6 +58,13 @@ SUM_WAYS = {total: sum(1 for a in range(1, 7) for b in range(1, 7) for c in rang
             for total in range(3, 19)}
 
 
+def best_sum_bet(state: GameState, options: Sequence[Action]) -> BetSum:
+    """The free Bleu-Rouge sum worth most: its chance (ways of 216) × what it pays."""
+    bet_rules = state.rules.bleu_rouge
+    return max((o for o in options if isinstance(o, BetSum)),
+               key=lambda o: SUM_WAYS[o.total] * (bet_rules.bet_base + bet_rules.bet_per_point * o.total))
+
+
 class SimpleBot:
     """Rules of thumb a beginner is taught: sirop only small Chouettes, always shout the right
     phrase, challenge a Velute at the maximum stake, keep the Boucliette for oneself, claim
@@ -92,15 +100,20 @@ class SimpleBot:
             return Sirop() if _pair_face(state) <= 2 else Pass()
         if kind == "sirop_bet":
             if state.rules.sirotage.self_bet:
-                return BirdBet(_pair_face(state))  # a free bonus when the sirop succeeds
+                # A free bonus when the sirop succeeds: the chouette's own bird, or Beau-Sirop
+                # where that is the bet (the own bird then is a Bévue, or not offered at all).
+                if BeauSirop() in options:
+                    return BeauSirop()
+                if BirdBet(_pair_face(state)) in options:
+                    return BirdBet(_pair_face(state))
             # A bird bet is worth 25/6 - 5·5/6 = 0 on average: not worth a Bévue risk.
             return CoucheSirop() if CoucheSirop() in options else Pass()
         if kind == "bleu_rouge_bet":
-            bet_rules = state.rules.bleu_rouge
-            return max((o for o in options if isinstance(o, BetSum)),
-                       key=lambda o: SUM_WAYS[o.total] * (bet_rules.bet_base + bet_rules.bet_per_point * o.total))
+            return best_sum_bet(state, options)
         if kind == "soufflette":
+            # Never one's partner at a Doublette: the 30 would only move within the team.
             allowed = [o for o in options if isinstance(o, ChallengeSoufflette)
+                       and seat is not None and o.target not in state.teams[seat]
                        and _meets(state, seat, "soufflette") and _meets(state, o.target, "soufflette")]
             return max(allowed, key=lambda o: state.scores[o.target]) if allowed else Pass()
         if kind == "soufflette_keep":

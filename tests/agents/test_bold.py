@@ -383,3 +383,50 @@ def test_at_a_doublette_the_lead_is_the_teams_sum() -> None:
     assert choice(bold(), state, decision) == Roll()
     state, decision = reach([150, 250, 150, 30], "turn_start", 0, first(0, 4), items=[{"civet": 1}, {}, {}, {}])
     assert isinstance(choice(bold(), state, decision), DeclareCivet)
+
+
+# ---------------------------------------------------------------------- F's Bleu-Rouge, F's minimums
+
+COMPLETE = load_ruleset("complete")
+
+
+def test_every_heuristic_bot_bets_the_bleu_rouge_sum_worth_most() -> None:
+    # They had no answer to this moment and fell back on its first option: the sum 3 (one way
+    # in 216), then 4, 5, 6, while simple bet 10 and 11 (27 ways each).
+    from agents.simple import SUM_WAYS
+
+    state, decision = reach([0, 0], "bleu_rouge_bet", 0, first(0, 2) + [(3, 3), (4,)], rules=COMPLETE)
+    bet = COMPLETE.bleu_rouge
+    worth = {o.total: SUM_WAYS[o.total] * (bet.bet_base + bet.bet_per_point * o.total)  # type: ignore[attr-defined]
+             for o in decision.options}
+    for bot in (bold(), prudent(), patient(), HedgerBot()):
+        assert worth[choice(bot, state, decision).total] == max(worth.values())  # type: ignore[attr-defined]
+
+
+def test_without_negative_scores_the_bots_keep_to_f_s_minimums() -> None:
+    # F's option (negative_scores: false): « Mécréant ! » below the Grelottine's minimum and a
+    # Soufflette below the Soufflette's were Bévues, prudent's 380 in 200 games.
+    rules = COMPLETE.model_copy(update={"negative_scores": False})
+    minimum = rules.minimum_scores
+    assert minimum.grelottine > 20 and minimum.soufflette > 20
+    state, decision = reach([20, 20], "race", 1, first(0, 2) + [(1, 4), (6,)], rules=rules)
+    assert decision.reason == "neant_souffle"
+    assert choice(prudent(), state, decision).phrase == "je_suis_un_miserable"  # type: ignore[attr-defined]
+    state, decision = reach([20, 100], "soufflette", 0, first(0, 2) + [(1, 2), (4,)], rules=rules)
+    assert choice(prudent(), state, decision) == Pass()
+    state, decision = reach([100, 100], "race", 1, first(0, 2) + [(1, 4), (6,)], rules=rules)
+    assert choice(prudent(), state, decision).phrase == "mecreant"  # type: ignore[attr-defined]  # above it: as before
+
+
+def test_simple_bets_where_beau_sirop_is_the_bet_and_never_souffles_its_partner() -> None:
+    # A table with F's free self-bet and Beau-Sirop: simple named the chouette's own bird (a
+    # Bévue, or not offered at all: the game stopped). At a Doublette it challenged its partner.
+    from agents.simple import SimpleBot
+
+    sirotage = COMPLETE.sirotage.model_copy(update={"self_bet": True})
+    rules = COMPLETE.model_copy(update={"sirotage": sirotage})
+    state, decision = reach([100, 100], "sirop_bet", 0, first(0, 2) + [(3, 3), (5,)], rules=rules,
+                            answers={"sirop": Sirop()})
+    assert choice(SimpleBot(), state, decision) == BeauSirop()  # type: ignore[arg-type]
+    state, decision = reach([100, 50, 300, 60], "soufflette", 0, first(0, 4) + [(4, 2), (1,)], rules=DOUBLETTE)
+    assert choice(SimpleBot(), state, decision).target == 3  # type: ignore[arg-type, attr-defined]

@@ -242,15 +242,17 @@ class HeuristicBot:
         return Sirop() if sirop > keep else Pass()
 
     def _sirop_bet(self, state: GameState, decision: Decision) -> Action:
-        # A bird bet is worth 25/6 - 5·5/6 = 0 on average: only the bold take it, on the
-        # thrower's own face (the one they hope for), which is "Beau-Sirop !" where the rules
-        # have it (naming that bird there is a Bévue). Not betting is said where silence is a
-        # Bévue ("Couche-Sirop !"), and so is not betting below F's minimum score for a bet.
+        # A bird bet is worth win/6 - loss·5/6 on average, 25/6 - 5·5/6 = 0 at most tables: only
+        # the bold take a fair one, every style one that pays (solo's free bet, 25 and 0). On
+        # the thrower's own face (the one they hope for), which is "Beau-Sirop !" where the
+        # rules have it (naming that bird there is a Bévue). Not betting is said where silence
+        # is a Bévue ("Couche-Sirop !"), and so is not betting below F's minimum score for a bet.
         seat = decision.seat
         assert seat is not None  # a bot is asked only a seat's decisions
         rules = state.rules
         can_bet = rules.negative_scores or state.scores[seat] >= rules.minimum_scores.sirop_bet
-        if self.style != "bold" or state.scores[seat] >= rules.cap_score or not can_bet:
+        value = rules.sirotage.bet_win / 6 - rules.sirotage.bet_loss * 5 / 6
+        if value < 0 or (value == 0 and self.style != "bold") or state.scores[seat] >= rules.cap_score or not can_bet:
             return CoucheSirop() if decision.allows(CoucheSirop()) else Pass()
         return BeauSirop() if rules.sirotage.beau_sirop else BirdBet(_chouette_face(state))
 

@@ -174,7 +174,7 @@ def evaluate(model_path: Path, config: TrainConfig, rules: Ruleset, games_overri
         other = next(a for a in tournament.agents if a.name == opponent)
         report["opponents"][opponent] = {
             "games": games, "win_rate": agent.win_rate, "ci95": [agent.ci_low, agent.ci_high],
-            "fair_share": 1 / config.players,
+            "fair_share": tournament.fair_share,  # a team's 2/N at a Doublette, where both partners win
             "elo": agent.elo, "opponent_elo": other.elo, "mean_points": agent.mean_points,
             "opponent_mean_points": other.mean_points, "unfinished": tournament.unfinished}
     return report
@@ -218,7 +218,8 @@ def print_verdict(results: dict[str, Any], config: TrainConfig) -> None:
         console.print(f"solo: {results['mean_turns']:.2f} ± {results['standard_error']:.2f} turns to 343 over "
                       f"{results['games']} games; {against}")
         return
-    fair = 1 / config.players
+    rows = list(results["opponents"].values())
+    fair = rows[0]["fair_share"] if rows else 1 / config.players  # (the tournament's: a team's at a Doublette)
     table = Table(title=f"{config.run_name}: the agent against a field of each bot "
                         f"({config.ruleset}, {config.players} seats; a fair share is {fair:.1%})")
     for column in ("opponent", "games", "win rate", "95 % interval", "Elo (agent – bot)", "mean points (agent – bot)"):

@@ -87,3 +87,26 @@ def test_publish_names_the_champion_it_replaces_and_warns_of_a_loss_to_bold(
     shipped.unlink()
     assert train.publish_run(run, champions) == 0
     assert "replaces" not in capsys.readouterr().out
+
+
+def test_at_a_doublette_the_evaluation_measures_against_a_teams_fair_share(tmp_path: Path,
+                                                                           capsys: pytest.CaptureFixture[str]) -> None:
+    # The report said 1/N (25 % at 4 seats) where both partners win: a team at 47 % (35–59 %)
+    # was said to beat bold, and --publish never warned of a loss.
+    train = script("train")
+    rules_path = tmp_path / "teams.yaml"
+    classic = yaml.safe_load((Path(__file__).resolve().parents[2] / "configs/rules/classic.yaml").read_text(encoding="utf-8"))
+    rules_path.write_text(yaml.safe_dump({**classic, "name": "teams", "house_rules": {"doublette": True}}),
+                          encoding="utf-8")
+    config_path = tmp_path / "teams_config.yaml"
+    config_path.write_text(yaml.safe_dump({"run_name": "teams", "ruleset": str(rules_path), "players": 4,
+                                           "evaluation": {"games": 8, "games_others": 8, "opponents": ["bold"]},
+                                           "out_dir": str(tmp_path / "teams")}), encoding="utf-8")
+    config = load_config(config_path)
+    results = train.evaluate(Path("prudent"), config, load_ruleset(rules_path), 8, 1)
+    assert results["opponents"]["bold"]["fair_share"] == 0.5
+    train.print_verdict({"opponents": {"bold": {**results["opponents"]["bold"], "win_rate": 0.467,
+                                                "ci95": [0.346, 0.591]}}}, config)
+    assert "a fair share is 50.0%" in capsys.readouterr().out
+    assert train.lost_to_bold({"evaluation": {"opponents": {"bold": {"win_rate": 0.40, "ci95": [0.36, 0.44],
+                                                                     "fair_share": 0.5}}}}) is not None

@@ -273,7 +273,8 @@ def write_new(path: Path, data: str | bytes) -> None:
     """Writes `path` whole, as a new file: OutputError if one appeared there since the command
     checked (`--json` is a new file, never overwritten: two runs given one name, the second's
     write_atomic replaced the first's figures). The data is then kept beside it, said where."""
-    temporary = _written_beside(Path(path), data, private=False)
+    path = Path(os.path.realpath(path))  # a link to a file still to write: that file (as write_atomic)
+    temporary = _written_beside(path, data, private=False)
     try:
         os.link(temporary, path)  # fails where a file is: no replacing, unlike a rename
     except FileExistsError:

@@ -5,11 +5,12 @@
 # --check: the linter and the type checker (scripts/check.sh) first, failing before the tests.
 set -euo pipefail
 cd "$(dirname "$0")/.."
+self=scripts/test.sh  # (after the cd: "$0" may be relative to the folder it was called from)
 check=0
 args=()
 for arg in "$@"; do
     if [[ "$arg" == "-h" || "$arg" == "--help" ]]; then  # (it set everything up first, minutes of it)
-        sed -n '2,5s/^# \{0,1\}//p' "$0"
+        sed -n '2,5s/^# \{0,1\}//p' "$self"
         [[ -x .venv/bin/python ]] && exec .venv/bin/python -m pytest --help
         echo "(pytest's options are listed once the set-up has run: bash scripts/setup.sh --dev)"
         exit 0

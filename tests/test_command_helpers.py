@@ -165,6 +165,18 @@ def test_a_file_written_through_a_link_is_its_target_and_the_link_stays(tmp_path
     assert (tmp_path / "dangling.json").is_symlink() and (saves / "new.json").read_bytes() == b"made"
 
 
+def test_a_new_file_written_through_a_dangling_link_is_its_target(tmp_path: Path) -> None:
+    # `probe_rollouts --json link.json`, the link to a file not yet written: « written by another
+    # command meanwhile », the results left in a temporary file.
+    (tmp_path / "results").mkdir()
+    (tmp_path / "link.json").symlink_to("results/probe.json")
+    cli.write_new(tmp_path / "link.json", "{}")
+    assert (tmp_path / "results" / "probe.json").read_text(encoding="utf-8") == "{}"
+    assert sorted(p.name for p in (tmp_path / "results").iterdir()) == ["probe.json"]
+    with pytest.raises(cli.OutputError, match="written by another command"):
+        cli.write_new(tmp_path / "link.json", "{}")  # a file there now: never replaced
+
+
 def test_run_command_answers_each_end_with_its_line_and_status(capsys: pytest.CaptureFixture[str]) -> None:
     def raising(error: BaseException) -> Callable[[], int]:
         def body() -> int:

@@ -28,9 +28,11 @@ def stand_in(tmp_path: Path) -> Path:
     return tmp_path
 
 
-def run_test_sh(tmp_path: Path, *args: str) -> tuple[str, list[str]]:
-    done = subprocess.run(["bash", str(tmp_path / "scripts" / "test.sh"), *args], capture_output=True, text=True,
-                          timeout=60)
+def run_test_sh(tmp_path: Path, *args: str, relative_from: str | None = None) -> tuple[str, list[str]]:
+    """`relative_from`: called as `bash test.sh` from that folder of the copy (a relative $0)."""
+    script = str(tmp_path / "scripts" / "test.sh") if relative_from is None else "test.sh"
+    done = subprocess.run(["bash", script, *args], capture_output=True, text=True, timeout=60,
+                          cwd=None if relative_from is None else tmp_path / relative_from)
     assert done.returncode == 0, done.stderr
     log = tmp_path / "calls.log"
     return done.stdout, log.read_text(encoding="utf-8").splitlines() if log.exists() else []
@@ -40,6 +42,10 @@ def run_test_sh(tmp_path: Path, *args: str) -> tuple[str, list[str]]:
 def test_test_sh_help_sets_nothing_up(tmp_path: Path, option: str) -> None:
     # It ran the whole set-up (apt, pip: minutes) before pytest's help.
     printed, calls = run_test_sh(stand_in(tmp_path), "-q", option)
+    assert calls == ["python -m pytest --help"] and "--check: the linter" in printed
+    # From the scripts folder (`bash test.sh --help`): its cd made "$0" name no file for sed.
+    (tmp_path / "calls.log").unlink()
+    printed, calls = run_test_sh(tmp_path, option, relative_from="scripts")
     assert calls == ["python -m pytest --help"] and "--check: the linter" in printed
 
 

@@ -192,8 +192,8 @@ def action_for(decision: Decision, intents: Sequence[str],
         action = CoucheSirop()  # the pass announced, where saying nothing is a Bévue (F)
     elif first == "non" and CoucheSirop() in decision.options:
         # Not the announcement F asks for: taken as the silent pass, it cost the Bévue of one who
-        # said nothing. The player is told the words, and says them.
-        return None, "to pass on the sirop, say « couche sirop » (a pass not announced is a Bévue)"
+        # said nothing (where Bévues are played). The player is told the words, and says them.
+        return None, "to pass on the sirop, say « couche sirop »: here the pass is announced"
     elif first in NO:
         action = KeepDice(()) if kind == "soufflette_keep" else Pass()
     elif kind in ("race", "claim"):

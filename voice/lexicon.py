@@ -24,7 +24,8 @@ _APOSTROPHES = str.maketrans({"\u2019": "'", "\u2018": "'", "\u02bc": "'", "`": 
 # Anything that is not a letter, a digit or an apostrophe separates words ("-" included:
 # "quatre-vingt-douze" is said as three words and Vosk vocabularies list them apart).
 _SEPARATORS = re.compile(r"[^\w']+|_")
-_SPACED_ELISION = re.compile(r"(?<=\w)'\s+(?=\w)")
+# An elision written apart: one letter, or qu' ("j' achète", "qu' il"); a closing quote is none.
+_SPACED_ELISION = re.compile(r"(?<![\w'])(\w|qu)'\s+(?=\w)")
 
 KnowsWord = Callable[[str], bool]
 
@@ -110,7 +111,7 @@ def normalise(phrase: str) -> str:
     text = unicodedata.normalize("NFC", phrase).translate(_APOSTROPHES).lower()
     # "j' achète", as a vocabulary may write the elision apart, is the word "j'achète": stripped
     # of its apostrophe, "j" alone was looked for, and the phrase left out.
-    text = _SPACED_ELISION.sub("'", text)
+    text = _SPACED_ELISION.sub(r"\1'", text)
     words = [w.strip("'") for w in _SEPARATORS.split(text)]
     # An apostrophe is kept only inside a word ("j'achète"), never as a word of its own.
     return " ".join(w for w in words if w)

@@ -92,6 +92,8 @@ def test_french_number_range() -> None:
     ("MÉCRÉANT", "mécréant"),
     ("j' achète le cul", "j'achète le cul"),  # an elision written apart: was « j achète le cul »
     ("l' incident n' a", "l'incident n'a"),
+    ("'sans fin' est la moisissure", "sans fin est la moisissure"),  # a closing quote is no elision
+    ("le 'pélican' du roi", "le pélican du roi"),
 ])
 def test_normalise(written: str, normal: str) -> None:
     assert normalise(written) == normal

@@ -24,7 +24,9 @@ For an utterance a phone's recogniser heard from onset_s:
   recogniser dated it, to the sample;
 - if they do, its onset moves to where this phone's own voice rises over them (Ana's own
   onset, 50 ms after Bob's);
-- if they explain it whole, it was another player's voice: nobody's utterance at this phone.
+- if they explain it whole, it was another player's voice: nobody's utterance at this phone;
+  and so it is where they would explain it whole with the streams moved against each other by
+  as much as their clocks may be off (TIMING_S; UNTIMED_S more for a stream not calibrated).
 
 Where several players shout a race's phrase at once, a phone's recogniser may read the phrase
 only out of the mixture ("내일 내일 점심": `Detection.crowded`, voice/recogniser.py); such a
@@ -79,6 +81,13 @@ PITCH_LAGS = (RATE // 400, RATE // 80)  # ...repeating at a voice's pitch period
 PERIODIC = 0.45  # a frame repeating this well is voiced (the bench's voices: median 0.67; noises: under 0.35)
 EDGE_DB = 6.0  # a margin is read where the other phone's level holds within this over the clocks' slack
 VOICE_REACH_S = 0.1  # a voice's unvoiced sounds (a consonant, a breath) lie this near its voiced ones
+# How far two streams may sit apart on the host's clock when an utterance is judged
+# (`Crosstalk.own_voice`): timed streams by TIMING_S (a capture slip of one 1024-frame buffer at
+# 44.1 kHz, 23.2 ms, which voice/alignment.py cannot place at two phones), and a stream whose
+# input delay is not measured yet (its chirp failed) up to UNTIMED_S later than it should
+# (input delays of 20-120 ms: docs/web.md).
+TIMING_S = 0.03
+UNTIMED_S = 0.15
 
 SampleClock = Callable[[float], float]
 """A stream's sample index -> host seconds (when that sound reached the phone's microphone)."""
@@ -412,6 +421,8 @@ class Crosstalk:
         if not np.any(times >= lo):
             return onset_s  # nothing to compare on (its stream restarted): the recogniser stands
         others = self.others_at(seat, times)
+        if self._explained_off_time(seat, onset_s, times[times >= lo], level[times >= lo]):
+            return None
         # The others' voices as this phone is taken to hear them, against what it heard before
         # the utterance: where they would have been heard, it heard less (their median
         # shortfall, beyond `unheard_db`)? Then it does not hear them that well (players
@@ -463,6 +474,39 @@ class Crosstalk:
         while first > 0 and excess[first - 1] > self.rise_db:
             first -= 1
         return float(times[first])
+
+    def _explained_off_time(self, seat: int, at: float, times: np.ndarray, level: np.ndarray) -> bool:
+        """Whether the others' voices, as this phone is taken to hear them (not lowered by any
+        shortfall), explain the utterance whole (too little own voice: `own_voice`'s None) with
+        the other streams moved against this one by any lag the clocks may have wrong
+        (`_lags`). A phone whose stream sits 15 ms or more late hears nothing at the start of a
+        neighbour's voice where its own copy of it is yet to come: read as "it heard less than
+        those voices before", that lowered them by ~10 dB and the neighbour's voice, 14 dB
+        under at this phone, was given to its silent player; a neighbour's stream sitting late
+        left the start of their voice here unexplained, taken for this player's own. A phone
+        that truly hears only its own player still has its own voice at every lag: the
+        loosening stays for it."""
+        ahead, behind = self._lags(seat, at)
+        grid = np.arange(times[0] - behind, times[-1] + ahead + HOP_S, HOP_S)
+        # (Clipped: np.interp between -inf and a level reads nan.)
+        others = np.maximum(_room_tail(self.others_at(seat, grid, read=False), grid), -100.0)
+        for lag in np.arange(-ahead, behind + HOP_S / 2, HOP_S):  # lag > 0: this stream sits late
+            heard = np.interp(times - lag, grid, others)
+            explained = (heard > QUIET_DB) & (level < heard + 3.0)
+            own = level - 10 * np.log10(1 + 10 ** (heard / 10)) > self.own_db
+            if explained.any() and own.sum() * HOP_S < self.min_own_s:
+                return True
+        return False
+
+    def _lags(self, seat: int, at: float) -> tuple[float, float]:
+        """How far (seconds) the seat's stream may sit ahead of the others' and behind them at
+        host time `at`: TIMING_S either way, and UNTIMED_S more where a stream was not timed
+        then (it sits up to its input delay late: the seat's behind, another's ahead)."""
+        def untimed(track: LoudnessTrack) -> float:
+            return UNTIMED_S if track.timed_since > at else 0.0
+
+        others = [untimed(track) for other, track in self.tracks.items() if other != seat]
+        return TIMING_S + max(others, default=0.0), TIMING_S + untimed(self.tracks[seat])
 
 
 def periodicity(samples: np.ndarray, ends: np.ndarray) -> np.ndarray:

@@ -55,7 +55,9 @@ PHONE_TICK_MS = 1.0
 # Sample clock (step 1).
 CHUNK_WINDOW_MS = 60_000.0  # chunk stamps kept for the lower envelope
 CHUNKS_KEPT = 2000  # ...and never more (see PINGS_KEPT): a page sends 600 chunks of 100 ms a minute
-MAX_AUDIO_DRIFT = 5e-3  # a sample rate off by more than 0.5 % is clamped (the page resamples)
+# A sample rate off by up to this is followed (by over 0.1 %, once a minute of floors shows it:
+# TREND_BINS); by more, the drift is clamped here (the page resamples).
+MAX_AUDIO_DRIFT = 5e-3
 # The audio clock's drift (`audio_drift`), from the stamps' floor: headless Chromium on a loaded
 # machine (docs/web.md) stamps chunks 5-30 ms late, and its floor steps by 10-12 ms every tens
 # of seconds (the capture's buffer; no sample lost: two phones hearing one sound stayed aligned
@@ -64,6 +66,12 @@ MAX_AUDIO_DRIFT = 5e-3  # a sample rate off by more than 0.5 % is clamped (the p
 FLOOR_BIN_S = 2.0  # the floor: each 2 s of audio's earliest stamp (over the nominal rate)
 STEP_MS = 4.0  # a floor this far from the last ones' is a step of the buffer: a new piece
 PIECE_BINS = 5  # a piece of the floor this long (10 s) shows the drift
+# A floor that moves this fast, bin to bin over TREND_BINS or more, is cut into pieces along that
+# trend (`audio_drift`). Not over fewer: real Chromium floors crept up 0.6-0.9 ms a second for
+# their first 10-50 s (the buffer growing as capture starts: scripts/bench_stamps.py), which read
+# as drift put onsets 15 ms off (max; p95 2.8 -> 4.5 ms).
+TREND_CUT = 500e-6
+TREND_BINS = 30
 DRIFT_PRIOR = 100e-6  # audio clocks drift tens of ppm: a short or ragged floor moves the slope little
 FLOOR_SCATTER_MS = 0.6  # a piece's floor is believed no closer than this (the stamps' ms)
 FLOOR_BINS_KEPT = 1800  # an hour of floors: the drift from all of a stream, not a window
@@ -159,10 +167,21 @@ def audio_drift(times_s: np.ndarray, floors_ms: np.ndarray) -> float:
     buffer), and one drift is fitted to the pieces of PIECE_BINS or more, each at its own level,
     each weighted by its own scatter (FLOOR_SCATTER_MS at least), with no drift as the prior
     (DRIFT_PRIOR): a short or ragged floor (a busy start-up) moves it little. Clamped to
-    MAX_AUDIO_DRIFT."""
+    MAX_AUDIO_DRIFT.
+    A drift of 0.1 % or more moves the floor STEP_MS in two bins: every floor was then a step
+    from the last ones', no piece was long enough, and the drift read 0 (onsets 1.5 ms a second
+    off at 0.15 %). So the floor is cut where it steps from its overall trend (the median of its
+    moves from bin to bin: the buffer's steps are few), where that trend is one the pieces
+    could not follow (TREND_CUT) and has held for a minute (TREND_BINS); the pieces' slopes are
+    read from the floor itself. A drift of 0.1-0.5 % is then followed after its first minute."""
+    level = np.asarray(floors_ms, dtype=np.float64)
+    if len(level) >= TREND_BINS:
+        trend = float(np.median(np.diff(level) / np.diff(times_s)))  # ms of floor per s of audio
+        if abs(trend) > TREND_CUT * 1000.0:
+            level = level - trend * np.asarray(times_s)
     pieces: list[list[int]] = []
-    for j in range(len(floors_ms)):
-        if pieces and abs(floors_ms[j] - np.median(floors_ms[pieces[-1][-3:]])) <= STEP_MS:
+    for j in range(len(level)):
+        if pieces and abs(level[j] - np.median(level[pieces[-1][-3:]])) <= STEP_MS:
             pieces[-1].append(j)
         else:
             pieces.append([j])
@@ -205,7 +224,9 @@ class PhoneClock:
         self._audio_start = 0  # stream index of self._audio[0]
         self._expected: list[float] = []  # host seconds at which chirps were played
         self._stream_first: int | None = None  # the first sample index of this stream seen
-        self._chirp_at: tuple[float, float] | None = None  # (index, play time) of a recent chirp
+        # A recent chirp: its index, play time, phone ms (on the line when found) and that phone
+        # time in host seconds (frozen once its round trips leave the window: `_settle`).
+        self._chirp_at: tuple[float, float, float, float] | None = None
         self._line_seen: tuple[float, float, int] | None = None  # the last line fitted once settled
         self.slip_s = 0.0  # how late this stream's sounds sat against the other phones' (`slip`)
         # The host pings from its network loop and decodes on a worker thread: one lock.
@@ -333,14 +354,26 @@ class PhoneClock:
         if self.calibration_state != "pending":  # a search under way settles it anyway
             self.calibration_state = "rechecking"
 
-    def _settle(self, line: tuple[float, float, int], index: float, play_s: float) -> float:
-        """The delay measured from a chirp at `index` of this stream, with the current line:
-        on every fit, for the stream's life, so the chirp anchors the stream. Its sample stays
-        at its play time, and every other sample is placed from it by the slope alone; the
-        line's level (the stamps' floor: the start-up's stamps, the capture's buffer growing
-        or shrinking) moves no onset."""
+    def _settle(self, line: tuple[float, float, int], index: float, play_s: float, phone_ms: float,
+                host_s: float) -> float:
+        """The delay measured from a chirp at `index` of this stream (at `phone_ms` on the line
+        when it was found, `host_s` in host seconds), with the current line: on every fit, for
+        the stream's life, so the chirp anchors the stream. Its sample stays at its play time,
+        and every other sample is placed from it by the slope alone; the line's level (the
+        stamps' floor: the start-up's stamps, the capture's buffer growing or shrinking) moves
+        no onset.
+        The chirp's phone time is put on the host's clock by the round trips around it, and
+        kept so once they have left the window (PING_WINDOW_MS): converted through the drift
+        fitted on the last two minutes' round trips, an hour from them, it moved by that fit's
+        error times the hour (a few ppm: onsets 15-40 ms off after 1-2 hours, no drift at all).
+        A sample is then the chirp's phone time plus the samples since (the slope), put on the
+        host's clock where the round trips are: its error no longer grows with the time since."""
         at, slope, ref = line
-        delay = self.to_host(at + slope * (index - ref)) - play_s
+        if self._pings and self._pings[0][0] <= phone_ms:  # its round trips still kept: fitted anew
+            host_s = self.to_host(phone_ms)
+            self._chirp_at = (index, play_s, phone_ms, host_s)
+        # (to_host is a line: this is to_host(sample's phone ms - the line's move since) - delay.)
+        delay = self.to_host(at + slope * (index - ref)) - self.to_host(phone_ms) + host_s - play_s
         self.input_delay_s = delay
         return delay
 
@@ -403,12 +436,14 @@ class PhoneClock:
         """This stream's sounds sit `seconds` late (negative: early) against the other phones'
         (voice/alignment.py: the capture moved its samples against their numbers, which no stamp
         shows): taken off its host times from now on, until a chirp heard again measures the
-        phone anew (the calibration is to be checked: "rechecking")."""
+        phone anew (the calibration is to be checked: "rechecking", from "failed" too: the room
+        plays the chirp for a phone rechecking at its own pace). A search under way ("pending")
+        measures it anyway."""
         if not math.isfinite(seconds):
             raise ValueError(f"a slip of {seconds} s")
         with self._lock:
             self.slip_s += seconds
-            if self.calibration_state == "ok":
+            if self.calibration_state in ("ok", "failed"):
                 self.calibration_state = "rechecking"
 
     @property
@@ -484,9 +519,12 @@ class PhoneClock:
         self.calibration_peak = peak
         if peak is None or not peak.clear:
             return self._fail()
-        self._chirp_at = (start + peak.at, play_s)
+        line = self._fit_samples()
+        index = start + peak.at
+        phone_ms = line[0] + line[1] * (index - line[2])
+        self._chirp_at = (index, play_s, phone_ms, self.to_host(phone_ms))
         self.slip_s = 0.0  # the chirp measures the stream as it is now, any slip with the rest
-        delay = self._settle(self._fit_samples(), *self._chirp_at)
+        delay = self._settle(line, *self._chirp_at)
         self.calibration_state = "ok"
         return delay
 

@@ -384,6 +384,38 @@ def test_a_stream_placed_before_its_input_delay_is_known_shows_nothing_of_the_ma
     assert aligned.margin_db(0, 1, 102.5) == aligned.under_db
 
 
+@pytest.mark.parametrize(("ana_late_s", "bob_late_s", "timed"), [
+    (0.015, 0.0, True), (0.0232, 0.0, True), (-0.0232, 0.0, True), (-0.03, 0.0, True),  # timed, a few ms off
+    (0.02, 0.0, False), (0.05, 0.0, False), (0.1, 0.0, False),  # Ana's phone not calibrated (its chirp failed)
+    (0.0, 0.05, False), (0.0, 0.1, False),  # Bob's phone not calibrated
+])
+def test_a_stream_a_few_tens_of_ms_off_never_takes_a_neighbours_shout_for_its_silent_player(
+        ana_late_s: float, bob_late_s: float, timed: bool) -> None:
+    """Bob shouts alone; Ana, silent, is heard by nobody, and her phone hears Bob 14 dB under his.
+    One stream sits off on the host's clock: timed, by a capture slip (a 1024-frame buffer at
+    44.1 kHz: 23.2 ms) or the chain's error, or not yet calibrated, by its input delay. Ana's
+    phone late by 15 ms or more heard nothing of Bob's first frames where his voice, as it was
+    taken to reach her phone, already sounded: read as "her phone hears less than that", his
+    voice was lowered 10 dB and given to her. Bob's phone late, the start of his voice at hers
+    came before his own stream showed it, and stood as hers. A silent player is never credited
+    with a shout; Bob's own stays his."""
+    rng = np.random.default_rng(1)
+    ana, bob = room(rng, 4.0), room(rng, 4.0)
+    said = voice(rng)
+    add(bob, said, 2.0, 25.0)
+    add(ana, said, 2.003, 25.0 - 14.0)
+    crosstalk = Crosstalk()
+    for first in range(0, 4 * RATE, 1600):  # as the room hears them: margins read as they come
+        for seat, samples, late_s in ((0, ana, ana_late_s), (1, bob, bob_late_s)):
+            def clock(index: float, late: float = late_s) -> float:
+                return 100.0 + late + index / RATE
+
+            crosstalk.track(seat).feed(samples[first:first + 1600], first, clock, timed or not late_s)
+        crosstalk.learn()
+    assert crosstalk.own_voice(0, 102.003 + ana_late_s, 102.603 + ana_late_s) is None
+    assert crosstalk.own_voice(1, 102.0 + bob_late_s, 102.6 + bob_late_s) == 102.0 + bob_late_s
+
+
 def bob_says_a_few_words() -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     """Ana's and Bob's phones' streams (4 s) as Bob says his few words loud (30 dB at his phone,
     six syllables) and Ana's phone hears them 14 dB under, 3 ms later: 16 dB over its floor, a

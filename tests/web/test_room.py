@@ -41,7 +41,7 @@ from voice.web.protocol import (
     parse_audio,
     parse_message,
 )
-from voice.web.room import MIC_TIMEOUT_S, RECHECK_EVERY_S, Connection, PhoneListener, Room
+from voice.web.room import MIC_TIMEOUT_S, RECHECK_EVERY_S, RETRY_FAILED_S, Connection, PhoneListener, Room
 from voice.web.snapshot import log_line, table_json
 
 KO_LEXICON = "tests/voice/data/ko.yaml"
@@ -394,6 +394,50 @@ def test_a_calibration_to_recheck_gets_a_chirp_outside_races_at_most_every_30_s(
     assert chirps(2) and clock.expected[-1] == played[-1] == 100.0 + RECHECK_EVERY_S + 1
     room.watch()  # still rechecking until the phone hears it, but the chirp was just played
     assert chirps(2)
+    room.close()
+
+
+@pytest.mark.parametrize("state", ["failed", "pending"])
+def test_a_failed_or_stuck_calibration_gets_the_chirp_again_every_minute_outside_races(state: str) -> None:
+    # The chirp not heard at a phone (a player talking over it: "failed"), or its search never
+    # ending ("pending"): the room asked for a chirp only for a phone "rechecking", so that
+    # phone's races were decided uncalibrated for the rest of the game. It is tried again once
+    # the last chirp is RETRY_FAILED_S old, never in a race; not at the recheck's pace (a phone
+    # that cannot hear the laptop would have the table hear a chirp twice a minute).
+    host = [100.0]
+    played: list[float] = []
+    clock = FakeClock()
+    room = make_room([clock], clock=lambda: host[0])
+    room.play = lambda samples, rate: played.append(host[0])
+
+    def chirps(count: int) -> bool:
+        deadline = time.monotonic() + 2
+        while len(played) < count and time.monotonic() < deadline:
+            time.sleep(0.02)
+        time.sleep(0.4)  # (a chirp asked for plays after 0.3 s)
+        return len(played) == count
+
+    ana = join(room, 0)
+    stream_on(room, ana)
+    assert chirps(1)  # the stream's start
+    clock.calibration_state = state
+    host[0] += RECHECK_EVERY_S + 1
+    room.watch()
+    assert chirps(1)  # not at the recheck's pace
+    host[0] = 100.0 + RETRY_FAILED_S
+    room.race = True
+    room.watch()
+    assert chirps(1)
+    room.race = False
+    room.watch()
+    assert chirps(2) and clock.expected[-1] == played[-1] == 100.0 + RETRY_FAILED_S
+    clock.calibration_state = state  # (the fake clock's search sets nothing): failed again
+    host[0] += RETRY_FAILED_S - 1
+    room.watch()
+    assert chirps(2)
+    host[0] += 1
+    room.watch()
+    assert chirps(3)
     room.close()
 
 

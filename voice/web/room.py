@@ -66,6 +66,12 @@ TAP_SLACK_S = 5.0  # a tap timed further than this from its arrival: the phone's
 # three (about 100 ms each), and the page's event loop may be busy drawing.
 TAP_DELIVERY_S = 0.5
 RECHECK_EVERY_S = 30.0  # a calibration to recheck plays the chirp no sooner than this after the last
+# A calibration that failed (the chirp not heard clearly: a player talking over it, a phone in a
+# pocket) or still pending is tried again this long after the last chirp: else that phone's
+# races were decided uncalibrated (or on an old delay) for the rest of the game. Not at the
+# recheck's pace: a phone that cannot hear the laptop would have the table hear a chirp twice a
+# minute for nothing.
+RETRY_FAILED_S = 60.0
 JOIN_CHIRP_WAIT_S = 6.0  # a phone starting in a race: its chirp waits this long at most for the race's end
 # A page starts its microphone's stream when it joins and again when it comes back (hidden, asleep,
 # reconnected). Each start asks for the chirp, which masks every phone's audio: a seat's first
@@ -688,13 +694,18 @@ class Room:
     def _recheck_due(self, now: float) -> bool:
         """A phone's calibration is to be checked again (or its stream started once too often
         for a chirp at once), no race is open, and the last chirp is at least RECHECK_EVERY_S
-        old: a real table is not to hear chirps all game long."""
+        old: a real table is not to hear chirps all game long. A calibration that failed or is
+        still pending is tried again once the last chirp is RETRY_FAILED_S old, or at once if
+        none was ever played."""
         if self.race or self._calibrate.is_set():
             return False
         if self._last_chirp is not None and now - self._last_chirp < RECHECK_EVERY_S:
             return False
+        retry = self._last_chirp is None or now - self._last_chirp >= RETRY_FAILED_S
         return any(seat.clock is not None and seat.stream is not None
-                   and (seat.clock.calibration_state == "rechecking" or seat.chirp_wanted) for seat in self.seats)
+                   and (seat.clock.calibration_state == "rechecking" or seat.chirp_wanted
+                        or retry and seat.clock.calibration_state in ("failed", "pending"))
+                   for seat in self.seats)
 
     def sounding(self) -> bool:
         """The host plays the chirp, or is about to: it is masked in every phone's stream, so a

@@ -11,6 +11,7 @@ import json
 import queue
 import re
 import time
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
@@ -361,10 +362,10 @@ def test_a_phone_passes_its_microphone_test_on_its_players_voice_not_on_the_host
     room.close()
 
 
-def test_a_calibration_to_recheck_gets_a_chirp_outside_races_at_most_every_30_s() -> None:
-    # A phone's sample clock jumped (voice/phone_clock.py `_follow`): the host plays the chirp
-    # again, but not while a race is open (it is masked: a shout under it would be lost) and
-    # not sooner than RECHECK_EVERY_S after the last one (a real table is not to be spammed).
+def chirping_room() -> tuple[list[float], list[float], FakeClock, Room, Callable[[int], bool]]:
+    """A room on a host clock the test moves (host[0]) with one phone streaming, whose chirps
+    are recorded (played: the host times); chirps(n): whether n were played, once they settle.
+    The stream's start has played the first."""
     host = [100.0]
     played: list[float] = []
     clock = FakeClock()
@@ -378,9 +379,16 @@ def test_a_calibration_to_recheck_gets_a_chirp_outside_races_at_most_every_30_s(
         time.sleep(0.4)  # (a chirp asked for plays after 0.3 s)
         return len(played) == count
 
-    ana = join(room, 0)
-    stream_on(room, ana)
+    stream_on(room, join(room, 0))
     assert chirps(1)  # the stream's start
+    return host, played, clock, room, chirps
+
+
+def test_a_calibration_to_recheck_gets_a_chirp_outside_races_at_most_every_30_s() -> None:
+    # A phone's sample clock jumped (voice/phone_clock.py `_follow`): the host plays the chirp
+    # again, but not while a race is open (it is masked: a shout under it would be lost) and
+    # not sooner than RECHECK_EVERY_S after the last one (a real table is not to be spammed).
+    host, played, clock, room, chirps = chirping_room()
     clock.calibration_state = "rechecking"
     host[0] += RECHECK_EVERY_S - 1
     room.watch()
@@ -404,22 +412,7 @@ def test_a_failed_or_stuck_calibration_gets_the_chirp_again_every_minute_outside
     # phone's races were decided uncalibrated for the rest of the game. It is tried again once
     # the last chirp is RETRY_FAILED_S old, never in a race; not at the recheck's pace (a phone
     # that cannot hear the laptop would have the table hear a chirp twice a minute).
-    host = [100.0]
-    played: list[float] = []
-    clock = FakeClock()
-    room = make_room([clock], clock=lambda: host[0])
-    room.play = lambda samples, rate: played.append(host[0])
-
-    def chirps(count: int) -> bool:
-        deadline = time.monotonic() + 2
-        while len(played) < count and time.monotonic() < deadline:
-            time.sleep(0.02)
-        time.sleep(0.4)  # (a chirp asked for plays after 0.3 s)
-        return len(played) == count
-
-    ana = join(room, 0)
-    stream_on(room, ana)
-    assert chirps(1)  # the stream's start
+    host, played, clock, room, chirps = chirping_room()
     clock.calibration_state = state
     host[0] += RECHECK_EVERY_S + 1
     room.watch()

@@ -95,7 +95,8 @@ def test_at_a_doublette_the_evaluation_measures_against_a_teams_fair_share(tmp_p
     # was said to beat bold, and --publish never warned of a loss.
     train = script("train")
     rules_path = tmp_path / "teams.yaml"
-    classic = yaml.safe_load((Path(__file__).resolve().parents[2] / "configs/rules/classic.yaml").read_text(encoding="utf-8"))
+    classic_path = Path(__file__).resolve().parents[2] / "configs" / "rules" / "classic.yaml"
+    classic = yaml.safe_load(classic_path.read_text(encoding="utf-8"))
     rules_path.write_text(yaml.safe_dump({**classic, "name": "teams", "house_rules": {"doublette": True}}),
                           encoding="utf-8")
     config_path = tmp_path / "teams_config.yaml"

@@ -165,10 +165,19 @@ def test_between_races_only_the_rows_the_ruleset_plays_are_listened_for(ruleset:
     # not play) was live beside the combination « vélute » of a Civet, each mishearing a Bévue.
     keyboard = TypedLater()
     keyboard.type("1", 0.0)
-    keyboard.type("2", 2.0)  # complete: the cul is not bought (classic is over by then)
+
+    class PassingOnTheCul(Recorder):
+        """At complete Ana is asked whether she buys the bot's cul: « 2 » (no), typed once asked
+        (typed at a set time, under load it came before the question and the game waited)."""
+
+        def ask(self, session: PlaySession, decision: Decision, options: list[Action]) -> None:
+            super().ask(session, decision, options)
+            if decision.kind == "buy_cul":
+                keyboard.type("2", 0.05)
+
     listener = LateListener(0, "pas_mou_le_caillou", onset_after_s=0.2, heard_after_s=1.5)
     session = PlaySession(load_ruleset(ruleset), [SeatPlayer("Ana"), SeatPlayer("bot", FixedBot(600))],
-                          view=Recorder(), keyboard=Keyboard(keyboard.reader), listener=listener,
+                          view=PassingOnTheCul(), keyboard=Keyboard(keyboard.reader), listener=listener,
                           dice=InjectedDice([1, 6, 1, 1, 2, 6, 6, 6]), setup={"scores": [0, 300]})
     session.run()
     between = [intents for intents, race in listener.asked if not race]

@@ -21,7 +21,7 @@ from collections.abc import Iterable
 from fractions import Fraction
 from functools import cache
 
-from agents.simple import _meets, best_sum_bet
+from agents.simple import best_sum_bet, meets_minimum
 from cdc_env.actions import (
     Action,
     BeauSirop,
@@ -175,7 +175,7 @@ class HeuristicBot:
     # -- races: always the right phrase, as fast as this bot's reflexes allow
     def _race(self, state: GameState, decision: Decision) -> Action:
         phrase = decision.answers[0] if decision.answers else RACE_PHRASES[decision.reason]
-        if phrase == "mecreant" and not _meets(state, decision.seat, "grelottine"):
+        if phrase == "mecreant" and not meets_minimum(state, decision.seat, "grelottine"):
             # F without negative scores: « Mécréant ! » claims a Grelottine, a Bévue below its
             # minimum; « Je suis un misérable » is the race's other answer.
             phrase = "je_suis_un_miserable"
@@ -250,9 +250,9 @@ class HeuristicBot:
         seat = decision.seat
         assert seat is not None  # a bot is asked only a seat's decisions
         rules = state.rules
-        can_bet = rules.negative_scores or state.scores[seat] >= rules.minimum_scores.sirop_bet
         value = rules.sirotage.bet_win / 6 - rules.sirotage.bet_loss * 5 / 6
-        if value < 0 or (value == 0 and self.style != "bold") or state.scores[seat] >= rules.cap_score or not can_bet:
+        if value < 0 or (value == 0 and self.style != "bold") or state.scores[seat] >= rules.cap_score \
+                or not meets_minimum(state, seat, "sirop_bet"):
             return CoucheSirop() if decision.allows(CoucheSirop()) else Pass()
         return BeauSirop() if rules.sirotage.beau_sirop else BirdBet(_chouette_face(state))
 
@@ -360,8 +360,8 @@ class HeuristicBot:
         seat = decision.seat
         assert seat is not None  # a bot is asked only a seat's decisions
         targets = [o for o in decision.options
-                   if isinstance(o, ChallengeSoufflette) and o.target not in state.teams[seat]
-                   and _meets(state, seat, "soufflette") and _meets(state, o.target, "soufflette")]  # (F's minimums)
+                   if isinstance(o, ChallengeSoufflette) and o.target not in state.teams[seat]  # (F's minimums:)
+                   and meets_minimum(state, seat, "soufflette") and meets_minimum(state, o.target, "soufflette")]
         return max(targets, key=lambda o: (state.scores[o.target], -o.target)) if targets else Pass()
 
     def _soufflette_keep(self, state: GameState, decision: Decision) -> Action:

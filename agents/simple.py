@@ -114,7 +114,7 @@ class SimpleBot:
             # Never one's partner at a Doublette: the 30 would only move within the team.
             allowed = [o for o in options if isinstance(o, ChallengeSoufflette)
                        and seat is not None and o.target not in state.teams[seat]
-                       and _meets(state, seat, "soufflette") and _meets(state, o.target, "soufflette")]
+                       and meets_minimum(state, seat, "soufflette") and meets_minimum(state, o.target, "soufflette")]
             return max(allowed, key=lambda o: state.scores[o.target]) if allowed else Pass()
         if kind == "soufflette_keep":
             wanted = [KeepDice(k) for k in (o.keep for o in options if isinstance(o, KeepDice))
@@ -137,7 +137,7 @@ class SimpleBot:
             # Take the Grelottine when one may hold it, otherwise keep it from the others.
             seat = decision.seat
             assert seat is not None  # a bot is asked only a seat's decisions
-            may_take = not state.items[seat]["grelottine"] and _meets(state, seat, "grelottine")
+            may_take = not state.items[seat]["grelottine"] and meets_minimum(state, seat, "grelottine")
             return "mecreant" if may_take else "je_suis_un_miserable"
         return answers[0]
 
@@ -151,7 +151,7 @@ def _pair_face(state: GameState) -> int:
     return max(set(dice), key=dice.count)
 
 
-def _meets(state: GameState, seat: int | None, what: str) -> bool:
+def meets_minimum(state: GameState, seat: int | None, what: str) -> bool:
     """Whether `seat` has the minimum score a rule asks for (only without negative scores)."""
     rules = state.rules
     return seat is not None and (rules.negative_scores or state.scores[seat] >= getattr(rules.minimum_scores, what))

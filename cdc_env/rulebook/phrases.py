@@ -60,6 +60,12 @@ RACE_SHOUTS: tuple[str, ...] = tuple(dict.fromkeys([
 ]))
 
 
+# The rare rows of the combination table (`Combinations`' flags) and the race each starts,
+# whose family of phrases (RACE_FAMILIES) its table may shout.
+ROW_RACES = {"suite_velutee": RACE_SUITE_VELUTEE, "artichette": RACE_ARTICHETTE, "bleu_rouge": "pelican",
+             "neant_souffle": RACE_NEANT_SOUFFLE}
+
+
 def race_shouts_played(rules: Ruleset) -> tuple[str, ...]:
     """The race phrases of the rows `rules` play, in RACE_SHOUTS's order: what a front-end
     listens for between races. A phrase of a row the ruleset does not play (« Velutée ! » at
@@ -67,17 +73,11 @@ def race_shouts_played(rules: Ruleset) -> tuple[str, ...]:
     said in a Civet) be misheard as a false shout. (The engine still takes any race phrase as a
     false shout: saved games replay as they were played.)"""
     played = {RACE_PHRASES[RACE_CHOUETTE_VELUTE]}
-    rows = rules.combinations
-    if rows.suite:
+    if rules.combinations.suite:
         played |= {RACE_PHRASES[RACE_SUITE], RACE_PHRASES["suite_tie"]}
-    if rows.suite_velutee:
-        played |= set(THROWER_CALLS[RACE_SUITE_VELUTEE])
-    if rows.artichette:
-        played |= set(THROWER_CALLS[RACE_ARTICHETTE])
-    if rows.bleu_rouge:
-        played |= set(_PELICAN_CHAIN)
-    if rows.neant_souffle:
-        played |= set(_NEANT_SOUFFLE_FAMILY)
+    for row, race in ROW_RACES.items():
+        if getattr(rules.combinations, row):
+            played |= set(RACE_FAMILIES[race])
     return tuple(phrase for phrase in RACE_SHOUTS if phrase in played)
 
 

@@ -202,6 +202,15 @@ def _writable_folder(folder: Path) -> None:
         raise argparse.ArgumentTypeError(f"folder {folder} cannot be made ({error.strerror})") from None
     if not os.access(folder, os.W_OK | os.X_OK):
         raise argparse.ArgumentTypeError(f"folder {folder} is not writable")
+    # os.access trusts the mode bits: root is let into /proc and /sys, and a read-only mount or
+    # a full disk passes too, so a run's results failed to be written only at its end. A file is
+    # made there (and goes at once) to know.
+    try:
+        with tempfile.TemporaryFile(dir=folder):
+            pass
+    except OSError as error:
+        raise argparse.ArgumentTypeError(f"no file can be made in folder {folder} ({error.strerror}); "
+                                         f"give a path in a folder of your own") from None
 
 
 @_stat_checked

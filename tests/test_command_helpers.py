@@ -385,3 +385,18 @@ def test_compare_decisions_counts_a_partners_win_as_the_agents_at_a_doublette() 
     tally.add(state, 0)
     tally.add(state, 1)
     assert tally.wins == 1 and tally.team_size == 2
+
+
+def test_an_output_folder_where_no_file_can_be_made_is_refused_before_the_run(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    # Root passes os.access in /proc, whose files cannot be made: a run's --json failed there at
+    # its end with a traceback, its figures lost.
+    assert refusal(cli.output_file, "/proc/out.json").startswith("no file can be made in folder /proc (")
+
+    def full(*args: Any, **kwargs: Any) -> Any:
+        raise OSError(28, "No space left on device")
+
+    monkeypatch.setattr(cli.tempfile, "TemporaryFile", full)
+    assert refusal(cli.output_file, f"{tmp_path}/out.json") == (
+        f"no file can be made in folder {tmp_path} (No space left on device); give a path in a folder of your own")
+    assert refusal(cli.output_dir, str(tmp_path)).startswith(f"no file can be made in folder {tmp_path} (")

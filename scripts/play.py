@@ -329,6 +329,12 @@ def prepare(argv: list[str] | None, console: Console, locks: ExitStack | None = 
             console.print(f"[yellow]voice is off: {escape(str(error))}\nPlaying by keyboard.[/yellow]",
                           emoji=False)
 
+    if human_seats and (listener is not None or args.web):
+        from voice.intents import unsayable_stakes
+
+        if warning := unsayable_stakes(rules):
+            console.print(f"[yellow]{escape(warning)}[/yellow]", highlight=False, emoji=False, soft_wrap=True)
+
     tap_delivery_s = 0.0  # the terminal's keys arrive as they are pressed; the phones' taps travel
     if args.web:
         from voice.web.room import TAP_DELIVERY_S as tap_delivery_s

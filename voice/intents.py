@@ -32,6 +32,7 @@ from cdc_env.actions import (
 from cdc_env.game import SHOUTABLE_PHRASES, Decision
 from cdc_env.rulebook.house import REGISTRY as HOUSE_RULES
 from cdc_env.rulebook.phrases import CLAIM_PHRASES, RACE_SHOUTS
+from cdc_env.rules import Ruleset
 from voice.lexicon import Lexicon, LexiconError
 
 BIRD_INTENTS = {
@@ -62,7 +63,8 @@ def seat_of(intent: str) -> int | None:
     return None
 
 
-NUMBERS = {f"nombre_{n}" for n in range(0, 121)}
+LARGEST_NUMBER = 120  # the lexicon says nombre_0 .. nombre_120: every stake of the shipped rulesets (114 at most)
+NUMBERS = {f"nombre_{n}" for n in range(0, LARGEST_NUMBER + 1)}
 SEATS = {f"joueur_{n}" for n in range(1, 9)}
 # The intents worth listening for at each kind of moment (races: the decision's phrases).
 INTENTS_BY_KIND: dict[str, set[str]] = {
@@ -104,6 +106,31 @@ def intents_for(decision: Decision) -> set[str]:
     if UseGrelottine() in decision.options:  # S: one's Grelottine played before one's roll
         listened.add("grelottine")
     return listened
+
+
+def largest_stake(rules: Ruleset) -> int:
+    """The largest stake a player may have to say at this table: a Civet's (its max_stake, or
+    one's own points where the stake is within the score), a Grelottine challenge's (the limit
+    times the smaller score). A score that reaches the target ends the game: target − 1 is the
+    highest one to stake from."""
+    highest = rules.target_score - 1
+    stakes = [0]
+    if rules.civet.enabled:
+        stakes.append(min(rules.civet.max_stake, highest) if rules.civet.stake_within_score else rules.civet.max_stake)
+    if rules.grelottine.enabled and rules.grelottine.use == "challenge":  # before_roll: the game sets it
+        stakes.append(int(highest * max(rules.grelottine.stake_limits.values())))
+    return max(stakes)
+
+
+def unsayable_stakes(rules: Ruleset) -> str | None:
+    """Start-up's warning where the table's stakes go past the numbers a player can say (a
+    user's ruleset: a larger Civet max_stake, a Grelottine limit of a half), or None. Such a
+    stake was simply never heard, the player left to wonder why."""
+    largest = largest_stake(rules)
+    if largest <= LARGEST_NUMBER:
+        return None
+    return (f"stakes up to {largest} can be asked at {rules.name}, and the voice hears numbers up to "
+            f"{LARGEST_NUMBER}: type a larger stake (« N STAKE » from the menu) or enter it on the phone")
 
 
 def check_game_lexicon(lexicon: Lexicon) -> Lexicon:

@@ -135,3 +135,26 @@ def test_two_intents_listened_for_at_one_moment_sharing_a_phrase_are_refused_at_
     # Intents left out of a copy cannot be said: named at start-up (before, nothing was said).
     del intents["non"]
     assert "non" in unsayable(Lexicon(fine.path, intents))
+
+
+def test_stakes_past_the_numbers_a_player_can_say_are_warned_of_at_start_up() -> None:
+    from cdc_env.rules import Ruleset, load_ruleset
+    from voice.intents import LARGEST_NUMBER, largest_stake, unsayable_stakes
+
+    # The shipped rulesets' stakes are all sayable: v004's Grelottine at a third of 342 is the largest.
+    assert {name: largest_stake(load_ruleset(name)) for name in ("classic", "v004", "complete", "maison", "solo")} \
+        == {"classic": 112, "v004": 114, "complete": 112, "maison": 112, "solo": 102}
+    assert all(unsayable_stakes(load_ruleset(name)) is None for name in ("classic", "v004", "maison"))
+    data = load_ruleset("classic").model_dump(mode="json")
+    data["grelottine"]["stake_limits"]["chouette"] = "1/2"  # a user's table: half the smaller score
+    halved = Ruleset.from_dict(data)
+    assert largest_stake(halved) == 171 > LARGEST_NUMBER
+    assert unsayable_stakes(halved) == (
+        "stakes up to 171 can be asked at classic, and the voice hears numbers up to 120: type a larger stake "
+        "(« N STAKE » from the menu) or enter it on the phone")
+    data = load_ruleset("classic").model_dump(mode="json")
+    data["civet"].update(max_stake=200, stake_within_score=True)  # within one's points: 342 at most
+    assert largest_stake(Ruleset.from_dict(data)) == 200
+    data["civet"]["enabled"] = False
+    data["grelottine"]["use"] = "before_roll"  # S: the game sets the stake, nobody says it
+    assert largest_stake(Ruleset.from_dict(data)) == 0

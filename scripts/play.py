@@ -430,7 +430,9 @@ class WebTable:
 
         where = addresses(self.server, self.shown_host)
         sys.stdout.flush()
-        segno.make(where["phone"], error="m").terminal(out=sys.stdout, compact=True)
+        drawn = can_draw_blocks(sys.stdout)
+        if drawn:
+            segno.make(where["phone"], error="m").terminal(out=sys.stdout, compact=True)
         console.print(f"[bold]phones:[/bold] {where['phone']}", highlight=False, soft_wrap=True)
         console.print(f"[bold]board:[/bold]  {where['board']}", highlight=False, soft_wrap=True)
         console.print(f"[bold]first time on a phone:[/bold] {where['trust']} (trust the table's certificate)",
@@ -439,6 +441,10 @@ class WebTable:
         if others:  # a VPN's or a second network's: the phones may be on that one
             console.print(f"this machine's other addresses: {', '.join(others)} (phones that cannot open the one "
                           f"above: --host ADDRESS)", highlight=False, soft_wrap=True)
+        if not drawn:
+            encoding = getattr(sys.stdout, "encoding", None) or "unknown"
+            console.print(f"no QR code: this terminal's encoding ({encoding}) cannot draw it; the phones' address "
+                          "above is the way in, typed into each phone's browser", highlight=False, soft_wrap=True)
         sys.stdout.flush()
 
     def run(self, console: Console) -> int:
@@ -552,14 +558,35 @@ class WebTable:
         return new_game_line(self.session)
 
 
+def can_draw_blocks(stream: Any) -> bool:
+    """Whether `stream` can print the QR code's block characters: a Windows console in cp1252
+    (or PYTHONIOENCODING=cp1252) cannot, and segno's UnicodeEncodeError stopped the table."""
+    try:
+        "▀▄█".encode(getattr(stream, "encoding", None) or "ascii")
+    except (UnicodeEncodeError, LookupError):
+        return False
+    return True
+
+
+def netloc(address: str) -> str | None:
+    """An address's host and port; None for one that is no address (a damaged save's
+    "https://[bad/": urlsplit raises ValueError)."""
+    from urllib.parse import urlsplit
+
+    try:
+        return urlsplit(address).netloc
+    except ValueError:
+        return None
+
+
 def take_back_room(room: Any, kept: Any, address: str) -> str:
     """A resumed game's web room, as its save keeps it, where the phones will find it again: the
     same address (a phone's page keeps its seat's token for its own address); what is said."""
-    from urllib.parse import urlsplit
-
     before = kept.get("address") if isinstance(kept, dict) else None
-    if not isinstance(before, str) or urlsplit(before).netloc != urlsplit(address).netloc:
-        was = one_line(before)[:80] if isinstance(before, str) else "an address the save does not say"
+    was_at = netloc(before) if isinstance(before, str) else None
+    if was_at is None or was_at != netloc(address):
+        was = one_line(before)[:80] if isinstance(before, str) and was_at is not None \
+            else "an address the save does not say"
         return (f"the saved game's phones were at {was}; this table is at {address}: the phones join it again "
                 "(give the same --port and --host for them to come back by themselves)")
     refusal = room.restore(kept)

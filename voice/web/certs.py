@@ -15,13 +15,14 @@ import ipaddress
 import json
 import os
 import plistlib
+import re
 import socket
 import uuid
 from dataclasses import dataclass
 from pathlib import Path
 
 from cryptography import x509
-from cryptography.exceptions import InvalidSignature
+from cryptography.exceptions import InvalidSignature, UnsupportedAlgorithm
 from cryptography.hazmat.primitives import hashes, serialization
 from cryptography.hazmat.primitives.asymmetric import ec
 from cryptography.x509.oid import ExtendedKeyUsageOID, NameOID
@@ -34,13 +35,15 @@ SERVER_DAYS = 800
 
 
 def web_dir(explicit: str | Path | None = None) -> Path:
-    """Where the certificates live: the argument, `CDC_WEB_DIR`, or the user's config folder."""
+    """Where the certificates live: the argument, `CDC_WEB_DIR`, or the user's config folder.
+    A leading ~ is the home folder: a shell leaves it as it is in `CDC_WEB_DIR='~/cdc-web'`, and
+    a folder named ~ was made in the current one."""
     if explicit:
-        return Path(explicit)
+        return Path(explicit).expanduser()
     if os.environ.get("CDC_WEB_DIR"):
-        return Path(os.environ["CDC_WEB_DIR"])
+        return Path(os.environ["CDC_WEB_DIR"]).expanduser()
     config = os.environ.get("XDG_CONFIG_HOME") or str(Path.home() / ".config")
-    return Path(config) / "cdc" / "web"
+    return Path(config).expanduser() / "cdc" / "web"
 
 
 def lan_addresses() -> list[str]:
@@ -119,10 +122,24 @@ def _write_key(path: Path, key: ec.EllipticCurvePrivateKey) -> None:
 
 
 def _load_key(path: Path) -> ec.EllipticCurvePrivateKey:
-    key = serialization.load_pem_private_key(path.read_bytes(), password=None)
+    """The key in `path`; ValueError (its reason in one sentence) for any key the table cannot use."""
+    try:
+        key = serialization.load_pem_private_key(path.read_bytes(), password=None)
+    except TypeError:  # cryptography's word for a key that needs a password
+        raise ValueError(f"{path.name} is protected by a passphrase, which the table cannot give") from None
+    except UnsupportedAlgorithm as error:
+        raise ValueError(f"{path.name} is of a kind the table cannot use ({_reason(error)})") from None
     if not isinstance(key, ec.EllipticCurvePrivateKey):
-        raise ValueError(f"{path} is not an elliptic-curve key")
+        raise ValueError(f"{path.name} is not an elliptic-curve key")
     return key
+
+
+def _reason(error: Exception) -> str:
+    """An error's reason, its first sentence: cryptography adds advice and links after it. Cut at
+    a full stop that ends a sentence (a dot before a space or the end), never at the dot of a
+    file name (ca.key) or a version number."""
+    line = next((part.strip() for part in str(error).splitlines() if part.strip()), type(error).__name__)
+    return re.split(r"\.(?:\s|$)", line, maxsplit=1)[0]
 
 
 def _name(common: str) -> x509.Name:
@@ -191,11 +208,20 @@ def _make_server(directory: Path, names: tuple[str, ...]) -> None:
     write_atomic(directory / "server.json", json.dumps({"names": list(names)}).encode(), private=True)
 
 
+def _kept_names(kept: object) -> list[str] | None:
+    """server.json's names, None unless it holds a list of strings (a file edited by hand, or
+    damaged: the certificate is issued again)."""
+    names = kept.get("names") if isinstance(kept, dict) else None
+    if not isinstance(names, list) or not all(isinstance(name, str) for name in names):
+        return None
+    return names
+
+
 def _server_current(directory: Path, names: tuple[str, ...]) -> bool:
     """The kept server certificate names these addresses, is signed by the kept CA and has a
     month left."""
     try:
-        kept = parse_json((directory / "server.json").read_text(encoding="utf-8"))
+        kept = _kept_names(parse_json((directory / "server.json").read_text(encoding="utf-8")))
         cert = x509.load_pem_x509_certificate((directory / "server.crt").read_bytes())
         ca_cert = x509.load_pem_x509_certificate((directory / "ca.crt").read_bytes())
         key = _load_key(directory / "server.key")
@@ -203,11 +229,10 @@ def _server_current(directory: Path, names: tuple[str, ...]) -> bool:
         cert.verify_directly_issued_by(ca_cert)
         if cert.public_key() != key.public_key():
             return False
-    except (OSError, ValueError, TypeError, InvalidSignature):
+    except (OSError, ValueError, TypeError, InvalidSignature, UnsupportedAlgorithm):
         return False
     left = cert.not_valid_after_utc - datetime.datetime.now(datetime.timezone.utc)
-    return (isinstance(kept, dict) and sorted(kept.get("names", [])) == sorted(names)
-            and left > datetime.timedelta(days=30))
+    return kept is not None and sorted(kept) == sorted(names) and left > datetime.timedelta(days=30)
 
 
 PROFILE_NAME = "Table de Cul de Chouette (cdc)"
@@ -262,15 +287,31 @@ def _check_ca(folder: Path) -> None:
     try:
         cert = x509.load_pem_x509_certificate((folder / "ca.crt").read_bytes())
         key = _load_key(folder / "ca.key")
-    except (OSError, ValueError) as error:
-        why = error.strerror if isinstance(error, OSError) and error.strerror else str(error).split(".")[0]
+        public = cert.public_key()  # a key type cryptography does not know raises here
+    except (OSError, ValueError, UnsupportedAlgorithm) as error:
+        why = error.strerror if isinstance(error, OSError) and error.strerror else _reason(error)
         raise CertificateError(f"the table's certificate authority in {folder} cannot be read ({why}); "
                                f"{ANOTHER_CA}") from None
-    if cert.public_key() != key.public_key():
+    if public != key.public_key():
         raise CertificateError(f"{folder / 'ca.crt'} and {folder / 'ca.key'} do not belong together; {ANOTHER_CA}")
     if cert.not_valid_after_utc < datetime.datetime.now(datetime.timezone.utc) + datetime.timedelta(days=30):
         raise CertificateError(f"the table's certificate authority in {folder} ends on "
                                f"{cert.not_valid_after_utc:%Y-%m-%d} (made for {CA_DAYS // 365} years); {ANOTHER_CA}")
+
+
+# The table's server files: made only beside its own CA, so without one they are someone else's.
+SERVER_FILES = ("server.crt", "server.key", "server.json")
+
+
+def _not_the_tables(folder: Path) -> CertificateError | None:
+    """A folder with no CA of the table but server files (the user's own certificate, another
+    program's): the table would make a CA and write its own server files over them."""
+    found = [name for name in SERVER_FILES if (folder / name).exists() or (folder / name).is_symlink()]
+    if not found:
+        return None
+    return CertificateError(f"{short_path(folder)} holds {', '.join(found)} but no certificate authority of the "
+                            "table (ca.crt, ca.key): they are not the table's and are left as they are; set "
+                            "CDC_WEB_DIR to an empty folder, or to the one the table made")
 
 
 def _unwritable(folder: Path, error: OSError) -> CertificateError:
@@ -293,6 +334,8 @@ def ensure_certificates(directory: str | Path | None = None, addresses: list[str
             raise CertificateError(f"the table's certificate authority in {folder} has {kept[0]} alone, without "
                                    f"{({'ca.crt', 'ca.key'} - set(kept)).pop()}; put it back, or {ANOTHER_CA}")
         if not kept:
+            if (refused := _not_the_tables(folder)) is not None:
+                raise refused
             _make_ca(folder)
     except CertificateError:
         raise

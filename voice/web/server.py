@@ -492,6 +492,54 @@ class _H11(H11Protocol):
             self.transport.close()
 
 
+class _UvicornLines(logging.Handler):
+    """uvicorn's own log lines, kept off the terminal. Its default handlers write to the stderr
+    the process started with, in the middle of the terminal's table: a warning for every bad
+    request anyone on the LAN sends, a traceback for a frame of bad UTF-8. A warning is about a
+    client's bytes, already answered (400, a closed socket): logged at debug. An error (a fault of
+    ours in the app, a frame uvicorn could not read) is said in one line, no traceback, by this
+    module's logger, as the room's watch says its faults."""
+
+    def emit(self, record: logging.LogRecord) -> None:
+        try:
+            message = record.getMessage().strip()
+            if record.levelno < logging.ERROR:
+                log.debug("the web server: %s", message)
+                return
+            said = message.splitlines()[0] if message else "an error"
+            if record.exc_info is not None and record.exc_info[1] is not None:
+                error = record.exc_info[1]
+                said = f"{said} ({type(error).__name__}: {(str(error).splitlines() or [''])[0]})"
+            log.error("the web server: %s", said[:300])
+        except Exception:  # noqa: BLE001 - logging's own way: a line of logging's, never a crash
+            self.handleError(record)
+
+
+_UVICORN_LINES = _UvicornLines()
+
+
+def _quiet_uvicorn() -> None:
+    """uvicorn's loggers ("uvicorn.error", "uvicorn.access", …) to _UvicornLines alone: the
+    Config's log_config=None leaves them without its handlers."""
+    logger = logging.getLogger("uvicorn")
+    logger.handlers = [_UVICORN_LINES]
+    logger.propagate = False
+
+
+def _end_tasks(loop: asyncio.AbstractEventLoop) -> None:
+    """Cancel the tasks the server left on its loop and let them end, before the loop closes: a
+    client in the middle of its TLS handshake at Ctrl+C left its accepting task pending, and
+    asyncio said "Task was destroyed but it is pending!" on the terminal as it was collected."""
+    pending = asyncio.all_tasks(loop)
+    for task in pending:
+        task.cancel()
+    with contextlib.suppress(Exception):  # a task's own error at its end: the server stops all the same
+        if pending:
+            loop.run_until_complete(asyncio.wait(pending, timeout=TLS_CLOSE_S))
+        loop.run_until_complete(asyncio.sleep(0))  # the cancelled transports' closing callbacks
+        loop.run_until_complete(loop.shutdown_asyncgens())
+
+
 class WebServer:
     """The HTTPS table and the HTTP /trust page, served on a background thread."""
 
@@ -501,7 +549,8 @@ class WebServer:
         of open files, raised first, see open_cap)."""
         self.room, self.certificates, self.host = room, certificates, host
         self.places = _Places(max_open if max_open is not None else open_cap(raise_open_files()))
-        common: dict[str, Any] = dict(log_level="warning", access_log=False, lifespan="off",
+        _quiet_uvicorn()
+        common: dict[str, Any] = dict(log_config=None, log_level="warning", access_log=False, lifespan="off",
                                       timeout_graceful_shutdown=1, http=_H11)
         self._https = uvicorn.Server(uvicorn.Config(
             make_app(room, max_sockets, self.places), ssl_certfile=str(certificates.server_cert),
@@ -546,6 +595,7 @@ class WebServer:
             self.error = error
             self._ready.set()
         finally:
+            _end_tasks(loop)
             loop.close()
 
     async def _serve(self) -> None:

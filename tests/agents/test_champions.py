@@ -11,6 +11,7 @@ import subprocess
 import sys
 from pathlib import Path
 
+import numpy as np
 import pytest
 import yaml
 
@@ -246,3 +247,57 @@ def test_publishing_at_a_searching_table_says_the_network_is_not_the_champion(
         assert "searcher" not in printed
     else:
         assert says in printed
+
+
+def _moments(ruleset: str, players: int, wanted: int) -> list[tuple[GameState, object]]:
+    """Decisions of random games that offer a sure Bévue: (a copy of the state, its decision)."""
+    from agents.simple import sure_bevues
+
+    rules = load_ruleset(ruleset)
+    found: list[tuple[GameState, object]] = []
+    for seed in range(50):
+        bots = [make_bot("random", seed=f"{seed}:{s}") for s in range(players)]
+        state = GameState(rules, players, dice=SeededDice(seed))
+        while (decision := state.pending) is not None and state.turn_number <= 60 and len(found) < wanted:
+            if sure_bevues(state, decision):
+                found.append((state.clone(), decision))
+            state.apply_action(bots[decision.seat].act(state, decision))
+        if len(found) >= wanted:
+            break
+    return found
+
+
+def test_sure_bevues_are_the_wrong_race_phrases_and_the_silent_pass_where_it_is_announced() -> None:
+    from agents.simple import sure_bevues
+    from cdc_env.actions import CoucheSirop, Pass, Shout
+
+    kinds = set()
+    for state, decision in _moments("maison", 4, 60):
+        sure = sure_bevues(state, decision)
+        kinds.add(decision.kind)
+        if decision.kind == "race":
+            assert all(isinstance(a, Shout) and a.phrase not in decision.answers for a in sure)
+            assert all(Shout(p) not in sure for p in decision.answers if p != "mecreant")
+        else:
+            assert decision.kind == "sirop_bet" and sure == [Pass()] and CoucheSirop() in decision.options
+    assert kinds == {"race", "sirop_bet"}
+    # Where no Bévue is played, no option is one.
+    solo = load_ruleset("solo")
+    state = GameState(solo, 1, dice=SeededDice(0))
+    assert sure_bevues(state, state.pending) == []
+
+
+def test_a_network_never_chooses_a_sure_bevue_however_much_it_wants_one() -> None:
+    from agents.simple import sure_bevues
+
+    # The maison champion passed in silence on 37 of random's sirops in one game (−370).
+    bot = ModelBot.load(champion_path("maison", 4), rules=load_ruleset("maison"))
+    assert bot.fast is not None
+    for state, decision in _moments("maison", 4, 40):
+        sure = sure_bevues(state, decision)
+        wanted = {bot.codec.index_of(a, decision.seat, decision) for a in sure}
+        # A network that wants nothing more than the Bévues.
+        preferred = np.array([100.0 if i in wanted else 0.0 for i in range(bot.codec.size)])
+        bot.fast.logits = lambda observation, preferred=preferred: preferred  # type: ignore[method-assign]
+        action = bot.act(state, decision)
+        assert bot.codec.index_of(action, decision.seat, decision) not in wanted, (decision, action)

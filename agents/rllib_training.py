@@ -31,6 +31,7 @@ import shutil
 import sys
 import tempfile
 import time
+from collections import deque
 from collections.abc import Callable, Iterator, Mapping
 from contextlib import contextmanager
 from pathlib import Path
@@ -312,14 +313,40 @@ def export_model(algo: Algorithm, config: TrainConfig, rules: Ruleset, path: Pat
 # ---------------------------------------------------------------------- the algorithm
 
 
+WINDOW = 200  # the learner's last games the logged win rate is over (the SB3 back end's too)
+OUTCOMES = "learner_outcomes"  # the callback's metric: each game's outcome for the learner
+
+
 class WinRate(RLlibCallback):
-    """The learner's win rate over its last 200 games, in the training results."""
+    """Each game's outcome for the learner (1 won, 0 not), in the training results.
+
+    Every outcome of the iteration, not a mean: RLlib's `window=200` mean was reset each
+    iteration on the driver (one iteration's rate, NaN where no game ended), so the window of
+    the last 200 games is kept by `train` (`follow_games`)."""
 
     def on_episode_end(self, *, episode: Any, metrics_logger: Any = None, **kwargs: Any) -> None:
         for agent, single in episode.agent_episodes.items():
             if module_of(agent) == MAIN and len(single) > 0:
                 won = bool(single.get_infos(-1).get("won", False))
-                metrics_logger.log_value("learner_win_rate", float(won), reduce="mean", window=200)
+                metrics_logger.log_value(OUTCOMES, float(won), reduce="item_series")
+
+
+def iteration_outcomes(runners: Mapping[str, Any]) -> list[float]:
+    """The outcomes of the games that ended in one iteration, from its env runners' results:
+    RLlib gives a list, a lone outcome as a number, and nothing (or NaN) where no game ended."""
+    logged = runners.get(OUTCOMES)
+    if isinstance(logged, list | tuple | np.ndarray):
+        return [float(outcome) for outcome in logged]
+    if isinstance(logged, int | float | np.number) and np.isfinite(logged):
+        return [float(logged)]
+    return []
+
+
+def follow_games(window: deque[float], ended: list[float]) -> float | None:
+    """The learner's win rate over its last games (`window`, holding at most WINDOW), once the
+    iteration's `ended` join it; None while no game has ended (no curve point, shown "—")."""
+    window.extend(ended)
+    return sum(window) / len(window) if window else None
 
 
 def env_config(config: TrainConfig) -> dict[str, Any]:
@@ -570,7 +597,7 @@ def save_checkpoint(directory: Path, algo: Algorithm, steps: int, progress: dict
     staging.mkdir(parents=True)
     algo.save_to_path(str((staging / "algorithm").resolve()))
     state = {"format": CHECKPOINT_FORMAT, "steps": steps, "files": _files(staging / "algorithm"), **progress}
-    (staging / "state.json").write_text(json.dumps(state), encoding="utf-8")
+    (staging / "state.json").write_text(json.dumps(state, allow_nan=False), encoding="utf-8")  # strict JSON
     shutil.rmtree(final, ignore_errors=True)
     staging.rename(final)
     return final
@@ -578,9 +605,11 @@ def save_checkpoint(directory: Path, algo: Algorithm, steps: int, progress: dict
 
 def read_checkpoint(path: Path) -> dict[str, Any]:
     state = training.read_state(path, CHECKPOINT_FORMAT)
+    if not isinstance(state.get("files"), dict):  # (its .items() below was an AttributeError traceback)
+        raise CorruptCheckpoint(f"{path}: state.json holds no checksums of its files")
     algorithm = path / "algorithm"
     found = _files(algorithm) if algorithm.is_dir() else {}
-    damaged = sorted(name for name, digest in state.get("files", {}).items() if found.get(name) != digest)
+    damaged = sorted(name for name, digest in state["files"].items() if found.get(name) != digest)
     if damaged or not found:
         raise CorruptCheckpoint(f"{path}: {', '.join(damaged) or 'algorithm/'} missing or damaged "
                                 "(checksum differs from the one recorded)")
@@ -626,6 +655,7 @@ def train(config: TrainConfig, rules: Ruleset, found: tuple[Path, dict[str, Any]
     ready_ray(config, address, say)
     algo = algorithm_config(config, rules, steps=int(found[1]["steps"]) if found is not None else 0).build_algo()
     steps, curve, snapshots = 0, [], 0
+    games: deque[float] = deque(maxlen=WINDOW)
     if found is not None:
         path, state = found
         say(f"resuming from {path} ({state['steps']} steps)")
@@ -640,6 +670,7 @@ def train(config: TrainConfig, rules: Ruleset, found: tuple[Path, dict[str, Any]
         modules = algo.learner_group.get_state(components="learner/rl_module")["learner"]["rl_module"]
         set_modules(algo, {m: modules[m] for m in modules if m != MAIN})
         steps, curve, snapshots = int(state["steps"]), list(state.get("curve", [])), int(state.get("snapshots", 0))
+        games.extend(state.get("outcomes", []))  # (none in a checkpoint of an earlier version: the window starts anew)
     elif config.imitation.teacher and config.imitation.games:
         say(warm_start(algo, config, rules))
     league = config.league
@@ -647,25 +678,31 @@ def train(config: TrainConfig, rules: Ruleset, found: tuple[Path, dict[str, Any]
     while steps < config.total_timesteps:
         if time_limit is not None and time.monotonic() - started >= time_limit:
             say(f"time limit reached at {steps} steps")
-            save_checkpoint(out / "checkpoints", algo, steps, {"curve": curve, "snapshots": snapshots})
+            save_checkpoint(out / "checkpoints", algo, steps, progress(curve, snapshots, games))
             break
         result = algo.train()
         runners = result.get(ENV_RUNNER_RESULTS, {})
         before, steps = steps, steps + int(runners.get(NUM_ENV_STEPS_SAMPLED, 0))
         rate = (steps - at_start) / max(time.monotonic() - started, 1e-9)
-        win_rate = runners.get("learner_win_rate")
+        win_rate = follow_games(games, iteration_outcomes(runners))
         if win_rate is not None:
-            curve.append({"steps": steps, "win_rate": float(win_rate)})
+            curve.append({"steps": steps, "win_rate": win_rate})
         say(f"steps {steps:>9}/{config.total_timesteps}  win rate (last 200) "
             f"{'—' if win_rate is None else f'{win_rate:.3f}'}  {rate:,.0f} steps/s")
         if league.max_snapshots and steps // league.snapshot_every != before // league.snapshot_every:
             freeze_snapshot(algo, snapshots % league.max_snapshots)
             snapshots += 1
         if steps // config.checkpoint_every != before // config.checkpoint_every or steps >= config.total_timesteps:
-            save_checkpoint(out / "checkpoints", algo, steps, {"curve": curve, "snapshots": snapshots})
+            save_checkpoint(out / "checkpoints", algo, steps, progress(curve, snapshots, games))
     final = export_model(algo, config, rules, out / "model.zip")
     algo.stop()
     return final, steps, curve
+
+
+def progress(curve: list[dict[str, Any]], snapshots: int, games: deque[float]) -> dict[str, Any]:
+    """What a checkpoint keeps of the run beside RLlib's state: the window of games goes with it,
+    so that a resumed run's win rate goes on over the same last games."""
+    return {"curve": curve, "snapshots": snapshots, "outcomes": list(games)}
 
 
 def _sample_timed(runner: Any, steps: int) -> tuple[str, int, float]:

@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import hashlib
 import json
+import math
 import os
 import random
 from pathlib import Path
@@ -174,7 +175,7 @@ def config_name_problems(config: TrainConfig) -> list[str]:
     problems = []
     try:
         _ = config.output
-    except (KeyError, IndexError, ValueError) as error:
+    except (KeyError, IndexError, ValueError, AttributeError, TypeError) as error:  # ({run_name.x}, {run_name[x]})
         wrong = f"unknown placeholder {{{error.args[0]}}}" if isinstance(error, KeyError) else str(error)
         problems.append(f"out_dir: {config.out_dir!r}: {wrong}; the one placeholder is {{run_name}}")
     if config.trainer == "sb3" and config.vec_env == "subproc" and config.n_envs > MAX_PROCESSES:
@@ -400,7 +401,7 @@ def save_checkpoint(directory: Path, model: Any, steps: int, progress: dict[str,
     model.save(staging / "model.zip")
     state = {"format": CHECKPOINT_FORMAT, "steps": steps, "model_sha256": _digest(staging / "model.zip"),
              **progress}
-    (staging / "state.json").write_text(json.dumps(state), encoding="utf-8")
+    (staging / "state.json").write_text(json.dumps(state, allow_nan=False), encoding="utf-8")  # strict JSON
     if final.exists():
         import shutil
 
@@ -423,7 +424,44 @@ def read_state(path: Path, checkpoint_format: str = CHECKPOINT_FORMAT) -> dict[s
         raise CorruptCheckpoint(f"{path}: state.json unreadable ({error})") from None
     if not isinstance(state, dict) or state.get("format") != checkpoint_format:
         raise CorruptCheckpoint(f"{path}: not a {checkpoint_format} checkpoint")
+    if (problem := progress_problem(state, checkpoint_format)) is not None:
+        raise CorruptCheckpoint(f"{path}: state.json {problem}")
+    # A point of no game (a NaN win rate, written by an earlier RLlib back end) is no point:
+    # report.json, strict JSON, cannot hold it.
+    state["curve"] = [point for point in state.get("curve", [])
+                      if all(math.isfinite(value) for value in point.values())]
     return state
+
+
+def _count(value: Any) -> bool:
+    return isinstance(value, int) and not isinstance(value, bool) and value >= 0
+
+
+def _number(value: Any) -> bool:
+    return isinstance(value, int | float) and not isinstance(value, bool)
+
+
+def progress_problem(state: dict[str, Any], checkpoint_format: str) -> str | None:
+    """What in a checkpoint's state.json is not what a run writes (JSON of the wrong kinds: a
+    hand edit, a damaged disk), in words; None where all is. Resuming from it was a ValueError
+    or TypeError traceback ("steps": "lots", "curve": 5)."""
+    if not _count(state.get("steps")):
+        return f"has steps {shown(state.get('steps'))}, not a count"
+    curve = state.get("curve", [])
+    if not isinstance(curve, list) or not all(
+            isinstance(point, dict) and _count(point.get("steps")) and ({"win_rate", "mean_turns"} & set(point))
+            and all(_number(value) for value in point.values()) for point in curve):
+        return f"has a curve {shown(curve)}, not a list of points (steps and a win rate or mean turns)"
+    snapshots = state.get("snapshots")
+    if checkpoint_format == CHECKPOINT_FORMAT:  # SB3's: the snapshots' paths
+        if snapshots is not None and not (isinstance(snapshots, list) and all(isinstance(p, str) for p in snapshots)):
+            return f"has snapshots {shown(snapshots)}, not a list of paths"
+    elif snapshots is not None and not _count(snapshots):  # RLlib's: how many were frozen
+        return f"has snapshots {shown(snapshots)}, not a count"
+    outcomes = state.get("outcomes", [])  # RLlib's window of the learner's last games
+    if not isinstance(outcomes, list) or not all(_number(o) and 0 <= o <= 1 for o in outcomes):
+        return f"has outcomes {shown(outcomes)}, not a list of game outcomes (0 or 1)"
+    return None
 
 
 def read_checkpoint(path: Path) -> dict[str, Any]:
@@ -431,6 +469,25 @@ def read_checkpoint(path: Path) -> dict[str, Any]:
     model = path / "model.zip"
     if not model.exists() or _digest(model) != state.get("model_sha256"):
         raise CorruptCheckpoint(f"{path}: model.zip is missing or does not match its recorded checksum")
+    return state
+
+
+def read_loadable_checkpoint(path: Path) -> dict[str, Any]:
+    """read_checkpoint, and its model read: a model.zip that matches its checksum but cannot be
+    loaded (written damaged) is a corrupt checkpoint too, passed over for the one before (it
+    stopped the run, with its intact predecessors beside it)."""
+    from sb3_contrib import MaskablePPO
+
+    from cdc_env.cli import by_ctrl_c, one_line
+
+    state = read_checkpoint(path)
+    try:
+        MaskablePPO.load(path / "model.zip", device="cpu")  # without the tables: the model's own bytes
+    except Exception as error:  # whatever unzipping and unpickling raise: it cannot be loaded
+        if by_ctrl_c(error):
+            raise
+        raise CorruptCheckpoint(f"{path}: model.zip cannot be loaded ({type(error).__name__}: "
+                                f"{one_line(str(error))})") from None
     return state
 
 

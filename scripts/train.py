@@ -20,6 +20,7 @@ import argparse
 import io
 import json
 import os
+import shlex
 import shutil
 import sys
 import tempfile
@@ -52,6 +53,7 @@ from agents.training import (
     load_to_resume,
     make_envs,
     new_model,
+    read_loadable_checkpoint,
     read_state,
     save_checkpoint,
     save_model,
@@ -218,8 +220,11 @@ def print_verdict(results: dict[str, Any], config: TrainConfig) -> None:
         console.print(f"solo: {results['mean_turns']:.2f} ± {results['standard_error']:.2f} turns to 343 over "
                       f"{results['games']} games; {against}")
         return
-    rows = list(results["opponents"].values())
-    fair = rows[0]["fair_share"] if rows else 1 / config.players  # (the tournament's: a team's at a Doublette)
+    if not results["opponents"]:  # (an empty table said nothing of why)
+        console.print(f"{config.players} seats: not evaluated (no evaluation games were played: --eval-games 0, "
+                      "or no evaluation.opponents)", soft_wrap=True)
+        return
+    fair = next(iter(results["opponents"].values()))["fair_share"]  # (the tournament's: a team's at a Doublette)
     table = Table(title=f"{config.run_name}: the agent against a field of each bot "
                         f"({config.ruleset}, {config.players} seats; a fair share is {fair:.1%})")
     for column in ("opponent", "games", "win rate", "95 % interval", "Elo (agent – bot)", "mean points (agent – bot)"):
@@ -230,8 +235,6 @@ def print_verdict(results: dict[str, Any], config: TrainConfig) -> None:
                       f"{row['elo']:.0f} – {row['opponent_elo']:.0f}",
                       f"{row['mean_points']:.0f} – {row['opponent_mean_points']:.0f}")
     console.print(table)
-    if not results["opponents"]:
-        return
     strongest, row = next(iter(results["opponents"].items()))
     # One unbroken line whatever the terminal's width, so that logs and scripts can grep it.
     console.print(verdict_line(strongest, row["win_rate"], row["ci95"], fair), soft_wrap=True)
@@ -348,14 +351,14 @@ def finish(config: TrainConfig, rules: Ruleset, final: Path, steps: int, curve: 
               "model": str(final), "evaluation": results, "curve": curve}
     print_verdict(results, config)  # said first: a report that cannot be written loses none of it
     try:
-        write_atomic(out / "report.json", json.dumps(report, indent=1))
+        write_atomic(out / "report.json", json.dumps(report, indent=1, allow_nan=False))  # strict JSON
         if curve:
             plot_curve(curve, out / "learning_curve.png", rules.max_players == 1, f"{config.run_name} ({rules.name})")
     except OSError as error:
         # The evaluation's games are not to be played again for a full disk: the report goes to a
         # new temporary folder, said where (as evaluate.py does).
         elsewhere = Path(tempfile.mkdtemp(prefix="cdc-train-")) / "report.json"
-        write_atomic(elsewhere, json.dumps(report, indent=1))
+        write_atomic(elsewhere, json.dumps(report, indent=1, allow_nan=False))
         raise OutputError(f"{out} cannot be written ({error.strerror or error}): the trained model is "
                           f"{final}, its evaluation is kept in {elsewhere}") from None
     print(f"wrote {out / 'report.json'}" + (f" and {out / 'learning_curve.png'}" if curve else ""))
@@ -376,12 +379,12 @@ def rllib_ready(config: TrainConfig, args: argparse.Namespace) -> str | None:
     return None
 
 
-def train_rllib(config: TrainConfig, rules: Ruleset, args: argparse.Namespace, started: float) -> int:
+def train_rllib(config: TrainConfig, rules: Ruleset, args: argparse.Namespace,
+                found: tuple[Path, dict[str, Any]] | None, started: float) -> int:
     """`trainer: rllib`: Ray RLlib trains (agents/rllib_training.py), the same report follows."""
     from agents import rllib_training
 
     out = config.output
-    found = resumable(out, rllib_training.latest_checkpoint(out / "checkpoints")) if args.resume else None
 
     def stopped() -> str:
         if rllib_training.latest_checkpoint(out / "checkpoints", report=lambda _: None) is None:
@@ -396,7 +399,7 @@ def train_rllib(config: TrainConfig, rules: Ruleset, args: argparse.Namespace, s
         print(f"error: {error}", file=sys.stderr)
         return 2
     trained_s = time.monotonic() - started
-    with on_ctrl_c(lambda: kept(out, evaluating=True)):
+    with on_ctrl_c(lambda: kept_evaluating(config, steps)):
         finish(config, rules, final, steps, curve, started, trained_s, args.eval_games, args.workers)
     return 0
 
@@ -460,8 +463,14 @@ def check_run_folder(config: TrainConfig, resume: bool, overwrite: bool) -> None
                           "or --overwrite to replace them")
     saved_path = out / "config.json"
     if saved_path.exists() and not overwrite and not run_config(saved_path):
-        raise OutputError(f"{saved_path} is not a training run's config (a file of yours?): the run would write "
-                          "its own there; give another --out, or --overwrite to replace it")
+        if not held:  # (--overwrite deletes nothing else where no run is: `clear_run`)
+            raise OutputError(f"{saved_path} is not a training run's config (a file of yours?): the run would "
+                              "write its own there; give another --out, or --overwrite to replace it")
+        # Beside a run's checkpoints it is the run's, damaged (only --resume gets here, the other
+        # cases were refused above): --overwrite, once advised, would have deleted every checkpoint.
+        print(f"{saved_path} is damaged (not a training run's config): it is written again from this config, "
+              "and the checkpoint's own load says whether it fits")
+        return
     if not resume or not saved_path.exists():
         return
     try:
@@ -511,11 +520,26 @@ def clear_run(out: Path) -> None:
             path.unlink()
 
 
-def kept(out: Path, evaluating: bool) -> str:
-    """Ctrl+C's one line: what the interrupted run kept, and how to go on."""
-    if evaluating:
-        return (f"stopped during the evaluation: the trained model is kept in {out / 'model.zip'}; "
-                "--resume evaluates it again")
+def kept_evaluating(config: TrainConfig, steps: int) -> str:
+    """Ctrl+C's one line during the final evaluation: the model is kept; --resume evaluates it
+    again only where the run reached its total_timesteps (after a --time-limit stop it trains on,
+    and replaces the model), so the line to evaluate it as it is comes with it then."""
+    model = config.output / "model.zip"
+    if steps >= config.total_timesteps:
+        return f"stopped during the evaluation: the trained model is kept in {model}; --resume evaluates it again"
+    command = ["python", "scripts/evaluate.py", "--agents", str(model)]
+    if config.players > 1:  # against a field of the strongest bot, as the run's evaluation
+        command += ["--field", config.evaluation.opponents[0] if config.evaluation.opponents else "bold"]
+    command += ["--ruleset", config.ruleset, "--seats", str(config.players)]
+    if config.reaction != "human":
+        command += ["--reaction", config.reaction]
+    return (f"stopped during the evaluation: the model trained {steps} of {config.total_timesteps} steps is kept in "
+            f"{model}; --resume trains it on to {config.total_timesteps} steps (and replaces it); evaluate it as it "
+            f"is with: {shlex.join(command)}")
+
+
+def kept(out: Path) -> str:
+    """Ctrl+C's one line in the training: what the interrupted run kept, and how to go on."""
     found = latest_checkpoint(out / "checkpoints", report=lambda _: None)
     if found is None:
         return f"stopped before the first checkpoint: nothing learnt is kept in {out}; start again with --overwrite"
@@ -595,14 +619,19 @@ def train_in(config: TrainConfig, rules: Ruleset, args: argparse.Namespace) -> i
     out = config.output
     check_run_folder(config, args.resume, args.overwrite)
     found = None
-    if args.resume and config.trainer == "sb3":  # (rllib's checkpoints are its own: train_rllib)
-        found = resumable(out, latest_checkpoint(out / "checkpoints"))
+    if args.resume and config.trainer == "sb3":
+        # A checkpoint whose model.zip matches its checksum but cannot be loaded is passed over too.
+        found = resumable(out, latest_checkpoint(out / "checkpoints", read=read_loadable_checkpoint))
     if config.trainer == "rllib":
         # Ray, and room in it for the run, before anything of an earlier run is deleted below.
         refusal = rllib_ready(config, args)
         if refusal is not None:
             print(f"error: {refusal}", file=sys.stderr)
             return 2
+        from agents import rllib_training
+
+        if args.resume:  # (before config.json is written: a refusal changes nothing of the run)
+            found = resumable(out, rllib_training.latest_checkpoint(out / "checkpoints"))
     if args.overwrite:
         clear_run(out)
     # Tiny networks on 2 cores: one torch thread is many times faster than two fighting.
@@ -612,16 +641,16 @@ def train_in(config: TrainConfig, rules: Ruleset, args: argparse.Namespace) -> i
     write_atomic(out / "config.json", config.model_dump_json(indent=1))
     started = time.monotonic()
     if config.trainer == "rllib":
-        return train_rllib(config, rules, args, started)
+        return train_rllib(config, rules, args, found, started)
     try:
         # (Ctrl+C in a checkpoint's torch.save comes out as its zip writer's error: `on_ctrl_c`.)
-        with on_ctrl_c(lambda: kept(out, evaluating=False)):
+        with on_ctrl_c(lambda: kept(out)):
             train_sb3(config, rules, args, found, started)
     except OSError as error:
         if error.errno not in NO_ROOM:
             raise
         # A checkpoint, a snapshot or the report could not be written: the user's disk, not a bug.
-        raise OutputError(f"no room to write in {out} ({error.strerror}): the run {kept(out, evaluating=False)}; "
+        raise OutputError(f"no room to write in {out} ({error.strerror}): the run {kept(out)}; "
                           "make room first") from None
     return 0
 
@@ -691,7 +720,7 @@ def train_sb3(config: TrainConfig, rules: Ruleset, args: argparse.Namespace,
 
     # 5. Evaluate and report.
     envs.close()
-    with on_ctrl_c(lambda: kept(out, evaluating=True)):
+    with on_ctrl_c(lambda: kept_evaluating(config, model.num_timesteps)):
         finish(config, rules, final, model.num_timesteps, curve, started, trained_s, args.eval_games,
                args.workers)
 

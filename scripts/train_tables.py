@@ -97,24 +97,39 @@ def train_tables(args: argparse.Namespace, extra: list[str]) -> int:
                    "--workers", str(args.workers), *extra]
         if args.time_limit is not None:
             command += ["--time-limit", str(args.time_limit)]
-        log = (args.logs / f"{config.stem}.log").open("a", encoding="utf-8")  # a resumed run adds to its log
-        runs.append((config, subprocess.Popen(command, stdout=log, stderr=subprocess.STDOUT), log))
+        path = args.logs / f"{config.stem}.log"
+        begins = path.stat().st_size if path.is_file() else 0  # (this run's own lines come after)
+        log = path.open("a", encoding="utf-8")  # a resumed run adds to its log
+        runs.append((config, subprocess.Popen(command, stdout=log, stderr=subprocess.STDOUT), log, begins))
     failed = 0
     try:
-        for config, process, log in runs:
+        for config, process, log, _ in runs:
             code = process.wait()
             log.close()
             failed += code != 0
             print(f"{config.stem}: {'done' if code == 0 else f'failed (exit {code})'} at "
                   f"{time.monotonic() - started:.0f} s")
     except KeyboardInterrupt:
-        # Ctrl+C reached every run too: each keeps its last checkpoint and says so in its log.
-        for _, process, log in runs:
-            process.wait()
+        # Ctrl+C reached every run too: each says in its log what it kept (a checkpoint, or nothing
+        # before its first one), and that last line is said here for each.
+        said = []
+        for config, process, log, begins in runs:
+            code = process.wait()
             log.close()
-        raise Stopped(f"stopped: each run kept its last checkpoint (its log in {args.logs} says where); "
-                      "go on with -- --resume") from None
+            what = "done (it finished before the stop)" if code == 0 else last_line(Path(log.name), begins)
+            said.append(f"  {config.stem}: {what}")
+        raise Stopped(f"stopped; what each run kept (its log in {args.logs} has the rest):\n" + "\n".join(said)
+                      + "\ngo on with -- --resume where a checkpoint is kept") from None
     return 1 if failed else 0
+
+
+def last_line(log: Path, begins: int) -> str:
+    """The last line a run wrote to its log since `begins` (its Ctrl+C line, which says what it
+    kept: a checkpoint, or nothing before its first)."""
+    with log.open("rb") as file:
+        file.seek(max(begins, log.stat().st_size - 4096))  # (a long run's log is long: its end is enough)
+        lines = file.read().decode("utf-8", errors="replace").splitlines()
+    return next((line.strip() for line in reversed(lines) if line.strip()), "said nothing (see its log)")
 
 
 if __name__ == "__main__":

@@ -145,14 +145,20 @@ def bots_as_saved(args: argparse.Namespace, saved: dict | None) -> None:
 
 
 def lineup(args: argparse.Namespace, seed: int, saved: dict | None) -> list[SeatPlayer]:
-    """The seats: --humans then --bots, or, resuming without them, the save's own line-up."""
+    """The seats: --humans then --bots, or, resuming without them, the save's own line-up (with
+    --bots alone, the save's humans by their names)."""
     def bot(name: str, seat: int) -> object:
         return make_bot(name, seed=f"{seed}:{seat}", reaction=args.reaction, budget_ms=args.budget_ms)
 
     if saved is not None and args.humans is None and args.bots is None and saved.get("lineup"):
         return [SeatPlayer(str(p["name"]), None if p["bot"] is None else bot(str(p["bot"]), seat), p["bot"] or "")
                 for seat, p in enumerate(saved["lineup"])]
-    humans = ["You"] if args.humans is None else args.humans
+    if args.humans is not None:
+        humans = args.humans
+    elif saved is not None and saved.get("lineup"):  # --resume with --bots alone: the save's humans, not « You »
+        humans = [str(p["name"]) for p in saved["lineup"] if p["bot"] is None]
+    else:
+        humans = ["You"]
     bots = ["champion"] if args.bots is None else args.bots
     players = [SeatPlayer(name) for name in humans]
     players += [SeatPlayer(f"{name}-{i + 1}", bot(name, i), name) for i, name in enumerate(bots)]

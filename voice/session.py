@@ -17,12 +17,13 @@ import json
 import select
 import sys
 import time
+import unicodedata
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import IO, Any, Protocol
 
-from cdc_env.actions import Action, IllegalActionError, KeepDice, Pass, Shout
+from cdc_env.actions import Action, CoucheSirop, IllegalActionError, KeepDice, Pass, Shout
 from cdc_env.cli import parse_json, path_error, short_path, write_atomic
 from cdc_env.dice import DiceSource, SeededDice
 from cdc_env.game import RACE_PHRASES, Decision, GameLoadError, GameState, JoinRefused, name_key
@@ -561,6 +562,13 @@ class PlaySession:
                 continue
             if not typed[0].strip() and self._own_shout_repeated(decision.seat, typed[1], by="keyboard"):
                 continue  # Enter pressed twice for a shout: no answer to the question put since
+            if typed[1] < put_at - ANSWER_EARLY_S:
+                # Typed while a bot was thinking (--pace 0 leaves no pause to refuse it in): meant
+                # for what was on the screen then, it answered this question unseen.
+                self.view.say(f"« {typed[0]} » ignored: typed before this question was put; type it again"
+                              if typed[0].strip() else "Enter ignored: pressed before this question was put; "
+                              "press it again")
+                continue
             action, why = self._typed_action(decision, options, typed[0])
             if action is not None:
                 return self._timed(action, typed[1])
@@ -880,7 +888,13 @@ class PlaySession:
             if not decision.allows(action):
                 return None, f"the stake must be within {stakes.start}..{stakes.stop - 1}"
             return action, ""
-        action, why = action_for(decision, words)
+        # The words of an answer typed as they are said (« couche sirop », « Couche-Sirop »: the
+        # hint says to say them) are its intent, as heard; typed in parts, the words themselves.
+        intent = typed_intent(text, intents_for(decision))
+        action, why = action_for(decision, [intent] if intent is not None else words)
+        if action is None and CoucheSirop() in options and "couche sirop" in why:
+            # (ending in no « ) »: _plain_reason says it as it is)
+            why = f"{why}; typed, « couche sirop » or {options.index(CoucheSirop()) + 1}"
         return action, self._plain_reason(why, options, decision, typed=text)
 
     @staticmethod
@@ -958,9 +972,12 @@ class PlaySession:
         self.race_now = []
         self.race_log_from = len(self.state.log)  # the race panel's verdict is this race's only
         self.view.show(self)
-        callout = race_callout(self.state.table.race_answers, decision, [p.name for p in self.players])
+        names = [p.name for p in self.players]
+        callout = race_callout(self.state.table.race_answers, decision, names)
+        # Enter alone shouts for the only human racing; several at one keyboard name their seat.
+        keys = shout_keys([s for s in seats if self.players[s].human], names) or "Enter"
         self.view.say(f"RACE: {words(decision.reason)}! — shout {callout}"
-                      f" ({'Enter, or say it' if self.listener is not None else 'Enter'})")
+                      f" ({f'{keys}, or say it' if self.listener is not None else keys})")
         start = self.clock()
         if self.listener is not None:
             self._listen(set(phrases), race=True)
@@ -1166,6 +1183,22 @@ class PlaySession:
         duration = self.speak(" ".join(words(shout.phrase) for shout in said))
         self.listener.mark_playback(begin, begin + duration + PLAYBACK_TAIL_S)
         time.sleep(min(duration + PLAYBACK_TAIL_S, SPEECH_WAIT_S))
+
+
+def shout_keys(humans: Sequence[int], names: Sequence[str]) -> str | None:
+    """How the humans of a race shout at the one keyboard where Enter alone is not theirs (several
+    race: Enter alone is refused, `_parse_shout`), or None where it is (one human)."""
+    if len(humans) < 2:
+        return None
+    return "« ! » then your seat's number: " + ", ".join(f"« ! {s + 1} » {names[s]}" for s in humans)
+
+
+def typed_intent(text: str, intents: set[str]) -> str | None:
+    """The intent among `intents` whose words `text` is, whatever its case, accents, hyphens and
+    the punctuation around it (« Couche-Sirop ! » is couche_sirop), or None."""
+    plain = "".join(c for c in unicodedata.normalize("NFKD", text.casefold()) if not unicodedata.combining(c))
+    key = "_".join(plain.replace("-", " ").replace("'", " ").strip(" !?.,«»").split())
+    return key if key in intents else None
 
 
 def typed_number(word: str) -> int | None:

@@ -17,12 +17,14 @@ import time
 from collections.abc import Callable, Sequence
 from typing import Any
 
+from rich import box
+from rich.columns import Columns
 from rich.console import Group, RenderableType
 from rich.table import Table
 from rich.text import Text
 from textual.app import App, ComposeResult
 from textual.binding import Binding
-from textual.containers import Horizontal
+from textual.containers import Horizontal, Vertical, VerticalScroll
 from textual.css.query import NoMatches
 from textual.widgets import Footer, Header, Input, RichLog, Static
 
@@ -49,7 +51,7 @@ from cdc_env.actions import (
 from cdc_env.game import Decision, GameState, turns_played
 from cdc_env.play import bevue_words, describe_event, words
 from cdc_env.rulebook.races import LAST_SHOUTER_LOSES
-from voice.session import TAKE_BACK, PlaySession
+from voice.session import KEYBOARD_ONLY, TAKE_BACK, PlaySession, shout_keys, typed_number
 
 ITEM_MARKS = {"grelottine": "Grelottine", "civet": "Civet", "boucliette": "Boucliette", "flan": "Flan"}
 
@@ -76,6 +78,9 @@ PIPS = {1: ["   ", " ● ", "   "], 2: ["●  ", "   ", "  ●"], 3: ["●  ", "
 
 def verb(action: Action, decision: Decision) -> str:
     if isinstance(action, Pass):
+        if decision.kind == "sirop_bet" and CoucheSirop() in decision.options:
+            # The pass is announced here (« Couche-Sirop »): saying nothing costs a Bévue.
+            return "say nothing (a Bévue here)"
         return PASS_WORDS.get(decision.kind, "pass")
     if isinstance(action, Roll) and decision.kind == "challenge_roll":
         return "roll the challenge throw"
@@ -110,6 +115,14 @@ def option_label(action: Action, decision: Decision, names: Sequence[str]) -> st
     return verb(action, decision)
 
 
+def bet_sums(decision: Decision, options: Sequence[Action]) -> list[int] | None:
+    """At a Bleu-Rouge bet, the sums that may be bet on: typed, a number there is the sum (3..18),
+    as « quinze » said is, not a menu line (« 15 » was the 15th line, the sum 17). None elsewhere."""
+    if decision.kind != "bleu_rouge_bet":
+        return None
+    return [a.total for a in options if isinstance(a, BetSum)]
+
+
 def option_lines(decision: Decision, options: Sequence[Action], names: Sequence[str]) -> list[str]:
     lines = [f"{i}. {option_label(a, decision, names)}" for i, a in enumerate(options, 1)]
     for j, (combination, stakes) in enumerate(decision.stakes, len(options) + 1):
@@ -117,6 +130,14 @@ def option_lines(decision: Decision, options: Sequence[Action], names: Sequence[
         lines.append(f"{j}. {what} on {words(combination)}, stake {stakes.start}..{stakes.stop - 1}"
                      f"  — type « {j} {stakes.stop - 1} »")
     return lines
+
+
+def menu(lines: list[str]) -> RenderableType:
+    """The options, in as many columns as the pane's width takes where each is short (a sirop's
+    birds): one a line, a long menu ran off a small screen."""
+    if len(lines) > 4 and max(map(len, lines)) <= 40:
+        return Columns([Text(line) for line in lines], padding=(0, 3), column_first=True)
+    return Text("\n".join(lines))
 
 
 def dice_art(dice: Sequence[int]) -> list[str]:
@@ -151,9 +172,19 @@ def dice_panel(state: GameState, names: Sequence[str]) -> RenderableType:
 
 def players_table(session: PlaySession, voices: dict[int, str], final: bool = False) -> Table:
     state = session.state
-    table = Table(expand=True, title="final table" if final else None)
-    for column in ("seat", "player", "score", "items", "voice"):
-        table.add_column(column, justify="right" if column == "score" else "left")
+    # No outer edge (two rows fewer on a small screen), and the names whole: squeezed into a
+    # narrow pane, every bot was « bo… (b… ». Items and voice wrap instead.
+    table = Table(expand=True, title="final table" if final else None, box=box.HEAVY_HEAD, show_edge=False)
+    longest = max((len(p.name) + (0 if p.human else 6) for p in session.players), default=6)
+    table.add_column("seat", no_wrap=True)
+    table.add_column("player", no_wrap=True, min_width=min(longest, 24))
+    table.add_column("score", justify="right", no_wrap=True)
+    table.add_column("items", ratio=1)
+    # The voices' column where some human has a microphone: « keyboard only » on every row said nothing.
+    heard = any(voices.get(seat, KEYBOARD_ONLY) != KEYBOARD_ONLY
+                for seat, player in enumerate(session.players) if player.human)
+    if heard:
+        table.add_column("voice", ratio=1)
     # The final table as the game was won: a team's sum first at a Doublette, and both of the
     # winning pair marked (the summary said « Ana and Cy win as a team » above Cy alone marked).
     winners = state.teams[state.winner] if final and state.winner is not None else ()
@@ -164,10 +195,10 @@ def players_table(session: PlaySession, voices: dict[int, str], final: bool = Fa
         items = ", ".join(ITEM_MARKS.get(i, i) for i, n in state.items[seat].items() if n)
         who = player.name if player.human else f"{player.name} (bot)"
         turn = seat == state.turn_seat and not final
-        voice = voices.get(seat, "keyboard only") if player.human else ""
+        voice = voices.get(seat, KEYBOARD_ONLY) if player.human else ""
         # Text: a name is shown as typed, never read as markup ('[/x]' raised MarkupError).
-        table.add_row(f"{'▶' if turn else ' '}{seat + 1}", Text(who), str(state.scores[seat]), items, voice,
-                      style="bold yellow" if turn or seat in winners else "")
+        table.add_row(f"{'▶' if turn else ' '}{seat + 1}", Text(who), str(state.scores[seat]), items,
+                      *([voice] if heard else []), style="bold yellow" if turn or seat in winners else "")
     return table
 
 
@@ -203,7 +234,7 @@ def race_panel(session: PlaySession) -> RenderableType:
         if not session.rules.bevue.enabled:
             lines.append(Text(f"no Bévue in the {session.rules.name} rules", style="dim"))
     last_bevue = _last_index(log, lambda e: e["type"] == "score" and e["reason"] == "bevue")
-    if last_bevue is not None:
+    if last_bevue is not None and last_bevue >= session.race_log_from:  # this race's, or since it began
         last = log[last_bevue]
         lines.append(Text(f"Bévue: {names[last['seat']]} {last['delta']:+d} — {bevue_words(last.get('why', ''))}",
                           style="bold red"))
@@ -296,6 +327,8 @@ class TableView:
         self.voices: dict[int, str] = {}
         self.logged = 0
         self._asked: tuple[Decision, list[Action]] | None = None  # the question last put, to draw again
+        # The question put and not yet answered (read on the app's thread: what a line typed answers).
+        self.asking: tuple[Decision, list[Action]] | None = None
 
     def _post(self, update: Callable[..., None], *args: Any) -> None:
         if self.app.keyboard.closed:
@@ -310,6 +343,8 @@ class TableView:
         state = session.state
         lines = [describe_event(e, names) for e in state.log[self.logged:]]
         self.logged = len(state.log)
+        if self.asking is not None and state.pending != self.asking[0]:
+            self.asking = None  # answered (or the game moved on): a line typed now is for no question shown
         title = f"{state.rules.name}, turn {state.turn_number}"
         self._post(self.app.show_table, title, dice_panel(state, names), players_table(session, self.voices),
                    race_panel(session), lines)
@@ -332,7 +367,9 @@ class TableView:
             humans = [s for s in answers if session.players[s].human]
             if not humans:
                 return Text(f"the bots race: {words(decision.reason)}", style="bold")
-            how = "Enter, or say it" if session.listener is not None else "press Enter"
+            # Enter alone shouts for the only human racing; several at one keyboard name their seat.
+            keys = shout_keys(humans, [p.name for p in session.players])
+            how = f"{keys or 'Enter'}, or say it" if session.listener is not None else keys or "press Enter"
             # Each human's own phrase (a Suite Velutée's thrower says another than the others).
             phrases = {answers[s][0] for s in humans}
             if len(phrases) == 1:
@@ -350,39 +387,86 @@ class TableView:
         self._post(self.app.log_line, Text(text, style="cyan"))
 
     def ask(self, session: PlaySession, decision: Decision, options: list[Action]) -> None:
-        self._asked = (decision, options)
+        self._asked = self.asking = (decision, options)
         self._post(self.app.show_question, self._question_body(session, decision, options))
 
     @staticmethod
     def _question_body(session: PlaySession, decision: Decision, options: list[Action]) -> RenderableType:
         assert decision.seat is not None
         names = [p.name for p in session.players]
+        asked = Text(question(names[decision.seat], decision, options), style="bold")
+        sums = bet_sums(decision, options)
+        if sums is not None:
+            return Group(asked, Text("sums: " + " ".join(map(str, sums))),
+                         Text("type the sum: « 15 » is « quinze »", style="dim"))
         lines = option_lines(decision, options, names)
         hint = ("Enter: " + option_label(options[0], decision, names)) if len(lines) == 1 \
             else "type a number, then Enter"
-        return Group(Text(question(names[decision.seat], decision, options), style="bold"),
-                     Text("\n".join(lines)), Text(hint, style="dim"))
+        return Group(asked, menu(lines), Text(hint, style="dim"))
+
+    def typed(self, text: str) -> tuple[str, str | None]:
+        """A line typed, as the game is to read it, or why it is refused: at a Bleu-Rouge bet put,
+        a number is the sum bet on, handed on in the voice's words for it (« nombre_15 »: the sum
+        whatever the menu; a phone's choice stays the option's number)."""
+        asking = self.asking
+        sums = bet_sums(*asking) if asking is not None else None
+        words = text.split()
+        if sums is None or not words or not words[0].isdecimal():
+            return text, None
+        total = typed_number(words[0])
+        if len(words) > 1 or total not in sums:
+            return text, f"« {text} »: type the sum you bet on alone, one of {', '.join(map(str, sums))}"
+        return f"nombre_{total}", None
 
     def voice(self, seat: int, status: str) -> None:
         self.voices[seat] = status
         self._post(self.app.show_players, players_table(self.app.session, self.voices))
 
 
+LOG_ROWS = 5  # the log's height at least, its borders included: the last few things that happened
+
+
+class TableArea(Vertical):
+    """Everything above the line where humans type: its height is shared out anew as the terminal's
+    changes (`TableApp.fit`)."""
+
+    def on_resize(self) -> None:
+        if isinstance(self.app, TableApp):
+            self.app.fit()
+
+
+class TopRow(Horizontal):
+    """The dice and the players: as their height changes, so does the question's room (`TableApp.fit`)."""
+
+    def on_resize(self) -> None:
+        if isinstance(self.app, TableApp):
+            self.app.fit()
+
+
 class TableApp(App[GameState | None]):
     """The whole table on one screen; `build` makes the session from the app's view and keyboard."""
 
+    # The line where humans type has its rows first (below `#table`, whose height is what is
+    # left), and the log keeps LOG_ROWS: on a small screen (80x24) the question and the players
+    # pushed both off it. The top takes at most its share, the question what is left (`fit`);
+    # past it, each scrolls (a long menu is laid out in columns first: `menu`).
     CSS = """
-    #top { height: auto; }
-    #dice { width: 46; height: auto; min-height: 10; border: round $accent; padding: 0 1; }
-    #players { width: 1fr; height: auto; border: round $accent; }
-    #middle { height: auto; max-height: 16; }
-    #question, #race { height: auto; min-height: 6; }
+    #table { height: 1fr; }
+    #top { height: auto; max-height: 45%; }
+    #dice { width: 33; height: auto; border: round $accent; padding: 0 1; }
+    #players { width: 1fr; height: auto; max-height: 100%; border: round $accent; }
+    #middle { height: auto; }
+    #question, #race { height: auto; max-height: 100%; }
+    #question-body, #race-body { min-height: 4; }
     #question { width: 1fr; border: round $success; padding: 0 1; }
     #race { width: 1fr; border: round $warning; padding: 0 1; }
-    #log { height: 1fr; border: round $secondary; }
+    #log { height: 1fr; min-height: 5; border: round $secondary; }  /* LOG_ROWS */
     """
     BINDINGS = [Binding("ctrl+c", "quit", "leave (the game is kept with --save)", priority=True),
-                Binding("ctrl+q", "quit", "leave", priority=True)]
+                Binding("ctrl+q", "quit", "leave", priority=True),
+                # A menu longer than its pane scrolls, and the keys stay in the line where one types.
+                Binding("pageup", "scroll_question(-1)", "menu up", show=False),
+                Binding("pagedown", "scroll_question(1)", "menu down", show=False)]
 
     def __init__(self, build: Callable[[TableView, TypedLines], PlaySession],
                  command: Callable[[str], RenderableType | None] | None = None,
@@ -397,16 +481,21 @@ class TableApp(App[GameState | None]):
         self.session = build(self.view, self.keyboard)
         self.error: BaseException | None = None
         self.final: GameState | None = None  # the finished game, once it is over
+        self._middle_rows = 0  # the question's and race's height at most (`fit`)
 
     def compose(self) -> ComposeResult:
         yield Header()
-        with Horizontal(id="top"):
-            yield Static(id="dice")
-            yield Static(id="players")
-        with Horizontal(id="middle"):
-            yield Static(id="question")
-            yield Static(id="race")
-        yield RichLog(id="log", wrap=True, markup=False, highlight=False)
+        with TableArea(id="table"):
+            with TopRow(id="top"):
+                yield Static(id="dice")
+                with VerticalScroll(id="players"):
+                    yield Static(id="players-table")
+            with Horizontal(id="middle"):
+                with VerticalScroll(id="question"):
+                    yield Static(id="question-body")
+                with VerticalScroll(id="race"):
+                    yield Static(id="race-body")
+            yield RichLog(id="log", wrap=True, markup=False, highlight=False)
         yield Input(id="entry", placeholder=self.placeholder)
         yield Footer()
 
@@ -420,9 +509,9 @@ class TableApp(App[GameState | None]):
     def on_mount(self) -> None:
         self.title = "Cul de Chouette"
         self.query_one("#dice", Static).border_title = "dice"
-        self.query_one("#players", Static).border_title = "players"
-        self.query_one("#question", Static).border_title = "your move"
-        self.query_one("#race", Static).border_title = "race"
+        self.query_one("#players").border_title = "players"
+        self.query_one("#question").border_title = "your move"
+        self.query_one("#race").border_title = "race"
         self.query_one("#log", RichLog).border_title = "what happened"
         self.query_one(Input).focus()
         self.run_worker(self._play, thread=True, name="session")
@@ -451,7 +540,11 @@ class TableApp(App[GameState | None]):
         elif self.final is not None and (said := after_the_end(event.value)) is not None:
             self.log_line(Text(said, style="yellow"))
         else:
-            self.keyboard.put(event.value, at)
+            line, refused = self.view.typed(event.value)
+            if refused is not None:
+                self.log_line(Text(refused, style="yellow"))
+            else:
+                self.keyboard.put(line, at)
         event.input.clear()
 
     def play_again(self) -> None:
@@ -465,9 +558,34 @@ class TableApp(App[GameState | None]):
         self.session, self.final = session, None
         self.view.logged, self.view.voices = 0, {}
         self.log_line(new_game_line(session))
-        self.query_one("#question", Static).border_title = "your move"
+        self.query_one("#question").border_title = "your move"
         self.query_one(Input).placeholder = self.placeholder
         self.run_worker(self._play, thread=True, name="session")
+
+    def action_scroll_question(self, pages: int) -> None:
+        pane = self.query_one("#question", VerticalScroll)
+        if pages > 0:
+            pane.scroll_page_down()
+        else:
+            pane.scroll_page_up()
+
+    def fit(self) -> None:
+        """The question and race panes get what the top leaves above the log's LOG_ROWS (called
+        as the table's or the top's height changes: its dice and players change as the game goes)."""
+        try:
+            table = self.query_one("#table").size.height
+            room = max(table - self.query_one("#top").outer_size.height - LOG_ROWS, 3)
+            panes = [self.query_one("#middle"), self.query_one("#question-body"), self.query_one("#race-body")]
+        except NoMatches:  # closing
+            return
+        # Once laid out, and only when it changes: each setting lays the screen out again.
+        if table and room != self._middle_rows:
+            self._middle_rows = room
+            panes[0].styles.max_height = room
+            for body in panes[1:]:
+                # A few rows even for a short question, where the screen has them: a pane the
+                # height of its text showed a longer question's first line alone for a moment.
+                body.styles.min_height = min(4, room - 2)
 
     def on_unmount(self) -> None:
         self.keyboard.close()
@@ -478,27 +596,27 @@ class TableApp(App[GameState | None]):
                    lines: list[str]) -> None:
         self.sub_title = title
         self.query_one("#dice", Static).update(dice)
-        self.query_one("#players", Static).update(players)
-        self.query_one("#race", Static).update(race)
+        self.query_one("#players-table", Static).update(players)
+        self.query_one("#race-body", Static).update(race)
         log = self.query_one("#log", RichLog)
         for line in lines:
             log.write(Text(line))
 
     def show_players(self, players: Table) -> None:
-        self.query_one("#players", Static).update(players)
+        self.query_one("#players-table", Static).update(players)
 
     def log_line(self, text: Text) -> None:
         self.query_one("#log", RichLog).write(text)
 
     def show_question(self, body: RenderableType) -> None:
-        self.query_one("#question", Static).update(body)
+        self.query_one("#question-body", Static).update(body)
 
     def game_over(self, state: GameState) -> None:
-        self.query_one("#players", Static).update(players_table(self.session, self.view.voices, final=True))
-        self.query_one("#question", Static).border_title = "game over"
+        self.query_one("#players-table", Static).update(players_table(self.session, self.view.voices, final=True))
+        self.query_one("#question").border_title = "game over"
         more = " · « again »: another game, the same players" if self.again is not None else ""
-        self.query_one("#question", Static).update(Group(Text(summary(self.session), style="bold green"),
-                                                         Text(f"Ctrl+Q leaves the table{more}.", style="dim")))
+        self.query_one("#question-body", Static).update(Group(Text(summary(self.session), style="bold green"),
+                                                              Text(f"Ctrl+Q leaves the table{more}.", style="dim")))
         self.query_one(Input).placeholder = f"the game is over · Ctrl+Q leaves{more}"
         self.final = state
 

@@ -20,7 +20,7 @@ from agents.champion import CHAMPIONS_DIR, champion_path, champion_tables
 from agents.evaluation import run_tournament
 from agents.model_bot import ModelBot
 from cdc_env.dice import SeededDice
-from cdc_env.game import GameState
+from cdc_env.game import Decision, GameState
 from cdc_env.rules import load_ruleset
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -249,18 +249,19 @@ def test_publishing_at_a_searching_table_says_the_network_is_not_the_champion(
         assert says in printed
 
 
-def _moments(ruleset: str, players: int, wanted: int) -> list[tuple[GameState, object]]:
+def _moments(ruleset: str, players: int, wanted: int) -> list[tuple[GameState, Decision]]:
     """Decisions of random games that offer a sure Bévue: (a copy of the state, its decision)."""
     from agents.simple import sure_bevues
 
     rules = load_ruleset(ruleset)
-    found: list[tuple[GameState, object]] = []
+    found: list[tuple[GameState, Decision]] = []
     for seed in range(50):
         bots = [make_bot("random", seed=f"{seed}:{s}") for s in range(players)]
         state = GameState(rules, players, dice=SeededDice(seed))
         while (decision := state.pending) is not None and state.turn_number <= 60 and len(found) < wanted:
             if sure_bevues(state, decision):
                 found.append((state.clone(), decision))
+            assert decision.seat is not None
             state.apply_action(bots[decision.seat].act(state, decision))
         if len(found) >= wanted:
             break
@@ -284,7 +285,7 @@ def test_sure_bevues_are_the_wrong_race_phrases_and_the_silent_pass_where_it_is_
     # Where no Bévue is played, no option is one.
     solo = load_ruleset("solo")
     state = GameState(solo, 1, dice=SeededDice(0))
-    assert sure_bevues(state, state.pending) == []
+    assert state.pending is not None and sure_bevues(state, state.pending) == []
 
 
 def test_a_network_never_chooses_a_sure_bevue_however_much_it_wants_one() -> None:
@@ -295,9 +296,11 @@ def test_a_network_never_chooses_a_sure_bevue_however_much_it_wants_one() -> Non
     assert bot.fast is not None
     for state, decision in _moments("maison", 4, 40):
         sure = sure_bevues(state, decision)
-        wanted = {bot.codec.index_of(a, decision.seat, decision) for a in sure}
+        seat = decision.seat
+        assert seat is not None
+        wanted = {bot.codec.index_of(a, seat, decision) for a in sure}
         # A network that wants nothing more than the Bévues.
         preferred = np.array([100.0 if i in wanted else 0.0 for i in range(bot.codec.size)])
-        bot.fast.logits = lambda observation, preferred=preferred: preferred  # type: ignore[method-assign]
+        bot.fast.logits = lambda observation, preferred=preferred: preferred  # type: ignore[method-assign, misc]
         action = bot.act(state, decision)
-        assert bot.codec.index_of(action, decision.seat, decision) not in wanted, (decision, action)
+        assert bot.codec.index_of(action, seat, decision) not in wanted, (decision, action)

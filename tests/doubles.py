@@ -6,6 +6,9 @@ import importlib.util
 import sys
 from pathlib import Path
 from types import ModuleType
+from typing import Any
+
+import yaml
 
 from cdc_env.actions import Action, Pass, Roll, Shout
 from cdc_env.game import RACE_PHRASES, Decision, GameState
@@ -53,3 +56,20 @@ class OutOfTurnAgent:
 
     def act(self, state: GameState, decision: Decision) -> Action:
         return Pass()
+
+
+def tiny_config(tmp_path: Path, name: str = "tiny", **changes: Any) -> Path:
+    """A tiny training config in `tmp_path` (2 seats of classic, 256 steps, a tiny network):
+    a run of a few seconds for the commands' tests. `changes` replace its keys."""
+    config: dict[str, Any] = {
+        "run_name": name, "ruleset": "classic", "players": 2, "seed": 3, "total_timesteps": 256,
+        "n_envs": 2, "max_turns": 60, "opponents": ["simple"], "imitation": {"teacher": None},
+        "league": {"snapshot_every": 128, "max_snapshots": 1, "self_play_fraction": 0.5},
+        "ppo": {"n_steps": 64, "batch_size": 64, "n_epochs": 1, "net_arch": [16]},
+        "checkpoint_every": 128, "evaluation": {"games": 2, "games_others": 2, "opponents": ["simple"]},
+        "out_dir": str(tmp_path / name),
+    }
+    config.update(changes)
+    path = tmp_path / f"{name}.yaml"
+    path.write_text(yaml.safe_dump(config), encoding="utf-8")
+    return path

@@ -18,7 +18,7 @@ from typing import Any
 import numpy as np
 import pytest
 import yaml
-from doubles import script
+from doubles import script, tiny_config
 
 from agents.training import ConfigError, load_config
 from cdc_env.cli import OutputError, in_use_by_one, lock_path
@@ -26,21 +26,6 @@ from cdc_env.rules import RulesetError, load_ruleset
 from voice.lexicon import LexiconError, load_lexicon
 
 ROOT = Path(__file__).resolve().parents[1]
-
-
-def tiny_config(tmp_path: Path, name: str = "tiny", **changes: Any) -> Path:
-    config: dict[str, Any] = {
-        "run_name": name, "ruleset": "classic", "players": 2, "seed": 3, "total_timesteps": 256,
-        "n_envs": 2, "max_turns": 60, "opponents": ["simple"], "imitation": {"teacher": None},
-        "league": {"snapshot_every": 128, "max_snapshots": 1, "self_play_fraction": 0.5},
-        "ppo": {"n_steps": 64, "batch_size": 64, "n_epochs": 1, "net_arch": [16]},
-        "checkpoint_every": 128, "evaluation": {"games": 2, "games_others": 2, "opponents": ["simple"]},
-        "out_dir": str(tmp_path / name),
-    }
-    config.update(changes)
-    path = tmp_path / f"{name}.yaml"
-    path.write_text(yaml.safe_dump(config), encoding="utf-8")
-    return path
 
 
 def one_error_line(err: str) -> str:

@@ -16,8 +16,7 @@ from types import SimpleNamespace
 from typing import Any
 
 import pytest
-import yaml
-from doubles import script
+from doubles import script, tiny_config
 
 from agents.training import ConfigError, CorruptCheckpoint, TrainConfig, latest_checkpoint, load_config, read_state
 from cdc_env.rules import load_ruleset
@@ -25,21 +24,6 @@ from cdc_env.rules import load_ruleset
 
 def no_nan(constant: str) -> None:
     raise AssertionError(f"the JSON holds {constant}, which strict JSON has not")
-
-
-def tiny_config(tmp_path: Path, name: str = "tiny", **changes: Any) -> Path:
-    config: dict[str, Any] = {
-        "run_name": name, "ruleset": "classic", "players": 2, "seed": 3, "total_timesteps": 256,
-        "n_envs": 2, "max_turns": 60, "opponents": ["simple"], "imitation": {"teacher": None},
-        "league": {"snapshot_every": 128, "max_snapshots": 1, "self_play_fraction": 0.5},
-        "ppo": {"n_steps": 64, "batch_size": 64, "n_epochs": 1, "net_arch": [16]},
-        "checkpoint_every": 128, "evaluation": {"games": 2, "games_others": 2, "opponents": ["simple"]},
-        "out_dir": str(tmp_path / name),
-    }
-    config.update(changes)
-    path = tmp_path / f"{name}.yaml"
-    path.write_text(yaml.safe_dump(config), encoding="utf-8")
-    return path
 
 
 @pytest.fixture(scope="module")

@@ -628,6 +628,11 @@ def test_pass_is_named_for_its_moment() -> None:
     from voice.web.snapshot import verb_fr
 
     assert verb_fr(Pass(), Decision(0, "sirop", (Pass(),))) == "garder la Chouette"
+    # Where « Couche-Sirop ! » is the pass, the silent one costs a Bévue: the phone says so.
+    from cdc_env.actions import CoucheSirop
+
+    assert verb_fr(Pass(), Decision(0, "sirop_bet", (Pass(), CoucheSirop()))) == "ne rien dire (une Bévue ici)"
+    assert verb_fr(Pass(), Decision(0, "sirop_bet", (Pass(),))) == "passer"
 
 
 # ---------------------------------------------------------------- the real recogniser

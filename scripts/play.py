@@ -538,7 +538,7 @@ class WebTable:
         at = time.monotonic()  # Enter's moment (the game's lines carry it)
         line = typed.strip()
         try:
-            answer = host_line(self.room, line)
+            answer = host_line(self.room, line, draw=can_draw_blocks(sys.stdout))
             if answer is None and self.over.is_set() and line.casefold() == "again":
                 answer = self._next_game()
             elif answer is None and self.over.is_set() and (said := after_the_end(line)) is not None:
@@ -620,9 +620,10 @@ def next_save(last: Path, locks: ExitStack) -> Path:
                       "earlier games away")
 
 
-def host_line(room: Any, line: str) -> RenderableType | None:
+def host_line(room: Any, line: str, draw: bool = True) -> RenderableType | None:
     """A line typed at the terminal's table that is the web room's (`phone 2`: a lost phone's
-    seat to a new one), shown with the QR code the new phone scans; None: the game's line."""
+    seat to a new one), shown with the QR code the new phone scans; None: the game's line.
+    `draw` False: a terminal that cannot draw the code (`can_draw_blocks`) gets the link alone."""
     from voice.web.server import qr_rows
 
     answer = room.host_command(line)
@@ -631,6 +632,8 @@ def host_line(room: Any, line: str) -> RenderableType | None:
     said = Text(answer.text, style="cyan")
     if answer.link is None:
         return said
+    if not draw:  # (its block characters stopped a cp1252 terminal's table: UnicodeEncodeError)
+        return Group(said, Text("no QR code: this terminal cannot draw it; the link above opens the seat", style="dim"))
     return Group(said, Text("\n".join(qr_rows(answer.link)), style="black on white", no_wrap=True))
 
 

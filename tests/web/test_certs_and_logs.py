@@ -181,6 +181,25 @@ def test_the_qr_code_is_printed_only_where_the_terminal_can_draw_it(monkeypatch:
                 "the way in, typed into each phone's browser") in shown
 
 
+def test_a_new_phones_code_is_drawn_only_where_the_terminal_can(monkeypatch: pytest.MonkeyPatch) -> None:
+    # « phone 2 » at a --no-screen table printed the code's blocks through rich: on a cp1252
+    # terminal a UnicodeEncodeError, the line lost.
+    from rich.console import Console
+
+    play = script("play", "play_script")
+    link = "https://192.168.1.20:8443/?room=s3cret&token=t"
+    room = SimpleNamespace(host_command=lambda line: SimpleNamespace(text=f"seat 2 to a new phone: open {link}",
+                                                                    link=link))
+    out = io.TextIOWrapper(io.BytesIO(), encoding="cp1252")
+    Console(file=out, width=120).print(play.host_line(room, "phone 2", draw=play.can_draw_blocks(out)))
+    out.flush()
+    shown = out.buffer.getvalue().decode("cp1252")
+    assert link in shown and "no QR code: this terminal cannot draw it" in shown
+    drawn = Console(width=120, record=True, file=io.StringIO())
+    drawn.print(play.host_line(room, "phone 2"))
+    assert "█" in drawn.export_text() or "▀" in drawn.export_text()
+
+
 # ---------------------------------------------------------------- what the server writes on the terminal
 
 

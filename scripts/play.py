@@ -61,6 +61,7 @@ from cdc_env.cli import (  # noqa: E402
     BUDGET_HELP,
     OutputError,
     budget_ms,
+    by_ctrl_c,
     check_output_file,
     in_use_by_one,
     lock_path,
@@ -477,6 +478,10 @@ class WebTable:
         except KeyboardInterrupt:
             return stopped(self.app.session if self.app is not None else self.session, console)
         except Exception as error:  # noqa: BLE001 - a bug of ours: said in one line as the terminal table says it
+            if by_ctrl_c(error):
+                # Ctrl+C in a lock's wait comes out as RuntimeError('release unlocked lock'), the
+                # KeyboardInterrupt its context: a stop, not an error (seen under load in CI).
+                return stopped(self.app.session if self.app is not None else self.session, console)
             return stopped_on(error, console)
         finally:
             self.server.stop()

@@ -258,3 +258,35 @@ def test_stopping_with_a_client_in_its_tls_handshake_leaves_nothing_pending(
     assert not server._thread.is_alive()
     said = capfd.readouterr().err + caplog.text
     assert "Task was destroyed" not in said and "pending" not in said, said
+
+
+def test_ctrl_c_that_comes_out_as_a_locks_error_is_a_stop_not_an_error(tmp_path: Path) -> None:
+    # Under load, Ctrl+C in a lock's wait came out as RuntimeError('release unlocked lock') (its
+    # context the KeyboardInterrupt), and --no-screen said "the game stopped on an error".
+    from rich.console import Console
+
+    play = script("play", "play_script")
+
+    def interrupted(session: Any, console: Any) -> int:
+        try:
+            raise KeyboardInterrupt
+        except KeyboardInterrupt:
+            raise RuntimeError("release unlocked lock")  # noqa: B904 - its context is the interrupt, as in threading
+
+    stopped: list[str] = []
+    table = SimpleNamespace(
+        session=SimpleNamespace(save=lambda: None, save_path=None), app=None, listener=None,
+        server=SimpleNamespace(start=lambda: None, stop=lambda: stopped.append("stop")),
+        announce=lambda console: None, _run_alone=interrupted)
+    console = Console(record=True, file=io.StringIO(), width=200)
+    assert play.WebTable.run(table, console) == 1
+    assert "Game stopped." in console.export_text() and "error" not in console.export_text()
+    assert stopped == ["stop"]
+
+    def broken(session: Any, console: Any) -> int:
+        raise RuntimeError("a bug of ours")
+
+    table._run_alone = broken
+    console = Console(record=True, file=io.StringIO(), width=200)
+    assert play.WebTable.run(table, console) == 1
+    assert "the game stopped on an error: RuntimeError('a bug of ours')" in console.export_text()

@@ -430,7 +430,10 @@ def test_a_flood_closes_the_connection(server: WebServer, tls: ssl.SSLContext) -
     phone = Phone(server, tls)
     phone.wait("seats")
     for i in range(80):
-        phone.send({"type": "ping", "id": i, "t1": 1.0})
+        try:
+            phone.send({"type": "ping", "id": i, "t1": 1.0})
+        except ConnectionClosed:  # closed before the flood was all sent: what is asked
+            break
     assert phone.closed()
     assert phone.ws.close_code == 1008
 

@@ -6,12 +6,15 @@ import importlib.util
 import sys
 from pathlib import Path
 from types import ModuleType
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import yaml
 
 from cdc_env.actions import Action, Pass, Roll, Shout
 from cdc_env.game import RACE_PHRASES, Decision, GameState
+
+if TYPE_CHECKING:
+    from voice.session import PlaySession
 
 SCRIPTS = Path(__file__).resolve().parents[1] / "scripts"
 
@@ -73,3 +76,23 @@ def tiny_config(tmp_path: Path, name: str = "tiny", **changes: Any) -> Path:
     path = tmp_path / f"{name}.yaml"
     path.write_text(yaml.safe_dump(config), encoding="utf-8")
     return path
+
+
+class Recorder:
+    """A play session's view that keeps what it is told: each line said, each decision's kind asked."""
+
+    def __init__(self) -> None:
+        self.said: list[str] = []
+        self.asked: list[str] = []
+
+    def show(self, session: PlaySession) -> None:
+        pass
+
+    def say(self, text: str) -> None:
+        self.said.append(text)
+
+    def ask(self, session: PlaySession, decision: Decision, options: list[Action]) -> None:
+        self.asked.append(decision.kind)
+
+    def voice(self, seat: int, status: str) -> None:
+        self.said.append(f"voice {seat}: {status}")

@@ -11,7 +11,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from doubles import FixedBot
+from doubles import FixedBot, Recorder
 
 from cdc_env.actions import (
     Action,
@@ -27,26 +27,6 @@ from cdc_env.dice import InjectedDice
 from cdc_env.game import Decision, GameState
 from cdc_env.rules import load_ruleset
 from voice.session import Heard, InputLost, Keyboard, PlaySession, RaceShout, Said, SeatPlayer, UnknownPhrase
-
-
-class Recorder:
-    def __init__(self) -> None:
-        self.said: list[str] = []
-        self.asked: list[str] = []
-
-    def show(self, session: PlaySession) -> None:
-        pass
-
-    def say(self, text: str) -> None:
-        self.said.append(text)
-
-    def ask(self, session: PlaySession, decision: Decision, options: list[Action]) -> None:
-        self.asked.append(decision.kind)
-
-    def voice(self, seat: int, status: str) -> None:
-        self.said.append(f"voice {seat}: {status}")
-
-
 
 
 def told(said: list[str], english: str) -> Said:

@@ -10,7 +10,7 @@ import time
 from pathlib import Path
 from typing import Any
 
-from doubles import FixedBot
+from doubles import FixedBot, Recorder
 from test_table import NOTHING_TWICE, prepare, rendered, saved_game, type_line, until
 from textual.pilot import Pilot
 from textual.widgets import Input
@@ -193,23 +193,6 @@ class Clock:
 
     def __call__(self) -> float:
         return self.t
-
-
-class Recorder:
-    def __init__(self) -> None:
-        self.said: list[str] = []
-
-    def show(self, session: PlaySession) -> None:
-        pass
-
-    def say(self, text: str) -> None:
-        self.said.append(text)
-
-    def ask(self, session: PlaySession, decision: Decision, options: list[Action]) -> None:
-        pass
-
-    def voice(self, seat: int, status: str) -> None:
-        pass
 
 
 def test_couche_sirop_typed_as_the_hint_says_it_is_the_announcement_and_no_bevue() -> None:

@@ -475,12 +475,10 @@ class WebTable:
             if self.app.final is None:
                 return stopped(self.app.session, console)
             return finished(self.app.session, console)  # the last game's (`again` plays more)
-        except KeyboardInterrupt:
-            return stopped(self.app.session if self.app is not None else self.session, console)
-        except Exception as error:  # noqa: BLE001 - a bug of ours: said in one line as the terminal table says it
+        except (KeyboardInterrupt, Exception) as error:  # noqa: BLE001 - a bug of ours: said in one line
+            # Ctrl+C is a stop, also where it came out as another error: in a lock's wait, a
+            # RuntimeError('release unlocked lock') with the KeyboardInterrupt as its context.
             if by_ctrl_c(error):
-                # Ctrl+C in a lock's wait comes out as RuntimeError('release unlocked lock'), the
-                # KeyboardInterrupt its context: a stop, not an error (seen under load in CI).
                 return stopped(self.app.session if self.app is not None else self.session, console)
             return stopped_on(error, console)
         finally:

@@ -20,7 +20,6 @@ from typing import Any
 
 import numpy as np
 
-from agents.simple import sure_bevues
 from cdc_env.actions import Action, Shout
 from cdc_env.cli import parse_json, write_atomic
 from cdc_env.game import Decision, GameState
@@ -317,7 +316,7 @@ class ModelBot:
         # A network trained against bold meets some moments seldom (another seat's sirop, a
         # rare race), and there chose Bévues a rule names in advance: 37 silent passes on
         # random's sirops in one game of `maison`, −370. They are left out of its choice.
-        for bevue in sure_bevues(state, decision):
+        for bevue in decision.bevues:
             mask[self.codec.index_of(bevue, seat, decision)] = False
         action = self.codec.decode(self.choose_index(observation, mask), decision, seat)
         if isinstance(action, Shout):

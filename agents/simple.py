@@ -157,23 +157,6 @@ def meets_minimum(state: GameState, seat: int | None, what: str) -> bool:
     return seat is not None and (rules.negative_scores or state.scores[seat] >= getattr(rules.minimum_scores, what))
 
 
-def sure_bevues(state: GameState, decision: Decision) -> list[Action]:
-    """The options that are a Bévue whatever comes after (where the ruleset plays Bévues): in a
-    race, a phrase that is not its answer, and « Mécréant ! » below F's minimum for a Grelottine;
-    at a sirop bet where the pass is announced, the silent pass (« Couche-Sirop ! » is the same
-    pass without the Bévue). The engine offers them, as a player can make them; a bot never
-    gains by one."""
-    if not state.rules.bevue.enabled:
-        return []
-    if decision.kind == "race":
-        return [option for option in decision.options if isinstance(option, Shout) and (
-            option.phrase not in decision.answers
-            or (option.phrase == "mecreant" and not meets_minimum(state, decision.seat, "grelottine")))]
-    if decision.kind == "sirop_bet" and CoucheSirop() in decision.options and Pass() in decision.options:
-        return [Pass()]
-    return []
-
-
 BOTS: dict[str, Callable[..., Bot]] = {"random": RandomBot, "simple": SimpleBot}
 
 

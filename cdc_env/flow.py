@@ -53,6 +53,10 @@ class Decision:
     stakes: tuple[tuple[str, range], ...] = ()
     # For a race: the phrases that count for this seat (the others are wrong phrases).
     answers: tuple[str, ...] = ()
+    # The options the rules make a Bévue whatever comes after (a wrong phrase in a race, the
+    # silent pass where « Couche-Sirop ! » is said): offered, as a player can make them, and
+    # named here once, for the bots that never make one and the screens that say so.
+    bevues: tuple[Action, ...] = ()
     # The same moment asked with the scores as they are now: a decision whose choices depend on
     # the scores (a Civet's or a challenge's stakes, F's sirop) is put again after a false
     # shout's Bévue changed them while it waited (its old stakes were still accepted).

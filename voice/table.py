@@ -78,8 +78,7 @@ PIPS = {1: ["   ", " ● ", "   "], 2: ["●  ", "   ", "  ●"], 3: ["●  ", "
 
 def verb(action: Action, decision: Decision) -> str:
     if isinstance(action, Pass):
-        if decision.kind == "sirop_bet" and CoucheSirop() in decision.options:
-            # The pass is announced here (« Couche-Sirop »): saying nothing costs a Bévue.
+        if action in decision.bevues:  # (the pass is announced here: « Couche-Sirop »)
             return "say nothing (a Bévue here)"
         return PASS_WORDS.get(decision.kind, "pass")
     if isinstance(action, Roll) and decision.kind == "challenge_roll":

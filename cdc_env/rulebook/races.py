@@ -36,11 +36,14 @@ def race_phrases(game: Game, race: str) -> tuple[str, ...]:
     return tuple(phrases)
 
 
-def collect_calls(game: Game, race: str, seats: list[int], answers: Mapping[int, tuple[str, ...]]) -> Flow:
+def collect_calls(game: Game, race: str, seats: list[int], answers: Mapping[int, tuple[str, ...]],
+                  bevue_answers: Mapping[int, tuple[str, ...]] | None = None) -> Flow:
     """Each seat shouts or not; returns {seat: (phrase, onset_ms)} of the shouts that count:
     one of the seat's `answers`, within the race window.
 
-    A wrong phrase counts as no shout, and is a Bévue when the ruleset plays Bévues."""
+    A wrong phrase counts as no shout, and is a Bévue when the ruleset plays Bévues.
+    `bevue_answers`: answers the caller charges a Bévue for (« Mécréant ! » below F's minimum),
+    named in the decision's `bevues` with the wrong phrases."""
     game.table.race = race
     game.table.race_shouts = {}
     game.table.race_answers = {seat: answers[seat] for seat in seats}
@@ -51,7 +54,9 @@ def collect_calls(game: Game, race: str, seats: list[int], answers: Mapping[int,
         phrases = race_phrases(game, race) if wrong_phrases_offered(game) else own
         phrases += tuple(p for p in own if p not in phrases)
         options = (Pass(),) + tuple(Shout(p) for p in phrases)
-        choice = yield Decision(seat, "race", options, reason=race, answers=own)
+        charged = (bevue_answers or {}).get(seat, ())
+        bevues = tuple(Shout(p) for p in phrases if p not in own or p in charged) if game.rules.bevue.enabled else ()
+        choice = yield Decision(seat, "race", options, reason=race, answers=own, bevues=bevues)
         if isinstance(choice, Shout):
             shouted.append((seat, choice))
     # The shouts are simultaneous: nothing of them (a Bévue's cost included) is known to

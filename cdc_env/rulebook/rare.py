@@ -125,12 +125,15 @@ def neant_souffle_race(game: Game, outcome: RollOutcome) -> Flow:
     means nobody takes it. Ties: "Mécréant !" first; among Mécréants, "Fort
     heureusement…", then the lowest die."""
     seats = game.seats_from(outcome.scorer, True)
+    below = [seat for seat in seats if not game.meets_minimum(seat, "grelottine")]
     calls = yield from races.collect_calls(game, RACE_NEANT_SOUFFLE, seats,
-                                           {seat: NEANT_SOUFFLE_CALLS for seat in seats})
+                                           {seat: NEANT_SOUFFLE_CALLS for seat in seats},
+                                           {seat: ("mecreant",) for seat in below})
     for seat, (phrase, _) in list(calls.items()):
-        if phrase == "mecreant" and not game.meets_minimum(seat, "grelottine"):
+        if phrase == "mecreant" and seat in below:
             # F without negative scores: no Grelottine and a Bévue; it counts as no shout.
-            game.bevue(seat, "shouted Mécréant below the minimum score")
+            if game.rules.bevue.enabled:
+                game.bevue(seat, "shouted Mécréant below the minimum score")
             del calls[seat]
     onsets = {seat: onset for seat, (_, onset) in calls.items()}
     tie_window = game.rules.races.tie_window_ms

@@ -87,6 +87,24 @@ def bird_bet_options(game: Game, seat: int, face: int) -> tuple[Action, ...]:
                            if bevues or not (sirotage.beau_sirop and f == face))
 
 
+BELOW_MINIMUM = "bet on a sirop below the minimum score"
+
+
+def bird_bet_bevue(game: Game, seat: int, face: int, bet: Action) -> str | None:
+    """Why `bet` on a sirop of `face` is a Bévue, whatever the sirop die shows; None if it is not.
+    The one reading of these Bévues: bird_bets charges them, its decision names them."""
+    sirotage = game.rules.sirotage
+    if not game.rules.bevue.enabled:
+        return None  # (then bird_bet_options offers none of the bets below)
+    if isinstance(bet, Pass) and sirotage.announce_pass:
+        return "said nothing on a sirop (Couche-Sirop or File-Sirop)"
+    if isinstance(bet, BirdBet) and sirotage.beau_sirop and bet.face == face:
+        return "named the chouette's own bird instead of Beau-Sirop"
+    if isinstance(bet, (BirdBet, BeauSirop)) and not game.meets_minimum(seat, "sirop_bet"):
+        return BELOW_MINIMUM
+    return None
+
+
 def bird_bets(game: Game, scorer: int, face: int) -> Flow:
     """Bets on the sirop die: {seat: face bet on} (Beau-Sirop bets on the chouette's face)."""
     sirotage = game.rules.sirotage
@@ -95,19 +113,16 @@ def bird_bets(game: Game, scorer: int, face: int) -> Flow:
         return placed
     bettors = [scorer] if sirotage.self_bet else game.seats_from(scorer)
     for seat in bettors:
-        bet = yield Decision(seat, "sirop_bet", bird_bet_options(game, seat, face))
-        if isinstance(bet, (Pass, CoucheSirop)):
-            if isinstance(bet, Pass) and sirotage.announce_pass and game.rules.bevue.enabled:
-                game.bevue(seat, "said nothing on a sirop (Couche-Sirop or File-Sirop)")
-            continue
-        if isinstance(bet, BirdBet) and sirotage.beau_sirop and bet.face == face:
-            game.bevue(seat, "named the chouette's own bird instead of Beau-Sirop")
-            continue
-        if not game.meets_minimum(seat, "sirop_bet"):
-            # F: the bet is void and the bettor falls to zero.
-            game.bevue(seat, "bet on a sirop below the minimum score")
-            if game.scores[seat] > 0:
+        options = bird_bet_options(game, seat, face)
+        bevues = tuple(option for option in options if bird_bet_bevue(game, seat, face, option))
+        bet = yield Decision(seat, "sirop_bet", options, bevues=bevues)
+        if (why := bird_bet_bevue(game, seat, face, bet)) is not None:
+            game.bevue(seat, why)
+            if why == BELOW_MINIMUM and game.scores[seat] > 0:
+                # F: a bet below the minimum is void and the bettor falls to zero.
                 game.change_score(seat, -game.scores[seat], "sirop_bet_below_minimum")
+            continue
+        if isinstance(bet, (Pass, CoucheSirop)):
             continue
         assert isinstance(bet, (BirdBet, BeauSirop))
         bet_face = face if isinstance(bet, BeauSirop) else bet.face

@@ -251,15 +251,13 @@ def test_publishing_at_a_searching_table_says_the_network_is_not_the_champion(
 
 def _moments(ruleset: str, players: int, wanted: int) -> list[tuple[GameState, Decision]]:
     """Decisions of random games that offer a sure Bévue: (a copy of the state, its decision)."""
-    from agents.simple import sure_bevues
-
     rules = load_ruleset(ruleset)
     found: list[tuple[GameState, Decision]] = []
     for seed in range(50):
         bots = [make_bot("random", seed=f"{seed}:{s}") for s in range(players)]
         state = GameState(rules, players, dice=SeededDice(seed))
         while (decision := state.pending) is not None and state.turn_number <= 60 and len(found) < wanted:
-            if sure_bevues(state, decision):
+            if decision.bevues:
                 found.append((state.clone(), decision))
             assert decision.seat is not None
             state.apply_action(bots[decision.seat].act(state, decision))
@@ -269,33 +267,33 @@ def _moments(ruleset: str, players: int, wanted: int) -> list[tuple[GameState, D
 
 
 def test_sure_bevues_are_the_wrong_race_phrases_and_the_silent_pass_where_it_is_announced() -> None:
-    from agents.simple import sure_bevues
-    from cdc_env.actions import CoucheSirop, Pass, Shout
+    from cdc_env.actions import BirdBet, CoucheSirop, Pass, Shout
 
     kinds = set()
-    for state, decision in _moments("maison", 4, 60):
-        sure = sure_bevues(state, decision)
+    for _state, decision in _moments("maison", 4, 60):
+        sure = decision.bevues
         kinds.add(decision.kind)
+        assert set(sure) <= set(decision.options)
         if decision.kind == "race":
             assert all(isinstance(a, Shout) and a.phrase not in decision.answers for a in sure)
             assert all(Shout(p) not in sure for p in decision.answers if p != "mecreant")
         else:
-            assert decision.kind == "sirop_bet" and sure == [Pass()] and CoucheSirop() in decision.options
+            # The silent pass, and the chouette's own bird where Beau-Sirop is its bet.
+            assert decision.kind == "sirop_bet" and Pass() in sure and CoucheSirop() in decision.options
+            assert len(sure) == 2 and isinstance(sure[1], BirdBet)
     assert kinds == {"race", "sirop_bet"}
     # Where no Bévue is played, no option is one.
     solo = load_ruleset("solo")
     state = GameState(solo, 1, dice=SeededDice(0))
-    assert state.pending is not None and sure_bevues(state, state.pending) == []
+    assert state.pending is not None and state.pending.bevues == ()
 
 
 def test_a_network_never_chooses_a_sure_bevue_however_much_it_wants_one() -> None:
-    from agents.simple import sure_bevues
-
     # The maison champion passed in silence on 37 of random's sirops in one game (−370).
     bot = ModelBot.load(champion_path("maison", 4), rules=load_ruleset("maison"))
     assert bot.fast is not None
     for state, decision in _moments("maison", 4, 40):
-        sure = sure_bevues(state, decision)
+        sure = decision.bevues
         seat = decision.seat
         assert seat is not None
         wanted = {bot.codec.index_of(a, seat, decision) for a in sure}

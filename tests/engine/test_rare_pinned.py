@@ -104,7 +104,11 @@ def test_mecreants_tied_twice_throw_for_the_grelottine() -> None:
 def test_a_mecreant_below_the_minimum_is_a_bevue_and_no_shout() -> None:
     # F without negative scores: a Grelottine needs 30 points; seat 1 (20) shouts first.
     state = thrown([1, 4, 6], rules=ruleset("complete", negative_scores=False), scores=[50, 20, 50])
-    play(state, PASS, Shout("mecreant", 100.0), Shout("je_suis_un_miserable", 150.0))
+    assert state.pending is not None and Shout("mecreant") not in state.pending.bevues  # seat 0 has 50
+    play(state, PASS)
+    assert state.pending is not None and Shout("mecreant") in state.pending.bevues  # seat 1 has 20
+    assert Shout("je_suis_un_miserable") not in state.pending.bevues
+    play(state, Shout("mecreant", 100.0), Shout("je_suis_un_miserable", 150.0))
     assert state.log[-3:-1] == [
         score(1, -10, 10, "bevue", why="shouted Mécréant below the minimum score"),
         event("race", race="neant_souffle", shouts={"2": 150.0}, tied=[2], mecreants=[]),

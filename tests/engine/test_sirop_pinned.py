@@ -92,6 +92,24 @@ def test_without_bevues_nobody_is_offered_a_bet_that_would_be_one() -> None:
     assert state.pending.options == (PASS, CoucheSirop(), BeauSirop(), *(BirdBet(f) for f in (1, 3, 4, 5, 6)))
 
 
+def test_each_bet_decision_names_the_bevues_it_charges() -> None:
+    # Decision.bevues, the one reading of these Bévues that the bots and the screens use: the
+    # silent pass where Couche-Sirop is said, the chouette's own bird, and every bet below the
+    # minimum; none at a table that plays no Bévue.
+    state = sirop_of_two()
+    assert state.pending is not None and state.pending.bevues == (PASS, BirdBet(2))
+    rules = ruleset("complete", negative_scores=False)
+    state = sirop_of_two(rules, 3, scores=[50, 4, 20])
+    assert state.pending is not None and state.pending.bevues == (PASS, BeauSirop(), *(BirdBet(f) for f in range(1, 7)))
+    play(state, CoucheSirop())
+    assert state.pending is not None and state.pending.bevues == (PASS, BirdBet(2))
+    quiet = sirop_of_two(ruleset("complete", bevue={"enabled": False}))
+    assert quiet.pending is not None and CoucheSirop() in quiet.pending.options and quiet.pending.bevues == ()
+    start = len(quiet.log)
+    play(quiet, PASS)
+    assert all(e.get("reason") != "bevue" for e in quiet.log[start:])
+
+
 def test_a_failed_sirop_does_not_make_a_civet_on_a_siroted_cul_de_chouette() -> None:
     state = new_game("classic", 2, dice=[2, 2, 5, 3], items=[{"civet": 1}, {}], scores=[50, 0])
     play(state, DeclareCivet("cul_de_chouette_sirote", 10), Sirop(), PASS)

@@ -177,7 +177,8 @@ def test_the_race_pane_shows_no_bevue_from_before_the_race() -> None:
 # --- 4. the pass announced at a sirop --------------------------------------------------------
 
 
-SIROP_BET = Decision(1, "sirop_bet", (Pass(), CoucheSirop(), BeauSirop(), *(BirdBet(f) for f in range(1, 7))))
+SIROP_BET = Decision(1, "sirop_bet", (Pass(), CoucheSirop(), BeauSirop(), *(BirdBet(f) for f in range(1, 7))),
+                     bevues=(Pass(), BirdBet(3)))
 
 
 def test_the_silent_pass_at_a_sirop_where_it_is_announced_says_it_costs_a_bevue() -> None:

@@ -631,8 +631,11 @@ def test_pass_is_named_for_its_moment() -> None:
     # Where « Couche-Sirop ! » is the pass, the silent one costs a Bévue: the phone says so.
     from cdc_env.actions import CoucheSirop
 
-    assert verb_fr(Pass(), Decision(0, "sirop_bet", (Pass(), CoucheSirop()))) == "ne rien dire (une Bévue ici)"
+    assert verb_fr(Pass(), Decision(0, "sirop_bet", (Pass(), CoucheSirop()), bevues=(Pass(),))) \
+        == "ne rien dire (une Bévue ici)"
     assert verb_fr(Pass(), Decision(0, "sirop_bet", (Pass(),))) == "passer"
+    # Announced, at a table that plays no Bévue: the silent pass costs nothing, and says so.
+    assert verb_fr(Pass(), Decision(0, "sirop_bet", (Pass(), CoucheSirop()))) == "passer"
 
 
 # ---------------------------------------------------------------- the real recogniser

@@ -80,8 +80,7 @@ def _phrase(name: str, french: dict[str, str]) -> str:
 
 def verb_fr(action: Action, decision: Decision) -> str:
     if isinstance(action, Pass):
-        if decision.kind == "sirop_bet" and CoucheSirop() in decision.options:
-            # The pass is announced here (« Couche-Sirop ! »): saying nothing costs a Bévue.
+        if action in decision.bevues:  # (the pass is announced here: « Couche-Sirop ! »)
             return "ne rien dire (une Bévue ici)"
         return PASS_FR.get(decision.kind, "passer")
     if isinstance(action, Roll) and decision.kind == "challenge_roll":

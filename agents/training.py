@@ -112,6 +112,10 @@ class TrainConfig(_Strict):
     shaping: float = Field(default=0.0, ge=0)
     random_starts: float = Field(default=0.0, ge=0, le=1)
     opponents: list[str] = Field(default=["bold", "prudent"])
+    # A saved model (scripts/train.py's model.zip, or a checkpoint's) to go on from with new
+    # opponents or settings, instead of a new network and its imitation: a champion trained
+    # against bold, taught again by playing against itself, starts from what it knows.
+    init_from: str | None = None
     league: LeagueConfig = Field(default_factory=LeagueConfig)
     imitation: ImitationConfig = Field(default_factory=ImitationConfig)
     ppo: PPOConfig = Field(default_factory=PPOConfig)
@@ -223,6 +227,13 @@ def config_name_problems(config: TrainConfig) -> list[str]:
             problems.append(f"{key}: {one_line(str(error))}")
     if config.players > 1 and not config.opponents:
         problems.append("opponents: a table of several players needs at least one opponent bot")
+    if config.init_from is not None:
+        if config.imitation.teacher and config.imitation.games:
+            problems.append("init_from: a run that goes on from a saved model imitates no teacher first: "
+                            "set imitation.games: 0 (or drop init_from)")
+        if rules is not None:
+            problems += [f"init_from: {problem}" for problem in start_model_problems(
+                Path(config.init_from), rules, config.players, list(config.ppo.net_arch))]
     problems += other_trainers_keys(config)
     return problems
 
@@ -230,6 +241,8 @@ def config_name_problems(config: TrainConfig) -> list[str]:
 def other_trainers_keys(config: TrainConfig) -> list[str]:
     """Keys the config's trainer does not read, given all the same (they were taken without a
     word: an `rllib:` section trained with SB3 on one machine)."""
+    if config.trainer == "rllib" and config.init_from is not None:
+        return ["init_from: sb3's (a MaskablePPO model.zip), and this config trains with rllib: drop it"]
     if config.trainer == "sb3":
         return ["rllib: a section of trainer: rllib, and this config trains with sb3 (the default): set "
                 "trainer: rllib, or drop the section"] if "rllib" in config.model_fields_set else []
@@ -387,6 +400,54 @@ def new_model(config: TrainConfig, envs: Any, tensorboard: str | None = None) ->
                        tensorboard_log=tensorboard,
                        policy_kwargs={"net_arch": list(config.ppo.net_arch)},
                        **config.ppo.model_dump(exclude={"net_arch"}))
+
+
+def start_model_problems(path: Path, rules: Any, players: int, net_arch: list[int]) -> list[str]:
+    """What keeps a saved model from being `init_from`'s start at this table: a missing or
+    unreadable file, one trained for another ruleset or seat count, or another network's shape
+    (found when the config is loaded, before a run folder is made)."""
+    from sb3_contrib import MaskablePPO
+
+    from agents.model_bot import MODEL_FORMAT, ModelLoadError, read_metadata
+
+    if not path.is_file():
+        return [f"{path} is not a file: give a model.zip that scripts/train.py saved"]
+    if path.suffix != ".zip":
+        return [f"{path} is not a saved model (.zip): a champion's weights (.npz) hold no value head to go on from; "
+                "give the model.zip of the run that made it"]
+    try:
+        meta = read_metadata(path, MODEL_FORMAT, "scripts/train.py writes it beside the model")
+    except ModelLoadError as error:
+        return [str(error)]
+    if meta.get("ruleset") != rules.to_dict() or meta.get("players") != players:
+        name = meta.get("ruleset", {}).get("name", "?") if isinstance(meta.get("ruleset"), dict) else "?"
+        return [f"{path} was trained for {name} at {meta.get('players')} seats, and this config trains "
+                f"{rules.name} at {players}: give a model of this table"]
+    try:
+        saved = MaskablePPO.load(path, device="cpu")
+    except Exception as error:  # noqa: BLE001 - a damaged zip: one line
+        return [f"{path} cannot be loaded ({type(error).__name__}: {error}); give an intact model.zip"]
+    arch = list(saved.policy_kwargs.get("net_arch", []))
+    if arch != net_arch:
+        return [f"{path} is a network of hidden layers {arch}, and this config's ppo.net_arch is {net_arch}: "
+                f"set ppo.net_arch: {arch}"]
+    return []
+
+
+def start_from(path: Path, envs: Any, config: TrainConfig, tensorboard: str | None = None) -> Any:
+    """A new model of the config's settings (new_model) holding a saved model's weights, policy
+    and value: the run goes on from what that model learnt, with this config's PPO settings,
+    opponents and seeds."""
+    from sb3_contrib import MaskablePPO
+
+    model = new_model(config, envs, tensorboard)
+    try:
+        saved = MaskablePPO.load(path, device="cpu")
+        model.policy.load_state_dict(saved.policy.state_dict())
+    except Exception as error:  # noqa: BLE001 - a damaged zip or another network's shape: one line
+        raise ConfigError(f"init_from: {path} cannot be loaded into this config's network "
+                          f"(ppo.net_arch {list(config.ppo.net_arch)}): {type(error).__name__}: {error}") from None
+    return model
 
 
 def _digest(path: Path) -> str:

@@ -57,6 +57,7 @@ from agents.training import (
     read_state,
     save_checkpoint,
     save_model,
+    start_from,
     teacher_samples,
 )
 from cdc_env.cli import (
@@ -689,6 +690,9 @@ def train_sb3(config: TrainConfig, rules: Ruleset, args: argparse.Namespace,
             if isinstance(envs, SubprocVecEnv):
                 # Each table's process holds its own copy of the league, forked before this.
                 envs.env_method("add_league_snapshot", str(here))
+    elif config.init_from is not None:
+        model = start_from(Path(config.init_from), envs, config, tensorboard)
+        print(f"going on from {config.init_from}")
     else:
         model = new_model(config, envs, tensorboard)
         imitation = config.imitation

@@ -10,6 +10,7 @@ import re
 import subprocess
 import sys
 from pathlib import Path
+from typing import Any
 
 import pytest
 import yaml
@@ -443,3 +444,51 @@ def test_the_teachers_outcomes_at_a_doublette_are_its_teams() -> None:
     # Four bold seats, two teams: the teacher's side wins about one game in two, whichever partner
     # rolls the win; counting its own rolls alone these seeded games gave 28 % of the samples.
     assert 0.38 < float((samples["outcomes"] > 0).mean()) < 0.8
+
+
+# ---------------------------------------------------------------------- init_from
+
+
+def test_a_run_goes_on_from_a_saved_model_and_refuses_one_it_cannot(tmp_path: Path) -> None:
+    # A champion trained against bold, taught again against itself (configs/train/maison_4p_league.yaml):
+    # the run starts from that model's weights, policy and value, not from a new network.
+    from sb3_contrib import MaskablePPO
+
+    from agents.training import League, make_envs, start_from
+
+    first = tiny_config(tmp_path, imitation={"teacher": None}, total_timesteps=128)
+    assert train("--config", str(first), "--eval-games", "0").returncode == 0
+    saved = tmp_path / "run" / "model.zip"
+    damaged = tmp_path / "damaged.zip"
+    damaged.write_bytes(saved.read_bytes()[:500])
+    (tmp_path / "damaged.json").write_bytes((tmp_path / "run" / "model.json").read_bytes())
+
+    config_path = tiny_config(tmp_path, imitation={"teacher": "bold", "games": 0}, init_from=str(saved),
+                              out_dir=str(tmp_path / "again"), seed=11)
+    config = load_config(config_path)
+    envs = make_envs(config, load_ruleset("classic"), League(["simple"], "human", 0, 0.0))
+    model = start_from(saved, envs, config)
+    old = MaskablePPO.load(saved, device="cpu").policy.state_dict()
+    new = model.policy.state_dict()
+    assert old.keys() == new.keys() and all((old[k] == new[k]).all() for k in old)
+    envs.close()
+    again = train("--config", str(config_path), "--eval-games", "0")
+    assert again.returncode == 0, again.stderr
+    assert f"going on from {saved}" in again.stdout and (tmp_path / "again" / "model.zip").exists()
+
+    refusals: list[tuple[dict[str, Any], str]] = [
+        ({"init_from": str(tmp_path / "nothing.zip")}, f"init_from: {tmp_path / 'nothing.zip'} is not a file"),
+        ({"init_from": "agents/champions/classic_2p.npz"}, "is not a saved model (.zip): a champion's weights"),
+        ({"init_from": str(saved), "players": 3},
+         "was trained for classic at 2 seats, and this config trains classic at 3"),
+        ({"init_from": str(saved), "imitation": {"teacher": "bold", "games": 10}}, "set imitation.games: 0"),
+        ({"init_from": str(damaged)}, "cannot be loaded"),
+        ({"init_from": str(saved), "ppo": {"n_steps": 64, "batch_size": 64, "net_arch": [32]}},
+         "is a network of hidden layers [16], and this config's ppo.net_arch is [32]: set ppo.net_arch: [16]"),
+    ]
+    for changes, named in refusals:
+        path = tiny_config(tmp_path, **{"imitation": {"teacher": None}, "out_dir": str(tmp_path / "refused"),
+                                        **changes})
+        result = train("--config", str(path), "--eval-games", "0")
+        assert result.returncode == 2 and named in result.stderr and "Traceback" not in result.stderr, result.stderr
+    assert not (tmp_path / "refused").exists(), "a refused config starts nothing"

@@ -336,11 +336,8 @@ def prepare(argv: list[str] | None, console: Console, locks: ExitStack | None = 
             console.print(f"[yellow]voice is off: {escape(str(error))}\nPlaying by keyboard.[/yellow]",
                           emoji=False)
 
-    if human_seats and (listener is not None or args.web):
-        from voice.intents import unsayable_stakes
-
-        if warning := unsayable_stakes(rules):
-            console.print(f"[yellow]{escape(warning)}[/yellow]", highlight=False, emoji=False, soft_wrap=True)
+    if human_seats and listener is not None and not args.web:  # (--web: once the phones' voices are known)
+        warn_unsayable_stakes(rules, console)
 
     tap_delivery_s = 0.0  # the terminal's keys arrive as they are pressed; the phones' taps travel
     if args.web:
@@ -369,7 +366,7 @@ def prepare(argv: list[str] | None, console: Console, locks: ExitStack | None = 
         return session
 
     if args.web:
-        return web_table(args, players, build, listener, console, again, saved)
+        return web_table(args, rules, players, build, listener, console, again, saved)
     try:
         return TableApp(build, again=again)
     except GameLoadError as error:
@@ -665,7 +662,15 @@ def stopped(session: PlaySession, console: Console) -> int:
     return 1
 
 
-def web_table(args: argparse.Namespace, players: list[SeatPlayer], build: Build, host_listener: Any,
+def warn_unsayable_stakes(rules: Ruleset, console: Console) -> None:
+    """Where a table's stakes go past the numbers the voice hears: said once, where there are voices."""
+    from voice.intents import unsayable_stakes
+
+    if warning := unsayable_stakes(rules):
+        console.print(f"[yellow]{escape(warning)}[/yellow]", highlight=False, emoji=False, soft_wrap=True)
+
+
+def web_table(args: argparse.Namespace, rules: Ruleset, players: list[SeatPlayer], build: Build, host_listener: Any,
               console: Console, again: Again, saved: dict[str, Any] | None) -> WebTable | int:
     """The room, its certificates, the phones' recognisers (when the French model is there) and
     the server (bound, not yet started); or the exit status after one clear error."""
@@ -694,6 +699,8 @@ def web_table(args: argparse.Namespace, players: list[SeatPlayer], build: Build,
         why = "no French Vosk model found" if isinstance(error, ModelNotFoundError) else f"no voice ({error})"
         console.print(f"[yellow]the phones play by tapping only: {escape(why)}; give --model or CDC_VOSK_MODEL "
                       f"for their voices[/yellow]", highlight=False)
+    if any(p.human for p in players) and (make_recogniser is not None or host_listener is not None):
+        warn_unsayable_stakes(rules, console)
     try:
         # --host names the address the phones are shown: the certificate must name it too.
         certificates = ensure_certificates(also=[args.host] if args.host not in ("0.0.0.0", "") else None)

@@ -980,3 +980,27 @@ def test_a_player_renamed_while_asked_is_named_anew_in_the_question() -> None:
         assert "Ana: roll the dice" not in screen
 
     drive(build, script)
+
+
+@pytest.mark.parametrize("voices", [False, True])
+def test_the_stakes_warning_is_for_voices_not_for_phones_that_only_tap(tmp_path: Path, voices: bool,
+                                                                       monkeypatch: pytest.MonkeyPatch) -> None:
+    # A table whose Grelottine stakes reach 171 (past the 120 the voice hears): the warning that
+    # a stake must then be typed was printed for a web table without any voice (no model).
+    from voice.model import packaged_model_path
+
+    monkeypatch.setenv("CDC_WEB_DIR", str(tmp_path / "certs"))
+    monkeypatch.delenv("CDC_VOSK_MODEL", raising=False)
+    text = (ROOT / "configs" / "rules" / "classic.yaml").read_text(encoding="utf-8")
+    assert "    chouette: 33%" in text
+    halved = tmp_path / "halved.yaml"
+    halved.write_text(text.replace("    chouette: 33%", "    chouette: 50%"), encoding="utf-8")
+    # The phones' voices: the Korean test model and lexicon stand in for the French ones.
+    model = ["--model", str(packaged_model_path()), "--lexicon", str(ROOT / "tests" / "voice" / "data" / "ko.yaml")]
+    table, said = prepare(["--humans", "Ana", "--bots", "bold", "--ruleset", str(halved), "--web", "--no-screen",
+                           "--port", "0", "--host", "127.0.0.1", *(model if voices else [])])
+    try:
+        assert ("the phones play by tapping only" in said) is not voices, said
+        assert ("stakes up to 171 can be asked" in said) is voices, said
+    finally:
+        table.server.stop()

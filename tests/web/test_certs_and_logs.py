@@ -290,3 +290,34 @@ def test_ctrl_c_that_comes_out_as_a_locks_error_is_a_stop_not_an_error(tmp_path:
     console = Console(record=True, file=io.StringIO(), width=200)
     assert play.WebTable.run(table, console) == 1
     assert "the game stopped on an error: RuntimeError('a bug of ours')" in console.export_text()
+
+
+def test_a_folder_of_someone_elses_certificate_authority_is_refused_and_left_as_it_is(tmp_path: Path) -> None:
+    # The user's own CA, an elliptic-curve one as the table makes: the table took it for its own,
+    # signed with it, and wrote its server files over the user's.
+    import datetime
+
+    from cryptography import x509
+    from cryptography.hazmat.primitives import hashes
+    from cryptography.hazmat.primitives.asymmetric import ec
+    from cryptography.x509.oid import NameOID
+
+    key = ec.generate_private_key(ec.SECP256R1())
+    name = x509.Name([x509.NameAttribute(NameOID.ORGANIZATION_NAME, "Ana's home lab"),
+                      x509.NameAttribute(NameOID.COMMON_NAME, "Ana's CA")])
+    now = datetime.datetime.now(datetime.timezone.utc)
+    cert = (x509.CertificateBuilder().subject_name(name).issuer_name(name).public_key(key.public_key())
+            .serial_number(1).not_valid_before(now).not_valid_after(now + datetime.timedelta(days=3650))
+            .add_extension(x509.BasicConstraints(ca=True, path_length=None), critical=True)
+            .sign(key, hashes.SHA256()))
+    (tmp_path / "ca.crt").write_bytes(cert.public_bytes(serialization.Encoding.PEM))
+    (tmp_path / "ca.key").write_bytes(key.private_bytes(serialization.Encoding.PEM, serialization.PrivateFormat.PKCS8,
+                                                        serialization.NoEncryption()))
+    (tmp_path / "server.crt").write_text("Ana's own server certificate")
+    before = files_of(tmp_path)
+    with pytest.raises(CertificateError) as refused:
+        ensure_certificates(tmp_path, addresses=ADDRESSES)
+    assert str(refused.value) == (f"the certificate authority in {tmp_path} is not one the table made "
+                                  "(CN=Ana's CA,O=Ana's home lab): it and its folder are left as they are; set "
+                                  "CDC_WEB_DIR to an empty folder, or to the one the table made")
+    assert files_of(tmp_path) == before

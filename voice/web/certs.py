@@ -142,8 +142,11 @@ def _reason(error: Exception) -> str:
     return re.split(r"\.(?:\s|$)", line, maxsplit=1)[0]
 
 
+ORGANIZATION = "cdc (Cul de Chouette table)"  # in every certificate the table makes: how it knows its own CA
+
+
 def _name(common: str) -> x509.Name:
-    return x509.Name([x509.NameAttribute(NameOID.ORGANIZATION_NAME, "cdc (Cul de Chouette table)"),
+    return x509.Name([x509.NameAttribute(NameOID.ORGANIZATION_NAME, ORGANIZATION),
                       x509.NameAttribute(NameOID.COMMON_NAME, common)])
 
 
@@ -294,6 +297,13 @@ def _check_ca(folder: Path) -> None:
                                f"{ANOTHER_CA}") from None
     if public != key.public_key():
         raise CertificateError(f"{folder / 'ca.crt'} and {folder / 'ca.key'} do not belong together; {ANOTHER_CA}")
+    organizations = [a.value for a in cert.subject.get_attributes_for_oid(NameOID.ORGANIZATION_NAME)]
+    if organizations != [ORGANIZATION]:
+        # The user's own CA (of the same kind of key): the table signed its server files with it
+        # and wrote them over whatever server.crt and server.key the folder held.
+        raise CertificateError(f"the certificate authority in {short_path(folder)} is not one the table made "
+                               f"({cert.subject.rfc4514_string()}): it and its folder are left as they are; set "
+                               "CDC_WEB_DIR to an empty folder, or to the one the table made")
     if cert.not_valid_after_utc < datetime.datetime.now(datetime.timezone.utc) + datetime.timedelta(days=30):
         raise CertificateError(f"the table's certificate authority in {folder} ends on "
                                f"{cert.not_valid_after_utc:%Y-%m-%d} (made for {CA_DAYS // 365} years); {ANOTHER_CA}")

@@ -227,7 +227,9 @@ def config_name_problems(config: TrainConfig) -> list[str]:
             problems.append(f"{key}: {one_line(str(error))}")
     if config.players > 1 and not config.opponents:
         problems.append("opponents: a table of several players needs at least one opponent bot")
-    if config.init_from is not None:
+    if config.init_from is not None and not config.init_from.strip():  # (Path("") is the current folder)
+        problems.append("init_from: empty; give the model.zip to go on from, or drop the key")
+    elif config.init_from is not None:
         if config.imitation.teacher and config.imitation.games:
             problems.append("init_from: a run that goes on from a saved model imitates no teacher first: "
                             "set imitation.games: 0 (or drop init_from)")

@@ -491,6 +491,7 @@ def test_a_run_goes_on_from_a_saved_model_and_refuses_one_it_cannot(tmp_path: Pa
          "was trained for classic at 2 seats, and this config trains classic at 3"),
         ({"init_from": str(saved), "imitation": {"teacher": "bold", "games": 10}}, "set imitation.games: 0"),
         ({"init_from": str(damaged)}, "cannot be loaded"),
+        ({"init_from": " "}, "init_from: empty; give the model.zip to go on from, or drop the key"),
         ({"init_from": str(saved), "ppo": {"n_steps": 64, "batch_size": 64, "net_arch": [32]}},
          "is a network of hidden layers [16], and this config's ppo.net_arch is [32]: set ppo.net_arch: [16]"),
     ]

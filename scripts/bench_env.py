@@ -28,6 +28,7 @@ from typing import Any
 import numpy as np
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
+from cdc_env import ctrl_c_at_start  # noqa: F401, I001 - first: a Ctrl+C while the libraries load is one line
 
 from agents.single import CulDeChouetteEnv
 from cdc_env.cli import bench_steps, count_at_most, positive_int, run_command

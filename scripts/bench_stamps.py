@@ -25,6 +25,7 @@ from pathlib import Path
 import numpy as np
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
+import cdc_env.ctrl_c_at_start  # noqa: F401, I001 - first: a Ctrl+C while the libraries load is one line
 
 from cdc_env.cli import number_between, run_command, standard_output
 from voice.phone_clock import PhoneClock, make_chirp

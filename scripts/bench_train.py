@@ -23,6 +23,7 @@ from pathlib import Path
 import numpy as np
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
+import cdc_env.ctrl_c_at_start  # noqa: F401, I001 - first: a Ctrl+C while the libraries load is one line
 
 from agents.training import ConfigError, League, load_config, make_envs, new_model
 from cdc_env.cli import UsageError, bench_steps, count_at_most, environments, rollout_steps, run_command

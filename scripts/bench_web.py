@@ -113,6 +113,7 @@ from scipy.signal import fftconvolve
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 sys.path.insert(0, str(ROOT / "scripts"))
+import cdc_env.ctrl_c_at_start  # noqa: E402, F401, I001 - first: a Ctrl+C while the libraries load is one line
 
 from cdc_env.cli import output_file, refuse_existing, run_command, write_new  # noqa: E402
 from voice.alignment import Alignment  # noqa: E402

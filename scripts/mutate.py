@@ -33,6 +33,7 @@ from typing import Any
 
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))  # run as `python scripts/mutate.py`: the project's packages
+import cdc_env.ctrl_c_at_start  # noqa: E402, F401, I001 - first: a Ctrl+C while the libraries load is one line
 
 from cdc_env.cli import processes  # noqa: E402
 

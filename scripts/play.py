@@ -54,6 +54,7 @@ from rich.text import Text
 
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
+import cdc_env.ctrl_c_at_start  # noqa: E402, F401, I001 - first: a Ctrl+C while the libraries load is one line
 
 from agents.bots import check_table, make_bot  # noqa: E402
 from cdc_env.actions import Action  # noqa: E402

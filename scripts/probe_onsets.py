@@ -25,6 +25,7 @@ from scipy.signal import fftconvolve
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 sys.path.insert(0, str(ROOT / "scripts"))
+import cdc_env.ctrl_c_at_start  # noqa: E402, F401, I001 - first: a Ctrl+C while the libraries load is one line
 
 import bench_web  # noqa: E402  (the web bench's shouts, room and levels)
 

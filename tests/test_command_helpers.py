@@ -400,3 +400,25 @@ def test_an_output_folder_where_no_file_can_be_made_is_refused_before_the_run(
     assert refusal(cli.output_file, f"{tmp_path}/out.json") == (
         f"no file can be made in folder {tmp_path} (No space left on device); give a path in a folder of your own")
     assert refusal(cli.output_dir, str(tmp_path)).startswith(f"no file can be made in folder {tmp_path} (")
+
+
+def test_ctrl_c_while_a_commands_libraries_load_is_one_line_not_a_traceback() -> None:
+    # torch, stable-baselines3, Ray and Vosk take seconds to import: a Ctrl+C then came out as a
+    # traceback through the import machinery, before run_command could say "stopped".
+    root = Path(__file__).resolve().parents[1]
+    loading = "import cdc_env.ctrl_c_at_start\nraise KeyboardInterrupt  # as if it came while torch loads"
+    stopped = subprocess.run([sys.executable, "-c", loading], capture_output=True, text=True, cwd=root, timeout=60)
+    assert stopped.stderr == "stopped: nothing was written\n"
+    assert stopped.returncode in (130, -signal.SIGINT)
+    # A bug keeps Python's own report.
+    bug = subprocess.run([sys.executable, "-c", "import cdc_env.ctrl_c_at_start\n1 / 0"], capture_output=True,
+                         text=True, cwd=root, timeout=60)
+    assert bug.returncode == 1 and "Traceback" in bug.stderr and "ZeroDivisionError" in bug.stderr
+    # Every command imports it before its libraries (the first import after its sys.path line).
+    for script in sorted((root / "scripts").glob("*.py")):
+        lines = script.read_text(encoding="utf-8").splitlines()
+        first = next(i for i, line in enumerate(lines) if line.split("  #")[0].endswith("ctrl_c_at_start"))
+        later = [line for line in lines[first + 1:] if line.startswith(("import ", "from "))]
+        assert later and all("__future__" not in line for line in later), script
+        assert not any(line.startswith(("import torch", "from stable_baselines3", "import ray", "import vosk",
+                                        "from agents", "from voice")) for line in lines[:first]), script

@@ -405,12 +405,11 @@ def new_model(config: TrainConfig, envs: Any, tensorboard: str | None = None) ->
 
 
 def start_model_problems(path: Path, rules: Any, players: int, net_arch: list[int]) -> list[str]:
-    """What keeps a saved model from being `init_from`'s start at this table: a missing or
-    unreadable file, one trained for another ruleset or seat count, or another network's shape
-    (found when the config is loaded, before a run folder is made)."""
-    from sb3_contrib import MaskablePPO
-
-    from agents.model_bot import MODEL_FORMAT, ModelLoadError, read_metadata
+    """What keeps a saved model from being `init_from`'s start at this table: a missing,
+    unreadable or damaged file (model_bot.load_model says which), one trained for another
+    ruleset or seat count, or another network's shape (found when the config is loaded, before
+    a run folder is made)."""
+    from agents.model_bot import ModelLoadError, load_model
 
     if not path.is_file():
         return [f"{path} is not a file: give a model.zip that scripts/train.py saved"]
@@ -418,17 +417,13 @@ def start_model_problems(path: Path, rules: Any, players: int, net_arch: list[in
         return [f"{path} is not a saved model (.zip): a champion's weights (.npz) hold no value head to go on from; "
                 "give the model.zip of the run that made it"]
     try:
-        meta = read_metadata(path, MODEL_FORMAT, "scripts/train.py writes it beside the model")
+        saved, meta = load_model(path)
     except ModelLoadError as error:
         return [str(error)]
     if meta.get("ruleset") != rules.to_dict() or meta.get("players") != players:
         name = meta.get("ruleset", {}).get("name", "?") if isinstance(meta.get("ruleset"), dict) else "?"
         return [f"{path} was trained for {name} at {meta.get('players')} seats, and this config trains "
                 f"{rules.name} at {players}: give a model of this table"]
-    try:
-        saved = MaskablePPO.load(path, device="cpu")
-    except Exception as error:  # noqa: BLE001 - a damaged zip: one line
-        return [f"{path} cannot be loaded ({type(error).__name__}: {error}); give an intact model.zip"]
     arch = list(saved.policy_kwargs.get("net_arch", []))
     if arch != net_arch:
         return [f"{path} is a network of hidden layers {arch}, and this config's ppo.net_arch is {net_arch}: "
@@ -439,16 +434,13 @@ def start_model_problems(path: Path, rules: Any, players: int, net_arch: list[in
 def start_from(path: Path, envs: Any, config: TrainConfig, tensorboard: str | None = None) -> Any:
     """A new model of the config's settings (new_model) holding a saved model's weights, policy
     and value: the run goes on from what that model learnt, with this config's PPO settings,
-    opponents and seeds."""
-    from sb3_contrib import MaskablePPO
+    opponents and seeds. The config's load checked the model (start_model_problems); a file
+    damaged since is load_model's ModelLoadError, one line."""
+    from agents.model_bot import load_model
 
     model = new_model(config, envs, tensorboard)
-    try:
-        saved = MaskablePPO.load(path, device="cpu")
-        model.policy.load_state_dict(saved.policy.state_dict())
-    except Exception as error:  # noqa: BLE001 - a damaged zip or another network's shape: one line
-        raise ConfigError(f"init_from: {path} cannot be loaded into this config's network "
-                          f"(ppo.net_arch {list(config.ppo.net_arch)}): {type(error).__name__}: {error}") from None
+    saved, _ = load_model(path)
+    model.policy.load_state_dict(saved.policy.state_dict())
     return model
 
 

@@ -41,6 +41,16 @@ def files_of(folder: Path) -> dict[str, bytes]:
     return {path.name: path.read_bytes() for path in sorted(folder.iterdir()) if path.is_file()}
 
 
+def refusal(folder: Path) -> str:
+    """What ensure_certificates says when it refuses `folder`, after checking that it left every
+    file there as it was (no CA made, nothing written over)."""
+    before = files_of(folder)
+    with pytest.raises(CertificateError) as refused:
+        ensure_certificates(folder, addresses=ADDRESSES)
+    assert files_of(folder) == before
+    return str(refused.value)
+
+
 # ---------------------------------------------------------------- the certificate folder
 
 
@@ -51,14 +61,9 @@ def test_a_folder_of_someone_elses_server_files_is_refused_and_left_as_it_is(tmp
     # user's server.key and server.crt silently written over.
     for name in theirs:
         (tmp_path / name).write_text(f"the user's own {name}")
-    before = files_of(tmp_path)
-    with pytest.raises(CertificateError) as refused:
-        ensure_certificates(tmp_path, addresses=ADDRESSES)
-    said = str(refused.value)
-    assert said == (f"{tmp_path} holds {', '.join(theirs)} but no certificate authority of the table (ca.crt, "
-                    "ca.key): they are not the table's and are left as they are; set CDC_WEB_DIR to an empty "
-                    "folder, or to the one the table made")
-    assert files_of(tmp_path) == before  # no CA made, nothing written over
+    assert refusal(tmp_path) == (f"{tmp_path} holds {', '.join(theirs)} but no certificate authority of the table "
+                                 "(ca.crt, ca.key): they are not the table's and are left as they are; set CDC_WEB_DIR "
+                                 "to an empty folder, or to the one the table made")
 
 
 def test_the_tables_own_folder_and_an_empty_one_are_used_as_before(tmp_path: Path) -> None:
@@ -131,13 +136,9 @@ def test_a_certificate_authority_that_cannot_be_used_says_why_in_one_line(
     folder = tmp_path / "some.folder"  # a dot in the path too
     ensure_certificates(folder, addresses=ADDRESSES)
     _damaged_ca(folder, damage, monkeypatch)
-    before = files_of(folder)
-    with pytest.raises(CertificateError) as refused:
-        ensure_certificates(folder, addresses=ADDRESSES)
-    assert str(refused.value) == (f"the table's certificate authority in {folder} cannot be read ({why}); move "
-                                  "that folder aside and start again: a new one is made, and each phone trusts it "
-                                  "once (the /trust page)")
-    assert files_of(folder) == before
+    assert refusal(folder) == (f"the table's certificate authority in {folder} cannot be read ({why}); move "
+                               "that folder aside and start again: a new one is made, and each phone trusts it "
+                               "once (the /trust page)")
 
 
 # ---------------------------------------------------------------- play.py: the save's address, the QR code
@@ -314,10 +315,6 @@ def test_a_folder_of_someone_elses_certificate_authority_is_refused_and_left_as_
     (tmp_path / "ca.key").write_bytes(key.private_bytes(serialization.Encoding.PEM, serialization.PrivateFormat.PKCS8,
                                                         serialization.NoEncryption()))
     (tmp_path / "server.crt").write_text("Ana's own server certificate")
-    before = files_of(tmp_path)
-    with pytest.raises(CertificateError) as refused:
-        ensure_certificates(tmp_path, addresses=ADDRESSES)
-    assert str(refused.value) == (f"the certificate authority in {tmp_path} is not one the table made "
-                                  "(CN=Ana's CA,O=Ana's home lab): it and its folder are left as they are; set "
-                                  "CDC_WEB_DIR to an empty folder, or to the one the table made")
-    assert files_of(tmp_path) == before
+    assert refusal(tmp_path) == (f"the certificate authority in {tmp_path} is not one the table made "
+                                 "(CN=Ana's CA,O=Ana's home lab): it and its folder are left as they are; set "
+                                 "CDC_WEB_DIR to an empty folder, or to the one the table made")

@@ -133,6 +133,13 @@ def lineups(names: Sequence[str], seats: int, field: str | None = None) -> list[
     return [group[r:] + group[:r] for group in groups for r in range(seats)]
 
 
+def games_for_everyone(names: Sequence[str], seats: int, field: str | None = None) -> int:
+    """The fewest games in which every agent plays: a tournament cycles through `lineups` in
+    order, so an agent of a later group first sits in game (its group's first seating) + 1."""
+    seatings = lineups(names, seats, field)
+    return max(next(i for i, seating in enumerate(seatings) if name in seating) + 1 for name in names)
+
+
 GameRunner = Callable[[list[str], int], tuple[int | None, list[int]]]
 
 

@@ -34,7 +34,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 import cdc_env.ctrl_c_at_start  # noqa: F401, I001 - first: a Ctrl+C while the libraries load is one line
 
 from agents.bots import check_table, make_bot
-from agents.evaluation import Tournament, run_tournament, save_report
+from agents.evaluation import Tournament, games_for_everyone, lineups, run_tournament, save_report
 from agents.model_bot import ModelLoadError
 from cdc_env.cli import BUDGET_HELP, Stopped, budget_ms, game_count, output_dir, positive_int, processes, run_command
 from cdc_env.reaction import REACTION_LEVELS
@@ -75,6 +75,13 @@ def evaluate(args: argparse.Namespace) -> int:
     rules = load_ruleset(args.ruleset)
     if (refusal := rules.players_refusal(args.seats)) is not None:
         raise ValueError(f"--seats {args.seats}: {refusal}")
+    # An agent that sits in no game would be shown with no result beside the others (at the
+    # prior's Elo, as if rated): too few games for the agents is the user's to change.
+    if args.games < (needed := games_for_everyone(args.agents, args.seats, args.field)):
+        seatings = len(lineups(args.agents, args.seats, args.field))
+        raise ValueError(f"--games {args.games}: too few for every agent to play ({len(args.agents)} agents at "
+                         f"{args.seats} seats sit in {seatings} seatings, taken in turn); give --games {needed} "
+                         f"or more ({seatings} for every agent at every seat)")
     for name in [*args.agents, *([args.field] if args.field else [])]:
         check_agent(name, rules, args.seats)
     try:

@@ -776,6 +776,29 @@ def test_a_damaged_weights_file_is_one_error_before_any_game(damage: str, says: 
     assert not list((tmp_path / "out").iterdir())
 
 
+@pytest.mark.parametrize(("agents", "seats", "field", "games", "needed"), [
+    (["bold", "simple", "random"], 2, None, 2, 3),  # the third pair, (simple, random), starts at game 5
+    (["bold", "simple", "random", "prudent"], 3, None, 3, 4),
+    (["bold", "simple"], 4, "random", 4, 5),  # simple's seatings against the field come after bold's 4
+])
+def test_too_few_games_for_every_agent_to_play_is_refused_before_any_game(
+        agents: list[str], seats: int, field: str | None, games: int, needed: int, tmp_path: Path,
+        capsys: pytest.CaptureFixture[str]) -> None:
+    """An agent that sat in no game was listed among the others at the prior's Elo, as if rated."""
+    argv = ["--agents", *agents, "--seats", str(seats), "--games", str(games), "--workers", "1",
+            "--out", str(tmp_path), *(["--field", field] if field else [])]
+    assert script("evaluate").main(argv) == 2
+    line = one_error_line(capsys.readouterr().err)
+    assert line.startswith(f"error: --games {games}: too few for every agent to play ({len(agents)} agents at "
+                           f"{seats} seats") and f"give --games {needed} or more" in line
+    assert not list(tmp_path.iterdir())
+    argv[argv.index("--games") + 1] = str(needed)
+    assert script("evaluate").main(argv) == 0
+    capsys.readouterr()
+    played = json.loads((tmp_path / "tournament.json").read_text(encoding="utf-8"))
+    assert all(agent["games"] >= 1 for agent in played["agents"])
+
+
 def test_a_model_of_another_ruleset_is_refused_before_any_game(tmp_path: Path, capsys: pytest.CaptureFixture[str],
                                                               monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.chdir(ROOT)  # it used to be taken, and to stop the tournament at its first move

@@ -14,6 +14,7 @@ from pathlib import Path
 import numpy as np
 import pytest
 import yaml
+from doubles import script
 
 from agents.bots import make_bot
 from agents.champion import CHAMPIONS_DIR, champion_path, champion_tables
@@ -109,7 +110,7 @@ def test_brought_agent_plays_and_a_bad_one_is_named() -> None:
         make_bot("doubles:Missing")
 
 
-def test_published_champion_loads_and_plays(tmp_path: Path) -> None:
+def test_published_champion_loads_and_plays(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
     config = {
         "run_name": "tiny", "ruleset": "complete", "players": 3, "seed": 1, "total_timesteps": 128,
         "n_envs": 2, "max_turns": 60, "opponents": ["simple"],
@@ -124,9 +125,15 @@ def test_published_champion_loads_and_plays(tmp_path: Path) -> None:
     path.write_text(yaml.safe_dump(config), encoding="utf-8")
     train = [sys.executable, str(ROOT / "scripts" / "train.py")]
     assert subprocess.run([*train, "--config", str(path)], cwd=ROOT, capture_output=True, timeout=300).returncode == 0
-    published = subprocess.run([*train, "--publish", str(tmp_path / "run"), "--champions", str(tmp_path / "champions")],
-                               cwd=ROOT, capture_output=True, text=True, timeout=300)
-    assert published.returncode == 0, published.stderr
+
+    def publish(*args: str) -> tuple[int, str, str]:
+        """train.py --publish in this process (a command's imports took 3 s each time)."""
+        code = script("train").main(["--publish", *args])
+        out, err = capsys.readouterr()
+        return code, out, err
+
+    code, _, err = publish(str(tmp_path / "run"), "--champions", str(tmp_path / "champions"))
+    assert code == 0, err
     weights = champion_path("complete", 3, tmp_path / "champions")
     assert champion_tables(tmp_path / "champions") == [("complete", 3)]
     bot = ModelBot.load(weights)
@@ -137,10 +144,8 @@ def test_published_champion_loads_and_plays(tmp_path: Path) -> None:
     # A checkpoint publishes too (the run's model.json beside it), with its own step count.
     checkpoint = sorted((tmp_path / "run" / "checkpoints").glob("step_*"))[0]
     shutil.copy(tmp_path / "run" / "model.json", checkpoint / "model.json")
-    published = subprocess.run([*train, "--publish", str(checkpoint / "model.zip"),
-                                "--champions", str(tmp_path / "early")],
-                               cwd=ROOT, capture_output=True, text=True, timeout=300)
-    assert published.returncode == 0, published.stderr
+    code, _, err = publish(str(checkpoint / "model.zip"), "--champions", str(tmp_path / "early"))
+    assert code == 0, err
     meta = json.loads(champion_path("complete", 3, tmp_path / "early").with_suffix(".json").read_text())
     report = json.loads((tmp_path / "run" / "report.json").read_text())
     assert meta["steps"] == int(checkpoint.name[5:]) < report["steps"]
@@ -149,16 +154,13 @@ def test_published_champion_loads_and_plays(tmp_path: Path) -> None:
     model = tmp_path / "run" / "model.zip"
     later = (tmp_path / "run" / "report.json").stat().st_mtime + 60
     os.utime(model, (later, later))
-    published = subprocess.run([*train, "--publish", str(tmp_path / "run"), "--champions", str(tmp_path / "stale")],
-                               cwd=ROOT, capture_output=True, text=True, timeout=300)
-    assert published.returncode == 0 and "is older than model.zip (an earlier model's): published without it" in \
-        published.stdout, published.stdout + published.stderr
+    code, out, err = publish(str(tmp_path / "run"), "--champions", str(tmp_path / "stale"))
+    assert code == 0 and "is older than model.zip (an earlier model's): published without it" in out, out + err
     meta = json.loads(champion_path("complete", 3, tmp_path / "stale").with_suffix(".json").read_text())
     assert "run_evaluation" not in meta and "steps" not in meta
     # A model given without its .zip (load_model adds it) was a FileNotFoundError traceback.
-    published = subprocess.run([*train, "--publish", str(tmp_path / "run" / "model"), "--champions",
-                                str(tmp_path / "bare")], cwd=ROOT, capture_output=True, text=True, timeout=300)
-    assert published.returncode == 0 and "Traceback" not in published.stderr, published.stderr
+    code, _, err = publish(str(tmp_path / "run" / "model"), "--champions", str(tmp_path / "bare"))
+    assert code == 0 and "Traceback" not in err, err
 
 
 def test_a_model_of_rules_that_only_bear_a_shipped_name_is_no_champion_of_that_table() -> None:

@@ -60,9 +60,14 @@ def make_clip(text: str, lead_s: float = 0.8, tail_s: float = 1.0, voice: str = 
     samples = np.concatenate([np.zeros(lead), speech, np.zeros(round(tail_s * RATE))])
     if snr_db is not None:
         samples = add_noise(samples, (lead, lead + len(speech)), snr_db, np.random.default_rng(seed))
-    write_wav(path, samples)
     truth = {"onset_s": lead / RATE, "end_s": (lead + len(speech)) / RATE}
-    meta.write_text(json.dumps(truth))
+    # Each file whole or not there (a temporary name, then a rename): tests in other processes
+    # that make or read the same clip at once never read one half written.
+    private = f".{os.getpid()}.tmp"
+    write_wav(path.with_name(path.name + private), samples)
+    os.replace(path.with_name(path.name + private), path)
+    meta.with_name(meta.name + private).write_text(json.dumps(truth))
+    os.replace(meta.with_name(meta.name + private), meta)
     return Clip(path, load_clip(path), truth["onset_s"], truth["end_s"])
 
 

@@ -18,6 +18,13 @@ for arg in "$@"; do
     # --check anywhere (`test.sh -q --check`), never passed on: pytest took it for its own.
     if [[ "$arg" == "--check" ]]; then check=1; else args+=("$arg"); fi
 done
+# Two processes (pytest-xdist) unless the arguments say how many (-n N) or turn it off (-p no:xdist):
+# half the suite's time is waiting (races' windows, a browser, Ray starting), and the tests that
+# measure time as it passes stay together in one of them (tests/conftest.py).
+parallel=(-n 2 --dist loadgroup)
+for arg in "${args[@]}"; do
+    case "$arg" in -n|-n[0-9]*|--numprocesses|--numprocesses=*|no:xdist) parallel=() ;; esac
+done
 bash scripts/setup.sh --dev
 if (( check )); then bash scripts/check.sh; fi
-exec .venv/bin/python -m pytest "${args[@]}"
+exec .venv/bin/python -m pytest "${parallel[@]}" "${args[@]}"

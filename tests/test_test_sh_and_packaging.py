@@ -52,13 +52,19 @@ def test_test_sh_help_sets_nothing_up(tmp_path: Path, option: str) -> None:
 @pytest.mark.parametrize("args", [["-q", "--check"], ["--check", "-q"]])  # CI's own call: .ci/run
 def test_test_sh_takes_check_anywhere_and_never_passes_it_to_pytest(tmp_path: Path, args: list[str]) -> None:
     _, calls = run_test_sh(stand_in(tmp_path), *args)
-    assert calls == ["setup.sh --dev", "check.sh ", "python -m pytest -q"]
+    assert calls == ["setup.sh --dev", "check.sh ", "python -m pytest -n 2 --dist loadgroup -q"]
     assert "bash scripts/test.sh --check -q" in (ROOT / ".ci" / "run").read_text(encoding="utf-8")
 
 
 def test_test_sh_without_check_runs_the_tests_alone(tmp_path: Path) -> None:
     _, calls = run_test_sh(stand_in(tmp_path), "tests/engine", "-k", "suite")
-    assert calls == ["setup.sh --dev", "python -m pytest tests/engine -k suite"]
+    assert calls == ["setup.sh --dev", "python -m pytest -n 2 --dist loadgroup tests/engine -k suite"]
+
+
+@pytest.mark.parametrize("args", [["-n", "4"], ["-n4"], ["--numprocesses=0"], ["-p", "no:xdist"]])
+def test_test_sh_leaves_the_process_count_to_arguments_that_give_one(tmp_path: Path, args: list[str]) -> None:
+    _, calls = run_test_sh(stand_in(tmp_path), "-q", *args)
+    assert calls == ["setup.sh --dev", "python -m pytest -q " + " ".join(args)]
 
 
 # ---------------------------------------------------------------------- a non-editable install

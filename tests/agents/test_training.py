@@ -307,7 +307,8 @@ def test_every_table_config_loads_and_v004_imitates_its_strongest_teacher() -> N
                                  {"init_from": None} if data.get("init_from") else None) for name, data in raw.items()}
     starts = {name: data["init_from"] for name, data in raw.items() if data.get("init_from")}
     assert starts == {"maison_4p_league": "runs/maison_4p_expert/model.zip",
-                      "maison_4p_league2": "runs/maison_4p_expert/model.zip"}
+                      "maison_4p_league2": "runs/maison_4p_expert/model.zip",
+                      "maison_4p_league3": "runs/maison_4p_league2/model.zip"}
     assert configs["maison_4p_expert"].output == Path("runs/maison_4p_expert")
     assert {"classic_6p", "v004_2p", "v004_3p", "v004_4p"} <= set(configs)
     # ... and v004 at 2 seats clones patient, while the bar's opponent stays bold.

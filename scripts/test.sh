@@ -19,12 +19,18 @@ for arg in "$@"; do
     if [[ "$arg" == "--check" ]]; then check=1; else args+=("$arg"); fi
 done
 # Two processes (pytest-xdist) unless the arguments say how many (-n N) or turn it off (-p no:xdist):
-# half the suite's time is waiting (races' windows, a browser, Ray starting), and the tests that
-# measure time as it passes stay together in one of them (tests/conftest.py).
-parallel=(-n 2 --dist loadgroup)
+# half the suite's time is waiting (races' windows, a browser, Ray starting). With any count, the
+# tests that measure time as it passes stay together in one process (tests/conftest.py), unless
+# the arguments choose another --dist.
+count=(-n 2)
+dist=(--dist loadgroup)
 for arg in "${args[@]}"; do
-    case "$arg" in -n|-n[0-9]*|--numprocesses|--numprocesses=*|no:xdist) parallel=() ;; esac
+    case "$arg" in
+        -n|-n[0-9]*|--numprocesses|--numprocesses=*) count=() ;;
+        --dist|--dist=*|-d) dist=() ;;
+        no:xdist) count=(); dist=() ;;
+    esac
 done
 bash scripts/setup.sh --dev
 if (( check )); then bash scripts/check.sh; fi
-exec .venv/bin/python -m pytest "${parallel[@]}" "${args[@]}"
+exec .venv/bin/python -m pytest "${count[@]}" "${dist[@]}" "${args[@]}"

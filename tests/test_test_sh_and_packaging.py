@@ -61,10 +61,14 @@ def test_test_sh_without_check_runs_the_tests_alone(tmp_path: Path) -> None:
     assert calls == ["setup.sh --dev", "python -m pytest -n 2 --dist loadgroup tests/engine -k suite"]
 
 
-@pytest.mark.parametrize("args", [["-n", "4"], ["-n4"], ["--numprocesses=0"], ["-p", "no:xdist"]])
-def test_test_sh_leaves_the_process_count_to_arguments_that_give_one(tmp_path: Path, args: list[str]) -> None:
+@pytest.mark.parametrize(("args", "added"), [
+    (["-n", "4"], "--dist loadgroup"), (["-n4"], "--dist loadgroup"), (["--numprocesses=0"], "--dist loadgroup"),
+    (["--dist", "load"], "-n 2"), (["-n", "3", "--dist=each"], ""), (["-p", "no:xdist"], "")])
+def test_test_sh_leaves_the_process_count_to_arguments_that_give_one(tmp_path: Path, args: list[str],
+                                                                     added: str) -> None:
+    # With a count of the user's, the tests that measure time still share one process.
     _, calls = run_test_sh(stand_in(tmp_path), "-q", *args)
-    assert calls == ["setup.sh --dev", "python -m pytest -q " + " ".join(args)]
+    assert calls == ["setup.sh --dev", " ".join(["python -m pytest", *([added] if added else []), "-q", *args])]
 
 
 # ---------------------------------------------------------------------- a non-editable install

@@ -75,6 +75,8 @@ def evaluate(args: argparse.Namespace) -> int:
     rules = load_ruleset(args.ruleset)
     if (refusal := rules.players_refusal(args.seats)) is not None:
         raise ValueError(f"--seats {args.seats}: {refusal}")
+    for name in [*args.agents, *([args.field] if args.field else [])]:
+        check_agent(name, rules, args.seats)
     # An agent that sits in no game would be shown with no result beside the others (at the
     # prior's Elo, as if rated): too few games for the agents is the user's to change.
     if args.games < (needed := games_for_everyone(args.agents, args.seats, args.field)):
@@ -82,8 +84,6 @@ def evaluate(args: argparse.Namespace) -> int:
         raise ValueError(f"--games {args.games}: too few for every agent to play ({len(args.agents)} agents at "
                          f"{args.seats} seats sit in {seatings} seatings, taken in turn); give --games {needed} "
                          f"or more ({seatings} for every agent at every seat)")
-    for name in [*args.agents, *([args.field] if args.field else [])]:
-        check_agent(name, rules, args.seats)
     try:
         with Progress(console=console, transient=True) as progress:
             task = progress.add_task("playing", total=args.games)

@@ -991,8 +991,11 @@ class PlaySession:
                 # phrases that count for its seat, so that it can be shown at its onset.
                 own = answers.get(seat, (race_phrase_of(decision),))
                 options = decision.options + tuple(Shout(p) for p in own if Shout(p) not in decision.options)
+                # With the engine's Bévues for that seat: a bot that reads them (ModelBot's mask)
+                # shouted wrong phrases at the live table without them.
                 action = player.bot.act(self.state, Decision(seat, "race", options, reason=decision.reason,
-                                                             answers=own))
+                                                             answers=own,
+                                                             bevues=self.state.table.race_bevues.get(seat, ())))
                 # A shout without an onset is no answer (the engine refuses it too): no shout.
                 if isinstance(action, Shout) and action.onset_ms is not None:
                     pending_bots.append((action.onset_ms / 1000, seat, action))

@@ -106,6 +106,37 @@ def test_keyboard_answers_and_a_race_won_by_the_earlier_key_press() -> None:
     assert state.winner == 1
 
 
+class AskedInRaces(FixedBot):
+    """FixedBot that keeps every race decision the table asked it."""
+
+    def __init__(self, onset_ms: float) -> None:
+        super().__init__(onset_ms)
+        self.races: list[Decision] = []
+
+    def act(self, state: GameState, decision: Decision) -> Action:
+        if decision.kind == "race":
+            self.races.append(decision)
+        return super().act(state, decision)
+
+
+def test_a_bot_is_asked_in_a_race_with_the_engines_bevues_for_its_seat() -> None:
+    # The live table asks its bots itself, at the race's start; its decision named no Bévue, so a
+    # network (ModelBot masks decision.bevues) could shout a wrong phrase at a live table alone.
+    keyboard = TypedLater()
+    keyboard.type("1", 0.0)  # Ana throws 1, 1, 2: a Chouette-Velute, a race; then the table stops
+    threading.Timer(0.5, keyboard.writer.close).start()
+    bot = AskedInRaces(400)
+    session = PlaySession(load_ruleset("classic"), [SeatPlayer("Ana"), SeatPlayer("bot", bot)],
+                          view=Recorder(), keyboard=Keyboard(keyboard.reader),
+                          dice=InjectedDice([1, 6, 1, 1, 2, 6, 6, 6]), setup={"scores": [0, 300]})
+    with pytest.raises(EOFError):
+        session.run()
+    [asked] = bot.races
+    right = Shout("pas_mou_le_caillou")
+    assert right in asked.options and right not in asked.bevues
+    assert asked.bevues and set(asked.bevues) == {o for o in asked.options if isinstance(o, Shout)} - {right}
+
+
 def test_bot_faster_than_the_key_press_wins() -> None:
     keyboard = TypedLater()
     keyboard.type("1", 0.0)

@@ -112,10 +112,13 @@ def bird_bets(game: Game, scorer: int, face: int) -> Flow:
     if not sirotage.bird_bets:
         return placed
     bettors = [scorer] if sirotage.self_bet else game.seats_from(scorer)
-    for seat in bettors:
+    def ask(seat: int) -> Decision:  # (put again, `refresh`, if a false shout changes the scores meanwhile)
         options = bird_bet_options(game, seat, face)
         bevues = tuple(option for option in options if bird_bet_bevue(game, seat, face, option))
-        bet = yield Decision(seat, "sirop_bet", options, bevues=bevues)
+        return Decision(seat, "sirop_bet", options, bevues=bevues, refresh=lambda: ask(seat))
+
+    for seat in bettors:
+        bet = yield ask(seat)
         if (why := bird_bet_bevue(game, seat, face, bet)) is not None:
             game.bevue(seat, why)
             if why == BELOW_MINIMUM and game.scores[seat] > 0:

@@ -26,7 +26,12 @@ def challenge(game: Game, outcome: RollOutcome, bought: bool) -> Flow:
     if not seats:
         return
     targets = tuple(ChallengeSoufflette(t) for t in seats)
-    choice = yield Decision(souffleur, "soufflette", (Pass(),) + targets)
+
+    def ask() -> Decision:  # (put again, `refresh`, if a false shout changes the scores meanwhile)
+        return Decision(souffleur, "soufflette", (Pass(),) + targets, refresh=ask,
+                        bevues=tuple(t for t in targets if not allowed(game, souffleur, t.target)))
+
+    choice = yield ask()
     if not isinstance(choice, ChallengeSoufflette):
         return
     target = choice.target

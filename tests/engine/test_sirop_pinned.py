@@ -92,6 +92,17 @@ def test_without_bevues_nobody_is_offered_a_bet_that_would_be_one() -> None:
     assert state.pending.options == (PASS, CoucheSirop(), BeauSirop(), *(BirdBet(f) for f in (1, 3, 4, 5, 6)))
 
 
+def test_a_false_shout_that_takes_a_bettor_below_the_minimum_names_its_bets_bevues_at_once() -> None:
+    # Seat 1 has 12 (a bird bet needs 5), is asked first, and shouts out of place: 2 points. The
+    # decision is put again (`refresh`): it named no Bévue, then charged one for the bet.
+    state = new_game(ruleset("complete", negative_scores=False), 4, dice=[2, 2, 5, 3], scores=[50, 12, 50, 50])
+    play(state, ROLL, PASS, PASS, PASS, Sirop())
+    assert state.pending is not None and state.pending.seat == 1 and BirdBet(3) not in state.pending.bevues
+    state.apply_action(Shout("pas_mou_le_caillou", 100.0), seat=1)
+    assert state.scores[1] == 2
+    assert state.pending is not None and BirdBet(3) in state.pending.bevues
+
+
 def test_each_bet_decision_names_the_bevues_it_charges() -> None:
     # Decision.bevues, the one reading of these Bévues that the bots and the screens use: the
     # silent pass where Couche-Sirop is said, the chouette's own bird, and every bet below the

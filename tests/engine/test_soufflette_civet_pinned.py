@@ -61,6 +61,7 @@ def test_below_the_minimum_a_soufflette_is_a_bevue_or_not_offered() -> None:
     # F without negative scores: both players need 30. With Bévues, challenging seat 1 (10)
     # is one; without them, seat 1 is not offered.
     bevues = soufflette([], rules=ruleset("complete", negative_scores=False), scores=[50, 10, 50])
+    assert bevues.pending is not None and bevues.pending.bevues == (ChallengeSoufflette(1),)  # named before
     play(bevues, ChallengeSoufflette(1))
     assert bevues.log[-2] == score(0, -10, 40, "bevue", why="a Soufflette below the minimum score")
     quiet = soufflette([], rules=ruleset("complete", negative_scores=False, bevue={"enabled": False}),

@@ -112,7 +112,8 @@ class TrainConfig(_Strict):
     shaping: float = Field(default=0.0, ge=0)
     random_starts: float = Field(default=0.0, ge=0, le=1)
     opponents: list[str] = Field(default=["bold", "prudent"])
-    # A saved model (scripts/train.py's model.zip, or a checkpoint's) to go on from with new
+    # A saved model (scripts/train.py's model.zip; a checkpoint's needs the run's model.json copied
+    # beside it, as --publish of a checkpoint does) to go on from with new
     # opponents or settings, instead of a new network and its imitation: a champion trained
     # against bold, taught again by playing against itself, starts from what it knows.
     init_from: str | None = None
@@ -129,7 +130,9 @@ class TrainConfig(_Strict):
         return Path(self.out_dir.format(run_name=self.run_name))
 
 
-def load_config(path: str | Path, overrides: dict[str, Any] | None = None) -> TrainConfig:
+def load_config(path: str | Path, overrides: dict[str, Any] | None = None, resuming: bool = False) -> TrainConfig:
+    """`resuming`: the run goes on from its own checkpoint (train.py --resume), so init_from's
+    model is not read again (moved or overwritten since, it refused the resume)."""
     path = Path(path)
     try:
         data = read_yaml(path)
@@ -160,13 +163,13 @@ def load_config(path: str | Path, overrides: dict[str, Any] | None = None) -> Tr
                else f"{e['msg']} (got {shown(e.get('input'))})")
             for e in error.errors())
         raise ConfigError(f"training config {path} is not valid:\n{problems}") from None
-    name_problems = config_name_problems(config)
+    name_problems = config_name_problems(config, resuming)
     if name_problems:
         raise ConfigError(f"training config {path} is not valid:\n" + "\n".join(f"  - {p}" for p in name_problems))
     return config
 
 
-def config_name_problems(config: TrainConfig) -> list[str]:
+def config_name_problems(config: TrainConfig, resuming: bool = False) -> list[str]:
     """Every name in a config that would fail later (a bot, a reaction level, the ruleset and its
     seat count), found when the config is loaded, before any work: a typo in the evaluation's
     opponents must not wait for the end of a training run to be found."""
@@ -229,11 +232,11 @@ def config_name_problems(config: TrainConfig) -> list[str]:
         problems.append("opponents: a table of several players needs at least one opponent bot")
     if config.init_from is not None and not config.init_from.strip():  # (Path("") is the current folder)
         problems.append("init_from: empty; give the model.zip to go on from, or drop the key")
-    elif config.init_from is not None:
+    elif config.init_from is not None and config.trainer == "sb3":  # (rllib: other_trainers_keys says drop it)
         if config.imitation.teacher and config.imitation.games:
             problems.append("init_from: a run that goes on from a saved model imitates no teacher first: "
                             "set imitation.games: 0 (or drop init_from)")
-        if rules is not None:
+        if rules is not None and not resuming:
             problems += [f"init_from: {problem}" for problem in start_model_problems(
                 Path(config.init_from), rules, config.players, list(config.ppo.net_arch))]
     problems += other_trainers_keys(config)
@@ -243,14 +246,14 @@ def config_name_problems(config: TrainConfig) -> list[str]:
 def other_trainers_keys(config: TrainConfig) -> list[str]:
     """Keys the config's trainer does not read, given all the same (they were taken without a
     word: an `rllib:` section trained with SB3 on one machine)."""
-    if config.trainer == "rllib" and config.init_from is not None:
-        return ["init_from: sb3's (a MaskablePPO model.zip), and this config trains with rllib: drop it"]
     if config.trainer == "sb3":
         return ["rllib: a section of trainer: rllib, and this config trains with sb3 (the default): set "
                 "trainer: rllib, or drop the section"] if "rllib" in config.model_fields_set else []
     sb3_only = {"n_envs": "rllib.env_runners and rllib.envs_per_env_runner", "vec_env": "rllib.env_runners"}
     problems = [f"{key}: sb3's, and this config trains with rllib: set {instead} instead"
                 for key, instead in sb3_only.items() if key in config.model_fields_set]
+    if config.init_from is not None:
+        problems.append("init_from: sb3's (a MaskablePPO model.zip), and this config trains with rllib: drop it")
     if "n_steps" in config.ppo.model_fields_set:
         problems.append("ppo.n_steps: sb3's, and this config trains with rllib: set rllib.train_batch_size "
                         "(the steps of one update) instead")
@@ -409,15 +412,23 @@ def start_model_problems(path: Path, rules: Any, players: int, net_arch: list[in
     unreadable or damaged file (model_bot.load_model says which), one trained for another
     ruleset or seat count, or another network's shape (found when the config is loaded, before
     a run folder is made)."""
-    from agents.model_bot import ModelLoadError, load_model
+    from agents.model_bot import ModelBot, ModelLoadError, load_model
 
     if not path.is_file():
         return [f"{path} is not a file: give a model.zip that scripts/train.py saved"]
     if path.suffix != ".zip":
         return [f"{path} is not a saved model (.zip): a champion's weights (.npz) hold no value head to go on from; "
                 "give the model.zip of the run that made it"]
+    run_meta = path.parent.parent.parent / "model.json"
+    if path.parent.parent.name == "checkpoints" and not path.with_suffix(".json").exists() and run_meta.is_file():
+        # A checkpoint keeps no model.json of its own (the run's says what they all are).
+        return [f"{path} is a checkpoint's model, with no model.json beside it: copy {run_meta} there "
+                f"(it says the table they were trained for)"]
     try:
         saved, meta = load_model(path)
+        # ModelBot's own checks: observations and actions of this version's table (a model of an
+        # older layout was a size-mismatch traceback once the run folder was made).
+        ModelBot(saved, meta, name=str(path))
     except ModelLoadError as error:
         return [str(error)]
     if meta.get("ruleset") != rules.to_dict() or meta.get("players") != players:

@@ -603,7 +603,7 @@ def run(args: argparse.Namespace) -> int:
         overrides["total_timesteps"] = args.timesteps
     if args.out is not None:
         overrides["out_dir"] = str(args.out)
-    config = load_config(args.config, overrides)
+    config = load_config(args.config, overrides, resuming=args.resume)
     if args.address and config.trainer != "rllib":  # it was ignored: the run trained on this machine alone
         raise UsageError(f"--address {args.address}: a Ray cluster trains with trainer: rllib, and {args.config} "
                          f"trains with {config.trainer} on this machine; drop --address, or give an rllib config")

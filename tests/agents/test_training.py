@@ -500,7 +500,19 @@ def test_a_run_goes_on_from_a_saved_model_and_refuses_one_it_cannot(tmp_path: Pa
     assert again.returncode == 0, again.stderr
     assert f"going on from {saved}" in again.stdout and (tmp_path / "again" / "model.zip").exists()
 
+    # An older layout's network (here one of 3 seats under the 2-seat metadata): ModelBot's line,
+    # not a size-mismatch traceback once the run folder was made.
+    from agents.single import CulDeChouetteEnv
+
+    other_layout = tmp_path / "layout.zip"
+    MaskablePPO("MlpPolicy", CulDeChouetteEnv(load_ruleset("classic"), 3, opponents="random"), device="cpu",
+                policy_kwargs={"net_arch": [16]}).save(other_layout)
+    (tmp_path / "layout.json").write_bytes((tmp_path / "run" / "model.json").read_bytes())
+    [checkpoint] = (tmp_path / "run" / "checkpoints").glob("step_*")
     refusals: list[tuple[dict[str, Any], str]] = [
+        ({"init_from": str(other_layout)}, "reads observations of"),
+        ({"init_from": str(checkpoint / "model.zip")},
+         f"is a checkpoint's model, with no model.json beside it: copy {tmp_path / 'run' / 'model.json'} there"),
         ({"init_from": str(tmp_path / "nothing.zip")}, f"init_from: {tmp_path / 'nothing.zip'} is not a file"),
         ({"init_from": "agents/champions/classic_2p.npz"}, "is not a saved model (.zip): a champion's weights"),
         ({"init_from": str(saved), "players": 3},
@@ -519,3 +531,17 @@ def test_a_run_goes_on_from_a_saved_model_and_refuses_one_it_cannot(tmp_path: Pa
         err = capsys.readouterr().err
         assert code == 2 and named in err and len(err.strip().splitlines()) == 1, err
     assert not (tmp_path / "refused").exists(), "a refused config starts nothing"
+    # At an rllib table init_from is said to be sb3's, and the config's other problems with it
+    # (the model is not read: the run would not use it).
+    with pytest.raises(ConfigError) as refused:
+        load_config(tiny_config(tmp_path, trainer="rllib", init_from=str(tmp_path / "nothing.zip")))
+    assert "init_from: sb3's" in str(refused.value) and "n_envs: sb3's" in str(refused.value)
+    assert "is not a file" not in str(refused.value)
+    # A run that went on from a model resumes from its own checkpoint: the model, moved away
+    # since, is not asked for again.
+    config_path = tiny_config(tmp_path, imitation={"teacher": "bold", "games": 0}, init_from=str(saved),
+                              out_dir=str(tmp_path / "again"), seed=11)  # (each config above was written there)
+    saved.rename(tmp_path / "moved.zip")
+    assert script("train").main(["--config", str(config_path), "--resume", "--timesteps", "384",
+                                 "--eval-games", "0"]) == 0, capsys.readouterr().err
+    assert "resuming from" in capsys.readouterr().out

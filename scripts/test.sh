@@ -24,11 +24,14 @@ done
 # the arguments choose another --dist.
 count=(-n 2)
 dist=(--dist loadgroup)
+previous=""
 for arg in "${args[@]}"; do
+    [[ "$previous" == "--dist" && "$arg" == "no" ]] && count=()  # no distribution: one process
+    previous="$arg"
     case "$arg" in
         -n|-n[0-9]*|--numprocesses|--numprocesses=*) count=() ;;
+        no:xdist|--dist=no) count=(); dist=() ;;
         --dist|--dist=*|-d) dist=() ;;
-        no:xdist) count=(); dist=() ;;
     esac
 done
 bash scripts/setup.sh --dev

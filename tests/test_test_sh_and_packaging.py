@@ -63,7 +63,8 @@ def test_test_sh_without_check_runs_the_tests_alone(tmp_path: Path) -> None:
 
 @pytest.mark.parametrize(("args", "added"), [
     (["-n", "4"], "--dist loadgroup"), (["-n4"], "--dist loadgroup"), (["--numprocesses=0"], "--dist loadgroup"),
-    (["--dist", "load"], "-n 2"), (["-n", "3", "--dist=each"], ""), (["-p", "no:xdist"], "")])
+    (["--dist", "load"], "-n 2"), (["-n", "3", "--dist=each"], ""), (["-p", "no:xdist"], ""),
+    (["--dist", "no"], ""), (["--dist=no"], "")])
 def test_test_sh_leaves_the_process_count_to_arguments_that_give_one(tmp_path: Path, args: list[str],
                                                                      added: str) -> None:
     # With a count of the user's, the tests that measure time still share one process.

@@ -127,10 +127,10 @@ class Table:
     race_shouts: dict[int, float] = field(default_factory=dict)
     # During a race: the phrases that count for each seat in it (the thrower's may differ).
     race_answers: dict[int, tuple[str, ...]] = field(default_factory=dict)
-    # During a race: each seat's options that are surely a Bévue (its decision's `bevues`), for a
-    # client that asks the seats itself (the live table asks its bots at once). Not saved: a
+    # During a race: the decision each seat in it is asked (its options, answers and Bévues), for
+    # a client that asks the seats itself (the live table asks its bots at once). Not saved: a
     # loaded game rebuilds it by replaying its turn.
-    race_bevues: dict[int, tuple[Action, ...]] = field(default_factory=dict)
+    race_decisions: dict[int, Decision] = field(default_factory=dict)
     sum_bets: dict[int, int] = field(default_factory=dict)  # Bleu-Rouge: seat -> sum
     # What the table's house rules show (their bets): name -> plain data.
     house: dict[str, Any] = field(default_factory=dict)

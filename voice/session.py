@@ -19,7 +19,7 @@ import sys
 import time
 import unicodedata
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import IO, Any, Protocol
 
@@ -983,19 +983,14 @@ class PlaySession:
             self._listen(set(phrases), race=True)
         shouts: dict[int, RaceShout] = {}
         pending_bots: list[tuple[float, int, Shout]] = []
-        answers = self.state.table.race_answers
         for seat in seats:
             player = self.players[seat]
             if not player.human:
-                # The engine asks each seat in turn; a bot's choice is taken now, with the
-                # phrases that count for its seat, so that it can be shown at its onset.
-                own = answers.get(seat, (race_phrase_of(decision),))
-                options = decision.options + tuple(Shout(p) for p in own if Shout(p) not in decision.options)
-                # With the engine's Bévues for that seat: a bot that reads them (ModelBot's mask)
-                # shouted wrong phrases at the live table without them.
-                action = player.bot.act(self.state, Decision(seat, "race", options, reason=decision.reason,
-                                                             answers=own,
-                                                             bevues=self.state.table.race_bevues.get(seat, ())))
+                # The engine asks each seat in turn; a bot's choice is taken now, so that it can be
+                # shown at its onset, on the decision the engine will put to its seat (its phrases,
+                # and its Bévues, which ModelBot leaves out).
+                asked = self.state.table.race_decisions.get(seat) or replace(decision, seat=seat)
+                action = player.bot.act(self.state, asked)
                 # A shout without an onset is no answer (the engine refuses it too): no shout.
                 if isinstance(action, Shout) and action.onset_ms is not None:
                     pending_bots.append((action.onset_ms / 1000, seat, action))

@@ -7,7 +7,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
-from cdc_env.actions import Action, Pass, Shout
+from cdc_env.actions import Pass, Shout
 from cdc_env.combinations import RACE_CHOUETTE_VELUTE, RACE_SUITE
 from cdc_env.flow import Decision, Flow, RollOutcome
 from cdc_env.rulebook.phrases import RACE_FAMILIES, RACE_PHRASES
@@ -47,21 +47,19 @@ def collect_calls(game: Game, race: str, seats: list[int], answers: Mapping[int,
     game.table.race = race
     game.table.race_shouts = {}
     game.table.race_answers = {seat: answers[seat] for seat in seats}
-    game.table.race_bevues = {}
-    offered: dict[int, tuple[Action, ...]] = {}
+    game.table.race_decisions = {}
     for seat in seats:
         own = answers[seat]
         phrases = race_phrases(game, race) if wrong_phrases_offered(game) else own
         phrases += tuple(p for p in own if p not in phrases)
-        offered[seat] = (Pass(),) + tuple(Shout(p) for p in phrases)
+        options = (Pass(),) + tuple(Shout(p) for p in phrases)
         charged = (bevue_answers or {}).get(seat, ())
-        game.table.race_bevues[seat] = (tuple(Shout(p) for p in phrases if p not in own or p in charged)
-                                        if game.rules.bevue.enabled else ())
+        bevues = tuple(Shout(p) for p in phrases if p not in own or p in charged) if game.rules.bevue.enabled else ()
+        game.table.race_decisions[seat] = Decision(seat, "race", options, reason=race, answers=own, bevues=bevues)
     calls: dict[int, tuple[str, float]] = {}
     shouted: list[tuple[int, Shout]] = []
     for seat in seats:
-        choice = yield Decision(seat, "race", offered[seat], reason=race, answers=answers[seat],
-                                bevues=game.table.race_bevues[seat])
+        choice = yield game.table.race_decisions[seat]
         if isinstance(choice, Shout):
             shouted.append((seat, choice))
     # The shouts are simultaneous: nothing of them (a Bévue's cost included) is known to
@@ -77,7 +75,7 @@ def collect_calls(game: Game, race: str, seats: list[int], answers: Mapping[int,
             game.table.race_shouts[seat] = float(choice.onset_ms)
     game.table.race = ""
     game.table.race_answers = {}
-    game.table.race_bevues = {}
+    game.table.race_decisions = {}
     return calls
 
 

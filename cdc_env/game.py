@@ -103,7 +103,7 @@ class GameState:
         # late friend: None at a table that may take one.
         self.seats_fixed_by: str | None = None
         self.dice_source = dice
-        self.setup = _check_setup(setup, players)
+        self.setup = _check_setup(setup, players, rules, self.teams)
         self.scores = list(self.setup.get("scores", [0] * players))
         self.items: list[dict[str, int]] = self._initial_items()
         self.turn_seat: int | None = None
@@ -688,7 +688,8 @@ def _the_rules_see_a_game(state: GameState) -> Game:
     return state
 
 
-def _check_setup(setup: dict[str, Any] | None, players: int) -> dict[str, Any]:
+def _check_setup(setup: dict[str, Any] | None, players: int, rules: Ruleset,
+                 teams: dict[int, tuple[int, ...]]) -> dict[str, Any]:
     if setup is None:
         return {}
     if not isinstance(setup, dict) or set(setup) - {"scores", "items"}:
@@ -698,6 +699,18 @@ def _check_setup(setup: dict[str, Any] | None, players: int) -> dict[str, Any]:
     if "scores" in setup and (not isinstance(scores, list | tuple) or len(scores) != players
                               or not all(isinstance(s, int) and not isinstance(s, bool) for s in scores)):
         raise GameError(f"setup scores must be {players} whole numbers, got {scores!r}")
+    if "scores" in setup:
+        # A seat (or team) already at the target has won: a game from there would go on for a
+        # turn and crown whoever the flow reached first, not a position anyone could be in.
+        for seat, team in sorted(teams.items()):
+            total = sum(scores[s] for s in team)
+            if total >= rules.target_score:
+                who = f"seat {seat}" if len(team) == 1 else f"the team of seats {', '.join(map(str, team))}"
+                raise GameError(f"setup scores: {who} has {total}, at or past the target "
+                                f"({rules.target_score}), so the game would be over; give scores below it")
+        if not rules.negative_scores and any(s < 0 for s in scores):
+            raise GameError(f"setup scores: this ruleset keeps scores at 0 or more "
+                            f"(negative_scores: false), got {scores!r}")
     items = setup.get("items", [])
     if "items" in setup:
         if not isinstance(items, list | tuple) or len(items) != players:

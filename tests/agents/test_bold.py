@@ -305,13 +305,13 @@ def test_a_bet_worth_less_than_a_point_is_still_taken() -> None:
 
 
 def test_at_a_doublette_bold_never_flans_its_partner() -> None:
-    # Seat 0 leads at 300 and throws; seat 1 (a rival) and seat 2 (seat 0's partner) hold a
+    # Seat 0 leads at 240 and throws; seat 1 (a rival) and seat 2 (seat 0's partner) hold a
     # Flan. The rival flans; the partner flanned too, as bold took any leader for a rival.
     from cdc_env.dice import SeededDice
     from cdc_env.rules import load_ruleset
 
     rules = load_ruleset("maison").with_house_rules(["doublette"])
-    state = GameState(rules, 4, dice=SeededDice(2), setup={"scores": [300, 100, 100, 100],
+    state = GameState(rules, 4, dice=SeededDice(2), setup={"scores": [240, 100, 100, 100],
                                                             "items": [{}, {"flan": 1}, {"flan": 1}, {}]})
     assert state.table.thrower == 0 and state.pending is not None and state.pending.seat == 1
     assert bold().act(state, state.pending) == BetOnSuccess()
@@ -328,26 +328,26 @@ DOUBLETTE = CLASSIC.with_house_rules(["doublette"])
 def test_at_a_doublette_bold_challenges_a_rival_to_a_soufflette_never_its_partner() -> None:
     # Seat 0 throws 1,2,4; its partner (seat 2) has the best score, so bold took it for the
     # strongest opponent and the 30 it wins moved within the team.
-    state, decision = reach([100, 50, 300, 60], "soufflette", 0, first(0, 4) + [(4, 2), (1,)], rules=DOUBLETTE)
+    state, decision = reach([20, 50, 300, 60], "soufflette", 0, first(0, 4) + [(4, 2), (1,)], rules=DOUBLETTE)
     assert choice(bold(), state, decision).target == 3  # type: ignore[attr-defined]
-    state, decision = reach([100, 50, 300, 60], "soufflette", 0, first(0, 4) + [(4, 2), (1,)])
+    state, decision = reach([20, 50, 300, 60], "soufflette", 0, first(0, 4) + [(4, 2), (1,)])
     assert choice(bold(), state, decision).target == 2  # type: ignore[attr-defined]  # classic: the best score
 
 
 def test_at_a_doublette_bold_never_challenges_its_partners_neant() -> None:
     # Seat 0 throws a Néant; only its partner (seat 2) holds a Grelottine: the stake would move
     # within the team, so no challenge. Seat 1, a rival, in the same place challenges.
-    state, decision = reach([200] * 4, "grelottine", 2, first(0, 4) + [(1, 3), (6,)],
+    state, decision = reach([171] * 4, "grelottine", 2, first(0, 4) + [(1, 3), (6,)],
                             items=[{}, {}, {"grelottine": 1}, {}], rules=DOUBLETTE)
     assert choice(bold(), state, decision) == Pass()
-    state, decision = reach([200] * 4, "grelottine", 1, first(0, 4) + [(1, 3), (6,)],
+    state, decision = reach([171] * 4, "grelottine", 1, first(0, 4) + [(1, 3), (6,)],
                             items=[{}, {"grelottine": 1}, {}, {}], rules=DOUBLETTE)
     assert isinstance(choice(bold(), state, decision), ChallengeGrelottine)
     # A bought cul's Néant is the buyer's (seat 1): its partner (seat 3) lets it be, seat 0's
     # partner (seat 2) challenges it.
     for seat, challenges in ((3, False), (2, True)):
         items: list[dict[str, int]] = [{"grelottine": 1} if s == seat else {} for s in range(4)]
-        state, decision = reach([200] * 4, "grelottine", seat, first(0, 4) + [(1, 3), (6,)], items=items,
+        state, decision = reach([171] * 4, "grelottine", seat, first(0, 4) + [(1, 3), (6,)], items=items,
                                 answers={"buy_cul": BuyCul()}, rules=DOUBLETTE)
         assert [e["seat"] for e in state.log if e["type"] == "combination"] == [1]
         assert isinstance(choice(bold(), state, decision), ChallengeGrelottine) == challenges, seat
@@ -359,7 +359,7 @@ def test_at_a_doublette_bold_shields_its_partner_from_a_rivals_challenge() -> No
     def moment(seat: int, holders: tuple[int, ...]) -> tuple[GameState, Decision]:
         items = [{"boucliette": 1} if s in holders else {} for s in range(4)]
         items[1] = {**items[1], "grelottine": 1}
-        return reach([200] * 4, "boucliette", seat, first(0, 4) + [(1, 3), (6,)], items=items,
+        return reach([182, 182, 100, 100], "boucliette", seat, first(0, 4) + [(1, 3), (6,)], items=items,
                      answers={"grelottine": ChallengeGrelottine("chouette", 60)}, rules=DOUBLETTE)
 
     assert choice(bold(), *moment(2, (2,))) == UseBoucliette()
@@ -428,7 +428,7 @@ def test_simple_bets_where_beau_sirop_is_the_bet_and_never_souffles_its_partner(
     state, decision = reach([100, 100], "sirop_bet", 0, first(0, 2) + [(3, 3), (5,)], rules=rules,
                             answers={"sirop": Sirop()})
     assert choice(SimpleBot(), state, decision) == BeauSirop()  # type: ignore[arg-type]
-    state, decision = reach([100, 50, 300, 60], "soufflette", 0, first(0, 4) + [(4, 2), (1,)], rules=DOUBLETTE)
+    state, decision = reach([20, 50, 300, 60], "soufflette", 0, first(0, 4) + [(4, 2), (1,)], rules=DOUBLETTE)
     assert choice(SimpleBot(), state, decision).target == 3  # type: ignore[arg-type, attr-defined]
 
 

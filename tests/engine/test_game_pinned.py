@@ -12,7 +12,7 @@ from engine_helpers import PASS, ROLL, new_game, play, ruleset, score_events
 from cdc_env.actions import BetSum, BuyCul, DeclareCivet, Dice, IllegalActionError, Roll, Shout, UseGrelottine
 from cdc_env.dice import InjectedDice
 from cdc_env.game import GameError, GameLoadError, GameState, JoinRefused
-from cdc_env.rules import load_ruleset
+from cdc_env.rules import Ruleset, load_ruleset
 
 
 def test_a_turn_is_logged_die_by_die_with_who_threw_and_what_it_made() -> None:
@@ -248,15 +248,40 @@ def test_a_civet_of_one_point_at_the_cap_is_held_and_says_so() -> None:
 
 
 def test_a_change_of_no_points_on_ones_own_turn_wins_nothing() -> None:
-    # v004 lets every own-turn change pass the cap; a score set above the target does not win
+    # v004 lets every own-turn change pass the cap; a score at the target's edge does not win
     # by a Bévue that costs nothing (a table's penalty of 0): only a gain wins.
     rules = ruleset("v004", bevue={"penalty": 0})
-    state = new_game(rules, 2, dice=[], scores=[350, 0])
+    state = new_game(rules, 2, dice=[], scores=[342, 0])
     state.apply_action(Shout("pas_mou_le_caillou", 100.0), seat=0)
     assert state.winner is None and not state.is_over
-    assert score_events(state)[-1] == {"type": "score", "turn": 1, "seat": 0, "points": 0, "delta": 0, "score": 350,
+    assert score_events(state)[-1] == {"type": "score", "turn": 1, "seat": 0, "points": 0, "delta": 0, "score": 342,
                                        "reason": "bevue", "capped": False,
                                        "why": "shouted 'pas_mou_le_caillou' when no race was on"}
+
+
+def _table(name: str) -> Ruleset:
+    if name == "doublette":
+        return load_ruleset("classic").with_house_rules(["doublette"])
+    if name == "no_negative":
+        return load_ruleset("complete").model_copy(update={"negative_scores": False})
+    return load_ruleset(name)
+
+
+@pytest.mark.parametrize(("rules", "players", "scores", "says", "starts"), [
+    ("classic", 2, [343, 0], "seat 0 has 343, at or past the target (343)", [342, 0]),
+    ("v004", 3, [0, 0, 500], "seat 2 has 500, at or past the target (343)", [0, -500, 0]),
+    ("doublette", 4, [200, 0, 143, 0], "the team of seats 0, 2 has 343, at or past the target (343)",
+     [200, 300, 142, 0]),
+    ("no_negative", 2, [10, -1], "keeps scores at 0 or more (negative_scores: false), got [10, -1]", [10, 0]),
+])
+def test_a_setup_where_the_game_is_already_over_or_a_score_cannot_be_is_refused(
+        rules: str, players: int, scores: list[int], says: str, starts: list[int]) -> None:
+    # A seat (or a team) already at the target would have won: a game from there would crown
+    # whoever the flow reached first. Just below it, the game starts.
+    with pytest.raises(GameError) as error:
+        GameState(_table(rules), players, setup={"scores": scores})
+    assert says in str(error.value)
+    assert GameState(_table(rules), players, setup={"scores": starts}).scores == starts
 
 
 # ------------------------------------------------------------------ what a refusal says

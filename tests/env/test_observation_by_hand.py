@@ -43,8 +43,11 @@ def busy_table() -> GameState:
     the Velute at 40; seat 2 challenges seat 1 on a Chouette-Velute at 30; seat 0 challenged
     seat 2 to a Soufflette (second throw); seat 0 bet Mouette (4), seat 2 Chouette (6) and on
     success, seat 0 a sum of 9; turn 30; seat 2 must decide a Grelottine."""
-    state = GameState(CLASSIC, 3, setup={"scores": [100, -400, 400],
+    state = GameState(CLASSIC, 3, setup={"scores": [100, -400, 0],
                                          "items": [{"civet": 1}, {"grelottine": 1}, {}]})
+    # Past the target, as a winner's score shows in the last observation (a setup may not
+    # start there: the game would be over).
+    state.scores[2] = 400
     state.table = Table(dice=(3, 3, 5), combination="chouette", thrower=1, buyer=2,
                         civet={"seat": 0, "combination": "velute", "stake": 40},
                         challenge={"challenger": 2, "challenged": 1, "combination": "chouette_velute", "stake": 30},

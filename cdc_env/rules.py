@@ -273,6 +273,9 @@ class MinimumScores(_Section):
     sirop_bet: int = Field(default=0, ge=0)
     # To sirop, the thrower's score must cover the Chouette's points at stake.
     sirotage_covers_chouette: bool = False
+    # To buy the cul, the buyer's score must cover its cost: held at 0, a buyer with less
+    # would have it for nothing (F asks the sirop to be covered in the same way).
+    achat_covers_cost: bool = True
 
 
 def _default_ranks() -> list[tuple[float, str]]:

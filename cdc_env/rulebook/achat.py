@@ -13,6 +13,8 @@ def offer_the_cul(game: Game, thrower: int) -> Flow:
     """The other players are asked in seat order; the first who buys pays and throws the cul.
     Returns who throws it."""
     for seat in game.seats_from(thrower):
+        if not can_pay(game, seat):
+            continue
         choice = yield Decision(seat, "buy_cul", (BuyCul(), Pass()))
         if isinstance(choice, BuyCul):
             game.table.buyer = seat
@@ -20,6 +22,14 @@ def offer_the_cul(game: Game, thrower: int) -> Flow:
             game.change_score(seat, -game.rules.dice_buying.cost, "achat_du_cul")
             return seat
     return thrower
+
+
+def can_pay(game: Game, seat: int) -> bool:
+    """Without negative scores (F's option) a score held at 0 cannot pay: only a buyer whose
+    score covers the cost is offered the cul (`minimum_scores.achat_covers_cost`)."""
+    rules = game.rules
+    return (rules.negative_scores or not rules.minimum_scores.achat_covers_cost
+            or game.scores[seat] >= rules.dice_buying.cost)
 
 
 def seller_keeps_chouette(game: Game, thrower: int, chouettes: tuple[int, ...]) -> None:

@@ -14,6 +14,7 @@ from engine_helpers import PASS, ROLL, new_game, play, ruleset, score_events
 from cdc_env.actions import (
     BeauSirop,
     BetSum,
+    BuyCul,
     BirdBet,
     ChallengeSoufflette,
     CoucheSirop,
@@ -444,3 +445,18 @@ def test_mecreant_below_thirty_is_a_bevue_and_no_shout() -> None:
                                scores=[0, 20, 50], rules=no_negative())
     assert grelottines(state) == [0, 0, 1]
     assert state.scores == [0, 10, 50]
+
+
+def test_the_cul_is_offered_only_to_a_buyer_whose_score_covers_its_cost() -> None:
+    # Held at 0, a buyer at 29 would have the whole combination for 29 points, one at 0 for
+    # nothing: seat 1 (29) is not asked, seat 2 (30) is, and pays the whole 30.
+    state = new_game(no_negative(), 3, dice=[1, 2, 6], scores=[50, 29, 30])
+    play(state, ROLL)
+    assert (state.pending.kind, state.pending.seat) == ("buy_cul", 2)
+    play(state, BuyCul(), ROLL)
+    assert state.scores[2] == 0 and score_events(state)[0]["reason"] == "achat_du_cul"
+    # The option off, or negative scores played, seat 1 is asked first as before.
+    for rules in (no_negative(minimum_scores={"achat_covers_cost": False}), ruleset("complete")):
+        state = new_game(rules, 3, dice=[1, 2], scores=[50, 29, 30])
+        play(state, ROLL)
+        assert (state.pending.kind, state.pending.seat) == ("buy_cul", 1)

@@ -615,7 +615,9 @@ class GameState:
             shown = yield from rule.moments["combination_shown"](self, parameters, outcome)
             if shown is not None:
                 carried[rule.name] = shown
-        yield from self._combination_rules(outcome, bought)
+        # A roll off the scorer's own turn (a buyer's Néant challenged by a Grelottine) counts
+        # like a bought cul, as `apply_combination` does: a Soufflette from it does nothing.
+        yield from self._combination_rules(outcome, bought or scorer != self.turn_seat)
         for rule, parameters in moment_rules(self.rules.house_rules, "roll_made"):
             yield from rule.moments["roll_made"](self, parameters, (outcome, carried.get(rule.name)))
         return outcome

@@ -9,7 +9,7 @@ from typing import Any
 
 from engine_helpers import PASS, ROLL, event, new_game, play, ruleset, score
 
-from cdc_env.actions import BetOnSuccess, ChallengeGrelottine, Roll, Sirop, UseBoucliette, UseGrelottine
+from cdc_env.actions import BetOnSuccess, BuyCul, ChallengeGrelottine, Roll, Sirop, UseBoucliette, UseGrelottine
 from cdc_env.dice import InjectedDice
 from cdc_env.game import GameState
 from cdc_env.rules import load_ruleset
@@ -149,3 +149,24 @@ def test_a_solo_grelottine_missed_loses_the_stake() -> None:
         score(0, -16, 256, "grelottine_lost", False),
         {"type": "turn_start", "turn": 2, "seat": 0},
     ]
+
+
+def test_a_buyers_challenge_throw_of_1_2_4_is_no_soufflette_the_throwers_is() -> None:
+    # Seat 1 buys seat 0's cul and throws a Néant; seat 2 challenges it. The challenge throw
+    # 1,2,4 is seat 1's off its own turn, like a bought cul: no Soufflette (C: "une Soufflette
+    # achetée ne fait rien"), and the game goes on to seat 1's turn.
+    state = new_game("classic", 3, dice=[1, 3, 6, 1, 2, 4], scores=[100] * 3, items=[{}, {}, {"grelottine": 1}])
+    play(state, ROLL, BuyCul())
+    state.apply_action(ChallengeGrelottine("chouette", 10))
+    while state.pending is not None and state.pending.kind in ("boucliette", "challenge_bet"):
+        state.apply_action(PASS)
+    play(state, ROLL)
+    assert state.pending is not None and state.pending.kind != "soufflette"
+    # The thrower's own Néant challenged, the same throw on its own turn is a Soufflette.
+    state = new_game("classic", 3, dice=[1, 3, 6, 1, 2, 4], scores=[100] * 3, items=[{}, {}, {"grelottine": 1}])
+    play(state, ROLL, PASS, PASS)
+    state.apply_action(ChallengeGrelottine("chouette", 10))
+    while state.pending is not None and state.pending.kind in ("boucliette", "challenge_bet"):
+        state.apply_action(PASS)
+    play(state, ROLL)
+    assert state.pending is not None and (state.pending.kind, state.pending.seat) == ("soufflette", 0)

@@ -154,8 +154,9 @@ def neant_souffle_race(game: Game, outcome: RollOutcome) -> Flow:
 
 def pelican_race(game: Game, thrower: int, bettor: int | None) -> Flow:
     """F: a relaunch of 18. The first "Pélican !" wins 28; ties go on with
-    "Passe-Montagne !" then "Zbradaraldjan !"; still tied, the one who bet 18 wins if
-    among them, otherwise the lowest die."""
+    "Passe-Montagne !" then "Zbradaraldjan !"; still tied, the one who bet 18 wins (F: "le
+    joueur ayant relancé de 18 gagne les points", among the tied or not), and only if nobody
+    bet 18 do the tied throw a die, the lowest winning."""
     tie_window = game.rules.races.tie_window_ms
     shouts = yield from races.collect_shouts(game, "pelican", game.seats_from(thrower, True))
     tied = races.first_shouters(shouts, tie_window)
@@ -170,5 +171,5 @@ def pelican_race(game: Game, thrower: int, bettor: int | None) -> Flow:
         return
     winner = tied[0]
     if len(tied) > 1:
-        winner = bettor if bettor in tied else (yield from races.lowest_die_wins(game, tied, "pelican_tie"))
+        winner = bettor if bettor is not None else (yield from races.lowest_die_wins(game, tied, "pelican_tie"))
     game.change_score(winner, game.rules.bleu_rouge.pelican_points, "pelican")

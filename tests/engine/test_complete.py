@@ -36,9 +36,12 @@ def events(state, type_: str) -> list[dict]:
 
 
 def after_roll(dice: list[int], players: int = 3, rules="complete", scores=None, items=None):
-    """Seat 0 throws `dice` (then the dice that follow); nobody buys the cul."""
+    """Seat 0 throws `dice` (then the dice that follow); nobody buys the cul (those asked: a
+    score short of its cost is not, without negative scores)."""
     state = new_game(rules, players, dice=dice, scores=scores, items=items)
-    play(state, ROLL, *[PASS] * (players - 1))
+    play(state, ROLL)
+    while state.pending is not None and state.pending.kind == "buy_cul":
+        play(state, PASS)
     return state
 
 
@@ -245,13 +248,24 @@ def test_pelican_ties_go_to_passe_montagne_zbradaraldjan_then_the_18_bettor() ->
     assert state.scores == [9, 0, 72 + 28 + 100]
 
 
-def test_pelican_tie_without_the_18_bettor_lowest_die_wins() -> None:
-    # Seat 0 bet 18 and stays silent; seats 1 and 2 tie three times; dice 2 and 5: seat 1.
+def test_pelican_tie_goes_to_the_18_bettor_even_silent() -> None:
+    # Seat 0 bet 18 and stays silent; seats 1 and 2 tie three times: F gives the 28 to "le
+    # joueur ayant relancé de 18", whether among the tied or not.
     state = bleu_rouge_game([6, 6, 6], bets=(18, 11, 12), extra=[2, 5])
     play(state, PASS, Shout("pelican", 300), Shout("pelican", 350))
     play(state, Shout("passe_montagne", 400), Shout("passe_montagne", 420))
     play(state, PASS, PASS)  # nobody shouts "Zbradaraldjan !": still tied
-    assert state.scores == [9 + 72 + 100, 28, 0]
+    assert state.scores == [9 + 72 + 28 + 100, 0, 0]
+
+
+def test_pelican_tie_without_an_18_bettor_lowest_die_wins() -> None:
+    # Nobody bet 18: seats 1 and 2 tie three times, then throw a die each: 2 and 5, seat 1.
+    state = bleu_rouge_game([6, 6, 6], bets=(10, 11, 12), extra=[2, 5])
+    play(state, PASS, Shout("pelican", 300), Shout("pelican", 350))
+    play(state, Shout("passe_montagne", 400), Shout("passe_montagne", 420))
+    play(state, PASS, PASS)
+    assert [(e["seat"], e["values"]) for e in state.log if e.get("reason") == "pelican_tie"] == [(1, [2]), (2, [5])]
+    assert state.scores[1:] == [28, 0]
 
 
 def test_passe_montagne_decides_a_tie() -> None:

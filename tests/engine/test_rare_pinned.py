@@ -18,9 +18,12 @@ GRELOTTE = "grelotte_ca_picote"
 
 
 def thrown(dice: list[int], players: int = 3, rules: Any = "complete", **setup: Any) -> GameState:
-    """Seat 0 throws `dice` (then the dice after them), nobody buys the cul."""
+    """Seat 0 throws `dice` (then the dice after them), nobody buys the cul (those asked: a
+    score short of its cost is not, without negative scores)."""
     state = new_game(rules, players, dice=dice, **setup)
-    play(state, ROLL, *[PASS] * (players - 1))
+    play(state, ROLL)
+    while state.pending is not None and state.pending.kind == "buy_cul":
+        play(state, PASS)
     return state
 
 
@@ -53,10 +56,11 @@ def test_a_bleu_rouge_relaunch_of_no_combination_is_a_jarret() -> None:
                               {"type": "turn_start", "turn": 2, "seat": 1}]
 
 
-def test_a_pelican_tied_to_the_end_goes_to_the_lowest_die() -> None:
+def test_a_pelican_tied_to_the_end_goes_to_the_bettor_of_18_even_silent() -> None:
     # The relaunch 6,6,6 (18): seat 0 bet 18 (36 + 36) but stays silent; seats 1 and 2 tie on
-    # "Pélican !", "Passe-Montagne !" and "Zbradaraldjan !"; the bettor is not among them, so
-    # the dice: 2 and 5, seat 1 wins 28. Then the Cul de Chouette is seat 0's own.
+    # "Pélican !", "Passe-Montagne !" and "Zbradaraldjan !": F gives the 28 to "le joueur ayant
+    # relancé de 18", among the tied or not, and dice only when nobody bet 18. Then the Cul de
+    # Chouette is seat 0's own.
     state = thrown([3, 3, 4, 6, 6, 6])
     play(state, BetSum(18), BetSum(10), BetSum(12))
     start = len(state.log)
@@ -64,18 +68,14 @@ def test_a_pelican_tied_to_the_end_goes_to_the_lowest_die() -> None:
     play(state, PASS)
     for race in ("pelican", "passe_montagne", "zbradaraldjan"):
         play(state, Shout(race, 100.0), Shout(race, 150.0))
-    assert state.pending is not None and state.pending.reason == "pelican_tie"
-    play(state, Dice((2,)), Dice((5,)))
     races = [e for race in ("pelican", "passe_montagne", "zbradaraldjan") for e in (
         shout(1, race, race, 100.0), shout(2, race, race, 150.0),
         event("race", race=race, shouts={"1": 100.0, "2": 150.0}, tied=[1, 2]))]
     assert state.log[start:] == [
         *races,
-        event("dice", reason="pelican_tie", seat=1, values=[2]),
-        event("dice", reason="pelican_tie", seat=2, values=[5]),
-        score(1, 28, 28, "pelican", True),
+        score(0, 28, 109, "pelican", True),
         event("combination", seat=0, dice=[6, 6, 6], combination="cul_de_chouette", value=100, races=[]),
-        score(0, 100, 181, "cul_de_chouette"),
+        score(0, 100, 209, "cul_de_chouette"),
         {"type": "turn_start", "turn": 2, "seat": 1},
     ]
 

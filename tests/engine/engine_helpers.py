@@ -47,6 +47,13 @@ def play(state: GameState, *actions: Action) -> None:
         state.apply_action(action)
 
 
+def nobody_buys(state: GameState) -> None:
+    """Every player asked to buy the cul passes (without negative scores, one whose score is
+    short of its cost is not asked)."""
+    while state.pending is not None and state.pending.kind == "buy_cul":
+        state.apply_action(Pass())
+
+
 def passes(state: GameState, count: int) -> None:
     play(state, *[Pass()] * count)
 

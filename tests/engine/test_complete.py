@@ -9,13 +9,13 @@ import sys
 from collections import Counter
 
 import pytest
-from engine_helpers import PASS, ROLL, new_game, play, ruleset, score_events
+from engine_helpers import PASS, ROLL, new_game, nobody_buys, play, ruleset, score_events
 
 from cdc_env.actions import (
     BeauSirop,
     BetSum,
-    BuyCul,
     BirdBet,
+    BuyCul,
     ChallengeSoufflette,
     CoucheSirop,
     DeclareCivet,
@@ -40,8 +40,7 @@ def after_roll(dice: list[int], players: int = 3, rules="complete", scores=None,
     score short of its cost is not, without negative scores)."""
     state = new_game(rules, players, dice=dice, scores=scores, items=items)
     play(state, ROLL)
-    while state.pending is not None and state.pending.kind == "buy_cul":
-        play(state, PASS)
+    nobody_buys(state)
     return state
 
 

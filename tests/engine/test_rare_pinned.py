@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from engine_helpers import PASS, ROLL, event, new_game, play, ruleset, score
+from engine_helpers import PASS, ROLL, event, new_game, nobody_buys, play, ruleset, score
 from engine_helpers import shout_event as shout
 
 from cdc_env.actions import BetSum, Dice, Shout
@@ -22,8 +22,7 @@ def thrown(dice: list[int], players: int = 3, rules: Any = "complete", **setup: 
     score short of its cost is not, without negative scores)."""
     state = new_game(rules, players, dice=dice, **setup)
     play(state, ROLL)
-    while state.pending is not None and state.pending.kind == "buy_cul":
-        play(state, PASS)
+    nobody_buys(state)
     return state
 
 

@@ -7,7 +7,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from engine_helpers import PASS, ROLL, event, new_game, play, ruleset, score
+from engine_helpers import PASS, ROLL, event, new_game, nobody_buys, play, ruleset, score
 
 from cdc_env.actions import BeauSirop, BetOnSuccess, BirdBet, CoucheSirop, DeclareCivet, Shout, Sirop
 
@@ -18,7 +18,9 @@ def sirop_of_two(rules: Any = "complete", players: int = 4, die: int = 2, **setu
     """Seat 0 throws 2,2,5 (a Chouette of 2), nobody buys the cul, seat 0 sirops; the sirop
     die is `die`."""
     state = new_game(rules, players, dice=[2, 2, 5, die], **setup)
-    play(state, ROLL, *[PASS] * (players - 1), Sirop())
+    play(state, ROLL)
+    nobody_buys(state)
+    play(state, Sirop())
     return state
 
 
@@ -96,7 +98,9 @@ def test_a_false_shout_that_takes_a_bettor_below_the_minimum_names_its_bets_bevu
     # Seat 1 has 12 (a bird bet needs 5), is asked first, and shouts out of place: 2 points. The
     # decision is put again (`refresh`): it named no Bévue, then charged one for the bet.
     state = new_game(ruleset("complete", negative_scores=False), 4, dice=[2, 2, 5, 3], scores=[50, 12, 50, 50])
-    play(state, ROLL, PASS, PASS, PASS, Sirop())
+    play(state, ROLL)
+    nobody_buys(state)
+    play(state, Sirop())
     assert state.pending is not None and state.pending.seat == 1 and BirdBet(3) not in state.pending.bevues
     state.apply_action(Shout("pas_mou_le_caillou", 100.0), seat=1)
     assert state.scores[1] == 2

@@ -6,7 +6,7 @@ from __future__ import annotations
 from typing import Any
 
 import pytest
-from engine_helpers import PASS, ROLL, event, new_game, play, ruleset, score
+from engine_helpers import PASS, ROLL, event, new_game, nobody_buys, play, ruleset, score
 
 from cdc_env.actions import BetOnSuccess, ChallengeSoufflette, DeclareCivet, IllegalActionError, KeepDice, Shout
 from cdc_env.rulebook.phrases import RACE_SHOUTS
@@ -15,7 +15,8 @@ from cdc_env.rulebook.phrases import RACE_SHOUTS
 def soufflette(dice: list[int], rules: Any = "classic", **setup: Any) -> Any:
     """3 seats: seat 0 throws 1,2,4, nobody buys the cul; the Soufflette is asked."""
     state = new_game(rules, 3, dice=[1, 2, 4, *dice], **setup)
-    play(state, ROLL, PASS, PASS)
+    play(state, ROLL)
+    nobody_buys(state)
     return state
 
 

@@ -721,9 +721,20 @@ def _check_setup(setup: dict[str, Any] | None, players: int, rules: Ruleset,
             if not isinstance(holding, dict):  # (a list there was an AttributeError)
                 raise GameError(f"setup items must give one mapping per seat ({players}), such as "
                                 f"{{'civet': 1}}, got {holding!r}")
-            if set(holding) - set(ITEMS) or any(v not in (0, 1) for v in holding.values()):
+            # (True and 1.0 equal 1, and were kept as they came into the saved game.)
+            if set(holding) - set(ITEMS) or any(type(v) is not int or v not in (0, 1) for v in holding.values()):
                 raise GameError(f"setup items: each of {', '.join(ITEMS)} is held 0 or 1 times, got {holding!r}")
+            unplayed = sorted(item for item, held in holding.items() if held and not item_in_play(rules, item))
+            if unplayed:
+                raise GameError(f"setup items: this ruleset ({rules.name}) does not play "
+                                f"{' or '.join(unplayed)}, so nobody can hold one; leave it out")
     return copy.deepcopy(setup)
+
+
+def item_in_play(rules: Ruleset, item: str) -> bool:
+    """Whether a ruleset has the rule that uses `item` (one of ITEMS)."""
+    return {"grelottine": rules.grelottine.enabled, "civet": rules.civet.enabled,
+            "boucliette": rules.boucliette.enabled, "flan": rules.combinations.flan}[item]
 
 
 def name_key(name: str) -> str:

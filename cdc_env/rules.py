@@ -374,6 +374,10 @@ class Ruleset(BaseModel):
             raise ValueError("min_players is larger than max_players")
         if self.cap_score >= self.target_score:
             raise ValueError("cap_score must be below target_score")
+        if self.neant_gives_grelottine and not self.grelottine.enabled:
+            # (it handed out an item that nothing could use)
+            raise ValueError("neant_gives_grelottine needs grelottine.enabled: true "
+                             "(or set neant_gives_grelottine: false)")
         return self
 
     @model_validator(mode="after")

@@ -119,6 +119,14 @@ def test_a_grelottine_is_held_once_and_a_civet_spent_is_logged() -> None:
      "setup items: each of grelottine, civet, boucliette, flan is held 0 or 1 times, got {'civet': 2}"),
     ({"items": [{}, {"jarret": 1}]},
      "setup items: each of grelottine, civet, boucliette, flan is held 0 or 1 times, got {'jarret': 1}"),
+    # True and 1.0 equal 1, and went into the saved game as they came.
+    ({"items": [{"civet": True}, {}]},
+     "setup items: each of grelottine, civet, boucliette, flan is held 0 or 1 times, got {'civet': True}"),
+    ({"items": [{}, {"boucliette": 1.0}]},
+     "setup items: each of grelottine, civet, boucliette, flan is held 0 or 1 times, got {'boucliette': 1.0}"),
+    # classic has no Flan: an item nothing could use.
+    ({"items": [{"flan": 1}, {}]}, "setup items: this ruleset (classic) does not play flan, so nobody can hold one; "
+                                   "leave it out"),
     # Each was a TypeError from len() or from the game's own reading of them.
     ({"scores": None}, "setup scores must be 2 whole numbers, got None"),
     ({"scores": 5}, "setup scores must be 2 whole numbers, got 5"),
@@ -128,6 +136,14 @@ def test_a_starting_position_that_cannot_be_is_refused_with_its_reason(setup: ob
     with pytest.raises(GameError) as error:
         GameState(load_ruleset("classic"), 2, setup=setup)  # type: ignore[arg-type]
     assert str(error.value) == message
+
+
+def test_items_of_rules_a_ruleset_does_not_play_are_refused_and_held_at_none_allowed() -> None:
+    with pytest.raises(GameError, match=r"this ruleset \(basic\) does not play civet or grelottine"):
+        GameState(load_ruleset("basic"), 2, setup={"items": [{"grelottine": 1, "civet": 1}, {}]})
+    # Held at 0, an item the ruleset does not play says nothing that could be wrong.
+    assert GameState(load_ruleset("basic"), 2, setup={"items": [{"civet": 0}, {}]}).items[0]["civet"] == 0
+    assert GameState(load_ruleset("complete"), 2, setup={"items": [{"flan": 1}, {}]}).items[0]["flan"] == 1
 
 
 def test_a_starting_position_is_the_games_own_copy() -> None:

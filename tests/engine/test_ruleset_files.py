@@ -145,6 +145,15 @@ def test_a_check_of_the_whole_ruleset_is_said_without_pydantics_prefix() -> None
     assert str(error.value) == f"ruleset mine.yaml is not valid:\n  - cap_score must be below target_score\n{FIX}"
 
 
+def test_a_neant_that_gives_a_grelottine_nothing_can_use_is_refused() -> None:
+    data = classic_with(grelottine__enabled=False)
+    with pytest.raises(RulesetError) as error:
+        Ruleset.from_dict(data, source="mine.yaml")
+    assert str(error.value) == (f"ruleset mine.yaml is not valid:\n  - neant_gives_grelottine needs "
+                                f"grelottine.enabled: true (or set neant_gives_grelottine: false)\n{FIX}")
+    Ruleset.from_dict({**data, "neant_gives_grelottine": False}, source="mine.yaml")
+
+
 @pytest.mark.parametrize(("low", "high", "players", "refusal"), [
     (1, 1, 2, "ruleset 'mine' is played by exactly 1 player, not 2"),
     (3, 3, 2, "ruleset 'mine' is played by exactly 3 players, not 2"),

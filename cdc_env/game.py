@@ -175,9 +175,10 @@ class GameState:
             self.pending = self.pending.refresh()
 
     def false_shout_allowed(self, seat: int, phrase: str) -> bool:
-        """Whether `seat` may shout `phrase` now outside a race: a race phrase, or "Grelottine !"
-        without a Grelottine (`cdc_env/rulebook/false_shouts.py`)."""
-        return false_shouts.allowed(self, seat, phrase)
+        """Whether `seat` may shout `phrase` now outside a race: a race phrase, "Grelottine !"
+        without a Grelottine or without a Néant to challenge, a claim with nothing to claim
+        (`cdc_env/rulebook/false_shouts.py`)."""
+        return false_shouts.allowed(self, seat, phrase, self.pending)
 
     def decisions(self) -> list[dict[str, Any]]:
         """The players' decisions so far (chance outcomes left out): with the seed, a replay."""

@@ -1,18 +1,39 @@
-"""False shouts (C's Bévue): a race phrase shouted outside any race, or "Grelottine !" from
-a player who holds none. A person at the microphone can shout at any moment."""
+"""False shouts (C's Bévue): a shout out of its moment. A person at the microphone can shout
+at any moment, and RULES.md's Bévue covers "a bet or challenge a player may not make":
+- a race phrase outside any race;
+- "Grelottine !" from a player who holds none, or from a holder with no Néant to challenge;
+- a claim ("Sirop gagnant !", "À Kadoc !") with nothing to claim.
+At the moment a phrase belongs to (a Néant's challengers, a claim asked in turn) the players
+are asked one after another: a shout there out of its turn is refused, not charged."""
 
 from __future__ import annotations
 
 from cdc_env.actions import IllegalActionError, Shout, valid_onset
-from cdc_env.rulebook.phrases import GRELOTTINE_SHOUT, RACE_SHOUTS
+from cdc_env.flow import Decision
+from cdc_env.rulebook.phrases import CLAIM_PHRASES, GRELOTTINE_SHOUT, RACE_SHOUTS
 from cdc_env.rulebook.table import Game
 
 
-def allowed(game: Game, seat: int, phrase: str) -> bool:
-    """A race phrase, or "Grelottine !" without a Grelottine. (An interface refuses any other
-    phrase out of its moment.)"""
-    return phrase in RACE_SHOUTS or (phrase == GRELOTTINE_SHOUT and not game.items[seat]["grelottine"])
+def allowed(game: Game, seat: int, phrase: str, pending: Decision | None) -> bool:
+    """Whether `seat` shouting `phrase` now, outside a race, is a false shout (taken, and a
+    Bévue where the ruleset plays them) rather than refused."""
+    if phrase in RACE_SHOUTS:
+        return True
+    if phrase == GRELOTTINE_SHOUT:
+        return not game.items[seat]["grelottine"] or pending is None or pending.kind != "grelottine"
+    if phrase in CLAIM_PHRASES:
+        return pending is None or not (pending.kind == "claim" and pending.reason == phrase)
+    return False
 
+
+def _why(game: Game, seat: int, phrase: str) -> str:
+    if phrase == GRELOTTINE_SHOUT:
+        if not game.items[seat]["grelottine"]:
+            return f"challenged with {GRELOTTINE_SHOUT!r} without holding a Grelottine"
+        return f"challenged with {GRELOTTINE_SHOUT!r} with no Néant to challenge"
+    if phrase in CLAIM_PHRASES:
+        return f"claimed {phrase!r} with nothing to claim"
+    return f"shouted {phrase!r} when no race was on"
 
 
 def false_shout(game: Game, seat: int, shout: Shout) -> None:
@@ -24,15 +45,13 @@ def false_shout(game: Game, seat: int, shout: Shout) -> None:
         raise IllegalActionError(
             f"a shout needs its onset in ms (a finite number ≥ 0), got {shout.onset_ms!r}")
     if not game.false_shout_allowed(seat, shout.phrase):
+        phrases = (*RACE_SHOUTS, GRELOTTINE_SHOUT, *CLAIM_PHRASES)
         raise IllegalActionError(
-            f"seat {seat} shouted {shout.phrase!r}, which fits no moment now: outside a race a "
-            f"player may shout only a race phrase ({', '.join(RACE_SHOUTS)}), or "
-            f"{GRELOTTINE_SHOUT!r} without holding a Grelottine"
+            f"seat {seat} shouted {shout.phrase!r}, which is not taken now: "
+            + (f"it is not a phrase of the game ({', '.join(phrases)})" if shout.phrase not in phrases else
+               "at this moment the players it belongs to are asked for it one after another, each when asked")
         )
     game.keep_in_history(seat, shout)
     game.event("false_shout", seat=seat, phrase=shout.phrase, onset_ms=shout.onset_ms)
     if game.rules.bevue.enabled:
-        why = (f"challenged with {GRELOTTINE_SHOUT!r} without holding a Grelottine"
-               if shout.phrase == GRELOTTINE_SHOUT else
-               f"shouted {shout.phrase!r} when no race was on")
-        game.bevue(seat, why)
+        game.bevue(seat, _why(game, seat, shout.phrase))

@@ -334,12 +334,12 @@ def test_a_refusal_names_every_staked_choice_with_its_stakes() -> None:
     with pytest.raises(IllegalActionError) as error:
         state.apply_action(BuyCul())
     assert str(error.value) == f"buy_cul is not legal now: {asks}; legal: roll, {civets}"
-    # A shout with its onset that fits no moment is refused the same way, from nobody in
-    # particular or from the seat whose decision it is (not charged as a false shout).
+    # A shout no moment takes is refused the same way, from nobody in particular or from the
+    # seat whose decision it is (not charged as a false shout).
     for seat in (None, 0):
         with pytest.raises(IllegalActionError) as error:
-            state.apply_action(Shout("sirop_gagnant", 100.0), seat=seat)
-        assert str(error.value) == (f"shout(phrase='sirop_gagnant', onset_ms=100.0) is not legal now: {asks}; "
+            state.apply_action(Shout("vive_le_roi", 100.0), seat=seat)
+        assert str(error.value) == (f"shout(phrase='vive_le_roi', onset_ms=100.0) is not legal now: {asks}; "
                                     f"legal: roll, {civets}")
     assert state.log[-1]["type"] == "turn_start" and state.scores == [50, 0]
 

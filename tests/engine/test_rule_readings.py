@@ -6,7 +6,7 @@ from __future__ import annotations
 import random
 
 import pytest
-from engine_helpers import PASS, ROLL, new_game, play, ruleset, score_events
+from engine_helpers import PASS, ROLL, new_game, nobody_buys, play, ruleset, score_events
 from test_log_digest import random_game
 
 from cdc_env.actions import (
@@ -160,7 +160,7 @@ def test_at_a_claim_moment_the_claim_is_the_claimants_answer_a_race_phrase_a_bev
     assert claim is not None and claim.kind == "claim" and claim.seat == 0
     state.apply_action(Shout(GRELOTTE, 300.0), seat=0)
     assert state.scores == [-10, 0] and state.pending == claim
-    with pytest.raises(IllegalActionError, match="fits no moment"):  # not the other's claim
+    with pytest.raises(IllegalActionError, match="asked for it one after another"):  # not the other's claim
         state.apply_action(Shout("a_kadoc", 200.0), seat=1)
     assert state.scores == [-10, 0] and state.pending == claim
     state.apply_action(Shout("a_kadoc", 900.0), seat=0)
@@ -168,20 +168,51 @@ def test_at_a_claim_moment_the_claim_is_the_claimants_answer_a_race_phrase_a_bev
     assert state.items[0]["flan"] == 1 and state.pending.kind == "turn_start"
 
 
-def test_grelottine_without_holding_one_is_a_bevue_with_one_it_is_refused() -> None:
+def test_grelottine_without_holding_one_or_without_a_neant_is_a_bevue() -> None:
+    # RULES.md's Bévue: "a bet or challenge a player may not make". Without a Grelottine, or
+    # holding one with no Néant to challenge: a Bévue each, saying which.
     state = new_game("classic", 2, items=[{}, {"grelottine": 1}])
     state.apply_action(Shout("grelottine", 0.0), seat=0)
-    assert state.scores == [-10, 0]
-    assert "without holding a Grelottine" in score_events(state, "bevue")[0]["why"]
-    with pytest.raises(IllegalActionError, match="fits no moment"):
-        state.apply_action(Shout("grelottine", 0.0), seat=1)
-    assert state.scores == [-10, 0]
+    state.apply_action(Shout("grelottine", 0.0), seat=1)
+    assert state.scores == [-10, -10]
+    assert [e["why"] for e in score_events(state, "bevue")] == [
+        "challenged with 'grelottine' without holding a Grelottine",
+        "challenged with 'grelottine' with no Néant to challenge"]
+    assert state.items[1]["grelottine"] == 1  # nothing spent
+
+
+def test_at_a_neant_a_holder_shouting_grelottine_out_of_its_turn_is_refused_not_charged() -> None:
+    # Seat 0 throws a Néant (and so holds a Grelottine); seats 1 and 2 hold one and are asked
+    # in turn (the lowest score first: seat 2). Seat 1's "Grelottine !" meanwhile waits,
+    # uncharged; seat 3's, without one, is a Bévue as anywhere.
+    state = new_game("classic", 4, dice=[1, 3, 6], scores=[100, 100, 50, 100],
+                     items=[{}, {"grelottine": 1}, {"grelottine": 1}, {}])
+    play(state, ROLL)
+    nobody_buys(state)
+    assert state.pending is not None and (state.pending.kind, state.pending.seat) == ("grelottine", 2)
+    for seat in (0, 1):
+        with pytest.raises(IllegalActionError, match="asked for it one after another"):
+            state.apply_action(Shout("grelottine", 10.0), seat=seat)
+    assert state.scores == [100, 100, 50, 100]
+    state.apply_action(Shout("grelottine", 10.0), seat=3)
+    assert state.scores == [100, 100, 50, 90] and state.pending.seat == 2
+
+
+def test_a_claim_with_nothing_to_claim_is_a_bevue() -> None:
+    # "Sirop gagnant !" with no winning bet, "À Kadoc !" with no Flan thrown: claims a player
+    # may not make (RULES.md's Bévue), taken from any seat at any moment outside their own.
+    state = new_game("complete", 2, dice=[])
+    state.apply_action(Shout("sirop_gagnant", 0.0), seat=1)
+    state.apply_action(Shout("a_kadoc", 0.0), seat=0)
+    assert state.scores == [-10, -10]
+    assert [e["why"] for e in score_events(state, "bevue")] == [
+        "claimed 'sirop_gagnant' with nothing to claim", "claimed 'a_kadoc' with nothing to claim"]
 
 
 def test_a_phrase_that_is_no_race_phrase_is_refused_and_changes_nothing() -> None:
     state = new_game("classic", 2)
     before = state.to_json()
-    for bad in (Shout("a_kadoc", 0.0), Shout(GRELOTTE, -1.0), Shout(GRELOTTE, float("nan"))):
+    for bad in (Shout("vive_le_roi", 0.0), Shout(GRELOTTE, -1.0), Shout(GRELOTTE, float("nan"))):
         with pytest.raises(IllegalActionError):
             state.apply_action(bad, seat=1)
     with pytest.raises(IllegalActionError, match="no seat"):

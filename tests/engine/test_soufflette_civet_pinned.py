@@ -110,7 +110,7 @@ def test_a_false_shout_refused_says_why() -> None:
     assert refusal(Shout("pas_mou_le_caillou", 10.0), 3) == "no seat 3 at this table (seats 0–2)"
     assert refusal(Shout("pas_mou_le_caillou", None), 1) == (
         "a shout needs its onset in ms (a finite number ≥ 0), got None")
-    assert refusal(Shout("sirop_gagnant", 10.0), 2) == (
-        "seat 2 shouted 'sirop_gagnant', which fits no moment now: outside a race a player may shout only a race "
-        f"phrase ({', '.join(RACE_SHOUTS)}), or 'grelottine' without holding a Grelottine")
+    assert refusal(Shout("vive_le_roi", 10.0), 2) == (
+        "seat 2 shouted 'vive_le_roi', which is not taken now: it is not a phrase of the game "
+        f"({', '.join(RACE_SHOUTS)}, grelottine, a_kadoc, sirop_gagnant)")
     assert state.log[-1]["type"] == "turn_start" and state.scores == [0, 0, 0]

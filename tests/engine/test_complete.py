@@ -465,11 +465,11 @@ def test_the_cul_is_offered_only_to_a_buyer_whose_score_covers_its_cost() -> Non
     # nothing: seat 1 (29) is not asked, seat 2 (30) is, and pays the whole 30.
     state = new_game(no_negative(), 3, dice=[1, 2, 6], scores=[50, 29, 30])
     play(state, ROLL)
-    assert (state.pending.kind, state.pending.seat) == ("buy_cul", 2)
-    play(state, BuyCul(), ROLL)
+    assert state.pending is not None and (state.pending.kind, state.pending.seat) == ("buy_cul", 2)
+    play(state, BuyCul())
     assert state.scores[2] == 0 and score_events(state)[0]["reason"] == "achat_du_cul"
     # The option off, or negative scores played, seat 1 is asked first as before.
     for rules in (no_negative(minimum_scores={"achat_covers_cost": False}), ruleset("complete")):
         state = new_game(rules, 3, dice=[1, 2], scores=[50, 29, 30])
         play(state, ROLL)
-        assert (state.pending.kind, state.pending.seat) == ("buy_cul", 1)
+        assert state.pending is not None and (state.pending.kind, state.pending.seat) == ("buy_cul", 1)

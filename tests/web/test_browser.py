@@ -646,6 +646,25 @@ def test_the_link_opened_again_in_a_second_tab_plays_on_and_keeps_the_seat_after
     assert not css(phone, "#seats").is_displayed()
 
 
+def test_the_phone_page_plays_where_the_browser_keeps_no_site_data(web_table, browsers: Browsers) -> None:
+    """Cookies and site data blocked (a setting, some private modes, an app's own browser): reading
+    localStorage throws, and the page stopped at its first line, blank. It plays on, keeping nothing."""
+    table = bots_table(web_table)
+    phone = browsers.open(storage_blocked=True)
+    phone.get(table.phone_url)
+    assert phone.execute_script("try { return !window.localStorage; } catch (e) { return true; }")
+    css(phone, "#name").send_keys("Léa")
+    claim_by_tap(phone, 0)  # the name and the seat's token are not kept
+    assert table.room.seats[0].player.name == "Léa"
+    wait_for("the table on the phone", lambda: phone.find_elements("css selector", "#players li[data-seat='0']"))
+    css(phone, "#lang").click()  # the language switched, not kept
+    wait_for("the page in English", lambda: css(phone, "#lang").text == "Français")
+    # Its clock samples carry back the host's times of its pongs: taken, none refused.
+    wait_for("the phone's clock synced", lambda: getattr(table.room.seats[0].clock, "synced", False))
+    assert not [c.bad for c in table.room.connections if c.bad]
+    assert not script_errors(phone), script_errors(phone)
+
+
 def test_a_refusal_from_the_host_is_said_in_the_pages_language_and_goes_after_a_moment(
         web_table, browsers: Browsers) -> None:
     """A friend types the name of a player already at the table, then one with a markup mark: the

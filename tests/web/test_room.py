@@ -238,12 +238,81 @@ def test_a_tap_with_a_clock_far_off_is_timed_on_arrival() -> None:
     assert before <= at <= time.monotonic()
 
 
-def test_clock_samples_go_to_the_phone_clock() -> None:
+def test_a_tap_dated_long_before_its_arrival_counts_from_1_5_s_before_it() -> None:
+    """The page dates a tap at the touch, at most 1 s before it handles it: a tap dated 4.9 s
+    early (a page made to win every race) counted 4.9 s early. Now it counts from TAP_EARLIEST_S
+    before its arrival, still counted (a finger held on the button is no cheat); one 1.2 s old
+    keeps its time."""
+    from voice.web.room import TAP_EARLIEST_S
+
+    now = time.monotonic()
+    room = make_room([FakeClock(offset_s=now - 50.0)])  # the phone's 50 000 ms is the host's `now`
+    ana = join(room, 0)
+    room.handle(ana, ShoutTap(type="shout", t=50_000.0 - 4_900.0))
+    room.handle(ana, ShoutTap(type="shout", t=50_000.0 - 1_200.0))
+    [(_, backdated), (_, held)] = lines(room)
+    assert now - TAP_EARLIEST_S <= backdated <= time.monotonic() - TAP_EARLIEST_S
+    assert held == pytest.approx(now - 1.2, abs=1e-6)
+
+
+def pong_for(room: Room, phone: Connection, ping: int, t1: float) -> dict[str, Any]:
+    """The host's pong as the page reads it (JSON)."""
+    from voice.web.server import as_json
+
+    answer = room.handle(phone, parse_message(json.dumps({"type": "ping", "id": ping, "t1": t1})))
+    assert answer is not None
+    return dict(json.loads(as_json(answer)))
+
+
+def clock_sample(pong: dict[str, Any], t4: float, **made_up: float) -> ClockSample:
+    """The page's `clock` message for a pong (phone.js sends its t1, t2, t3 back), sent as JSON."""
+    sample = {"type": "clock", "t1": pong["t1"], "t2": pong["t2"], "t3": pong["t3"], "t4": t4, **made_up}
+    parsed = parse_message(json.dumps(sample))
+    assert isinstance(parsed, ClockSample)
+    return parsed
+
+
+def test_clock_samples_go_to_the_phone_clock_only_with_the_host_times_of_a_pong_it_was_sent() -> None:
+    """A clock sample's t2 and t3 are the host's: a page that made them up set its clock's offset
+    where it liked, and dated its taps seconds early through it. Each pong counts once, and only
+    the last PONGS_KEPT are kept."""
+    from voice.web.room import PONGS_KEPT
+
     clock = FakeClock()
     room = make_room([clock])
     ana = join(room, 0)
-    room.handle(ana, ClockSample(type="clock", t1=1.0, t2=5000.0, t3=5000.1, t4=3.0))
-    assert clock.pings == [(1.0, 5000.0, 5000.1, 3.0)]
+    pong = pong_for(room, ana, 1, 1000.25)
+    room.handle(ana, clock_sample(pong, 1003.5))
+    assert clock.pings == [(1000.25, pong["t2"], pong["t3"], 1003.5)]
+    with pytest.raises(ProtocolError, match="not those of a pong this host sent"):
+        room.handle(ana, clock_sample(pong, 1003.5))  # the same pong again
+    forged = pong_for(room, ana, 2, 2000.0)
+    for made_up in ({"t2": forged["t2"] - 4900}, {"t3": forged["t3"] - 4900}, {"t1": 2001.0}):
+        with pytest.raises(ProtocolError, match="send each pong's t1, t2 and t3 back as they came"):
+            room.handle(ana, clock_sample(forged, 2002.0, **made_up))
+    pongs = [pong_for(room, ana, ping, 3000.0 + ping) for ping in range(3, 4 + PONGS_KEPT)]
+    with pytest.raises(ProtocolError, match="pong"):
+        room.handle(ana, clock_sample(pongs[0], 3010.0))  # PONGS_KEPT pongs sent since: forgotten
+    room.handle(ana, clock_sample(pongs[1], 3010.0))  # answered late, still kept
+    assert len(clock.pings) == 2 and len(ana.pongs) == PONGS_KEPT - 1
+
+
+def test_a_page_that_makes_up_its_clock_samples_cannot_date_its_taps_early() -> None:
+    """/tmp/review_web/tap.py: the real phone clock fed host times 4.9 s before the real ones."""
+    room = Room([SeatPlayer("Ana"), SeatPlayer("Bob")], chirp=lambda: np.zeros(800, np.float32),
+                play=lambda samples, rate: None)
+    try:
+        ana = join(room, 0)
+        for ping in range(3):
+            pong = pong_for(room, ana, ping, 1000.0 + ping)
+            with pytest.raises(ProtocolError, match="pong"):
+                room.handle(ana, clock_sample(pong, 1001.0 + ping, t2=pong["t2"] - 4900, t3=pong["t3"] - 4900))
+        arrived = time.monotonic()
+        room.handle(ana, ShoutTap(type="shout", t=1001.5))  # no round trip taken: timed on arrival
+        [(_, at)] = lines(room)
+        assert at >= arrived
+    finally:
+        room.close()
 
 
 def stream_on(room: Room, connection: Connection, number: int = 1) -> None:
@@ -795,6 +864,28 @@ def test_a_tap_sent_for_the_question_before_never_answers_the_next_one_put_to_th
     assert [text for text, _ in lines(room)] == ["2"]
 
 
+def test_a_choice_taken_as_the_game_takes_its_players_voice_is_withdrawn_before_the_next_decision() -> None:
+    """Ana's tap on « lancer » was taken by the room just as the game took her « je lance »: the
+    game moved on, and the line, unread, waited for whoever read the keys next: a race read its
+    « 1 » as seat 1's shout, a bot's turn as a line typed out of turn. The table set for the
+    game's next decision takes it back; while the decision is still the one it answers, it stays."""
+    room = make_room([FakeClock(), FakeClock()])
+    session = PlaySession(load_ruleset("classic"), [s.player for s in room.seats], view=room.view,
+                          keyboard=room.keys, seed=3)  # Ana throws first
+    roll = session.state.pending
+    assert roll is not None and roll.seat == 0
+    ana = join(room, 0)
+    room.view.session = session
+    room.ask(session, roll, roll.legal_actions())
+    room.handle(ana, Choose(type="choose", option=0))
+    room.set_table(session, {}, [])  # drawn again (her voice heard, say): still the roll's answer
+    assert room.keys.lines.qsize() == 1
+    session.state.apply_action(roll.legal_actions()[0], seat=0)  # her voice's answer, taken first
+    assert session.state.pending is not roll
+    room.set_table(session, {}, [])
+    assert lines(room) == []
+
+
 def test_a_closed_socket_leaves_the_seat_taken_and_the_mic_offline() -> None:
     room = make_room([FakeClock(), FakeClock()])
     ana = join(room, 0)
@@ -833,6 +924,69 @@ def test_audio_faster_than_it_can_be_heard_is_refused() -> None:
     room.handle(ana, AudioState(type="audio", stream=1, state="off"))  # never waits on the backlog
     assert time.monotonic() - started < 0.5
     room.close()
+
+
+def test_a_stream_stopped_with_its_backlog_full_never_leaves_its_worker_waiting(
+        monkeypatch: pytest.MonkeyPatch) -> None:
+    """/tmp/review_web/stuck.py: the queue full, the stop could not put the stream's end in it and
+    marked it stopped instead; a worker that drained the backlog in between (a thread switch)
+    then waited in get() for ever, a thread lost at each stop. That switch is made to happen."""
+    import threading
+    from dataclasses import dataclass, field
+
+    from voice.web import room as room_module
+    from voice.web.room import MAX_BACKLOG, Stream
+
+    busy = threading.Event()
+
+    class Drained(queue.Queue[Any]):
+        """The worker drains the backlog just as the stop finds the queue full."""
+
+        def __init__(self) -> None:
+            super().__init__(MAX_BACKLOG)
+            self.waiting = threading.Event()  # the worker waits in get() on an empty queue
+
+        def get(self, block: bool = True, timeout: float | None = None) -> Any:
+            if self.empty():
+                self.waiting.set()
+            return super().get(block, timeout)
+
+        def put_nowait(self, item: Any) -> None:
+            if item is None and self.full():
+                self.waiting.clear()
+                busy.set()  # the worker goes on...
+                assert self.waiting.wait(5)  # ...drains the backlog and waits for more
+                raise queue.Full
+            super().put_nowait(item)
+
+    @dataclass
+    class DrainedStream(Stream):
+        chunks: queue.Queue[Any] = field(default_factory=Drained)
+
+    class Busy(FakeClock):
+        def chunk(self, first_sample: int, frames: int, phone_ms: float) -> None:
+            busy.wait(5)  # a host busy decoding: the worker falls behind
+
+    monkeypatch.setattr(room_module, "Stream", DrainedStream)
+    room = make_room([Busy()])
+    try:
+        ana = join(room, 0)
+        stream_on(room, ana)
+        stream = room.seats[0].stream
+        assert stream is not None and stream.thread is not None
+        room.audio(ana, AudioChunk(0, 10.0, np.zeros(160, np.int16)))
+        deadline = time.monotonic() + 5
+        while not stream.chunks.empty() and time.monotonic() < deadline:
+            time.sleep(0.01)  # the worker holds the first chunk, busy
+        with pytest.raises(ProtocolError, match="faster"):
+            for i in range(1, MAX_BACKLOG + 2):
+                room.audio(ana, AudioChunk(i * 160, 10.0 + i, np.zeros(160, np.int16)))
+        assert stream.chunks.full()
+        room.handle(ana, AudioState(type="audio", stream=1, state="off"))
+        stream.thread.join(timeout=5)
+        assert not stream.thread.is_alive()
+    finally:
+        room.close()
 
 
 def test_a_phone_whose_recogniser_does_not_start_is_told_to_press(caplog: pytest.LogCaptureFixture) -> None:
@@ -1064,6 +1218,31 @@ def test_the_host_gives_a_lost_phones_seat_to_a_new_phone() -> None:
     assert welcome == {"type": "welcome", "seat": 0, "token": seat.token, "run": room.run} and waiting.seat == 0
     assert seat.taken and seat.player.name == "Ana"
     assert received(board, "seats")[-1]["seats"][0]["taken"]
+
+
+def test_a_seat_handed_to_a_new_phone_starts_its_microphone_afresh() -> None:
+    """/tmp/review_web/handover.py: the lost phone restarted its microphone again and again (a
+    flaky phone); its restarts stayed with the seat, and the new phone's first start was refused
+    (mic_restarts). Nor are the lost phone's chirp waiting and passed microphone test the new one's."""
+    from voice.web.room import STREAM_STARTS_PER_MIN
+
+    host = [100.0]
+    room = make_room([FakeClock(), FakeClock()], clock=lambda: host[0])
+    try:
+        lost = join(room, 0)
+        for number in range(1, STREAM_STARTS_PER_MIN + 1):
+            stream_on(room, lost, number)
+            host[0] += 1.0
+        seat = room.seats[0]
+        seat.mic_test, seat.chirp_wanted = "heard", True  # its player heard, its next chirp waiting
+        room.host_command("phone 1")
+        assert seat.stream_starts == [] and not seat.chirp_wanted and seat.mic_test == "none"
+        new = join(room, 0)
+        stream_on(room, new, 1)
+        assert seat.stream is not None and seat.mic == "online" and not new.stream_refused
+        assert seat.stream_starts == [host[0]] and seat.mic_test == "waiting"  # its own microphone, tested
+    finally:
+        room.close()
 
 
 @pytest.mark.parametrize("line, said", [
@@ -1570,6 +1749,8 @@ def test_a_phone_whose_capture_slipped_is_set_right_against_the_others_and_its_c
     ("shouted 'pas_mou_le_caillou' when no race was on", "« pas mou le caillou » crié hors de toute course"),
     ("shouted 'sans_fin' in the suite_tie race", "« sans fin » crié dans l'égalité de la Suite"),
     ("challenged with 'grelottine' without holding a Grelottine", "« Grelottine ! » sans avoir de Grelottine"),
+    ("challenged with 'grelottine' with no Néant to challenge", "« Grelottine ! » sans Néant à défier"),
+    ("claimed 'sirop_gagnant' with nothing to claim", "« sirop gagnant » sans rien à réclamer"),
     ("said nothing on a sirop (Couche-Sirop or File-Sirop)", "rien dit sur un sirop (« Couche-Sirop ! » ou "
                                                               "« File-Sirop ! »)"),
     ("named the chouette's own bird instead of Beau-Sirop",

@@ -382,8 +382,12 @@ def test_hostile_messages_get_an_error_and_change_nothing(server: WebServer, tls
     assert "nothing is asked" in refused["message"] and (refused["code"], refused["params"]) == ("not_asked", {})
     owner.ws.send(b"\x00\x01\x02")  # binary garbage
     assert "audio frame" in owner.wait("error")["message"]
-    owner.send({"type": "clock", "t1": 10.0, "t2": 5.0, "t3": 4.0, "t4": 11.0})  # an impossible round trip
-    assert "refused" in owner.wait("error")["message"]
+    owner.send({"type": "clock", "t1": 10.0, "t2": 5.0, "t3": 4.0, "t4": 11.0})  # host times no pong had
+    assert "not those of a pong this host sent" in owner.wait("error")["message"]
+    owner.send({"type": "ping", "id": 7, "t1": 10.0})
+    pong = owner.wait("pong")
+    owner.send({"type": "clock", "t1": 10.0, "t2": pong["t2"], "t3": pong["t3"], "t4": 5.0})  # back before it left
+    assert "refused: impossible round trip" in owner.wait("error")["message"]
     board = Phone(server, tls, role="board")
     board.send({"type": "claim", "seat": 1})
     assert "board" in board.wait("error")["message"]
@@ -701,6 +705,40 @@ def test_a_websocket_over_the_rooms_cap_is_refused_and_changes_nothing(certifica
         assert until(lambda: len(room.connections) == 2, 5) is not None
         assert Phone(server, tls).wait("seats")
         assert len(room.connections) == 3 and seats_of(room) == before
+
+
+def test_a_socket_silent_is_closed_and_a_seated_phone_coming_back_to_a_full_table_gets_in(
+        certificates: Certificates, tls: ssl.SSLContext) -> None:
+    """/tmp/review_web/idle.py: sockets that never said hello stayed (pinged, answering), each a
+    place under the cap, and Ana's phone coming back was refused "full". The oldest silent one
+    makes room for a newcomer, and a socket silent for `hello_s` is closed."""
+    with serving(new_room(), certificates, max_sockets=2, hello_s=2.0) as server:
+        room = server.room
+        ana = Phone(server, tls)
+        ana.send({"type": "claim", "seat": 0})
+        token = ana.wait("welcome")["token"]
+        ana.ws.close()  # her screen locked
+        assert until(lambda: not room.connections, 5) is not None
+        url = f"wss://127.0.0.1:{server.port}/ws?room={room.secret}"
+        silent = [SOCKETS.enter_context(connect(url, ssl=tls, open_timeout=10)) for _ in range(2)]
+        opened = time.monotonic()
+        back = Phone(server, tls, token=token)
+        assert back.wait("welcome")["seat"] == 0
+        refused = json.loads(silent[0].recv(timeout=5))
+        assert refused["type"] == "error" and "sent no hello" in refused["message"]
+        with pytest.raises(ConnectionClosed):
+            silent[0].recv(timeout=5)
+        said: dict[str, Any] = {}
+        with pytest.raises(ConnectionClosed):  # the other one, once silent for 2 s
+            while True:
+                said = json.loads(silent[1].recv(timeout=5))
+                assert said["type"] in ("table", "error"), said
+        assert 1.0 <= time.monotonic() - opened < 5.0
+        assert silent[1].close_code == 1008 and silent[1].close_reason == "no hello"
+        assert "no hello within 2 s" in said["message"]
+        assert until(lambda: len(room.connections) == 1, 5) is not None and room.seats[0].taken
+        back.send({"type": "ping", "id": 1, "t1": 1.0})
+        assert back.wait("pong")["id"] == 1  # said hello: never closed for silence
 
 
 def test_mic_offline_within_a_second(server: WebServer, tls: ssl.SSLContext) -> None:

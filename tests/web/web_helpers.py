@@ -129,7 +129,7 @@ class Browsers:
     drivers: list[Any] = field(default_factory=list)
 
     def open(self, source: str | None = None, lang: str = "fr", fake_microphone: bool = False,
-             microphone_refused: bool = False) -> Any:
+             microphone_refused: bool = False, storage_blocked: bool = False) -> Any:
         from selenium import webdriver
         from selenium.webdriver.chrome.service import Service
 
@@ -150,6 +150,8 @@ class Browsers:
         prefs: dict[str, Any] = {"intl.accept_languages": "fr-FR,fr" if lang == "fr" else "en-GB,en"}
         if microphone_refused:
             prefs["profile.default_content_setting_values.media_stream_mic"] = 2  # "block", as if refused
+        if storage_blocked:  # cookies and site data blocked: reading localStorage throws
+            prefs["profile.default_content_setting_values.cookies"] = 2
         options.add_experimental_option("prefs", prefs)
         env = dict(self.pulse_env or os.environ)
         if source is not None:

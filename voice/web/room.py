@@ -13,6 +13,7 @@ onsets each phone's clock (voice/phone_clock.py) puts on the host's clock.
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import logging
 import queue
 import re
@@ -61,6 +62,12 @@ MIC_TIMEOUT_S = 0.7  # no audio frame for this long (7 chunks): the phone's micr
 CHIRP_TAIL_S = 0.3  # the chirp's echo, masked too
 MAX_BACKLOG = 100  # audio chunks waiting for a phone's recogniser (10 s): more is refused
 TAP_SLACK_S = 5.0  # a tap timed further than this from its arrival: the phone's clock is wrong
+# The earliest a tap is timed before its arrival. The page dates a tap at the finger's touch, at
+# most 1 s before it handles it (`tapTime` in phone.js), and sends it as the finger lifts, a
+# packet a phone saving power may hold a few hundred ms: a tap dated earlier (a finger held on
+# the button, or a page that dates its shouts early to win every race) counts from here.
+TAP_EARLIEST_S = 1.5
+PONGS_KEPT = 32  # the last pongs sent to a connection, whose times its clock samples must carry back
 # How long a race waits past its window for a tap made inside it (PlaySession.tap_delivery_s): a
 # tap crosses the Wi-Fi in a few ms, but a phone saving power holds its packets for a beacon or
 # three (about 100 ms each), and the page's event loop may be busy drawing.
@@ -196,6 +203,10 @@ class Connection:
     stream_refused: bool = False  # its last stream start was refused (STREAM_STARTS_PER_MIN): its audio is dropped
     table: dict[str, Any] | None = None  # the newest table not yet sent
     table_queued: bool = False  # TABLE is in the outbox: one slot for every table to come
+    # The pongs sent (ping id: t1, t2, t3): a clock sample carries one back, so a page cannot make
+    # up the host's times (t2, t3) and with them its clock's offset (a tap dated early).
+    pongs: dict[int, tuple[float, float, float]] = field(default_factory=dict)
+    opened_at: float = field(default_factory=time.monotonic)  # the oldest socket silent is the first closed
 
     def unseat(self, why: str) -> None:
         """Its seat went to another phone: it is told, and what it had already sent for the seat
@@ -384,7 +395,12 @@ class Room:
         if isinstance(message, Ping):
             # t2: when the frame came off the socket (parsing it is the host's time, not the network's).
             t2 = (connection.received_at or self.clock()) * 1000
-            return {"type": "pong", "id": message.id, "t1": message.t1, "t2": t2, "t3": self.clock() * 1000}
+            pong = (message.t1, t2, self.clock() * 1000)
+            connection.pongs.pop(message.id, None)  # (an id sent again is the newest)
+            connection.pongs[message.id] = pong
+            if len(connection.pongs) > PONGS_KEPT:
+                del connection.pongs[next(iter(connection.pongs))]
+            return {"type": "pong", "id": message.id, "t1": pong[0], "t2": pong[1], "t3": pong[2]}
         if connection.role == "board":
             raise ProtocolError("a board only watches")
         if message.type == "claim":
@@ -397,7 +413,7 @@ class Room:
             raise ProtocolError("claim a seat first")
         seat = self.seats[connection.seat]
         if isinstance(message, ClockSample):
-            connection.clock.ping(message.t1, message.t2, message.t3, message.t4)
+            self._clock_sample(connection, connection.clock, message)
         elif isinstance(message, AudioState):
             self._audio_state(seat, connection, message)
         elif isinstance(message, Choose):
@@ -475,6 +491,18 @@ class Room:
                 self._stop_stream(seat, "offline" if seat.mic != "none" else "none")
                 self._send_table()
 
+    @staticmethod
+    def _clock_sample(connection: Connection, clock: PhoneClockLike, sample: ClockSample) -> None:
+        """One round trip for the phone's clock, once its t1, t2, t3 are those of a pong sent to
+        this connection (each pong counts once)."""
+        sent = (sample.t1, sample.t2, sample.t3)
+        ping = next((i for i, pong in connection.pongs.items() if pong == sent), None)
+        if ping is None:
+            raise ProtocolError("clock: t1, t2 and t3 are not those of a pong this host sent (or of one of its last "
+                                f"{PONGS_KEPT}): send each pong's t1, t2 and t3 back as they came, once")
+        del connection.pongs[ping]
+        clock.ping(sample.t1, sample.t2, sample.t3, sample.t4)
+
     def _audio_state(self, seat: Seat, connection: Connection, message: AudioState) -> None:
         assert connection.clock is not None
         now = self.clock()
@@ -524,11 +552,18 @@ class Room:
         return host_time
 
     def _stop_stream(self, seat: Seat, mic: str) -> None:
-        if seat.stream is not None:
-            try:
-                seat.stream.chunks.put_nowait(None)  # the worker decodes what came, flushes and ends
-            except queue.Full:
-                seat.stream.stopped = True  # a backlog nobody will wait for: dropped
+        stream = seat.stream
+        if stream is not None:
+            while True:
+                try:
+                    stream.chunks.put_nowait(None)  # the worker decodes what came, flushes and ends
+                    break
+                except queue.Full:
+                    stream.stopped = True  # a backlog nobody will wait for: dropped...
+                    # ...and room made for the end: a worker that drained the queue meanwhile
+                    # (a thread switch since the refusal) waits in get() for it, else for ever.
+                    with contextlib.suppress(queue.Empty):
+                        stream.chunks.get_nowait()
             seat.stream = None
         seat.mic = mic
 
@@ -606,7 +641,7 @@ class Room:
             at = now
         if not abs(at - now) <= TAP_SLACK_S:
             at = now
-        self.keys.put(f"! {seat.index + 1}", min(at, now))
+        self.keys.put(f"! {seat.index + 1}", min(max(at, now - TAP_EARLIEST_S), now))
 
     # ------------------------------------------------------------------ audio (worker threads)
 
@@ -782,6 +817,12 @@ class Room:
             pending = session.state.pending
             if asked is not None and (pending is None or pending != asked[1]):
                 self._question = asked = None  # answered (by voice or at the terminal) or moved on
+            if self._answer is not None and pending is not self._answer[1]:
+                # A phone's answer the room took just as the game took its player's voice (or the
+                # host's line): still unread, the next race would read « 2 » as seat 2's shout,
+                # and a bot's turn as a line typed out of turn. The very decision put again keeps it.
+                self.keys.withdraw(self._answer[0])
+                self._answer = None
             question = None if asked is None else {**question_json(session, asked[1], asked[2], self.french),
                                                    "id": self._asked}
             self._table = table_json(session, question, voices, said, self.french)
@@ -891,6 +932,10 @@ class Room:
                 connection.unseat("the host gave this seat to another phone")
         self._stop_stream(seat, "none")
         seat.clock = None
+        # The new phone starts afresh: the lost one's microphone restarts (STREAM_STARTS_PER_MIN
+        # would refuse its first start), its chirp waiting, and its microphone test are not its.
+        seat.stream_starts, seat.chirp_wanted = [], False
+        seat.mic_test, seat.mic_test_since, seat.mic_test_voiced_s = "none", 0.0, 0.0
         self._offer_seats()
         self._send_table()
         self._seats_changed.set()  # the new token, saved before the next move (a stop now kept the old one)

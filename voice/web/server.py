@@ -62,6 +62,10 @@ PER_IP = 32  # connections open at once from one address, to each server (the ta
 # a client that knows the secret) would slow the host and the phones' game.
 MAX_SOCKETS = 64  # WebSockets in the room at once; the next one is refused (CLOSE_FULL)
 CLOSE_FULL = 1013  # "try again later"
+# A page says hello as soon as its socket opens: a socket silent this long is closed. Else a
+# client that knows the secret kept sockets open without a word (pinged, never asked for one),
+# each a place under MAX_SOCKETS, and a seated phone coming back was refused "full".
+HELLO_S = 5.0
 # Many addresses together could still use up the host's file descriptors, and then neither the
 # phones nor the game's save get one. Both servers (the table and /trust) share one count of the
 # connections open at once, all addresses together: min(MAX_OPEN, the soft limit - FD_RESERVE).
@@ -105,7 +109,8 @@ def qr_rows(address: str) -> list[str]:
             for upper, lower in zip(matrix[::2], matrix[1::2], strict=True)]
 
 
-def make_app(room: Room, max_sockets: int = MAX_SOCKETS, places: _Places | None = None) -> Starlette:
+def make_app(room: Room, max_sockets: int = MAX_SOCKETS, places: _Places | None = None,
+             hello_s: float = HELLO_S) -> Starlette:
     def allowed(params: Any) -> bool:
         given = params.get("room") or ""
         return secrets.compare_digest(given.encode(), room.secret.encode())
@@ -127,13 +132,13 @@ def make_app(room: Room, max_sockets: int = MAX_SOCKETS, places: _Places | None 
         await websocket.accept()
         # Counted once accepted: serve_socket adds it to the room with no await in between, so
         # sockets accepted together cannot all slip under the cap.
-        if len(room.connections) >= max_sockets:
+        if len(room.connections) >= max_sockets and not _close_oldest_silent(room):
             full = f"the table is full: {max_sockets} connections at most; close a tab, or try again later"
             with contextlib.suppress(Exception):  # it may have gone already
                 await websocket.send_text(as_json(refusal(full, "full", most=max_sockets)))
                 await websocket.close(code=CLOSE_FULL, reason="the table is full")
             return
-        await serve_socket(room, websocket, places)
+        await serve_socket(room, websocket, places, hello_s)
 
     async def favicon(request: Request) -> Response:
         return Response(status_code=204)  # browsers ask; nothing to show
@@ -161,10 +166,28 @@ def as_json(message: dict[str, Any]) -> str:
     return json.dumps(message, separators=(",", ":"))
 
 
-async def serve_socket(room: Room, websocket: WebSocket, places: _Places | None = None) -> None:
-    """One phone or board: messages in, the outbox out, until either side closes. A phone
-    welcomed to a seat gives `places` its address (the places kept for seated phones)."""
+def _close_oldest_silent(room: Room) -> bool:
+    """The room is full: the socket open longest without a hello leaves it now (a page says
+    hello as it opens; a silent one is no player's), making room for the one just accepted,
+    maybe a seated phone coming back. Whether there was one."""
+    silent = [c for c in room.connections if not c.role]
+    if not silent:
+        return False
+    oldest = min(silent, key=lambda c: c.opened_at)
+    room.leave(oldest)
+    oldest.put(refusal("closed to make room at a full table: this socket sent no hello; send "
+                       "{\"type\":\"hello\"} as soon as the socket opens"))
+    oldest.outbox.put_nowait(None)  # its sender closes the socket, and its loop ends
+    return True
+
+
+async def serve_socket(room: Room, websocket: WebSocket, places: _Places | None = None,
+                       hello_s: float = HELLO_S) -> None:
+    """One phone or board: messages in, the outbox out, until either side closes (or the client
+    says no hello within `hello_s`). A phone welcomed to a seat gives `places` its address (the
+    places kept for seated phones)."""
     connection = Connection(asyncio.Queue())
+    hello_by = asyncio.get_running_loop().time() + hello_s
     address = websocket.client.host if websocket.client is not None else ""
     room.connections.add(connection)
 
@@ -178,7 +201,18 @@ async def serve_socket(room: Room, websocket: WebSocket, places: _Places | None 
     sender = asyncio.create_task(send())
     try:
         while True:
-            received = await websocket.receive()
+            if connection.role:
+                received = await websocket.receive()
+            else:
+                try:
+                    received = await asyncio.wait_for(websocket.receive(),
+                                                      hello_by - asyncio.get_running_loop().time())
+                except TimeoutError:
+                    connection.put(refusal(f"no hello within {hello_s:g} s: send {{\"type\":\"hello\"}} "
+                                           "as soon as the socket opens"))
+                    await asyncio.sleep(0.05)  # let the error go out
+                    await websocket.close(code=CLOSE_POLICY, reason="no hello")
+                    break
             if received["type"] == "websocket.disconnect":
                 break
             # Text and audio frames are counted apart: a phone whose page stalled sends the audio
@@ -544,16 +578,17 @@ class WebServer:
     """The HTTPS table and the HTTP /trust page, served on a background thread."""
 
     def __init__(self, room: Room, certificates: Certificates, host: str = "0.0.0.0", port: int = 8443, *,
-                 per_ip: int = PER_IP, max_sockets: int = MAX_SOCKETS, max_open: int | None = None) -> None:
+                 per_ip: int = PER_IP, max_sockets: int = MAX_SOCKETS, max_open: int | None = None,
+                 hello_s: float = HELLO_S) -> None:
         """`max_open`: the connections open at once to both servers (None: from the soft limit
-        of open files, raised first, see open_cap)."""
+        of open files, raised first, see open_cap); `hello_s`: how long a socket may stay silent."""
         self.room, self.certificates, self.host = room, certificates, host
         self.places = _Places(max_open if max_open is not None else open_cap(raise_open_files()))
         _quiet_uvicorn()
         common: dict[str, Any] = dict(log_config=None, log_level="warning", access_log=False, lifespan="off",
                                       timeout_graceful_shutdown=1, http=_H11)
         self._https = uvicorn.Server(uvicorn.Config(
-            make_app(room, max_sockets, self.places), ssl_certfile=str(certificates.server_cert),
+            make_app(room, max_sockets, self.places, hello_s), ssl_certfile=str(certificates.server_cert),
             ssl_keyfile=str(certificates.server_key),
             ws_max_size=WS_MAX_SIZE, ws_ping_interval=PING_S, ws_ping_timeout=PONG_S, **common))
         # No TLS 1.3 session tickets: they go out just after the handshake, while the client may
@@ -641,9 +676,10 @@ class WebServer:
 
 @contextlib.contextmanager
 def serving(room: Room, certificates: Certificates, host: str = "127.0.0.1", port: int = 0, *,
-            per_ip: int = PER_IP, max_sockets: int = MAX_SOCKETS, max_open: int | None = None) -> Iterator[WebServer]:
+            per_ip: int = PER_IP, max_sockets: int = MAX_SOCKETS, max_open: int | None = None,
+            hello_s: float = HELLO_S) -> Iterator[WebServer]:
     server = WebServer(room, certificates, host, port, per_ip=per_ip, max_sockets=max_sockets,
-                       max_open=max_open).start()
+                       max_open=max_open, hello_s=hello_s).start()
     try:
         yield server
     finally:

@@ -183,8 +183,21 @@ window.CDC = window.CDC || {};
     },
   };
 
+  // What the page keeps on the phone (its seat's token, the player's name, the language). Where
+  // storage is blocked (cookies blocked, some private modes, an embedded browser) localStorage
+  // throws as it is read: the page then keeps nothing and still plays.
+  CDC.kept = function (key) {
+    try { return window.localStorage.getItem(key); } catch (e) { return null; }
+  };
+  CDC.keep = function (key, value) {
+    try { window.localStorage.setItem(key, value); } catch (e) { /* not kept: asked again next time */ }
+  };
+  CDC.forget = function (key) {
+    try { window.localStorage.removeItem(key); } catch (e) { /* nothing was kept */ }
+  };
+
   function initialLang() {
-    const kept = localStorage.getItem("cdc.lang");
+    const kept = CDC.kept("cdc.lang");
     if (kept === "fr" || kept === "en") return kept;
     const langs = navigator.languages && navigator.languages.length ? navigator.languages : [navigator.language || "en"];
     return String(langs[0]).toLowerCase().startsWith("fr") ? "fr" : "en";
@@ -248,7 +261,7 @@ window.CDC = window.CDC || {};
 
   CDC.setLang = function (lang) {
     CDC.lang = lang;
-    localStorage.setItem("cdc.lang", lang);
+    CDC.keep("cdc.lang", lang);
     CDC.applyStatic();
     if (CDC.connection && CDC.setConnection) CDC.setConnection(CDC.connection); // the badge
     for (const key of PLAIN_ERRORS) {

@@ -5,7 +5,7 @@
   const $ = CDC.$, el = CDC.el;
   const TOKEN_KEY = "cdc.token." + CDC.room;
   const state = {
-    seat: null, token: localStorage.getItem(TOKEN_KEY), table: null, seats: null,
+    seat: null, token: CDC.kept(TOKEN_KEY), table: null, seats: null,
     mic: "none", // local capture: "none" (never started) | "on" | "off"
     stream: 0, streamBase: null, micStarting: false, answered: null, warmup: 0, run: null,
     live: false, // welcomed on the current socket
@@ -137,7 +137,7 @@
   // ---- seats -------------------------------------------------------------------------------
   function claim(seat) {
     const name = ($("#name").value || "").trim() || null;
-    if (name) localStorage.setItem("cdc.name", name);
+    if (name) CDC.keep("cdc.name", name);
     conn.send({type: "claim", seat, name});
   }
 
@@ -333,7 +333,7 @@
     CDC.applyStatic();
     CDC.bindLangSwitch($("#lang"));
     CDC.onLang.push(render);
-    $("#name").value = localStorage.getItem("cdc.name") || "";
+    $("#name").value = CDC.kept("cdc.name") || "";
     $("#mic-button").addEventListener("click", startMic);
     const button = $("#shout");
     button.addEventListener("pointerdown", pressShout);
@@ -362,7 +362,7 @@
             // (« phone 1 » at the host) is refused at the next hello, and forgotten then.
             // Not lost, the host refused the kept token (not this table's: a new game):
             // forget it, unless another tab has kept a newer one since, and quietly pick again.
-            if (!lost && localStorage.getItem(TOKEN_KEY) === state.token) localStorage.removeItem(TOKEN_KEY);
+            if (!lost && CDC.kept(TOKEN_KEY) === state.token) CDC.forget(TOKEN_KEY);
             state.token = null;
             for (const e of document.querySelectorAll('#errors [data-key^="error:"]')) e.remove();
           }
@@ -395,7 +395,7 @@
           state.seat = msg.seat;
           state.live = true;
           state.token = msg.token;
-          localStorage.setItem(TOKEN_KEY, msg.token);
+          CDC.keep(TOKEN_KEY, msg.token);
           startPinging();
           if (state.mic === "on" && !state.warmup) newStream(); // the host lost the old stream with the socket
         } else if (msg.type === "pong") {

@@ -595,8 +595,9 @@ def test_the_summary_counts_races_won_not_a_suites_loser() -> None:
     # A Doublette: "Ana wins with 209 points", the team's 346 and Cy unnamed.
     from cdc_env.game import GameState
 
-    doublette = GameState(load_ruleset("classic").with_house_rules(["doublette"]), 4,
-                          setup={"scores": [209, 100, 137, 50]})
+    doublette = GameState(load_ruleset("classic").with_house_rules(["doublette"]), 4)
+    # The scores a won game ends with (a setup may not start there: the game would be over).
+    doublette.scores = [209, 100, 137, 50]
     doublette.winner, doublette.turn_number = 0, 15
     names = [SimpleNamespace(name=n) for n in ("Ana", "Bob", "Cy", "Dan")]
     assert summary(SimpleNamespace(state=doublette, players=names)).startswith(  # type: ignore[arg-type]

@@ -38,7 +38,7 @@ from cdc_env.combinations import Combination, classify
 from cdc_env.dice import DiceAgain, DiceExhaustedError, DiceSource, copy_dice, dice_from_json
 from cdc_env.flow import DECISION_TEXT, ITEMS, Decision, Flow, RollOutcome, Table
 from cdc_env.rulebook import COMBINATION_RULES, RACE_RULES, achat, civet, false_shouts, grelottine, scoring
-from cdc_env.rulebook.house import REGISTRY, late_join_rule, moment_rules, plays_teams, teams_of
+from cdc_env.rulebook.house import REGISTRY, RULESET_PARTS, late_join_rule, moment_rules, plays_teams, teams_of
 from cdc_env.rulebook.phrases import (
     CLAIM_PHRASES,
     GRELOTTINE_SHOUT,
@@ -725,17 +725,11 @@ def _check_setup(setup: dict[str, Any] | None, players: int, rules: Ruleset,
             # (True and 1.0 equal 1, and were kept as they came into the saved game.)
             if set(holding) - set(ITEMS) or any(type(v) is not int or v not in (0, 1) for v in holding.values()):
                 raise GameError(f"setup items: each of {', '.join(ITEMS)} is held 0 or 1 times, got {holding!r}")
-            unplayed = sorted(item for item, held in holding.items() if held and not item_in_play(rules, item))
+            unplayed = sorted(item for item, held in holding.items() if held and not RULESET_PARTS[item](rules))
             if unplayed:
                 raise GameError(f"setup items: this ruleset ({rules.name}) does not play "
                                 f"{' or '.join(unplayed)}, so nobody can hold one; leave it out")
     return copy.deepcopy(setup)
-
-
-def item_in_play(rules: Ruleset, item: str) -> bool:
-    """Whether a ruleset has the rule that uses `item` (one of ITEMS)."""
-    return {"grelottine": rules.grelottine.enabled, "civet": rules.civet.enabled,
-            "boucliette": rules.boucliette.enabled, "flan": rules.combinations.flan}[item]
 
 
 def name_key(name: str) -> str:

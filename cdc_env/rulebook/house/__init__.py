@@ -20,6 +20,7 @@ from cdc_env.rulebook.house import (
 from cdc_env.rulebook.house.registry import (
     MOMENTS,
     REGISTRY,
+    RULESET_PARTS,
     HouseRule,
     added_names,
     chosen,
@@ -32,8 +33,8 @@ from cdc_env.rulebook.house.registry import (
     unregister,
 )
 
-__all__ = ["MOMENTS", "REGISTRY", "HouseRule", "added_names", "chosen", "late_join_rule", "moment_rules",
-           "parameters_of", "plays_teams", "register", "teams_of", "unregister"]
+__all__ = ["MOMENTS", "REGISTRY", "RULESET_PARTS", "HouseRule", "added_names", "chosen", "late_join_rule",
+           "moment_rules", "parameters_of", "plays_teams", "register", "teams_of", "unregister"]
 
 register(verdier.RULE)
 register(civet_double.RULE)

@@ -44,11 +44,12 @@ MomentRule = Callable[[Game, Mapping[str, Any], Any], Flow]
 LateJoin = Callable[[Game, Mapping[str, Any], bool], tuple[int, dict[str, Any]]]
 
 # Parts of the ruleset a house rule may need switched on (`needs`); another house rule's name
-# may be needed too.
+# may be needed too. Each item's rule is one (a setup may give an item only where it is played).
 RULESET_PARTS: dict[str, Callable[[Any], bool]] = {
     "civet": lambda rules: rules.civet.enabled,
     "sirotage": lambda rules: rules.sirotage.enabled,
     "grelottine": lambda rules: rules.grelottine.enabled,
+    "boucliette": lambda rules: rules.boucliette.enabled,
     "flan": lambda rules: rules.combinations.flan,
 }
 

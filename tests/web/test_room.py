@@ -812,6 +812,20 @@ def test_a_choice_for_a_question_the_game_has_left_is_refused() -> None:
     assert lines(room) == [] and refused.value.code == "answered"
 
 
+def ana_asked_to_roll() -> tuple[Room, PlaySession, Decision, Connection]:
+    """A two-seat classic game at the web table, Ana's phone seated and asked to roll (seed 3:
+    she throws first)."""
+    room = make_room([FakeClock(), FakeClock()])
+    session = PlaySession(load_ruleset("classic"), [s.player for s in room.seats], view=room.view,
+                          keyboard=room.keys, seed=3)
+    roll = session.state.pending
+    assert roll is not None and roll.seat == 0
+    ana = join(room, 0)
+    room.view.session = session
+    room.ask(session, roll, roll.legal_actions())
+    return room, session, roll, ana
+
+
 def test_a_tap_sent_for_the_question_before_never_answers_the_next_one_put_to_the_seat() -> None:
     """Ana said « je lance » and, hearing nothing yet, tapped « lancer »: her voice answered the
     roll, and the next question is hers too (« siroter ? »). The tap names the question it was
@@ -820,14 +834,7 @@ def test_a_tap_sent_for_the_question_before_never_answers_the_next_one_put_to_th
     tap answered."""
     from types import SimpleNamespace
 
-    room = make_room([FakeClock(), FakeClock()])
-    session = PlaySession(load_ruleset("classic"), [s.player for s in room.seats], view=room.view,
-                          keyboard=room.keys, seed=3)  # Ana throws first
-    roll = session.state.pending
-    assert roll is not None and roll.seat == 0
-    ana = join(room, 0)
-    room.view.session = session
-    room.ask(session, roll, roll.legal_actions())
+    room, session, roll, ana = ana_asked_to_roll()
     room.set_table(session, {}, [])
     first = (room.table_message() or {})["question"]
     room.ask(session, roll, roll.legal_actions())  # put again: Bob shouted falsely meanwhile
@@ -869,14 +876,7 @@ def test_a_choice_taken_as_the_game_takes_its_players_voice_is_withdrawn_before_
     game moved on, and the line, unread, waited for whoever read the keys next: a race read its
     « 1 » as seat 1's shout, a bot's turn as a line typed out of turn. The table set for the
     game's next decision takes it back; while the decision is still the one it answers, it stays."""
-    room = make_room([FakeClock(), FakeClock()])
-    session = PlaySession(load_ruleset("classic"), [s.player for s in room.seats], view=room.view,
-                          keyboard=room.keys, seed=3)  # Ana throws first
-    roll = session.state.pending
-    assert roll is not None and roll.seat == 0
-    ana = join(room, 0)
-    room.view.session = session
-    room.ask(session, roll, roll.legal_actions())
+    room, session, roll, ana = ana_asked_to_roll()
     room.handle(ana, Choose(type="choose", option=0))
     room.set_table(session, {}, [])  # drawn again (her voice heard, say): still the roll's answer
     assert room.keys.lines.qsize() == 1
